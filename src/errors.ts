@@ -1,0 +1,122 @@
+/**
+ * Golem's one error type, its table of stable codes, and the `Result` value that
+ * expected failures travel in.
+ */
+
+/**
+ * Every error code Golem produces, with the HTTP status a server maps it to and a
+ * one-line meaning. This is the one table: add a row here, never a code elsewhere.
+ */
+export const ERROR_CODES = {
+  // Command envelope and payload
+  UNKNOWN_COMMAND: { status: 400, meaning: 'no reducer handles this command type' },
+  INVALID_COMMAND: { status: 400, meaning: 'the command envelope is malformed' },
+  INVALID_PAYLOAD: { status: 400, meaning: "the command's payload does not match its schema" },
+  ABORTED: { status: 409, meaning: 'a middleware refused the command' },
+  DUPLICATE_ID: { status: 409, meaning: 'an entity with this id already exists' },
+  // Workspace
+  WORKSPACE_EXISTS: { status: 409, meaning: 'the workspace is already created' },
+  WORKSPACE_CLOSED: { status: 503, meaning: 'the workspace was closed' },
+  // Sessions and the turn DAG
+  SESSION_NOT_FOUND: { status: 404, meaning: 'no session with this id' },
+  TURN_NOT_FOUND: { status: 404, meaning: 'no turn (or turn version) with this id' },
+  TURN_NOT_IN_SESSION: { status: 409, meaning: 'the turn is not part of this session' },
+  TURN_NOT_ON_PATH: { status: 409, meaning: "the turn is not on the session's current path" },
+  TURN_SHARED: { status: 409, meaning: 'another session still needs this turn' },
+  HEAD_CONFLICT: { status: 409, meaning: 'the session head moved since the caller read it' },
+  NO_PREVIOUS_VERSION: { status: 409, meaning: 'the turn has no earlier version' },
+  NO_NEXT_VERSION: { status: 409, meaning: 'the turn has no later version' },
+  // Roles, preferences, context
+  ROLE_NOT_FOUND: { status: 404, meaning: 'no role with this name' },
+  ROLE_IN_USE: { status: 409, meaning: 'sessions still use this role' },
+  PREFERENCE_NOT_FOUND: { status: 404, meaning: 'no preference with this id' },
+  PREFERENCE_IN_USE: { status: 409, meaning: 'roles or sessions still use this preference' },
+  CONTEXT_NOT_FOUND: { status: 404, meaning: 'no context entry with this key' },
+  // Blobs
+  BLOB_NOT_FOUND: { status: 404, meaning: 'no blob record with this sha256' },
+  BLOB_NOT_STORED: { status: 409, meaning: 'the blob storage does not hold these bytes' },
+  BLOB_NOT_HELD: { status: 409, meaning: 'the blob has no explicit hold to release' },
+  // Extensions
+  EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
+  // Storage
+  STORE_ERROR: { status: 500, meaning: 'the store failed; nothing was written' },
+  STORE_VERSION_TOO_NEW: { status: 500, meaning: 'the store was written by a newer Golem' },
+  CORRUPT_RECORD: { status: 500, meaning: 'a record read back does not match its schema' },
+  INVALID_ARGUMENT: { status: 400, meaning: 'an argument to a Golem function is invalid' },
+  INTERNAL: { status: 500, meaning: 'a bug in Golem or an extension' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+/** A stable, machine-readable error code. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+const marker = Symbol.for('golem.error');
+
+/**
+ * The base class of every error Golem raises. `code` is stable across versions;
+ * `details` carries structured context (ids, paths, validation issues).
+ *
+ * @example
+ * try { await session.editTurn(id, blocks) }
+ * catch (e) { if (GolemError.isInstance(e) && e.code === 'TURN_NOT_FOUND') ... }
+ */
+export class GolemError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+  private readonly [marker] = true;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'GolemError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+
+  /** True for any GolemError, even one made by another copy of this package. */
+  static isInstance(error: unknown): error is GolemError {
+    return error instanceof Error && marker in error;
+  }
+
+  /** The HTTP status a server answers with for this error. */
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toJSON(): { code: ErrorCode; message: string; details: Readonly<Record<string, unknown>> } {
+    return { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Shorthand for `new GolemError(...)`, for `throw fail(...)` in reducers. */
+export function fail(code: ErrorCode, message: string, details?: Record<string, unknown>): GolemError {
+  return details === undefined ? new GolemError(code, message) : new GolemError(code, message, { details });
+}
+
+/** An expected failure as a value. */
+export type Result<T, E = GolemError> = { ok: true; value: T; error?: never } | { ok: false; error: E; value?: never };
+
+/** A successful `Result`. */
+export function ok<T>(value: T): Result<T, never> {
+  return { ok: true, value };
+}
+
+/** A failed `Result`. */
+export function err<E = GolemError>(error: E): Result<never, E> {
+  return { ok: false, error };
+}
+
+/** The value of a `Result`, or its error thrown. */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw result.error;
+}
+
+/** Any thrown value as a GolemError: GolemErrors pass through, the rest become `fallback`. */
+export function toGolemError(error: unknown, fallback: ErrorCode = 'INTERNAL'): GolemError {
+  if (GolemError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new GolemError(fallback, message, { cause: error });
+}

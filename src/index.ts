@@ -1,0 +1,74 @@
+/**
+ * Golem: a TypeScript runtime for AI workspaces.
+ * The public entry point; everything a user imports comes from here.
+ */
+export { ERROR_CODES, GolemError, err, fail, ok, toGolemError, unwrap, type ErrorCode, type Result } from './errors.js';
+
+export {
+  BlobRef,
+  ContentBlock,
+  DocumentBlock,
+  ImageBlock,
+  JsonValue,
+  RoleTransitionBlock,
+  Sha256,
+  SummaryBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+  blobRefsOf,
+} from './content/blocks.js';
+
+export {
+  BlobRecord,
+  ContextEntry,
+  Preference,
+  Role,
+  Session as SessionRecord,
+  Turn,
+  TurnRef,
+  TurnRole,
+  WorkspaceMeta,
+  turnKey,
+} from './workspace/records.js';
+
+export { createWorkspace, type CreateWorkspaceOptions, type Workspace, type WorkspaceSummary } from './workspace/create-workspace.js';
+export { Session, type NewTurn } from './workspace/session.js';
+export { SessionManager } from './workspace/session-manager.js';
+export { BlobApi } from './workspace/blob-api.js';
+export { ContextApi, PreferenceApi, RoleApi } from './workspace/resource-api.js';
+export {
+  WorkspaceManager,
+  type CommandMap,
+  type CommandType,
+  type CommittedEvent,
+  type TypedCommand,
+  type WorkspaceEvents,
+  type WorkspaceManagerOptions,
+} from './workspace/manager.js';
+export {
+  CommandInput,
+  defineCommand,
+  type Change,
+  type Command,
+  type CommandDefinition,
+  type Effect,
+  type Middleware,
+  type MiddlewareContext,
+  type ReducerContext,
+  type TurnProcessor,
+  type WorkspaceExtension,
+} from './workspace/extension.js';
+export { EventBus, type Listener } from './workspace/event-bus.js';
+export { Serializer } from './workspace/serializer.js';
+export type { IndexChange, Indexer, TurnNode, WorkspaceView } from './workspace/workspace-index.js';
+export type { BranchInfo } from './workspace/turn-tree.js';
+export type { TurnDeleteResult } from './workspace/commands/index.js';
+export { checkInvariants, type InvariantViolation } from './workspace/invariants.js';
+
+export type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store/store.js';
+export { MemoryStore } from './store/memory-store.js';
+export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
+export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';
+export { FsBlobStorage } from './store/fs-blob-storage.js';

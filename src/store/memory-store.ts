@@ -1,0 +1,80 @@
+import { GolemError } from '../errors.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store.js';
+
+/**
+ * A store that keeps everything in memory, for tests and throwaway workspaces.
+ * Values are kept as JSON text, so what comes back is what a durable store would return.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  #collections = new Map<string, Map<string, string>>();
+  #log: CommandLogEntry[] = [];
+  #open = false;
+
+  async open(): Promise<void> {
+    this.#open = true;
+  }
+
+  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number> {
+    this.#assertOpen();
+    // Serialize everything first: a value that cannot be stored fails the whole commit.
+    const encoded = writes.map((w) => (w.op === 'put' ? { ...w, json: encode(w.value) } : { ...w, json: '' }));
+    const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)), seq: this.#log.length + 1 };
+    for (const w of encoded) {
+      let collection = this.#collections.get(w.collection);
+      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map()));
+      if (w.op === 'put') collection.set(w.key, w.json);
+      else collection.delete(w.key);
+    }
+    this.#log.push(logged);
+    return logged.seq;
+  }
+
+  async load(): Promise<StoredRecord[]> {
+    this.#assertOpen();
+    const records: StoredRecord[] = [];
+    for (const [collection, entries] of this.#collections) {
+      for (const [key, json] of entries) records.push({ collection, key, value: JSON.parse(json) });
+    }
+    return records;
+  }
+
+  async get(collection: string, key: string): Promise<unknown> {
+    this.#assertOpen();
+    const json = this.#collections.get(collection)?.get(key);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
+    this.#assertOpen();
+    const after = options.after ?? 0;
+    return this.#log.slice(after, options.limit === undefined ? undefined : after + options.limit).map((e) => structuredClone(e));
+  }
+
+  async stats(): Promise<StoreStats> {
+    const records: Record<string, number> = {};
+    for (const [name, entries] of this.#collections) if (entries.size > 0) records[name] = entries.size;
+    return { kind: this.kind, bytes: 0, commands: this.#log.length, records, schemaVersion: 1 };
+  }
+
+  async close(): Promise<void> {
+    this.#open = false;
+  }
+
+  #assertOpen(): void {
+    if (!this.#open) throw new GolemError('STORE_ERROR', 'the memory store is not open');
+  }
+}
+
+/** JSON text of a value, refusing what JSON cannot carry faithfully. */
+export function encode(value: unknown): string {
+  const json = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') {
+      throw new GolemError('STORE_ERROR', `cannot store a ${typeof v} value`);
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new GolemError('STORE_ERROR', `cannot store the number ${v}`);
+    return v;
+  });
+  if (json === undefined) throw new GolemError('STORE_ERROR', 'cannot store an undefined value');
+  return json;
+}

@@ -1,0 +1,34 @@
+/**
+ * The SQLite schema, as an ordered list of migrations. Each runs once, in a
+ * transaction, and `PRAGMA user_version` records the last one applied.
+ * Never edit a migration that has shipped: add the next one.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'records and the command log',
+    sql: `
+      CREATE TABLE records (
+        collection TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        UNIQUE (collection, key)
+      );
+      CREATE TABLE command_log (
+        seq       INTEGER PRIMARY KEY,
+        id        TEXT NOT NULL UNIQUE,
+        type      TEXT NOT NULL,
+        payload   TEXT NOT NULL,
+        actor     TEXT,
+        timestamp TEXT NOT NULL
+      );
+      CREATE INDEX command_log_type ON command_log (type);
+    `,
+  },
+];

@@ -1,0 +1,68 @@
+/**
+ * The store boundary: where committed state lives. A store knows collections of JSON
+ * records and an append-only command log; it knows nothing of sessions or turns.
+ * Every implementation passes the same conformance suite (test/conformance).
+ */
+
+/** One change to one record. A reducer returns a list of these; nothing else writes. */
+export type Write =
+  | { op: 'put'; collection: string; key: string; value: unknown }
+  | { op: 'delete'; collection: string; key: string };
+
+/** A command as it is appended to the log (the audit trail). */
+export interface CommandLogInput {
+  /** The command's unique id. */
+  id: string;
+  type: string;
+  payload: unknown;
+  /** ISO-8601 time the command was issued. */
+  timestamp: string;
+  actor: string | null;
+}
+
+/** A command read back from the log, with its position. */
+export interface CommandLogEntry extends CommandLogInput {
+  /** Position in the log: 1, 2, 3... with no gaps, in commit order. */
+  seq: number;
+}
+
+/** A record as the store holds it. */
+export interface StoredRecord {
+  collection: string;
+  key: string;
+  value: unknown;
+}
+
+/** What a store says about itself. */
+export interface StoreStats {
+  kind: string;
+  /** Bytes the store occupies on disk (0 for memory). */
+  bytes: number;
+  /** Commands in the log. */
+  commands: number;
+  /** Records per collection. */
+  records: Record<string, number>;
+  schemaVersion: number;
+}
+
+/**
+ * A transactional home for workspace state.
+ *
+ * `commit` is all or nothing: either every write and the log entry are durable, or
+ * none is and it throws.
+ */
+export interface Store {
+  readonly kind: string;
+  /** Opens the store, running its migrations. Safe to call once. */
+  open(): Promise<void>;
+  /** Applies `writes` and appends `entry` to the command log in one transaction; returns the entry's seq. */
+  commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number>;
+  /** Every record, each collection's in first-written order. */
+  load(): Promise<StoredRecord[]>;
+  /** One record, or undefined. */
+  get(collection: string, key: string): Promise<unknown>;
+  /** Log entries with seq greater than `after` (default 0), oldest first, at most `limit`. */
+  commandLog(options?: { after?: number; limit?: number }): Promise<CommandLogEntry[]>;
+  stats(): Promise<StoreStats>;
+  close(): Promise<void>;
+}

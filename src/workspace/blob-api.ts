@@ -1,0 +1,55 @@
+import { fail, unwrap } from '../errors.js';
+import type { WorkspaceManager } from './manager.js';
+import type { BlobRecord } from './records.js';
+
+/** `ws.blobs`: content-addressed assets with reference counting. */
+export class BlobApi {
+  readonly #manager: WorkspaceManager;
+
+  constructor(manager: WorkspaceManager) {
+    this.#manager = manager;
+  }
+
+  /**
+   * Stores bytes (once, whatever how often) and registers them. Reference the blob
+   * from image or document blocks by its `sha256`; each reference counts.
+   */
+  async register(bytes: Uint8Array, options: { mediaType: string; filename?: string }): Promise<BlobRecord> {
+    if (!(bytes instanceof Uint8Array)) throw fail('INVALID_ARGUMENT', 'blob bytes must be a Uint8Array (a Buffer is one)');
+    const sha256 = await this.#manager.blobStorage.put(bytes);
+    const payload = { sha256, size: bytes.byteLength, mediaType: options.mediaType, filename: options.filename ?? null };
+    return unwrap(await this.#manager.dispatch({ type: 'blob:register', payload }));
+  }
+
+  /** The blob's record, or undefined. */
+  get(sha256: string): BlobRecord | undefined {
+    return this.#manager.workspace().blobs.get(sha256);
+  }
+
+  /** The blob's bytes. Throws BLOB_NOT_FOUND for an unregistered digest. */
+  async read(sha256: string): Promise<Uint8Array> {
+    if (this.get(sha256) === undefined) throw fail('BLOB_NOT_FOUND', `no blob ${sha256} is registered`, { sha256 });
+    const bytes = await this.#manager.blobStorage.get(sha256);
+    if (bytes === null) throw fail('BLOB_NOT_STORED', `blob ${sha256} is registered but its bytes are missing`, { sha256 });
+    return bytes;
+  }
+
+  list(): BlobRecord[] {
+    return [...this.#manager.workspace().blobs.values()];
+  }
+
+  /** Adds an explicit hold (for blobs kept outside turns). */
+  async retain(sha256: string): Promise<BlobRecord> {
+    return unwrap(await this.#manager.dispatch({ type: 'blob:retain', payload: { sha256 } }));
+  }
+
+  /** Removes an explicit hold; the bytes go when nothing references the blob. */
+  async release(sha256: string): Promise<BlobRecord> {
+    return unwrap(await this.#manager.dispatch({ type: 'blob:release', payload: { sha256 } }));
+  }
+
+  /** Records a provider's file id for the blob. */
+  async recordRemoteId(sha256: string, provider: string, remoteId: string): Promise<BlobRecord> {
+    return unwrap(await this.#manager.dispatch({ type: 'blob:record_remote_id', payload: { sha256, provider, remoteId } }));
+  }
+}

@@ -1,0 +1,82 @@
+/** Blob commands (seed 001 section 8.5). The bytes are stored before `blob:register` is dispatched. */
+import { z } from 'zod';
+import { Sha256 } from '../../content/blocks.js';
+import { fail } from '../../errors.js';
+import { defineCommand, type ReducerContext } from '../extension.js';
+import type { BlobRecord } from '../records.js';
+import { applyBlobDelta } from './kit.js';
+
+function requireBlob(ctx: ReducerContext, sha256: string): BlobRecord {
+  const record = ctx.index.blobs.get(sha256);
+  if (record === undefined) throw fail('BLOB_NOT_FOUND', `no blob ${sha256} is registered`, { sha256 });
+  return record;
+}
+
+export const blobRegister = defineCommand({
+  type: 'blob:register',
+  description: 'Records stored bytes by their SHA-256; registering the same bytes again returns the existing record.',
+  payload: z.strictObject({
+    sha256: Sha256,
+    size: z.number().int().nonnegative(),
+    mediaType: z.string().min(1),
+    filename: z.string().nullable().optional(),
+  }),
+  async reduce(payload, ctx) {
+    const existing = ctx.index.blobs.get(payload.sha256);
+    if (existing !== undefined) return { writes: [], result: existing };
+    if (!(await ctx.blobStorage.has(payload.sha256))) {
+      throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${payload.sha256}; store them first (ws.blobs.register does both)`, {
+        sha256: payload.sha256,
+      });
+    }
+    const record: BlobRecord = {
+      sha256: payload.sha256,
+      size: payload.size,
+      mediaType: payload.mediaType,
+      filename: payload.filename ?? null,
+      refCount: 0,
+      holds: 0,
+      remoteIds: {},
+      createdAt: ctx.now,
+    };
+    return { writes: [{ op: 'put', collection: 'blob', key: record.sha256, value: record }], result: record };
+  },
+});
+
+export const blobRetain = defineCommand({
+  type: 'blob:retain',
+  description: 'Adds an explicit hold on a blob, keeping its bytes until released.',
+  payload: z.strictObject({ sha256: Sha256 }),
+  reduce(payload, ctx) {
+    const record = requireBlob(ctx, payload.sha256);
+    const { writes } = applyBlobDelta(ctx, new Map(), new Map([[record.sha256, 1]]));
+    return { writes, result: { ...record, refCount: record.refCount + 1, holds: record.holds + 1 } };
+  },
+});
+
+export const blobRelease = defineCommand({
+  type: 'blob:release',
+  description: 'Removes an explicit hold; the bytes are deleted when nothing references the blob any more.',
+  payload: z.strictObject({ sha256: Sha256 }),
+  reduce(payload, ctx) {
+    const record = requireBlob(ctx, payload.sha256);
+    if (record.holds === 0) {
+      throw fail('BLOB_NOT_HELD', `blob ${record.sha256} has no explicit hold to release (turn references are released by deleting the turns)`, {
+        sha256: record.sha256,
+      });
+    }
+    const { writes, effects } = applyBlobDelta(ctx, new Map(), new Map([[record.sha256, -1]]));
+    return { writes, effects, result: { ...record, refCount: record.refCount - 1, holds: record.holds - 1 } };
+  },
+});
+
+export const blobRecordRemoteId = defineCommand({
+  type: 'blob:record_remote_id',
+  description: "Maps a blob to a provider's file id, so prompts can reference the upload instead of resending bytes.",
+  payload: z.strictObject({ sha256: Sha256, provider: z.string().min(1), remoteId: z.string().min(1) }),
+  reduce(payload, ctx) {
+    const record = requireBlob(ctx, payload.sha256);
+    const next: BlobRecord = { ...record, remoteIds: { ...record.remoteIds, [payload.provider]: payload.remoteId } };
+    return { writes: [{ op: 'put', collection: 'blob', key: next.sha256, value: next }], result: next };
+  },
+});

@@ -1,0 +1,48 @@
+/** The core commands of seed 001, every one defined with `defineCommand`. */
+import { blobRecordRemoteId, blobRegister, blobRelease, blobRetain } from './blob.js';
+import { contextAdd, contextDelete, contextUpdate, preferenceAdd, preferenceDelete, preferenceUpdate } from './resource.js';
+import { roleAdd, roleDelete, roleUpdate } from './role.js';
+import { sessionCreate, sessionDelete, sessionFork, sessionRoleSwitch, sessionUpdate } from './session.js';
+import { turnAdd, turnBranch, turnDelete, turnEdit } from './turn.js';
+import { workspaceCreate, workspaceSync, workspaceUpdate } from './workspace.js';
+
+export const CORE_COMMANDS = [
+  workspaceCreate,
+  workspaceUpdate,
+  workspaceSync,
+  sessionCreate,
+  sessionFork,
+  sessionUpdate,
+  sessionDelete,
+  sessionRoleSwitch,
+  turnAdd,
+  turnEdit,
+  turnBranch,
+  turnDelete,
+  roleAdd,
+  roleUpdate,
+  roleDelete,
+  preferenceAdd,
+  preferenceUpdate,
+  preferenceDelete,
+  contextAdd,
+  contextUpdate,
+  contextDelete,
+  blobRegister,
+  blobRetain,
+  blobRelease,
+  blobRecordRemoteId,
+] as const;
+
+type Definition = (typeof CORE_COMMANDS)[number];
+type ResultOf<D> = D extends { reduce(...args: never[]): infer C } ? Awaited<C> extends { result: infer R } ? R : never : never;
+type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
+
+/** Each core command's payload (as callers write it) and result. */
+export type CoreCommandMap = {
+  [D in Definition as D['type']]: { payload: PayloadOf<D>; result: ResultOf<D> };
+};
+
+export { WORKSPACE_SYNC } from './workspace.js';
+export type { TurnDeleteResult } from './turn.js';
+export { TurnInput } from './kit.js';

@@ -1,0 +1,131 @@
+/** Small helpers the core reducers share. */
+import { z } from 'zod';
+import { blobRefsOf, ContentBlock } from '../../content/blocks.js';
+import { fail } from '../../errors.js';
+import type { Write } from '../../store/store.js';
+import type { Effect, ReducerContext } from '../extension.js';
+import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
+import type { WorkspaceView } from '../workspace-index.js';
+
+/** The content of a new turn, as callers give it. */
+export const TurnInput = z.strictObject({
+  /** A caller-chosen id (makes retries idempotent: a second add with the same id is refused). */
+  id: Id.optional(),
+  role: TurnRole,
+  blocks: z.array(ContentBlock),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+export type TurnInput = z.input<typeof TurnInput>;
+
+export function requireSession(index: WorkspaceView, sessionId: string): Session {
+  const session = index.sessions.get(sessionId);
+  if (session === undefined) throw fail('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { sessionId });
+  return session;
+}
+
+export function requireTurn(index: WorkspaceView, ref: TurnRef): Turn {
+  const turn = index.turn(ref);
+  if (turn === undefined) {
+    const exists = index.node(ref.id) !== undefined;
+    throw fail(
+      'TURN_NOT_FOUND',
+      exists ? `turn "${ref.id}" has no version ${ref.version} (it may have been deleted)` : `no turn with id "${ref.id}" (it may have been deleted)`,
+      { turnId: ref.id, version: ref.version },
+    );
+  }
+  return turn;
+}
+
+export function requireNode(index: WorkspaceView, turnId: string) {
+  const node = index.node(turnId);
+  if (node === undefined) throw fail('TURN_NOT_FOUND', `no turn with id "${turnId}" (it may have been deleted)`, { turnId });
+  return node;
+}
+
+/** Checks that every blob the blocks reference is registered. */
+export function requireBlobs(index: WorkspaceView, blocks: readonly ContentBlock[]): void {
+  for (const sha256 of blobRefsOf(blocks)) {
+    if (!index.blobs.has(sha256)) throw fail('BLOB_NOT_FOUND', `the blob ${sha256} is not registered; register it before referencing it`, { sha256 });
+  }
+}
+
+/** A new turn version, stamped with the next seq. */
+export function makeTurn(
+  ctx: ReducerContext,
+  fields: { id: string; version: number; parent: TurnRef | null; sessionId: string; role: Turn['role']; blocks: ContentBlock[]; meta?: Record<string, unknown> | undefined },
+): Turn {
+  return {
+    id: fields.id,
+    version: fields.version,
+    parent: fields.parent,
+    sessionId: fields.sessionId,
+    role: fields.role,
+    blocks: fields.blocks,
+    meta: fields.meta ?? {},
+    seq: ctx.index.turnSeq + 1,
+    createdAt: ctx.now,
+  };
+}
+
+export function refOf(turn: Turn): TurnRef {
+  return { id: turn.id, version: turn.version };
+}
+
+export function putTurn(turn: Turn): Write {
+  return { op: 'put', collection: 'turn', key: turnKey(turn), value: turn };
+}
+
+export function putSession(session: Session): Write {
+  return { op: 'put', collection: 'session', key: session.id, value: session };
+}
+
+/** Adds up blob reference changes: +1 per reference of added blocks, -1 per reference of removed ones. */
+export function countRefs(delta: Map<string, number>, blocks: readonly ContentBlock[], sign: 1 | -1): Map<string, number> {
+  for (const sha256 of blobRefsOf(blocks)) delta.set(sha256, (delta.get(sha256) ?? 0) + sign);
+  return delta;
+}
+
+/**
+ * The writes (and after-commit deletions of bytes) for a set of reference count
+ * changes. `holds` changes with explicit retains and releases.
+ */
+export function applyBlobDelta(
+  ctx: ReducerContext,
+  delta: ReadonlyMap<string, number>,
+  holdsDelta: ReadonlyMap<string, number> = new Map(),
+): { writes: Write[]; effects: Effect[]; released: string[] } {
+  const writes: Write[] = [];
+  const effects: Effect[] = [];
+  const released: string[] = [];
+  for (const sha256 of new Set([...delta.keys(), ...holdsDelta.keys()])) {
+    const record = ctx.index.blobs.get(sha256);
+    if (record === undefined) throw fail('BLOB_NOT_FOUND', `the blob ${sha256} is not registered`, { sha256 });
+    const holds = record.holds + (holdsDelta.get(sha256) ?? 0);
+    const refCount = record.refCount + (delta.get(sha256) ?? 0) + (holdsDelta.get(sha256) ?? 0);
+    if (holds < 0 || refCount < holds) throw fail('INTERNAL', `the reference count of blob ${sha256} would go negative`, { sha256 });
+    if (refCount === 0) {
+      writes.push({ op: 'delete', collection: 'blob', key: sha256 });
+      effects.push(() => ctx.blobStorage.delete(sha256));
+      released.push(sha256);
+    } else {
+      const next: BlobRecord = { ...record, refCount, holds };
+      writes.push({ op: 'put', collection: 'blob', key: sha256, value: next });
+    }
+  }
+  return { writes, effects, released };
+}
+
+export function requireRole(index: WorkspaceView, role: string | null | undefined): void {
+  if (role != null && !index.roles.has(role)) throw fail('ROLE_NOT_FOUND', `no role named "${role}"`, { role });
+}
+
+export function requirePreferences(index: WorkspaceView, ids: readonly string[] | undefined): void {
+  for (const id of ids ?? []) {
+    if (!index.preferences.has(id)) throw fail('PREFERENCE_NOT_FOUND', `no preference with id "${id}"`, { preferenceId: id });
+  }
+}
+
+/** The items without repeats, first occurrence kept. */
+export function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,133 @@
+import { join, resolve } from 'node:path';
+import { GolemError } from '../errors.js';
+import { MemoryBlobStorage, type BlobStorage } from '../store/blob-storage.js';
+import { FsBlobStorage } from '../store/fs-blob-storage.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { SqliteStore, type Durability } from '../store/sqlite-store.js';
+import type { Store } from '../store/store.js';
+import { BlobApi } from './blob-api.js';
+import type { WorkspaceExtension, Middleware } from './extension.js';
+import { WorkspaceManager, type WorkspaceEvents } from './manager.js';
+import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
+import type { WorkspaceMeta } from './records.js';
+import { SessionManager } from './session-manager.js';
+import type { EventBus } from './event-bus.js';
+
+export interface CreateWorkspaceOptions {
+  /**
+   * The folder of an embedded workspace: `<dir>/workspace.db` (SQLite) and
+   * `<dir>/blobs/<sha256>`. Created when missing.
+   */
+  dir?: string;
+  /** A store of your own (overrides `dir` for records). Default: SQLite under `dir`, else in memory. */
+  store?: Store;
+  /** A blob storage of your own. Default: files under `dir/blobs`, else in memory. */
+  blobStorage?: BlobStorage;
+  /** SQLite durability under `dir` (default 'full': every commit is fsynced). */
+  durability?: Durability;
+  /** The workspace's name, used when it is first created. */
+  name?: string;
+  extensions?: WorkspaceExtension[];
+  middleware?: Middleware[];
+  clock?: () => Date;
+  newId?: () => string;
+  actor?: string | null;
+}
+
+/** What `golem status` prints. */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  store: string;
+  schemaVersion: number;
+  sessions: number;
+  turns: number;
+  blobs: number;
+  blobBytes: number;
+  commands: number;
+  /** Store file(s) plus blob files. */
+  bytesOnDisk: number;
+}
+
+/** An open workspace: the engine and its facades. */
+export interface Workspace {
+  readonly manager: WorkspaceManager;
+  readonly sessions: SessionManager;
+  readonly blobs: BlobApi;
+  readonly roles: RoleApi;
+  readonly preferences: PreferenceApi;
+  readonly context: ContextApi;
+  readonly events: EventBus<WorkspaceEvents>;
+  /** The workspace's metadata. */
+  meta(): WorkspaceMeta;
+  summary(): Promise<WorkspaceSummary>;
+  /** Waits for queued commands and closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a workspace, creating it on first use.
+ *
+ * @example
+ * const ws = await createWorkspace({ dir: '.golem' })  // SQLite + blob files
+ * const s = await ws.sessions.create({ label: 'demo' })
+ * await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'hi' }] })
+ * await ws.close()
+ */
+export async function createWorkspace(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
+  const dir = options.dir === undefined ? undefined : resolve(options.dir);
+  const store =
+    options.store ??
+    (dir !== undefined ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' }) : new MemoryStore());
+  const blobStorage = options.blobStorage ?? (dir !== undefined ? new FsBlobStorage(join(dir, 'blobs')) : new MemoryBlobStorage());
+  const manager = new WorkspaceManager({
+    store,
+    blobStorage,
+    ...(options.clock !== undefined && { clock: options.clock }),
+    ...(options.newId !== undefined && { newId: options.newId }),
+    ...(options.actor !== undefined && { actor: options.actor }),
+  });
+  for (const extension of options.extensions ?? []) manager.extend(extension);
+  for (const middleware of options.middleware ?? []) manager.use(middleware);
+  await manager.open();
+  if (manager.workspace().meta === undefined) {
+    const created = await manager.dispatch({ type: 'workspace:create', payload: options.name === undefined ? {} : { name: options.name } });
+    if (!created.ok) {
+      await manager.close();
+      throw created.error;
+    }
+  }
+
+  const meta = (): WorkspaceMeta => {
+    const value = manager.workspace().meta;
+    if (value === undefined) throw new GolemError('INTERNAL', 'the workspace has no metadata');
+    return value;
+  };
+  return {
+    manager,
+    sessions: new SessionManager(manager),
+    blobs: new BlobApi(manager),
+    roles: new RoleApi(manager),
+    preferences: new PreferenceApi(manager),
+    context: new ContextApi(manager),
+    events: manager.events,
+    meta,
+    async summary() {
+      const view = manager.workspace();
+      const [stats, blobBytes] = await Promise.all([store.stats(), blobStorage.size()]);
+      return {
+        id: meta().id,
+        name: meta().name,
+        store: store.kind,
+        schemaVersion: stats.schemaVersion,
+        sessions: view.sessions.size,
+        turns: view.turns.size,
+        blobs: view.blobs.size,
+        blobBytes,
+        commands: stats.commands,
+        bytesOnDisk: stats.bytes + (blobStorage.kind === 'fs' ? blobBytes : 0),
+      };
+    },
+    close: () => manager.close(),
+  };
+}

@@ -1,0 +1,304 @@
+/**
+ * The WorkspaceManager: the one write path. Every change is a command that goes
+ * middleware -> serializer -> reducer -> store transaction (writes + command log)
+ * -> index -> event bus.
+ */
+import { randomUUID } from 'node:crypto';
+import { err, fail, GolemError, ok, toGolemError, type Result } from '../errors.js';
+import type { BlobStorage } from '../store/blob-storage.js';
+import type { Store, Write } from '../store/store.js';
+import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/index.js';
+import { EventBus } from './event-bus.js';
+import {
+  CommandInput,
+  type Command,
+  type CommandDefinition,
+  type Middleware,
+  type ReducerContext,
+  type TurnProcessor,
+  type WorkspaceExtension,
+} from './extension.js';
+import type { Turn } from './records.js';
+import { Serializer } from './serializer.js';
+import { WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
+
+/**
+ * Payload and result types per command type. Extensions add their commands by
+ * declaration merging:
+ *
+ * @example
+ * declare module 'golem' {
+ *   interface CommandMap { 'note:add': { payload: { text: string }; result: Note } }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface CommandMap extends CoreCommandMap {}
+
+/** A command type Golem knows the payload and result of. */
+export type CommandType = keyof CommandMap;
+
+/** A command as `dispatch` takes it, typed by its `type`. */
+export type TypedCommand<K extends CommandType> = Omit<CommandInput, 'type' | 'payload'> & { type: K; payload: CommandMap[K]['payload'] };
+
+/** Published after a command commits. */
+export interface CommittedEvent<K extends string = string> {
+  /** The command's position in the command log. */
+  seq: number;
+  command: Command<K extends CommandType ? CommandMap[K]['payload'] : unknown>;
+  result: K extends CommandType ? CommandMap[K]['result'] : unknown;
+  /** The records it changed (the index patch). */
+  writes: readonly Write[];
+}
+
+/** Every event the workspace publishes. Each command type is also an event name. */
+export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
+  /** Every committed command. */
+  command: CommittedEvent;
+  /** A command that was refused; nothing was written. */
+  rejected: { command: Command; error: GolemError };
+  /** The index was rebuilt from the store. */
+  'index:rebuilt': { lastSeq: number };
+  /** A listener threw; the emitter carried on. */
+  'listener:error': { type: string; error: unknown };
+  /** A turn processor threw; the command it reacted to stands. */
+  'processor:error': { processor: string; turn: Turn; error: unknown };
+  /** An after-commit effect failed (e.g. deleting blob bytes); the command stands. */
+  'effect:error': { command: Command; error: unknown };
+};
+
+export interface WorkspaceManagerOptions {
+  store: Store;
+  blobStorage: BlobStorage;
+  /** The clock commands are stamped with (inject one for deterministic tests). */
+  clock?: () => Date;
+  /** The id generator (default: random UUIDs). */
+  newId?: () => string;
+  /** Who dispatches commands by default (recorded in the command log). */
+  actor?: string | null;
+}
+
+export class WorkspaceManager {
+  readonly store: Store;
+  readonly blobStorage: BlobStorage;
+  readonly events: EventBus<WorkspaceEvents>;
+  readonly #index = new WorkspaceIndex();
+  readonly #serializer = new Serializer();
+  // Definitions are invariant in their payload type; the registry holds them all.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly #commands = new Map<string, CommandDefinition<any, any, any>>();
+  readonly #middleware: Middleware[] = [];
+  readonly #processors: TurnProcessor[] = [];
+  readonly #extensions = new Set<string>();
+  readonly #clock: () => Date;
+  readonly #newId: () => string;
+  readonly #actor: string | null;
+  #closed = false;
+
+  constructor(options: WorkspaceManagerOptions) {
+    this.store = options.store;
+    this.blobStorage = options.blobStorage;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#newId = options.newId ?? randomUUID;
+    this.#actor = options.actor ?? null;
+    this.events = new EventBus<WorkspaceEvents>({
+      onListenerError: (error, type) => {
+        if (type !== 'listener:error') this.events.emit('listener:error', { type: String(type), error });
+      },
+    });
+    this.extend({ name: 'core', commands: CORE_COMMANDS });
+  }
+
+  /** Opens the store and builds the index from it. */
+  async open(): Promise<void> {
+    await this.store.open();
+    await this.#rebuild();
+  }
+
+  /**
+   * Adds an extension's collections, commands, middleware, indexers and processors.
+   * Register extensions before the first dispatch, so rebuilds validate their records.
+   */
+  extend(extension: WorkspaceExtension): void {
+    if (this.#extensions.has(extension.name)) throw new GolemError('EXTENSION_CONFLICT', `the extension "${extension.name}" is already registered`);
+    for (const command of extension.commands ?? []) {
+      if (this.#commands.has(command.type)) throw new GolemError('EXTENSION_CONFLICT', `the command "${command.type}" is already defined`);
+    }
+    for (const [name, schema] of Object.entries(extension.collections ?? {})) this.#index.defineCollection(name, schema);
+    for (const command of extension.commands ?? []) this.#commands.set(command.type, command);
+    for (const indexer of extension.indexers ?? []) this.#index.addIndexer(indexer);
+    this.#middleware.push(...(extension.middleware ?? []));
+    this.#processors.push(...(extension.processors ?? []));
+    this.#extensions.add(extension.name);
+  }
+
+  /** Adds a middleware (runs in the order added, around every dispatch). */
+  use(middleware: Middleware): () => void {
+    this.#middleware.push(middleware);
+    return () => {
+      const at = this.#middleware.indexOf(middleware);
+      if (at !== -1) this.#middleware.splice(at, 1);
+    };
+  }
+
+  /** Adds a custom read projection, built at once from the current index. */
+  addIndexer(indexer: Indexer): void {
+    this.#index.addIndexer(indexer);
+  }
+
+  /** Adds a turn processor. */
+  addProcessor(processor: TurnProcessor): void {
+    this.#processors.push(processor);
+  }
+
+  /** A fresh id from the workspace's id generator. */
+  newId(): string {
+    return this.#newId();
+  }
+
+  /** The types of every command this workspace handles. */
+  commandTypes(): string[] {
+    return [...this.#commands.keys()];
+  }
+
+  /** The index (read model), synchronously. */
+  workspace(): WorkspaceView {
+    return this.#index;
+  }
+
+  /**
+   * Runs one command through the pipeline. Expected failures come back as
+   * `{ ok: false, error }` with a stable `error.code`; nothing is written then.
+   */
+  dispatch<K extends CommandType>(command: TypedCommand<K>): Promise<Result<CommandMap[K]['result']>>;
+  dispatch(command: CommandInput): Promise<Result<unknown>>;
+  async dispatch(input: CommandInput): Promise<Result<unknown>> {
+    if (this.#closed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
+    const parsed = CommandInput.safeParse(input);
+    if (!parsed.success) {
+      return err(new GolemError('INVALID_COMMAND', `malformed command: ${parsed.error.issues.map((i) => i.message).join('; ')}`, { details: { issues: parsed.error.issues } }));
+    }
+    const command: Command = {
+      id: parsed.data.id ?? this.#newId(),
+      type: parsed.data.type,
+      payload: parsed.data.payload ?? {},
+      timestamp: parsed.data.timestamp ?? this.#clock().toISOString(),
+      actor: parsed.data.actor ?? this.#actor,
+    };
+    const terminal = async (cmd: Command): Promise<Result<unknown>> => {
+      const outcome = await this.#serializer.run(() => this.#execute(cmd));
+      if (!outcome.ok) {
+        this.events.emit('rejected', { command: cmd, error: outcome.error });
+        return outcome;
+      }
+      await this.#runProcessors(cmd, outcome.value.turns);
+      return ok(outcome.value.result);
+    };
+    const run = async (at: number, cmd: Command): Promise<Result<unknown>> => {
+      const middleware = this.#middleware[at];
+      if (middleware === undefined) return terminal(cmd);
+      try {
+        return await middleware(cmd, (next = cmd) => run(at + 1, next), { index: this.#index });
+      } catch (error) {
+        return err(toGolemError(error));
+      }
+    };
+    return run(0, command);
+  }
+
+  /** Rebuilds the index from the store, through the serializer. */
+  async sync(): Promise<void> {
+    const result = await this.dispatch({ type: WORKSPACE_SYNC, payload: {} });
+    if (!result.ok) throw result.error;
+  }
+
+  /** Waits for queued commands, then closes the store. Later dispatches fail with WORKSPACE_CLOSED. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#serializer.idle();
+    await this.store.close();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
+    const definition = this.#commands.get(command.type);
+    if (definition === undefined) {
+      return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
+    }
+    const payload = definition.payload.safeParse(command.payload);
+    if (!payload.success) {
+      const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
+      const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
+      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
+    }
+    const ctx: ReducerContext = {
+      index: this.#index,
+      command,
+      now: command.timestamp,
+      newId: this.#newId,
+      blobStorage: this.blobStorage,
+    };
+    let change;
+    try {
+      change = await definition.reduce(payload.data, ctx);
+    } catch (error) {
+      return err(toGolemError(error));
+    }
+    for (const write of change.writes) {
+      if (!this.#index.hasCollection(write.collection)) {
+        return err(fail('INTERNAL', `${command.type} wrote to "${write.collection}", a collection no extension defines`, { type: command.type }));
+      }
+    }
+    let seq: number;
+    try {
+      seq = await this.store.commit({ ...command, payload: payload.data }, change.writes);
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
+    try {
+      this.#index.apply(change.writes);
+      this.#index.lastSeq = seq;
+    } catch (error) {
+      // The store holds the truth; bring the index back in line with it.
+      await this.#rebuild();
+      return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not apply it; the index was rebuilt`, { cause: error, details: { seq } }));
+    }
+    if (command.type === WORKSPACE_SYNC) await this.#rebuild();
+    for (const effect of change.effects ?? []) {
+      try {
+        await effect();
+      } catch (error) {
+        this.events.emit('effect:error', { command, error });
+      }
+    }
+    const event: CommittedEvent = { seq, command: { ...command, payload: payload.data }, result: change.result, writes: change.writes };
+    this.events.emit(command.type as CommandType, event as never);
+    this.events.emit('command', event);
+    const turns = change.writes.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
+    return ok({ result: change.result, turns });
+  }
+
+  async #rebuild(): Promise<void> {
+    const [records, last] = await Promise.all([this.store.load(), this.store.stats()]);
+    this.#index.rebuild(records, last.commands);
+    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+  }
+
+  async #runProcessors(command: Command, turns: readonly Turn[]): Promise<void> {
+    if (turns.length === 0 || this.#processors.length === 0) return;
+    const ctx = { command, dispatch: (next: CommandInput) => this.dispatch(next) };
+    for (const turn of turns) {
+      for (const processor of this.#processors) {
+        if (processor.accepts !== undefined && !processor.accepts(turn)) continue;
+        try {
+          await processor.process(turn, ctx);
+        } catch (error) {
+          this.events.emit('processor:error', { processor: processor.name, turn, error });
+        }
+      }
+    }
+  }
+}

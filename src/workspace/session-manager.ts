@@ -1,0 +1,45 @@
+import { unwrap } from '../errors.js';
+import type { WorkspaceManager } from './manager.js';
+import type { Session as SessionRecord } from './records.js';
+import { Session } from './session.js';
+
+/** `ws.sessions`: creates, forks, finds and deletes sessions. */
+export class SessionManager {
+  readonly #manager: WorkspaceManager;
+
+  constructor(manager: WorkspaceManager) {
+    this.#manager = manager;
+  }
+
+  /** Creates an empty session. */
+  async create(options: { id?: string; label?: string | null; topics?: string[]; role?: string | null; preferences?: string[] } = {}): Promise<Session> {
+    const payload = { ...options, id: options.id ?? this.#manager.newId() };
+    const session = unwrap(await this.#manager.dispatch({ type: 'session:create', payload }));
+    return new Session(this.#manager, session.id);
+  }
+
+  /**
+   * Forks a session at one of its turns (default: its head). O(1): the new session
+   * shares the history and no turn is copied.
+   */
+  async fork(sessionId: string, turnId?: string, options: { version?: number; id?: string; label?: string | null } = {}): Promise<Session> {
+    const payload = { sessionId, ...(turnId !== undefined && { turnId }), ...options, id: options.id ?? this.#manager.newId() };
+    const fork = unwrap(await this.#manager.dispatch({ type: 'session:fork', payload }));
+    return new Session(this.#manager, fork.id);
+  }
+
+  /** Deletes a session and the turns no other session needs; returns what was removed. */
+  async delete(sessionId: string) {
+    return unwrap(await this.#manager.dispatch({ type: 'session:delete', payload: { sessionId } }));
+  }
+
+  /** The session, or undefined when there is none with that id. */
+  get(sessionId: string): Session | undefined {
+    return this.#manager.workspace().sessions.has(sessionId) ? new Session(this.#manager, sessionId) : undefined;
+  }
+
+  /** Every session's record, most recently updated first. */
+  list(): SessionRecord[] {
+    return [...this.#manager.workspace().sessions.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+  }
+}

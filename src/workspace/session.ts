@@ -1,0 +1,141 @@
+/**
+ * The Session facade: one session's timeline, read from the index and changed by
+ * commands. Methods return values and throw a GolemError with a stable code.
+ */
+import type { ContentBlock } from '../content/blocks.js';
+import { fail, unwrap } from '../errors.js';
+import type { TurnDeleteResult, TurnInput } from './commands/index.js';
+import type { WorkspaceManager } from './manager.js';
+import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from './records.js';
+import { branchInfo, latestLeaf, pathTo, versionOnPath, type BranchInfo } from './turn-tree.js';
+
+/** Options shared by the commands that add a turn. */
+export interface NewTurn {
+  role: TurnRole;
+  blocks: ContentBlock[];
+  meta?: Record<string, unknown>;
+  /** A caller-chosen id; a retry with the same id is refused with DUPLICATE_ID instead of adding twice. */
+  id?: string;
+}
+
+export class Session {
+  readonly id: string;
+  readonly #manager: WorkspaceManager;
+
+  constructor(manager: WorkspaceManager, id: string) {
+    this.#manager = manager;
+    this.id = id;
+  }
+
+  /** The session's record as it is now. Throws SESSION_NOT_FOUND once the session is deleted. */
+  record(): SessionRecord {
+    const session = this.#manager.workspace().sessions.get(this.id);
+    if (session === undefined) throw fail('SESSION_NOT_FOUND', `no session with id "${this.id}"`, { sessionId: this.id });
+    return session;
+  }
+
+  get label(): string | null {
+    return this.record().label;
+  }
+
+  get topics(): readonly string[] {
+    return this.record().topics;
+  }
+
+  get role(): string | null {
+    return this.record().role;
+  }
+
+  /** The current leaf of the session's timeline, or null while it is empty. */
+  head(): TurnRef | null {
+    return this.record().head;
+  }
+
+  /** Appends a turn at the head (its parent is whatever the head is when the command runs). */
+  async addTurn(turn: NewTurn, options: { expectedHead?: TurnRef | null } = {}): Promise<Turn> {
+    const payload = { sessionId: this.id, turn: this.#withId(turn), ...(options.expectedHead !== undefined && { expectedHead: options.expectedHead }) };
+    return unwrap(await this.#manager.dispatch({ type: 'turn:add', payload }));
+  }
+
+  /** Creates a new version of a turn (same parent); the head moves to it. */
+  async editTurn(turnId: string, blocks: ContentBlock[], options: { role?: TurnRole; meta?: Record<string, unknown> } = {}): Promise<Turn> {
+    return unwrap(await this.#manager.dispatch({ type: 'turn:edit', payload: { sessionId: this.id, turnId, blocks, ...options } }));
+  }
+
+  /** Starts a new turn under any turn of the session (`parent: null` starts a new root); the head moves to it. */
+  async branch(turn: NewTurn & { parent: TurnRef | null }): Promise<Turn> {
+    const { parent, ...rest } = turn;
+    return unwrap(await this.#manager.dispatch({ type: 'turn:branch', payload: { sessionId: this.id, parent, turn: this.#withId(rest) } }));
+  }
+
+  /** Removes a turn version (the one on the path by default) and everything below it. */
+  async deleteTurn(turnId: string, version?: number): Promise<TurnDeleteResult> {
+    const v = version ?? versionOnPath(this.#view(), this.head(), turnId) ?? this.#view().node(turnId)?.versions.at(-1)?.version ?? 0;
+    return unwrap(await this.#manager.dispatch({ type: 'turn:delete', payload: { sessionId: this.id, turnId, version: v } }));
+  }
+
+  /** The versions of a turn and which one the session is on. */
+  async branchInfo(turnId: string): Promise<BranchInfo> {
+    const info = branchInfo(this.#view(), this.head(), turnId);
+    if (info === undefined) throw fail('TURN_NOT_FOUND', `no turn with id "${turnId}"`, { turnId });
+    return info;
+  }
+
+  /** Moves to the previous version of a turn on the path, continuing to that version's latest leaf. */
+  async switchVersionLeft(turnId: string): Promise<TurnRef> {
+    return this.#switchVersion(turnId, -1);
+  }
+
+  /** Moves to the next version of a turn on the path, continuing to that version's latest leaf. */
+  async switchVersionRight(turnId: string): Promise<TurnRef> {
+    return this.#switchVersion(turnId, 1);
+  }
+
+  /** The turns from the root to the head (the ancestry walk of seed 001 section 6.1). */
+  async transcript(): Promise<Turn[]> {
+    return pathTo(this.#view(), this.head());
+  }
+
+  /** One turn version (the newest when no version is given), or undefined. */
+  turn(turnId: string, version?: number): Turn | undefined {
+    const node = this.#view().node(turnId);
+    if (node === undefined) return undefined;
+    return version === undefined ? node.versions.at(-1) : node.versions.find((t) => t.version === version);
+  }
+
+  /** Changes the label, topics or active preferences. */
+  async update(updates: { label?: string | null; topics?: string[]; preferences?: string[] }): Promise<SessionRecord> {
+    return unwrap(await this.#manager.dispatch<'session:update'>({ type: 'session:update', payload: { sessionId: this.id, updates } }));
+  }
+
+  /** Switches the persona, recording a role:transition turn (returns it; null when the role was already active). */
+  async switchRole(role: string | null): Promise<Turn | null> {
+    return unwrap(await this.#manager.dispatch({ type: 'session:role:switch', payload: { sessionId: this.id, role } })).turn;
+  }
+
+  async #switchVersion(turnId: string, step: -1 | 1): Promise<TurnRef> {
+    const view = this.#view();
+    const current = versionOnPath(view, this.head(), turnId);
+    if (current === undefined) {
+      throw fail('TURN_NOT_ON_PATH', `turn "${turnId}" is not on the current path of session "${this.id}"`, { sessionId: this.id, turnId });
+    }
+    const versions = view.node(turnId)?.versions ?? [];
+    const target = versions[versions.findIndex((t) => t.version === current) + step];
+    if (target === undefined) {
+      throw step < 0
+        ? fail('NO_PREVIOUS_VERSION', `turn "${turnId}" has no version before ${current}`, { turnId, version: current })
+        : fail('NO_NEXT_VERSION', `turn "${turnId}" has no version after ${current}`, { turnId, version: current });
+    }
+    const head = latestLeaf(view, { id: target.id, version: target.version }, this.id);
+    const session = unwrap(await this.#manager.dispatch({ type: 'session:update', payload: { sessionId: this.id, updates: { head } } }));
+    return session.head as TurnRef;
+  }
+
+  #withId(turn: NewTurn): TurnInput {
+    return { ...turn, id: turn.id ?? this.#manager.newId() };
+  }
+
+  #view() {
+    return this.#manager.workspace();
+  }
+}
