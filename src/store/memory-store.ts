@@ -9,6 +9,7 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   #collections = new Map<string, Map<string, string>>();
   #log: CommandLogEntry[] = [];
+  #ids = new Set<string>();
   #open = false;
 
   async open(): Promise<void> {
@@ -17,6 +18,7 @@ export class MemoryStore implements Store {
 
   async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number> {
     this.#assertOpen();
+    if (this.#ids.has(entry.id)) throw new GolemError('STORE_ERROR', `the command log already holds a command with id "${entry.id}"`);
     // Serialize everything first: a value that cannot be stored fails the whole commit.
     const encoded = writes.map((w) => (w.op === 'put' ? { ...w, json: encode(w.value) } : { ...w, json: '' }));
     const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)), seq: this.#log.length + 1 };
@@ -27,6 +29,7 @@ export class MemoryStore implements Store {
       else collection.delete(w.key);
     }
     this.#log.push(logged);
+    this.#ids.add(entry.id);
     return logged.seq;
   }
 

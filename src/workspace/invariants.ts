@@ -48,7 +48,8 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
     for (const sha256 of blobRefsOf(turn.blocks)) references.set(sha256, (references.get(sha256) ?? 0) + 1);
   }
 
-  // Every turn must be needed by a live session: created there, or an ancestor of its head or of a turn it created.
+  // Every turn must be needed by a live session: its node holds a version created there, its head,
+  // or an ancestor of either. (All versions of a needed node stay, so they can be switched to.)
   const alive = new Set<string>();
   const markAncestry = (start: Turn | undefined) => {
     for (let at = start; at !== undefined && !alive.has(turnKey(at)); at = at.parent === null ? undefined : view.turn(at.parent)) alive.add(turnKey(at));
@@ -57,8 +58,9 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
     if (session.head !== null) markAncestry(view.turn(session.head));
     for (const key of view.createdIn(session.id)) markAncestry(view.turns.get(key));
   }
+  const aliveNodes = new Set([...alive].map((key) => (view.turns.get(key) as Turn).id));
   for (const [key, turn] of view.turns) {
-    if (!alive.has(key)) report('TURN_UNREACHABLE', `turn ${key} (created in session ${turn.sessionId}) is needed by no live session`);
+    if (!aliveNodes.has(turn.id)) report('TURN_UNREACHABLE', `turn ${key} (created in session ${turn.sessionId}) is needed by no live session`);
   }
 
   for (const [sha256, count] of references) {

@@ -111,36 +111,39 @@ export function branchInfo(index: WorkspaceView, head: TurnRef | null, nodeId: s
   };
 }
 
-/** What decides whether a turn is still needed while a deletion is planned. */
+/** What decides whether history is still needed while a change is planned. */
 export interface SweepRules {
   /** Whether the session is alive after the change. */
   isLive(sessionId: string): boolean;
   /** Whether a live session's head is at `ref` after the change. */
-  hasHead(ref: TurnRef): boolean;
+  isPinned(ref: TurnRef): boolean;
+  /** Nodes the change itself keeps (the node it adds a version to, the parent it adds a child under). */
+  keepNodes?: ReadonlySet<string>;
 }
 
 /**
- * Garbage collection of the DAG. Starting from `start`, marks in `deleted` every turn
- * nothing needs any more, walking up to parents as children go. A turn is needed
- * while its creating session lives, a live head points at it, or a child version of
- * it remains. Returns `deleted`.
+ * Garbage collection of the DAG, node by node. Starting from the nodes in `start`, marks
+ * in `deleted` every version of each node that nothing needs any more, then looks at the
+ * parent node. A node is needed while one of its versions was created by a live session,
+ * is a live head, or has a remaining child; all its versions stay then, so they can still
+ * be switched to. Returns `deleted`.
  */
-export function sweep(index: WorkspaceView, start: readonly Turn[], deleted: Set<string>, rules: SweepRules): Set<string> {
+export function sweep(index: WorkspaceView, start: Iterable<string>, deleted: Set<string>, rules: SweepRules): Set<string> {
   const stack = [...start];
-  const needed = (turn: Turn): boolean => {
-    if (rules.isLive(turn.sessionId) || rules.hasHead(turn)) return true;
+  const needs = (turn: Turn): boolean => {
+    if (rules.isLive(turn.sessionId) || rules.isPinned(turn)) return true;
     for (const childId of index.childrenOf(turn)) {
       for (const version of index.node(childId)?.versions ?? []) if (!deleted.has(turnKey(version))) return true;
     }
     return false;
   };
   while (stack.length > 0) {
-    const turn = stack.pop() as Turn;
-    const key = turnKey(turn);
-    if (deleted.has(key) || needed(turn)) continue;
-    deleted.add(key);
-    const parent = turn.parent === null ? undefined : index.turn(turn.parent);
-    if (parent !== undefined) stack.push(parent);
+    const node = index.node(stack.pop() as string);
+    if (node === undefined || rules.keepNodes?.has(node.id)) continue;
+    const remaining = node.versions.filter((t) => !deleted.has(turnKey(t)));
+    if (remaining.length === 0 || remaining.some(needs)) continue;
+    for (const turn of remaining) deleted.add(turnKey(turn));
+    if (node.parent !== null) stack.push(node.parent.id);
   }
   return deleted;
 }

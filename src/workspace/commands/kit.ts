@@ -6,6 +6,7 @@ import type { Write } from '../../store/store.js';
 import type { Effect, ReducerContext } from '../extension.js';
 import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
 import type { WorkspaceView } from '../workspace-index.js';
+import { sweep } from '../turn-tree.js';
 
 /** The content of a new turn, as callers give it. */
 export const TurnInput = z.strictObject({
@@ -128,4 +129,41 @@ export function requirePreferences(index: WorkspaceView, ids: readonly string[] 
 /** The items without repeats, first occurrence kept. */
 export function unique<T>(items: readonly T[]): T[] {
   return [...new Set(items)];
+}
+
+export function sameRef(a: TurnRef | null | undefined, b: TurnRef | null | undefined): boolean {
+  if (a == null || b == null) return a == b;
+  return a.id === b.id && a.version === b.version;
+}
+
+/**
+ * Collects the history a session's head leaves behind when it moves to `newHead`:
+ * turns of deleted sessions that only this head still needed.
+ */
+export function sweepBehindHead(
+  index: WorkspaceView,
+  session: Session,
+  newHead: TurnRef | null,
+  keepNodes: ReadonlySet<string> = new Set(),
+  deleted: Set<string> = new Set(),
+): Set<string> {
+  if (session.head === null) return deleted;
+  return sweep(index, [session.head.id], deleted, {
+    isLive: (id) => index.sessions.has(id),
+    isPinned: (ref) => sameRef(ref, newHead) || [...index.headsAt(ref)].some((id) => id !== session.id),
+    keepNodes,
+  });
+}
+
+/** Delete writes for a set of turns, counting their released blob references into `delta`. */
+export function removeTurns(index: WorkspaceView, deleted: ReadonlySet<string>, delta: Map<string, number>): { writes: Write[]; refs: TurnRef[] } {
+  const writes: Write[] = [];
+  const refs: TurnRef[] = [];
+  for (const key of deleted) {
+    const turn = index.turns.get(key) as Turn;
+    countRefs(delta, turn.blocks, -1);
+    writes.push({ op: 'delete', collection: 'turn', key });
+    refs.push(refOf(turn));
+  }
+  return { writes, refs };
 }

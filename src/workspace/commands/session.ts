@@ -4,8 +4,19 @@ import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import { Id, Topic, turnKey, TurnRef, type Session, type Turn } from '../records.js';
 import { isVisible, sweep, versionOnPath } from '../turn-tree.js';
-import { makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, requireTurn, unique } from './kit.js';
-import { planRemoval } from './turn.js';
+import {
+  makeTurn,
+  putSession,
+  putTurn,
+  refOf,
+  requirePreferences,
+  requireRole,
+  requireSession,
+  requireTurn,
+  sweepBehindHead,
+  unique,
+} from './kit.js';
+import { removal } from './turn.js';
 
 
 
@@ -114,6 +125,7 @@ export const sessionUpdate = defineCommand({
         });
       }
     }
+    const behind = head === undefined ? new Set<string>() : sweepBehindHead(ctx.index, session, head);
     const next: Session = {
       ...session,
       ...(label !== undefined && { label }),
@@ -122,7 +134,9 @@ export const sessionUpdate = defineCommand({
       ...(head !== undefined && { head }),
       updatedAt: ctx.now,
     };
-    return { writes: [putSession(next)], result: next };
+    if (behind.size === 0) return { writes: [putSession(next)], result: next };
+    const { writes, effects } = removal(ctx, behind, [putSession(next)], next.head);
+    return { writes, effects, result: next };
   },
 });
 
@@ -133,20 +147,13 @@ export const sessionDelete = defineCommand({
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);
-    const own = [...index.createdIn(session.id)].map((key) => index.turns.get(key) as Turn).sort((a, b) => a.seq - b.seq); // newest last: popped first
-    const deleted = sweep(index, own, new Set(), {
+    const start = [...index.createdIn(session.id)].map((key) => (index.turns.get(key) as Turn).id);
+    if (session.head !== null) start.push(session.head.id);
+    const deleted = sweep(index, new Set(start), new Set(), {
       isLive: (id) => id !== session.id && index.sessions.has(id),
-      hasHead: (ref) => [...index.headsAt(ref)].some((id) => id !== session.id),
+      isPinned: (ref) => [...index.headsAt(ref)].some((id) => id !== session.id),
     });
-    // The head's ancestors may be kept alive by nothing but this session's head.
-    const head = session.head === null ? undefined : index.turn(session.head);
-    if (head !== undefined && !deleted.has(turnKey(head))) {
-      sweep(index, [head], deleted, {
-        isLive: (id) => id !== session.id && index.sessions.has(id),
-        hasHead: (ref) => [...index.headsAt(ref)].some((id) => id !== session.id),
-      });
-    }
-    return planRemoval(ctx, deleted, [{ op: 'delete', collection: 'session', key: session.id }], null);
+    return removal(ctx, deleted, [{ op: 'delete', collection: 'session', key: session.id }], null);
   },
 });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ContentBlock } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import type { Write } from '../../store/store.js';
-import { defineCommand, type ReducerContext } from '../extension.js';
+import { defineCommand, type Effect, type ReducerContext } from '../extension.js';
 import { Id, turnKey, TurnRef, TurnRole, type Session, type Turn } from '../records.js';
 import { isVisible, latestLeaf, subtree, sweep, versionOnPath } from '../turn-tree.js';
 import {
@@ -13,19 +13,30 @@ import {
   putSession,
   putTurn,
   refOf,
+  removeTurns,
   requireBlobs,
   requireNode,
   requireSession,
   requireTurn,
+  sameRef,
+  sweepBehindHead,
   TurnInput,
 } from './kit.js';
 
-/** Writes a new turn version and moves the session head to it. */
-function appendTurn(ctx: ReducerContext, session: Session, turn: Turn) {
+/**
+ * Writes a new turn version and moves the session head to it. When the head jumps
+ * rather than grows (edit, branch), what it leaves behind is collected (see
+ * `sweepBehindHead`), never the nodes in `keep`.
+ */
+function appendTurn(ctx: ReducerContext, session: Session, turn: Turn, jump?: { keep: string[] }) {
   requireBlobs(ctx.index, turn.blocks);
-  const blobs = applyBlobDelta(ctx, countRefs(new Map(), turn.blocks, 1));
-  const writes: Write[] = [putTurn(turn), putSession({ ...session, head: refOf(turn), updatedAt: ctx.now }), ...blobs.writes];
-  return { writes, result: turn };
+  const head = refOf(turn);
+  const behind = jump === undefined ? new Set<string>() : sweepBehindHead(ctx.index, session, head, new Set(jump.keep));
+  const delta = countRefs(new Map(), turn.blocks, 1);
+  const removed = removeTurns(ctx.index, behind, delta);
+  const blobs = applyBlobDelta(ctx, delta);
+  const writes: Write[] = [putTurn(turn), putSession({ ...session, head, updatedAt: ctx.now }), ...removed.writes, ...blobs.writes];
+  return { writes, result: turn, effects: blobs.effects };
 }
 
 function requireNewNodeId(ctx: ReducerContext, id: string | undefined): string {
@@ -87,17 +98,16 @@ export const turnEdit = defineCommand({
     const onPath = versionOnPath(ctx.index, session.head, node.id);
     const base = node.versions.find((t) => t.version === onPath) ?? (node.versions.at(-1) as Turn);
     requireVisible(ctx, session, refOf(base));
-    const version = (node.versions.at(-1) as Turn).version + 1;
     const turn = makeTurn(ctx, {
       id: node.id,
-      version,
+      version: (node.versions.at(-1) as Turn).version + 1,
       parent: node.parent,
       sessionId: session.id,
       role: payload.role ?? base.role,
       blocks: payload.blocks,
       meta: payload.meta,
     });
-    return appendTurn(ctx, session, turn);
+    return appendTurn(ctx, session, turn, { keep: [node.id] });
   },
 });
 
@@ -110,13 +120,13 @@ export const turnBranch = defineCommand({
     if (payload.parent !== null) requireVisible(ctx, session, payload.parent);
     const id = requireNewNodeId(ctx, payload.turn.id);
     const turn = makeTurn(ctx, { ...payload.turn, id, version: 0, parent: payload.parent, sessionId: session.id });
-    return appendTurn(ctx, session, turn);
+    return appendTurn(ctx, session, turn, { keep: payload.parent === null ? [] : [payload.parent.id] });
   },
 });
 
 /** What a turn deletion removed. */
 export interface TurnDeleteResult {
-  /** Every turn version removed: the one named and all below it. */
+  /** Every turn version removed: the one named, all below it, and history nothing needs any more. */
   deleted: TurnRef[];
   /** The session's head afterwards. */
   head: TurnRef | null;
@@ -128,17 +138,15 @@ export const turnDelete = defineCommand({
   type: 'turn:delete',
   description: 'Removes a turn version and everything below it, releasing their blobs; refused while another session needs them.',
   payload: z.strictObject({ sessionId: Id, turnId: Id, version: z.number().int().nonnegative() }),
-  reduce(payload, ctx): { writes: Write[]; result: TurnDeleteResult; effects: (() => Promise<void>)[] } {
+  reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);
     const target = requireVisible(ctx, session, { id: payload.turnId, version: payload.version });
     const doomed = subtree(index, target);
-    const deleted = new Set(doomed.map(turnKey));
     for (const turn of doomed) {
       const owner = index.sessions.get(turn.sessionId);
-      const otherHeads = [...index.headsAt(turn)].filter((id) => id !== session.id);
-      if ((owner !== undefined && owner.id !== session.id) || otherHeads.length > 0) {
-        const other = otherHeads[0] ?? turn.sessionId;
+      const other = [...index.headsAt(turn)].find((id) => id !== session.id) ?? (owner !== undefined && owner.id !== session.id ? owner.id : undefined);
+      if (other !== undefined) {
         throw fail('TURN_SHARED', `turn "${turn.id}" version ${turn.version} is in the history of session "${other}"; delete or move that session first`, {
           turnId: turn.id,
           version: turn.version,
@@ -146,40 +154,35 @@ export const turnDelete = defineCommand({
         });
       }
     }
-
+    const deleted = new Set(doomed.map(turnKey));
     let head = session.head;
     if (head !== null && deleted.has(turnKey(head))) {
-      const node = index.node(target.id);
-      const siblings = (node?.versions ?? []).filter((t) => t.version !== target.version);
+      const siblings = (index.node(target.id)?.versions ?? []).filter((t) => t.version !== target.version);
       const fallback = siblings.filter((t) => t.version < target.version).at(-1) ?? siblings[0];
       head = fallback !== undefined ? latestLeaf(index, refOf(fallback), session.id) : target.parent;
     }
-    const parent = target.parent === null ? undefined : index.turn(target.parent);
-    sweep(index, parent === undefined ? [] : [parent], deleted, {
+    sweep(index, [target.id, ...(target.parent === null ? [] : [target.parent.id])], deleted, {
       isLive: (id) => index.sessions.has(id),
-      hasHead: (ref) => [...index.headsAt(ref)].some((id) => id !== session.id) || sameRef(ref, head),
+      isPinned: (ref) => sameRef(ref, head) || [...index.headsAt(ref)].some((id) => id !== session.id),
     });
-    return planRemoval(ctx, deleted, head === session.head ? [] : [putSession({ ...session, head, updatedAt: ctx.now })], head);
+    const extra = sameRef(head, session.head) ? [] : [putSession({ ...session, head, updatedAt: ctx.now })];
+    return removal(ctx, deleted, extra, head);
   },
 });
 
-/** The writes that remove a set of turns and release their blobs. */
-export function planRemoval(ctx: ReducerContext, deleted: ReadonlySet<string>, extra: Write[], head: TurnRef | null) {
+/** The change that removes a set of turns and releases their blobs. */
+export function removal(
+  ctx: ReducerContext,
+  deleted: ReadonlySet<string>,
+  extra: Write[],
+  head: TurnRef | null,
+): { writes: Write[]; result: TurnDeleteResult; effects: Effect[] } {
   const delta = new Map<string, number>();
-  const writes: Write[] = [...extra];
-  const refs: TurnRef[] = [];
-  for (const key of deleted) {
-    const turn = ctx.index.turns.get(key) as Turn;
-    countRefs(delta, turn.blocks, -1);
-    writes.push({ op: 'delete', collection: 'turn', key });
-    refs.push(refOf(turn));
-  }
+  const removed = removeTurns(ctx.index, deleted, delta);
   const blobs = applyBlobDelta(ctx, delta);
-  writes.push(...blobs.writes);
-  return { writes, result: { deleted: refs, head, releasedBlobs: blobs.released }, effects: blobs.effects };
-}
-
-export function sameRef(a: TurnRef | null | undefined, b: TurnRef | null | undefined): boolean {
-  if (a == null || b == null) return a == b;
-  return a.id === b.id && a.version === b.version;
+  return {
+    writes: [...extra, ...removed.writes, ...blobs.writes],
+    result: { deleted: removed.refs, head, releasedBlobs: blobs.released },
+    effects: blobs.effects,
+  };
 }

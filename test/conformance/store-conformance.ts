@@ -1,0 +1,153 @@
+/**
+ * The store conformance suite: every Store implementation must pass it unchanged.
+ * Call `describeStoreConformance` from a test file with a factory for the store.
+ */
+import { describe, expect, it } from 'vitest';
+import { GolemError, type CommandLogInput, type Store } from '../../src/index.js';
+
+export interface StoreHarness {
+  /** A fresh, empty, unopened store. */
+  create(): Promise<Store>;
+  /** A new store instance over the same data as `store` (after `store` was closed); omit for non-durable stores. */
+  reopen?: (store: Store) => Promise<Store>;
+}
+
+let counter = 0;
+function entry(type = 'test:cmd', payload: unknown = {}): CommandLogInput {
+  counter++;
+  return { id: `cmd-${counter}-${Math.random().toString(36).slice(2)}`, type, payload, timestamp: new Date(0).toISOString(), actor: null };
+}
+
+async function opened(harness: StoreHarness): Promise<Store> {
+  const store = await harness.create();
+  await store.open();
+  return store;
+}
+
+export function describeStoreConformance(name: string, harness: StoreHarness): void {
+  describe(`Store conformance: ${name}`, () => {
+    it('starts empty', async () => {
+      const store = await opened(harness);
+      expect(await store.load()).toEqual([]);
+      expect(await store.commandLog()).toEqual([]);
+      expect((await store.stats()).commands).toBe(0);
+      expect(await store.get('session', 'nope')).toBeUndefined();
+      await store.close();
+    });
+
+    it('applies puts and deletes and appends the command, with gapless seqs', async () => {
+      const store = await opened(harness);
+      const s1 = await store.commit(entry('a', { n: 1 }), [
+        { op: 'put', collection: 'session', key: 's1', value: { id: 's1', n: 1 } },
+        { op: 'put', collection: 'turn', key: 't@0', value: { id: 't', text: 'héllo ✓ 𝄞' } },
+      ]);
+      const s2 = await store.commit(entry('b'), [{ op: 'delete', collection: 'session', key: 's1' }]);
+      const s3 = await store.commit(entry('c'), []);
+      expect([s1, s2, s3]).toEqual([1, 2, 3]);
+      expect(await store.get('session', 's1')).toBeUndefined();
+      expect(await store.get('turn', 't@0')).toEqual({ id: 't', text: 'héllo ✓ 𝄞' });
+      expect(await store.load()).toEqual([{ collection: 'turn', key: 't@0', value: { id: 't', text: 'héllo ✓ 𝄞' } }]);
+      const log = await store.commandLog();
+      expect(log.map((e) => [e.seq, e.type])).toEqual([
+        [1, 'a'],
+        [2, 'b'],
+        [3, 'c'],
+      ]);
+      expect(log[0]?.payload).toEqual({ n: 1 });
+      expect((await store.stats()).commands).toBe(3);
+      expect((await store.stats()).records).toEqual({ turn: 1 });
+      await store.close();
+    });
+
+    it('keeps first-written order when a record is overwritten', async () => {
+      const store = await opened(harness);
+      await store.commit(entry(), [
+        { op: 'put', collection: 'c', key: 'a', value: 1 },
+        { op: 'put', collection: 'c', key: 'b', value: 2 },
+      ]);
+      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'a', value: 3 }]);
+      expect((await store.load()).map((r) => [r.key, r.value])).toEqual([
+        ['a', 3],
+        ['b', 2],
+      ]);
+      await store.close();
+    });
+
+    it('deleting a missing record is not an error', async () => {
+      const store = await opened(harness);
+      await expect(store.commit(entry(), [{ op: 'delete', collection: 'c', key: 'missing' }])).resolves.toBe(1);
+      await store.close();
+    });
+
+    it('is all or nothing: a write that cannot be stored leaves no trace', async () => {
+      const store = await opened(harness);
+      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'kept', value: 1 }]);
+      const failing = store.commit(entry(), [
+        { op: 'put', collection: 'c', key: 'x', value: 1 },
+        { op: 'delete', collection: 'c', key: 'kept' },
+        { op: 'put', collection: 'c', key: 'y', value: { n: 10n } },
+      ]);
+      await expect(failing).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
+      expect(await store.load()).toEqual([{ collection: 'c', key: 'kept', value: 1 }]);
+      expect((await store.stats()).commands).toBe(1);
+      expect(await store.commit(entry(), [])).toBe(2);
+      await store.close();
+    });
+
+    it('refuses a second command with the same id, writing nothing', async () => {
+      const store = await opened(harness);
+      const first = entry();
+      await store.commit(first, []);
+      await expect(store.commit(first, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
+        (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
+      );
+      expect(await store.load()).toEqual([]);
+      expect((await store.commandLog()).length).toBe(1);
+      await store.close();
+    });
+
+    it('pages through the command log', async () => {
+      const store = await opened(harness);
+      for (let i = 0; i < 10; i++) await store.commit(entry(`t${i}`), []);
+      expect((await store.commandLog({ after: 3, limit: 4 })).map((e) => e.seq)).toEqual([4, 5, 6, 7]);
+      expect((await store.commandLog({ after: 8 })).map((e) => e.type)).toEqual(['t8', 't9']);
+      expect(await store.commandLog({ after: 10 })).toEqual([]);
+      await store.close();
+    });
+
+    it('returns copies: changing a loaded value does not change the store', async () => {
+      const store = await opened(harness);
+      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'k', value: { list: [1] } }]);
+      const [record] = await store.load();
+      (record?.value as { list: number[] }).list.push(2);
+      expect(await store.get('c', 'k')).toEqual({ list: [1] });
+      await store.close();
+    });
+
+    it('refuses to work once closed', async () => {
+      const store = await opened(harness);
+      await store.close();
+      await expect(store.commit(entry(), [])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
+      await expect(store.load()).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e));
+    });
+
+    if (harness.reopen !== undefined) {
+      const reopen = harness.reopen;
+      it('keeps everything across close and reopen', async () => {
+        const store = await opened(harness);
+        await store.commit(entry('x', { deep: { a: [1, 'two', null, true] } }), [
+          { op: 'put', collection: 'c', key: 'a', value: { v: 1 } },
+          { op: 'put', collection: 'd', key: 'b', value: 'text' },
+        ]);
+        const before = { records: await store.load(), log: await store.commandLog() };
+        await store.close();
+        const again = await reopen(store);
+        await again.open();
+        expect(await again.load()).toEqual(before.records);
+        expect(await again.commandLog()).toEqual(before.log);
+        expect(await again.commit(entry(), [])).toBe(2);
+        await again.close();
+      });
+    }
+  });
+}

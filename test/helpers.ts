@@ -1,0 +1,65 @@
+/** Shared test helpers: temp folders, a deterministic clock and ids, snapshots. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { createWorkspace, type CreateWorkspaceOptions, type StoredRecord, type Workspace } from '../src/index.js';
+import { WorkspaceIndex } from '../src/workspace/workspace-index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'golem-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A clock that advances one millisecond per reading, from a fixed instant. */
+export function steppingClock(start = Date.UTC(2026, 0, 1)): () => Date {
+  let now = start;
+  return () => new Date(now++);
+}
+
+/** Ids 'id-1', 'id-2', ... */
+export function countingIds(prefix = 'id'): () => string {
+  let n = 0;
+  return () => `${prefix}-${++n}`;
+}
+
+export type StoreKind = 'memory' | 'sqlite';
+export const STORE_KINDS: StoreKind[] = ['memory', 'sqlite'];
+
+/** A workspace on the given kind of store (SQLite in a temp folder), deterministic by default. */
+export async function openWorkspace(kind: StoreKind, options: CreateWorkspaceOptions = {}): Promise<Workspace> {
+  return createWorkspace({
+    clock: steppingClock(),
+    newId: countingIds(),
+    ...(kind === 'sqlite' && options.dir === undefined && options.store === undefined && { dir: tempDir(), durability: 'normal' }),
+    ...options,
+  });
+}
+
+/** Records sorted by collection and key, for order-insensitive comparison. */
+export function sorted(records: Iterable<StoredRecord>): StoredRecord[] {
+  return [...records].sort((a, b) => a.collection.localeCompare(b.collection) || a.key.localeCompare(b.key));
+}
+
+/** Everything the workspace's index holds. */
+export function indexSnapshot(ws: Workspace): StoredRecord[] {
+  return sorted(ws.manager.workspace().records());
+}
+
+/** Asserts the index equals one rebuilt from the store. */
+export async function expectIndexMatchesStore(ws: Workspace): Promise<void> {
+  const rebuilt = new WorkspaceIndex();
+  const stats = await ws.manager.store.stats();
+  rebuilt.rebuild(await ws.manager.store.load(), stats.commands);
+  expect(sorted(rebuilt.records())).toEqual(indexSnapshot(ws));
+  expect(sorted(await ws.manager.store.load())).toEqual(indexSnapshot(ws));
+}
+
+export const text = (value: string) => ({ type: 'text' as const, text: value });
