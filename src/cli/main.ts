@@ -3,7 +3,7 @@
  * can drive it in-process; `bin/golem.js` calls it with the real ones.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GolemError } from '../errors.js';
 import { createWorkspace, type WorkspaceSummary } from '../workspace/create-workspace.js';
@@ -60,7 +60,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
   }
   const dir = resolve(io.cwd, values.dir ?? env.GOLEM_DIR ?? '.golem');
   try {
-    const ws = await createWorkspace({ dir });
+    const ws = await createWorkspace({ dir, name: basename(dirname(dir)) });
     try {
       const summary = await ws.summary();
       io.stdout(values.json ? `${JSON.stringify({ dir, ...summary }, null, 2)}\n` : formatStatus(dir, summary));

@@ -24,7 +24,7 @@ export class MemoryStore implements Store {
     const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)), seq: this.#log.length + 1 };
     for (const w of encoded) {
       let collection = this.#collections.get(w.collection);
-      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map()));
+      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, string>()));
       if (w.op === 'put') collection.set(w.key, w.json);
       else collection.delete(w.key);
     }

@@ -101,9 +101,7 @@ export interface WorkspaceExtension {
   readonly name: string;
   /** Collections the extension's reducers write to, with the schema of their records. */
   readonly collections?: Readonly<Record<string, z.ZodType>>;
-  // Definitions are invariant in their payload type; a registry holds them all.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly commands?: readonly CommandDefinition<any, any, any>[];
+  readonly commands?: readonly CommandDefinition<unknown, unknown, unknown>[];
   readonly middleware?: readonly Middleware[];
   readonly indexers?: readonly Indexer[];
   readonly processors?: readonly TurnProcessor[];

@@ -11,6 +11,7 @@ import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/i
 import { EventBus } from './event-bus.js';
 import {
   CommandInput,
+  type Change,
   type Command,
   type CommandDefinition,
   type Middleware,
@@ -83,9 +84,7 @@ export class WorkspaceManager {
   readonly events: EventBus<WorkspaceEvents>;
   readonly #index = new WorkspaceIndex();
   readonly #serializer = new Serializer();
-  // Definitions are invariant in their payload type; the registry holds them all.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly #commands = new Map<string, CommandDefinition<any, any, any>>();
+  readonly #commands = new Map<string, CommandDefinition<unknown, unknown, unknown>>();
   readonly #middleware: Middleware[] = [];
   readonly #processors: TurnProcessor[] = [];
   readonly #extensions = new Set<string>();
@@ -241,7 +240,7 @@ export class WorkspaceManager {
       newId: this.#newId,
       blobStorage: this.blobStorage,
     };
-    let change;
+    let change: Change<unknown>;
     try {
       change = await definition.reduce(payload.data, ctx);
     } catch (error) {

@@ -110,7 +110,7 @@ export class Session {
 
   /** Switches the persona, recording a role:transition turn (returns it; null when the role was already active). */
   async switchRole(role: string | null): Promise<Turn | null> {
-    return unwrap(await this.#manager.dispatch({ type: 'session:role:switch', payload: { sessionId: this.id, role } })).turn;
+    return unwrap(await this.#manager.dispatch<'session:role:switch'>({ type: 'session:role:switch', payload: { sessionId: this.id, role } })).turn;
   }
 
   async #switchVersion(turnId: string, step: -1 | 1): Promise<TurnRef> {

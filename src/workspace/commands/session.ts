@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
-import { Id, Topic, turnKey, TurnRef, type Session, type Turn } from '../records.js';
+import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
 import { isVisible, sweep, versionOnPath } from '../turn-tree.js';
 import {
   makeTurn,

@@ -1,0 +1,159 @@
+/**
+ * Engine benchmarks (`npm run bench`): durable appends against the SQLite floor,
+ * forks, transcripts and on-disk size. Prints medians in a table.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createWorkspace, type Session, type Workspace } from '../src/index.js';
+
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'golem-bench-'));
+  dirs.push(dir);
+  return dir;
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function timeEach(samples: number, fn: (i: number) => unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = process.hrtime.bigint();
+    await fn(i);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return times;
+}
+
+const turnText = (i: number) =>
+  `Turn ${i}: a message of ordinary length, about two hundred bytes, the size of a typical chat turn in a working session with an agent.`;
+
+function addTurn(s: Session, i: number) {
+  return s.addTurn({ role: i % 2 === 0 ? 'user' : 'assistant', blocks: [{ type: 'text', text: turnText(i) }] });
+}
+
+/** The floor: one single-row INSERT transaction on the same machine with the same pragmas. */
+async function sqliteFloor(): Promise<number> {
+  const db = new Database(join(tempDir(), 'floor.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const tx = db.transaction((v: string) => insert.run(v));
+  const times = await timeEach(SAMPLES, (i) => tx(turnText(i)));
+  db.close();
+  return median(times);
+}
+
+async function appendMedian(ws: Workspace, s: Session, from: number): Promise<number> {
+  return median(await timeEach(SAMPLES, (i) => addTurn(s, from + i)));
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+interface Row {
+  measure: string;
+  value: string;
+  target: string;
+  ok?: boolean;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const log = (text: string) => process.stderr.write(`${text}\n`);
+
+  log('floor: bare SQLite transactions...');
+  const floor = await sqliteFloor();
+
+  log('append at 100 turns of history...');
+  const smallDir = tempDir();
+  const small = await createWorkspace({ dir: smallDir });
+  const s1 = await small.sessions.create();
+  for (let i = 0; i < 100; i++) await addTurn(s1, i);
+  const append100 = await appendMedian(small, s1, 100);
+  await small.close();
+
+  log(`building a ${HISTORY.toLocaleString('en')}-turn session...`);
+  const bigDir = tempDir();
+  let ws = await createWorkspace({ dir: bigDir, durability: 'normal' });
+  let big = await ws.sessions.create({ label: 'big' });
+  const fillStart = performance.now();
+  for (let i = 0; i < HISTORY; i++) await addTurn(big, i);
+  const fillMs = performance.now() - fillStart;
+  const path10k = await ws.sessions.create({ label: '10k' });
+  for (let i = 0; i < 10_000; i++) await addTurn(path10k, i);
+  await ws.close();
+  const dbBytes = fileSize(join(bigDir, 'workspace.db')) + fileSize(join(bigDir, 'workspace.db-wal'));
+  const turnsOnDisk = HISTORY + 10_000;
+
+  log('reopening with full durability...');
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const openStart = performance.now();
+  ws = await createWorkspace({ dir: bigDir, durability: 'full' });
+  const openMs = performance.now() - openStart;
+  gc();
+  const heapPerTurn = (process.memoryUsage().heapUsed - heapBefore) / turnsOnDisk;
+  big = ws.sessions.get(ws.sessions.list().find((x) => x.label === 'big')?.id ?? '') as Session;
+  const tenK = ws.sessions.get(ws.sessions.list().find((x) => x.label === '10k')?.id ?? '') as Session;
+
+  log('append at 100,000 turns of history...');
+  const appendBig = await appendMedian(ws, big, HISTORY);
+
+  log('forks of the big session...');
+  const turnsBefore = ws.manager.workspace().turns.size;
+  const rowsBefore = (await ws.manager.store.stats()).records.turn ?? 0;
+  const head = big.head();
+  const forkTimes = await timeEach(200, () => ws.sessions.fork(big.id, head?.id));
+  const rowsAfter = (await ws.manager.store.stats()).records.turn ?? 0;
+  const turnsCopied = rowsAfter - rowsBefore + (ws.manager.workspace().turns.size - turnsBefore);
+
+  log('transcripts of a 10,000-turn path...');
+  const transcriptTimes = await timeEach(200, async () => {
+    const t = await tenK.transcript();
+    if (t.length !== 10_000) throw new Error(`transcript has ${t.length} turns`);
+  });
+  await ws.close();
+
+  const ratio = appendBig / append100;
+  const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
+  rows.push(
+    { measure: 'bare SQLite single-row transaction (floor)', value: fmt(floor), target: 'reference' },
+    { measure: 'durable append, 100 turns of history', value: fmt(append100), target: `≤ 5× floor (${(append100 / floor).toFixed(2)}×)`, ok: append100 <= 5 * floor },
+    { measure: `durable append, ${HISTORY.toLocaleString('en')} turns of history`, value: fmt(appendBig), target: `≤ 5× floor (${(appendBig / floor).toFixed(2)}×)`, ok: appendBig <= 5 * floor },
+    { measure: 'append ratio (large / small history)', value: ratio.toFixed(2), target: '≤ 1.3', ok: ratio <= 1.3 },
+    { measure: 'durable turns per second (sequential)', value: Math.round(1000 / appendBig).toLocaleString('en'), target: '' },
+    { measure: `fork a ${HISTORY.toLocaleString('en')}-turn session (durable)`, value: fmt(median(forkTimes)), target: '< 1 ms', ok: median(forkTimes) < 1 },
+    { measure: 'turn rows copied by 200 forks', value: String(turnsCopied), target: '0', ok: turnsCopied === 0 },
+    { measure: 'transcript of a 10,000-turn path (index)', value: fmt(median(transcriptTimes)), target: '< 5 ms', ok: median(transcriptTimes) < 5 },
+    { measure: 'bytes on disk per turn (SQLite)', value: Math.round(dbBytes / turnsOnDisk).toLocaleString('en'), target: `text is ${turnText(0).length} B` },
+    { measure: `open + index ${turnsOnDisk.toLocaleString('en')} turns`, value: fmt(openMs), target: '' },
+    { measure: 'index heap per turn', value: `${Math.round(heapPerTurn)} B`, target: '' },
+    { measure: 'fill rate, durability "normal"', value: `${Math.round((HISTORY / fillMs) * 1000).toLocaleString('en')} turns/s`, target: '' },
+  );
+
+  const widths = [Math.max(...rows.map((r) => r.measure.length)), Math.max(...rows.map((r) => r.value.length)), Math.max(...rows.map((r) => r.target.length))];
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(`\nGolem engine benchmarks (medians; node ${process.version}, ${SAMPLES} samples)\n`);
+  console.log(line(['measure', 'median', 'target']) + ' ok |');
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|----|`);
+  for (const r of rows) console.log(`${line([r.measure, r.value, r.target])} ${r.ok === undefined ? '  ' : r.ok ? '✓ ' : '✗ '} |`);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+await main();
