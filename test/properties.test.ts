@@ -146,8 +146,8 @@ async function runSequence(kind: StoreKind, ops: Op[]): Promise<void> {
     }
     const violations = await checkInvariants(ws.manager.workspace(), ws.manager.blobStorage);
     expect(violations, `after ${JSON.stringify(o)}`).toEqual([]);
+    await expectIndexMatchesStore(ws);
   }
-  await expectIndexMatchesStore(ws);
   const snapshot = indexSnapshot(ws);
   await ws.close();
   if (dir !== undefined) {

@@ -169,7 +169,8 @@ export class WorkspaceManager {
    * `{ ok: false, error }` with a stable `error.code`; nothing is written then.
    */
   dispatch<K extends CommandType>(command: TypedCommand<K>): Promise<Result<CommandMap[K]['result']>>;
-  dispatch(command: CommandInput): Promise<Result<unknown>>;
+  /** Commands of types not in `CommandMap` (an extension's, or a type only known at run time). */
+  dispatch<T extends string>(command: Omit<CommandInput, 'type'> & { type: T extends CommandType ? never : T }): Promise<Result<unknown>>;
   async dispatch(input: CommandInput): Promise<Result<unknown>> {
     if (this.#closed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
     const parsed = CommandInput.safeParse(input);
