@@ -33,7 +33,7 @@ export {
   turnKey,
 } from './workspace/records.js';
 
-export { createWorkspace, type CreateWorkspaceOptions, type Workspace, type WorkspaceSummary } from './workspace/create-workspace.js';
+export { createWorkspace, type CreateWorkspaceOptions, type TopicUsage, type Workspace, type WorkspaceSummary } from './workspace/create-workspace.js';
 export { Session, type NewTurn } from './workspace/session.js';
 export { SessionManager } from './workspace/session-manager.js';
 export { BlobApi } from './workspace/blob-api.js';

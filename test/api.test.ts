@@ -204,8 +204,14 @@ describe.each(STORE_KINDS)('the public API on the %s store', (kind) => {
     const p = await ws.preferences.add({ id: 'p1', content: 'Be brief.' });
     await ws.preferences.update(p.id, { topics: ['style'] });
     expect(ws.preferences.list()).toMatchObject([{ id: 'p1', topics: ['style'] }]);
+    const s = await ws.sessions.create({ topics: ['anatomy', 'style'] });
+    expect(ws.topics()).toEqual([
+      { topic: 'anatomy', sessions: [s.id], roles: [], preferences: [], context: ['heart'] },
+      { topic: 'style', sessions: [s.id], roles: [], preferences: ['p1'], context: [] },
+    ]);
     await ws.context.delete('heart');
     expect(ws.context.list()).toEqual([]);
+    expect(ws.topics().map((t) => t.topic)).toEqual(['anatomy', 'style']);
     await ws.close();
   });
 

@@ -49,6 +49,15 @@ export interface WorkspaceSummary {
   bytesOnDisk: number;
 }
 
+/** Where a topic is used. */
+export interface TopicUsage {
+  topic: string;
+  sessions: string[];
+  roles: string[];
+  preferences: string[];
+  context: string[];
+}
+
 /** An open workspace: the engine and its facades. */
 export interface Workspace {
   readonly manager: WorkspaceManager;
@@ -60,6 +69,8 @@ export interface Workspace {
   readonly events: EventBus<WorkspaceEvents>;
   /** The workspace's metadata. */
   meta(): WorkspaceMeta;
+  /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
+  topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
   /** Waits for queued commands and closes the store. */
   close(): Promise<void>;
@@ -112,6 +123,22 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     context: new ContextApi(manager),
     events: manager.events,
     meta,
+    topics() {
+      const view = manager.workspace();
+      const usage = new Map<string, TopicUsage>();
+      const add = (kind: 'sessions' | 'roles' | 'preferences' | 'context', id: string, topics: readonly string[]) => {
+        for (const topic of topics) {
+          let entry = usage.get(topic);
+          if (entry === undefined) usage.set(topic, (entry = { topic, sessions: [], roles: [], preferences: [], context: [] }));
+          entry[kind].push(id);
+        }
+      };
+      for (const s of view.sessions.values()) add('sessions', s.id, s.topics);
+      for (const r of view.roles.values()) add('roles', r.name, r.topics);
+      for (const p of view.preferences.values()) add('preferences', p.id, p.topics);
+      for (const c of view.context.values()) add('context', c.key, c.topics);
+      return [...usage.values()].sort((a, b) => a.topic.localeCompare(b.topic));
+    },
     async summary() {
       const view = manager.workspace();
       const [stats, blobBytes] = await Promise.all([store.stats(), blobStorage.size()]);
