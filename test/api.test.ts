@@ -287,6 +287,73 @@ describe('persistence', () => {
   });
 });
 
+describe('records handed out', () => {
+  it('are frozen: changing one cannot change the index behind the store', async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const t = await s.addTurn({ role: 'user', blocks: [text('hi')] });
+    expect(() => (t.blocks as unknown[]).push(text('injected'))).toThrow(TypeError);
+    expect(() => Object.assign(t, { parent: { id: 'x', version: 0 } })).toThrow(TypeError);
+    expect(() => (s.record().topics as string[]).push('x')).toThrow(TypeError);
+    expect((await s.transcript())[0]?.blocks).toEqual([text('hi')]);
+    await expectIndexMatchesStore(ws);
+    await ws.close();
+  });
+});
+
+describe('blobs under concurrency and cleanup', () => {
+  it('registers bytes again while their last reference is being released', async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const bytes = new TextEncoder().encode('img');
+    const b = await ws.blobs.register(bytes, { mediaType: 'image/png' });
+    const t = await s.addTurn({ role: 'user', blocks: [{ type: 'image', blob: { sha256: b.sha256 }, mediaType: 'image/png' }] });
+    const [deleted, registered] = await Promise.all([s.deleteTurn(t.id), ws.blobs.register(bytes, { mediaType: 'image/png' })]);
+    expect(deleted.releasedBlobs).toEqual([b.sha256]);
+    expect(registered.refCount).toBe(0);
+    expect(await ws.blobs.read(b.sha256)).toEqual(bytes);
+    await ws.close();
+  });
+
+  it('collects blobs nothing references, sparing recent ones when asked', async () => {
+    const ws = await createWorkspace({ clock: steppingClock() });
+    const used = await ws.blobs.register(new Uint8Array([1]), { mediaType: 'image/png' });
+    const unused = await ws.blobs.register(new Uint8Array([2]), { mediaType: 'image/png' });
+    const held = await ws.blobs.register(new Uint8Array([3]), { mediaType: 'image/png' });
+    await ws.blobs.retain(held.sha256);
+    const s = await ws.sessions.create();
+    await s.addTurn({ role: 'user', blocks: [{ type: 'image', blob: { sha256: used.sha256 }, mediaType: 'image/png' }] });
+    expect(await ws.blobs.collect({ before: unused.createdAt })).toEqual([]);
+    expect(await ws.blobs.collect()).toEqual([unused.sha256]);
+    expect(await ws.manager.blobStorage.has(unused.sha256)).toBe(false);
+    expect(ws.blobs.list().map((b) => b.sha256).sort()).toEqual([used.sha256, held.sha256].sort());
+    await ws.close();
+  });
+});
+
+describe('custom indexers', () => {
+  it('that throw are reported and never break a command or the index', async () => {
+    const ws = await createWorkspace();
+    const reported: string[] = [];
+    ws.events.on('indexer:error', (e) => reported.push(e.indexer));
+    let armed = false;
+    ws.manager.addIndexer({
+      name: 'boom',
+      reset() {},
+      apply(change) {
+        if (armed && change.collection === 'session') throw new Error('boom');
+      },
+    });
+    armed = true;
+    const s = await ws.sessions.create();
+    expect(reported).toEqual(['boom']);
+    await ws.manager.sync();
+    expect(ws.sessions.get(s.id)).toBeDefined();
+    await expectIndexMatchesStore(ws);
+    await ws.close();
+  });
+});
+
 describe('middleware', () => {
   it('can abort, augment and observe', async () => {
     const ws = await createWorkspace({ newId: countingIds() });

@@ -61,6 +61,8 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     await expectRefused(ws, { type: 'session:update', payload: { sessionId: s.id, updates: {} } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'role:add', payload: { name: 'x' } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'turn:delete', payload: { sessionId: s.id, turnId: 'x', version: -1 } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'session:fork', payload: { sessionId: s.id, version: 1 } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'turn:switch', payload: { sessionId: s.id, turnId: 'x', direction: 'up' } }, 'INVALID_PAYLOAD');
     await ws.close();
   });
 
@@ -124,6 +126,9 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     );
     await expectRefused(ws, { type: 'blob:register', payload: { sha256: unregistered, size: 1, mediaType: 'image/png' } }, 'BLOB_NOT_STORED');
     await expectRefused(ws, { type: 'blob:release', payload: { sha256: blob.sha256 } }, 'BLOB_NOT_HELD');
+    const stored = await ws.manager.blobStorage.put(new Uint8Array([7, 7]));
+    await expectRefused(ws, { type: 'blob:register', payload: { sha256: stored, size: 999, mediaType: 'image/png' } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'blob:collect', payload: { before: 'yesterday' } }, 'INVALID_PAYLOAD');
     await expect(ws.blobs.register('text' as unknown as Uint8Array, { mediaType: 'text/plain' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(ws.blobs.read(unregistered)).rejects.toMatchObject({ code: 'BLOB_NOT_FOUND' });
     await ws.close();

@@ -11,6 +11,8 @@ export interface BlobStorage {
   /** The bytes, or null when none are stored under that digest. */
   get(sha256: string): Promise<Uint8Array | null>;
   has(sha256: string): Promise<boolean>;
+  /** The size of the stored bytes, or null when none are stored under that digest. */
+  sizeOf(sha256: string): Promise<number | null>;
   /** Removes the bytes; removing what is not there is not an error. */
   delete(sha256: string): Promise<void>;
   /** Every digest stored (for checks and repairs). */
@@ -42,6 +44,10 @@ export class MemoryBlobStorage implements BlobStorage {
 
   async has(sha256: string): Promise<boolean> {
     return this.#blobs.has(sha256);
+  }
+
+  async sizeOf(sha256: string): Promise<number | null> {
+    return this.#blobs.get(sha256)?.byteLength ?? null;
   }
 
   async delete(sha256: string): Promise<void> {

@@ -58,6 +58,16 @@ export class FsBlobStorage implements BlobStorage {
     return Sha256.safeParse(sha256).success && (await exists(join(this.dir, sha256)));
   }
 
+  async sizeOf(sha256: string): Promise<number | null> {
+    if (!Sha256.safeParse(sha256).success) return null;
+    try {
+      return (await stat(join(this.dir, sha256))).size;
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
   async delete(sha256: string): Promise<void> {
     if (!Sha256.safeParse(sha256).success) return;
     await rm(join(this.dir, sha256), { force: true });

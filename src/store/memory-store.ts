@@ -16,12 +16,13 @@ export class MemoryStore implements Store {
     this.#open = true;
   }
 
-  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number> {
+  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void> {
     this.#assertOpen();
+    if (entry.seq !== this.#log.length + 1) throw seqMismatch(entry.seq, this.#log.length);
     if (this.#ids.has(entry.id)) throw new GolemError('STORE_ERROR', `the command log already holds a command with id "${entry.id}"`);
     // Serialize everything first: a value that cannot be stored fails the whole commit.
     const encoded = writes.map((w) => (w.op === 'put' ? { ...w, json: encode(w.value) } : { ...w, json: '' }));
-    const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)), seq: this.#log.length + 1 };
+    const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
     for (const w of encoded) {
       let collection = this.#collections.get(w.collection);
       if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, string>()));
@@ -30,7 +31,11 @@ export class MemoryStore implements Store {
     }
     this.#log.push(logged);
     this.#ids.add(entry.id);
-    return logged.seq;
+  }
+
+  async lastSeq(): Promise<number> {
+    this.#assertOpen();
+    return this.#log.length;
   }
 
   async load(): Promise<StoredRecord[]> {
@@ -67,6 +72,13 @@ export class MemoryStore implements Store {
   #assertOpen(): void {
     if (!this.#open) throw new GolemError('STORE_ERROR', 'the memory store is not open');
   }
+}
+
+/** The error for a commit at the wrong position in the log. */
+export function seqMismatch(seq: number, last: number): GolemError {
+  return new GolemError('STORE_ERROR', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
+    details: { seq, last },
+  });
 }
 
 /** JSON text of a value, refusing what JSON cannot carry faithfully. */

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { GolemError } from '../errors.js';
-import { encode } from './memory-store.js';
+import { encode, seqMismatch } from './memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store.js';
 
@@ -42,7 +42,7 @@ export class SqliteStore implements Store {
   readonly #busyTimeoutMs: number;
   #db: BetterSqlite3.Database | undefined;
   #statements: ReturnType<SqliteStore['prepare']> | undefined;
-  #commitTx: ((entry: CommandLogInput, payload: string, writes: readonly Write[], encoded: string[]) => number) | undefined;
+  #commitTx: ((entry: CommandLogInput, payload: string, writes: readonly Write[], encoded: string[]) => void) | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -73,20 +73,22 @@ export class SqliteStore implements Store {
     this.#statements = this.prepare(db);
     const s = this.#statements;
     this.#commitTx = db.transaction((entry: CommandLogInput, payload: string, writes: readonly Write[], encoded: string[]) => {
-      const seq = Number(s.appendLog.run(entry.id, entry.type, payload, entry.actor, entry.timestamp).lastInsertRowid);
+      const last = s.lastSeq.get()?.seq ?? 0;
+      if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
+      s.appendLog.run(entry.seq, entry.id, entry.type, payload, entry.actor, entry.timestamp);
       writes.forEach((w, i) => {
         if (w.op === 'put') s.put.run(w.collection, w.key, encoded[i]);
         else s.delete.run(w.collection, w.key);
       });
-      return seq;
     });
   }
 
   private prepare(db: BetterSqlite3.Database) {
     return {
-      appendLog: db.prepare<[string, string, string, string | null, string]>(
-        'INSERT INTO command_log (id, type, payload, actor, timestamp) VALUES (?, ?, ?, ?, ?)',
+      appendLog: db.prepare<[number, string, string, string, string | null, string]>(
+        'INSERT INTO command_log (seq, id, type, payload, actor, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      lastSeq: db.prepare<[], { seq: number }>('SELECT max(seq) AS seq FROM command_log'),
       put: db.prepare<[string, string, string | undefined]>(
         'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
       ),
@@ -101,14 +103,15 @@ export class SqliteStore implements Store {
     };
   }
 
-  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number> {
+  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void> {
     const commitTx = this.#commitTx;
     if (commitTx === undefined) throw closed();
     const payload = encode(entry.payload);
     const encoded = writes.map((w) => (w.op === 'put' ? encode(w.value) : ''));
     try {
-      return commitTx(entry, payload, writes, encoded);
+      commitTx(entry, payload, writes, encoded);
     } catch (cause) {
+      if (GolemError.isInstance(cause)) throw cause;
       throw new GolemError('STORE_ERROR', `the commit of ${entry.type} failed: ${message(cause)}`, { cause });
     }
   }
@@ -116,6 +119,10 @@ export class SqliteStore implements Store {
   async load(): Promise<StoredRecord[]> {
     const s = this.#open();
     return s.load.all().map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+  }
+
+  async lastSeq(): Promise<number> {
+    return this.#open().lastSeq.get()?.seq ?? 0;
   }
 
   async get(collection: string, key: string): Promise<unknown> {

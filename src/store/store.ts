@@ -11,6 +11,11 @@ export type Write =
 
 /** A command as it is appended to the log (the audit trail). */
 export interface CommandLogInput {
+  /**
+   * The command's position in the log: exactly one more than the last entry's. A store
+   * refuses any other, so a writer that fell behind (another process wrote) finds out.
+   */
+  seq: number;
   /** The command's unique id. */
   id: string;
   type: string;
@@ -20,11 +25,8 @@ export interface CommandLogInput {
   actor: string | null;
 }
 
-/** A command read back from the log, with its position. */
-export interface CommandLogEntry extends CommandLogInput {
-  /** Position in the log: 1, 2, 3... with no gaps, in commit order. */
-  seq: number;
-}
+/** A command read back from the log. Seqs run 1, 2, 3... with no gaps, in commit order. */
+export type CommandLogEntry = CommandLogInput;
 
 /** A record as the store holds it. */
 export interface StoredRecord {
@@ -55,8 +57,10 @@ export interface Store {
   readonly kind: string;
   /** Opens the store, running its migrations. Safe to call once. */
   open(): Promise<void>;
-  /** Applies `writes` and appends `entry` to the command log in one transaction; returns the entry's seq. */
-  commit(entry: CommandLogInput, writes: readonly Write[]): Promise<number>;
+  /** Applies `writes` and appends `entry` to the command log in one transaction. */
+  commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void>;
+  /** The seq of the last command in the log (0 when empty). */
+  lastSeq(): Promise<number>;
   /** Every record, each collection's in first-written order. */
   load(): Promise<StoredRecord[]>;
   /** One record, or undefined. */

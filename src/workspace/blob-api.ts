@@ -16,9 +16,23 @@ export class BlobApi {
    */
   async register(bytes: Uint8Array, options: { mediaType: string; filename?: string }): Promise<BlobRecord> {
     if (!(bytes instanceof Uint8Array)) throw fail('INVALID_ARGUMENT', 'blob bytes must be a Uint8Array (a Buffer is one)');
-    const sha256 = await this.#manager.blobStorage.put(bytes);
-    const payload = { sha256, size: bytes.byteLength, mediaType: options.mediaType, filename: options.filename ?? null };
-    return unwrap(await this.#manager.dispatch({ type: 'blob:register', payload }));
+    // The bytes are stored outside the serializer (a large write must not hold up every command), so the
+    // last reference to the same bytes may be released, and the file deleted, between the put and the
+    // register. The register then finds no bytes: store them again and retry.
+    for (let attempt = 1; ; attempt++) {
+      const sha256 = await this.#manager.blobStorage.put(bytes);
+      const payload = { sha256, size: bytes.byteLength, mediaType: options.mediaType, filename: options.filename ?? null };
+      const result = await this.#manager.dispatch({ type: 'blob:register', payload });
+      if (result.ok || result.error.code !== 'BLOB_NOT_STORED' || attempt === 3) return unwrap(result);
+    }
+  }
+
+  /**
+   * Deletes blobs nothing references or holds (registered and never used), with their
+   * bytes. `before` (ISO time) spares blobs registered since, which a caller may be about to use.
+   */
+  async collect(options: { before?: string } = {}): Promise<string[]> {
+    return unwrap(await this.#manager.dispatch({ type: 'blob:collect', payload: options })).collected;
   }
 
   /** The blob's record, or undefined. */

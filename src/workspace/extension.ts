@@ -34,6 +34,8 @@ export interface ReducerContext {
   /** The current read model (state before this command). */
   readonly index: WorkspaceView;
   readonly command: Command;
+  /** The position this command takes in the command log (turns it creates carry it as their `seq`). */
+  readonly seq: number;
   /** The command's timestamp: the time every record it touches is stamped with. */
   readonly now: string;
   /** A fresh unique id. */

@@ -5,11 +5,14 @@
 import { blobRefsOf } from '../content/blocks.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import { turnKey, type Turn } from './records.js';
+import { SessionView } from './turn-tree.js';
 import type { WorkspaceView } from './workspace-index.js';
 
 export interface InvariantViolation {
   code:
     | 'HEAD_MISSING'
+    | 'HEAD_NOT_VISIBLE'
+    | 'FORK_POINT_MISSING'
     | 'PARENT_MISSING'
     | 'PARENT_ORDER'
     | 'NODE_PARENT_MISMATCH'
@@ -29,6 +32,12 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
 
   for (const session of view.sessions.values()) {
     if (session.head !== null && view.turn(session.head) === undefined) report('HEAD_MISSING', `session ${session.id}: head ${turnKey(session.head)} does not exist`);
+    else if (session.head !== null && !new SessionView(view, session).sees(session.head)) {
+      report('HEAD_NOT_VISIBLE', `session ${session.id}: head ${turnKey(session.head)} is neither its own turn nor in the history it was forked from`);
+    }
+    if (session.forkedFrom !== null && view.turn(session.forkedFrom.turn) === undefined) {
+      report('FORK_POINT_MISSING', `session ${session.id}: fork point ${turnKey(session.forkedFrom.turn)} does not exist`);
+    }
     if (session.role !== null && !view.roles.has(session.role)) report('ROLE_MISSING', `session ${session.id}: role ${session.role} does not exist`);
     for (const id of session.preferences) if (!view.preferences.has(id)) report('PREFERENCE_MISSING', `session ${session.id}: preference ${id} does not exist`);
   }
@@ -41,26 +50,24 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
     if (turn.parent !== null) {
       const parent = view.turn(turn.parent);
       if (parent === undefined) report('PARENT_MISSING', `turn ${turnKey(turn)}: parent ${turnKey(turn.parent)} does not exist`);
-      else if (parent.seq >= turn.seq) report('PARENT_ORDER', `turn ${turnKey(turn)}: parent ${turnKey(parent)} is not older`);
+      else if (parent.seq > turn.seq) report('PARENT_ORDER', `turn ${turnKey(turn)}: parent ${turnKey(parent)} is not older`);
     }
     const first = view.node(turn.id)?.versions[0];
     if (first !== undefined && !sameParent(first, turn)) report('NODE_PARENT_MISMATCH', `turn ${turnKey(turn)}: versions of one node disagree on the parent`);
     for (const sha256 of blobRefsOf(turn.blocks)) references.set(sha256, (references.get(sha256) ?? 0) + 1);
   }
 
-  // Every turn must be needed by a live session: its node holds a version created there, its head,
-  // or an ancestor of either. (All versions of a needed node stay, so they can be switched to.)
+  // Every turn must be seen by a live session: created there, or an ancestor of its head, its fork point or a turn it created.
   const alive = new Set<string>();
   const markAncestry = (start: Turn | undefined) => {
     for (let at = start; at !== undefined && !alive.has(turnKey(at)); at = at.parent === null ? undefined : view.turn(at.parent)) alive.add(turnKey(at));
   };
   for (const session of view.sessions.values()) {
-    if (session.head !== null) markAncestry(view.turn(session.head));
+    for (const ref of [session.head, session.forkedFrom?.turn ?? null]) if (ref !== null) markAncestry(view.turn(ref));
     for (const key of view.createdIn(session.id)) markAncestry(view.turns.get(key));
   }
-  const aliveNodes = new Set([...alive].map((key) => (view.turns.get(key) as Turn).id));
   for (const [key, turn] of view.turns) {
-    if (!aliveNodes.has(turn.id)) report('TURN_UNREACHABLE', `turn ${key} (created in session ${turn.sessionId}) is needed by no live session`);
+    if (!alive.has(key)) report('TURN_UNREACHABLE', `turn ${key} (created in session ${turn.sessionId}) is seen by no live session`);
   }
 
   for (const [sha256, count] of references) {

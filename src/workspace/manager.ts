@@ -65,6 +65,8 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   'processor:error': { processor: string; turn: Turn; error: unknown };
   /** An after-commit effect failed (e.g. deleting blob bytes); the command stands. */
   'effect:error': { command: Command; error: unknown };
+  /** A custom indexer threw; the index itself is intact, that indexer's projection may not be. */
+  'indexer:error': { indexer: string; error: unknown };
 };
 
 export interface WorkspaceManagerOptions {
@@ -104,6 +106,7 @@ export class WorkspaceManager {
         if (type !== 'listener:error') this.events.emit('listener:error', { type: String(type), error });
       },
     });
+    this.#index.onIndexerError = (indexer, error) => this.events.emit('indexer:error', { indexer, error });
     this.extend({ name: 'core', commands: CORE_COMMANDS });
   }
 
@@ -234,9 +237,11 @@ export class WorkspaceManager {
       const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
       return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
     }
+    const seq = this.#index.lastSeq + 1;
     const ctx: ReducerContext = {
       index: this.#index,
       command,
+      seq,
       now: command.timestamp,
       newId: this.#newId,
       blobStorage: this.blobStorage,
@@ -252,9 +257,8 @@ export class WorkspaceManager {
         return err(fail('INTERNAL', `${command.type} wrote to "${write.collection}", a collection no extension defines`, { type: command.type }));
       }
     }
-    let seq: number;
     try {
-      seq = await this.store.commit({ ...command, payload: payload.data }, change.writes);
+      await this.store.commit({ ...command, seq, payload: payload.data }, change.writes);
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
@@ -263,7 +267,7 @@ export class WorkspaceManager {
       this.#index.lastSeq = seq;
     } catch (error) {
       // The store holds the truth; bring the index back in line with it.
-      await this.#rebuild();
+      await this.#rebuild().catch(() => undefined);
       return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not apply it; the index was rebuilt`, { cause: error, details: { seq } }));
     }
     if (command.type === WORKSPACE_SYNC) await this.#rebuild();
@@ -282,8 +286,8 @@ export class WorkspaceManager {
   }
 
   async #rebuild(): Promise<void> {
-    const [records, last] = await Promise.all([this.store.load(), this.store.stats()]);
-    this.#index.rebuild(records, last.commands);
+    const [records, lastSeq] = await Promise.all([this.store.load(), this.store.lastSeq()]);
+    this.#index.rebuild(records, lastSeq);
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
   }
 

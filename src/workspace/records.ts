@@ -58,7 +58,7 @@ export const Turn = z.strictObject({
   role: TurnRole,
   blocks: z.array(ContentBlock),
   meta: z.record(z.string(), z.unknown()),
-  /** Workspace-wide creation order: a child's seq is always above its parent's. */
+  /** The command-log position of the command that created it: a child's seq is always above its parent's. */
   seq: z.number().int().positive(),
   createdAt: Timestamp,
 });

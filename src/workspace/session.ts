@@ -7,7 +7,7 @@ import { fail, unwrap } from '../errors.js';
 import type { TurnDeleteResult, TurnInput } from './commands/index.js';
 import type { WorkspaceManager } from './manager.js';
 import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from './records.js';
-import { branchInfo, latestLeaf, pathTo, versionOnPath, type BranchInfo } from './turn-tree.js';
+import { pathTo, SessionView, type BranchInfo } from './turn-tree.js';
 
 /** Options shared by the commands that add a turn. */
 export interface NewTurn {
@@ -68,27 +68,27 @@ export class Session {
     return unwrap(await this.#manager.dispatch({ type: 'turn:branch', payload: { sessionId: this.id, parent, turn: this.#withId(rest) } }));
   }
 
-  /** Removes a turn version (the one on the path by default) and everything below it. */
+  /** Removes a turn version (by default the one on the path) and everything below it. */
   async deleteTurn(turnId: string, version?: number): Promise<TurnDeleteResult> {
-    const v = version ?? versionOnPath(this.#view(), this.head(), turnId) ?? this.#view().node(turnId)?.versions.at(-1)?.version ?? 0;
-    return unwrap(await this.#manager.dispatch({ type: 'turn:delete', payload: { sessionId: this.id, turnId, version: v } }));
+    const payload = { sessionId: this.id, turnId, ...(version !== undefined && { version }) };
+    return unwrap(await this.#manager.dispatch({ type: 'turn:delete', payload }));
   }
 
-  /** The versions of a turn and which one the session is on. */
+  /** The versions of a turn this session can see, and which one it is on. */
   async branchInfo(turnId: string): Promise<BranchInfo> {
-    const info = branchInfo(this.#view(), this.head(), turnId);
-    if (info === undefined) throw fail('TURN_NOT_FOUND', `no turn with id "${turnId}"`, { turnId });
+    const info = new SessionView(this.#view(), this.record()).branchInfo(turnId);
+    if (info === undefined) throw fail('TURN_NOT_FOUND', `session "${this.id}" has no turn with id "${turnId}"`, { turnId });
     return info;
   }
 
   /** Moves to the previous version of a turn on the path, continuing to that version's latest leaf. */
   async switchVersionLeft(turnId: string): Promise<TurnRef> {
-    return this.#switchVersion(turnId, -1);
+    return this.#switchVersion(turnId, 'left');
   }
 
   /** Moves to the next version of a turn on the path, continuing to that version's latest leaf. */
   async switchVersionRight(turnId: string): Promise<TurnRef> {
-    return this.#switchVersion(turnId, 1);
+    return this.#switchVersion(turnId, 'right');
   }
 
   /** The turns from the root to the head (the ancestry walk of seed 001 section 6.1). */
@@ -113,21 +113,8 @@ export class Session {
     return unwrap(await this.#manager.dispatch<'session:role:switch'>({ type: 'session:role:switch', payload: { sessionId: this.id, role } })).turn;
   }
 
-  async #switchVersion(turnId: string, step: -1 | 1): Promise<TurnRef> {
-    const view = this.#view();
-    const current = versionOnPath(view, this.head(), turnId);
-    if (current === undefined) {
-      throw fail('TURN_NOT_ON_PATH', `turn "${turnId}" is not on the current path of session "${this.id}"`, { sessionId: this.id, turnId });
-    }
-    const versions = view.node(turnId)?.versions ?? [];
-    const target = versions[versions.findIndex((t) => t.version === current) + step];
-    if (target === undefined) {
-      throw step < 0
-        ? fail('NO_PREVIOUS_VERSION', `turn "${turnId}" has no version before ${current}`, { turnId, version: current })
-        : fail('NO_NEXT_VERSION', `turn "${turnId}" has no version after ${current}`, { turnId, version: current });
-    }
-    const head = latestLeaf(view, { id: target.id, version: target.version }, this.id);
-    const session = unwrap(await this.#manager.dispatch({ type: 'session:update', payload: { sessionId: this.id, updates: { head } } }));
+  async #switchVersion(turnId: string, direction: 'left' | 'right'): Promise<TurnRef> {
+    const session = unwrap(await this.#manager.dispatch({ type: 'turn:switch', payload: { sessionId: this.id, turnId, direction } }));
     return session.head as TurnRef;
   }
 

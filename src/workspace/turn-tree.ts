@@ -1,7 +1,12 @@
 /**
  * Reads and plans over the turn DAG held by the index (the `TurnTree` of seed 001):
- * ancestry walks, version switching, visibility of a turn to a session, and which
- * turns a deletion removes.
+ * ancestry walks, what a session can see, version switching, and which turns a
+ * deletion removes.
+ *
+ * What a session sees: the turns it created, and the history it was forked from (the
+ * fork point and its ancestors). Nothing else: another session's later turns and
+ * versions stay private to it. Every head move keeps the head inside that view, so
+ * the view is closed under ancestry.
  */
 import { turnKey, type Session, type Turn, type TurnRef } from './records.js';
 import type { WorkspaceView } from './workspace-index.js';
@@ -32,62 +37,69 @@ export function versionOnPath(index: WorkspaceView, head: TurnRef | null, nodeId
   return undefined;
 }
 
-/** Whether `target` is `from` or one of its ancestors. */
-export function isAncestorOrSelf(index: WorkspaceView, target: TurnRef, from: TurnRef | null): boolean {
-  const key = turnKey(target);
-  for (const turn of ancestry(index, from)) if (turnKey(turn) === key) return true;
-  return false;
-}
+/** What one session can see of the DAG. Build one per command: it caches the fork ancestry. */
+export class SessionView {
+  readonly session: Session;
+  readonly #index: WorkspaceView;
+  #inherited: Set<string> | undefined;
 
-/**
- * Whether a turn belongs to a session: it was created there, or lies in the history
- * the session stands on (an ancestor of its head or of any turn it created).
- */
-export function isVisible(index: WorkspaceView, session: Session, ref: TurnRef): boolean {
-  const turn = index.turn(ref);
-  if (turn === undefined) return false;
-  if (turn.sessionId === session.id) return true;
-  if (isAncestorOrSelf(index, ref, session.head)) return true;
-  for (const key of index.entriesOf(session.id)) {
-    const entry = index.turns.get(key);
-    if (entry?.parent != null && isAncestorOrSelf(index, ref, entry.parent)) return true;
+  constructor(index: WorkspaceView, session: Session) {
+    this.#index = index;
+    this.session = session;
   }
-  return false;
-}
 
-/**
- * The leaf reached from `ref` by always stepping to the newest child version that
- * `sessionId` created: where a session's timeline continues below a version.
- */
-export function latestLeaf(index: WorkspaceView, ref: TurnRef, sessionId: string): TurnRef {
-  let at = ref;
-  for (;;) {
-    let next: Turn | undefined;
-    for (const childId of index.childrenOf(at)) {
-      for (const version of index.node(childId)?.versions ?? []) {
-        if (version.sessionId === sessionId && (next === undefined || version.seq > next.seq)) next = version;
+  /** Whether the session can see (and so edit, branch from, fork at, move its head to) this turn. */
+  sees(ref: TurnRef): boolean {
+    const turn = this.#index.turn(ref);
+    if (turn === undefined) return false;
+    if (turn.sessionId === this.session.id) return true;
+    this.#inherited ??= new Set([...ancestry(this.#index, this.session.forkedFrom?.turn ?? null)].map(turnKey));
+    return this.#inherited.has(turnKey(ref));
+  }
+
+  /** The versions of a node the session can see, ascending. */
+  versions(nodeId: string): Turn[] {
+    return (this.#index.node(nodeId)?.versions ?? []).filter((t) => this.sees(t));
+  }
+
+  /** The version of a node the session is on (on its path), else the newest it can see. */
+  currentVersion(nodeId: string): Turn | undefined {
+    const onPath = versionOnPath(this.#index, this.session.head, nodeId);
+    const versions = this.versions(nodeId);
+    return versions.find((t) => t.version === onPath) ?? versions.at(-1);
+  }
+
+  /**
+   * Where the session's timeline continues below `ref`: always stepping to the newest
+   * child version it can see.
+   */
+  latestLeaf(ref: TurnRef): TurnRef {
+    let at = ref;
+    for (;;) {
+      let next: Turn | undefined;
+      for (const childId of this.#index.childrenOf(at)) {
+        for (const version of this.#index.node(childId)?.versions ?? []) {
+          if ((next === undefined || version.seq > next.seq) && this.sees(version)) next = version;
+        }
       }
+      if (next === undefined) return at;
+      at = { id: next.id, version: next.version };
     }
-    if (next === undefined) return at;
-    at = { id: next.id, version: next.version };
+  }
+
+  /** The seed's branch info for a node, as this session sees it. */
+  branchInfo(nodeId: string): BranchInfo | undefined {
+    const versions = this.versions(nodeId).map((t) => t.version);
+    if (versions.length === 0) return undefined;
+    const current = this.currentVersion(nodeId)?.version;
+    const currentIndex = current === undefined ? versions.length - 1 : versions.indexOf(current);
+    return { versions, currentIndex, total: versions.length, hasPrev: currentIndex > 0, hasNext: currentIndex < versions.length - 1 };
   }
 }
 
-/** `ref` and every turn version below it. */
-export function subtree(index: WorkspaceView, ref: TurnRef): Turn[] {
-  const root = index.turn(ref);
-  if (root === undefined) return [];
-  const out: Turn[] = [root];
-  for (let i = 0; i < out.length; i++) {
-    const at = out[i] as Turn;
-    for (const childId of index.childrenOf(at)) out.push(...(index.node(childId)?.versions ?? []));
-  }
-  return out;
-}
-
-/** The seed's branch info for a node, as seen from a session's head. */
+/** The seed's branch info: the versions of a turn a session can see and which one it is on. */
 export interface BranchInfo {
-  /** Every version number of the node, ascending. */
+  /** Every version number the session can see, ascending. */
   versions: number[];
   /** Index in `versions` of the version on the session's path (the newest when the node is off the path). */
   currentIndex: number;
@@ -96,41 +108,34 @@ export interface BranchInfo {
   hasNext: boolean;
 }
 
-export function branchInfo(index: WorkspaceView, head: TurnRef | null, nodeId: string): BranchInfo | undefined {
-  const node = index.node(nodeId);
-  if (node === undefined) return undefined;
-  const versions = node.versions.map((t) => t.version);
-  const current = versionOnPath(index, head, nodeId);
-  const currentIndex = current === undefined ? versions.length - 1 : versions.indexOf(current);
-  return {
-    versions,
-    currentIndex,
-    total: versions.length,
-    hasPrev: currentIndex > 0,
-    hasNext: currentIndex < versions.length - 1,
-  };
+/** `ref` and every turn version below it. */
+export function subtree(index: WorkspaceView, ref: TurnRef): Turn[] {
+  const root = index.turn(ref);
+  if (root === undefined) return [];
+  const out: Turn[] = [root];
+  for (let i = 0; i < out.length; i++) {
+    for (const childId of index.childrenOf(out[i] as Turn)) out.push(...(index.node(childId)?.versions ?? []));
+  }
+  return out;
 }
 
-/** What decides whether history is still needed while a change is planned. */
+/** What decides whether a turn is still needed while a deletion is planned. */
 export interface SweepRules {
   /** Whether the session is alive after the change. */
   isLive(sessionId: string): boolean;
-  /** Whether a live session's head is at `ref` after the change. */
+  /** Whether a live session's head or fork point is at `ref` after the change. */
   isPinned(ref: TurnRef): boolean;
-  /** Nodes the change itself keeps (the node it adds a version to, the parent it adds a child under). */
-  keepNodes?: ReadonlySet<string>;
 }
 
 /**
- * Garbage collection of the DAG, node by node. Starting from the nodes in `start`, marks
- * in `deleted` every version of each node that nothing needs any more, then looks at the
- * parent node. A node is needed while one of its versions was created by a live session,
- * is a live head, or has a remaining child; all its versions stay then, so they can still
- * be switched to. Returns `deleted`.
+ * Garbage collection of the DAG. Starting from `start`, marks in `deleted` every turn
+ * version that no live session can see any more (not created by a live session, not a
+ * live head or fork point, no remaining child), walking up to parents as children go.
+ * Returns `deleted`.
  */
-export function sweep(index: WorkspaceView, start: Iterable<string>, deleted: Set<string>, rules: SweepRules): Set<string> {
+export function sweep(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, rules: SweepRules): Set<string> {
   const stack = [...start];
-  const needs = (turn: Turn): boolean => {
+  const needed = (turn: Turn): boolean => {
     if (rules.isLive(turn.sessionId) || rules.isPinned(turn)) return true;
     for (const childId of index.childrenOf(turn)) {
       for (const version of index.node(childId)?.versions ?? []) if (!deleted.has(turnKey(version))) return true;
@@ -138,12 +143,12 @@ export function sweep(index: WorkspaceView, start: Iterable<string>, deleted: Se
     return false;
   };
   while (stack.length > 0) {
-    const node = index.node(stack.pop() as string);
-    if (node === undefined || rules.keepNodes?.has(node.id)) continue;
-    const remaining = node.versions.filter((t) => !deleted.has(turnKey(t)));
-    if (remaining.length === 0 || remaining.some(needs)) continue;
-    for (const turn of remaining) deleted.add(turnKey(turn));
-    if (node.parent !== null) stack.push(node.parent.id);
+    const turn = stack.pop() as Turn;
+    const key = turnKey(turn);
+    if (deleted.has(key) || needed(turn)) continue;
+    deleted.add(key);
+    const parent = turn.parent === null ? undefined : index.turn(turn.parent);
+    if (parent !== undefined) stack.push(parent);
   }
   return deleted;
 }

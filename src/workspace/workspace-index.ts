@@ -57,14 +57,13 @@ export interface WorkspaceView {
   readonly context: ReadonlyMap<string, ContextEntry>;
   readonly blobs: ReadonlyMap<string, BlobRecord>;
   readonly collections: ReadonlyMap<string, ReadonlyMap<string, unknown>>;
-  readonly turnSeq: number;
   readonly lastSeq: number;
   turn(ref: TurnRef): Turn | undefined;
   node(id: string): TurnNode | undefined;
   childrenOf(ref: TurnRef | null): ReadonlySet<string>;
   createdIn(sessionId: string): ReadonlySet<string>;
-  entriesOf(sessionId: string): ReadonlySet<string>;
   headsAt(ref: TurnRef): ReadonlySet<string>;
+  forksAt(ref: TurnRef): ReadonlySet<string>;
   sessionsWithRole(role: string): ReadonlySet<string>;
   records(): Generator<StoredRecord>;
 }
@@ -84,8 +83,6 @@ export class WorkspaceIndex implements WorkspaceView {
   readonly blobs = new Map<string, BlobRecord>();
   /** Records of extension collections. */
   readonly collections = new Map<string, Map<string, unknown>>();
-  /** The highest turn seq seen. */
-  turnSeq = 0;
   /** The seq of the last command-log entry this index reflects. */
   lastSeq = 0;
 
@@ -93,13 +90,15 @@ export class WorkspaceIndex implements WorkspaceView {
   readonly #children = new Map<string, Set<string>>();
   /** session id -> keys of the turn versions created in it. */
   readonly #createdIn = new Map<string, Set<string>>();
-  /** session id -> keys of its entry points: turns it created whose parent it did not create. */
-  readonly #entries = new Map<string, Set<string>>();
   /** turn key -> ids of the sessions whose head is there. */
   readonly #headsAt = new Map<string, Set<string>>();
+  /** turn key -> ids of the sessions forked there. */
+  readonly #forksAt = new Map<string, Set<string>>();
   /** role name -> ids of the sessions using it. */
   readonly #roleUsers = new Map<string, Set<string>>();
   readonly #indexers: Indexer[] = [];
+  /** Where a failing custom indexer is reported (it never stops the index). */
+  onIndexerError: (indexer: string, error: unknown) => void = () => undefined;
   readonly #schemas = new Map<string, z.ZodType>(Object.entries(CORE_COLLECTIONS));
 
   /** Registers the schema of an extension collection, validated on rebuild. */
@@ -118,18 +117,25 @@ export class WorkspaceIndex implements WorkspaceView {
     if (this.#indexers.some((i) => i.name === indexer.name)) {
       throw new GolemError('EXTENSION_CONFLICT', `an indexer named "${indexer.name}" is already registered`);
     }
-    this.#indexers.push(indexer);
     indexer.reset();
     for (const record of this.records()) indexer.apply({ ...record, previous: undefined }, this);
+    this.#indexers.push(indexer);
   }
 
   /** Applies committed writes, in order. */
   apply(writes: readonly Write[]): void {
     for (const write of writes) {
       const previous = this.#get(write.collection, write.key);
-      const value = write.op === 'put' ? write.value : undefined;
+      // Records are shared with callers (reducer results, reads): frozen, nobody can change them behind the store's back.
+      const value = write.op === 'put' ? deepFreeze(write.value) : undefined;
       this.#change(write.collection, write.key, value, previous);
-      for (const indexer of this.#indexers) indexer.apply({ collection: write.collection, key: write.key, value, previous }, this);
+      for (const indexer of this.#indexers) {
+        try {
+          indexer.apply({ collection: write.collection, key: write.key, value, previous }, this);
+        } catch (error) {
+          this.onIndexerError(indexer.name, error);
+        }
+      }
     }
   }
 
@@ -155,7 +161,13 @@ export class WorkspaceIndex implements WorkspaceView {
     }
     // Turns go last, in creation order, so every parent is known before its children.
     const turns = writes.filter((w) => w.collection === 'turn').sort((a, b) => seqOf(a) - seqOf(b));
-    for (const indexer of this.#indexers) indexer.reset();
+    for (const indexer of this.#indexers) {
+      try {
+        indexer.reset();
+      } catch (error) {
+        this.onIndexerError(indexer.name, error);
+      }
+    }
     this.apply(writes.filter((w) => w.collection !== 'turn'));
     this.apply(turns);
     this.lastSeq = lastSeq;
@@ -195,14 +207,14 @@ export class WorkspaceIndex implements WorkspaceView {
     return this.#createdIn.get(sessionId) ?? EMPTY;
   }
 
-  /** Keys of a session's entry points: turns it created whose parent it did not create. */
-  entriesOf(sessionId: string): ReadonlySet<string> {
-    return this.#entries.get(sessionId) ?? EMPTY;
-  }
-
   /** Ids of the sessions whose head is at `ref`. */
   headsAt(ref: TurnRef): ReadonlySet<string> {
     return this.#headsAt.get(turnKey(ref)) ?? EMPTY;
+  }
+
+  /** Ids of the sessions forked at `ref`. */
+  forksAt(ref: TurnRef): ReadonlySet<string> {
+    return this.#forksAt.get(turnKey(ref)) ?? EMPTY;
   }
 
   /** Ids of the sessions that use a role. */
@@ -263,11 +275,13 @@ export class WorkspaceIndex implements WorkspaceView {
   #changeSession(key: string, value: Session | undefined, previous: Session | undefined): void {
     if (previous !== undefined) {
       if (previous.head !== null) removeFrom(this.#headsAt, turnKey(previous.head), key);
+      if (previous.forkedFrom !== null) removeFrom(this.#forksAt, turnKey(previous.forkedFrom.turn), key);
       if (previous.role !== null) removeFrom(this.#roleUsers, previous.role, key);
     }
     setOrDelete(this.sessions, key, value);
     if (value !== undefined) {
       if (value.head !== null) addTo(this.#headsAt, turnKey(value.head), key);
+      if (value.forkedFrom !== null) addTo(this.#forksAt, turnKey(value.forkedFrom.turn), key);
       if (value.role !== null) addTo(this.#roleUsers, value.role, key);
     }
   }
@@ -284,11 +298,9 @@ export class WorkspaceIndex implements WorkspaceView {
         }
       }
       removeFrom(this.#createdIn, previous.sessionId, key);
-      removeFrom(this.#entries, previous.sessionId, key);
     }
     if (value === undefined) return;
     this.turns.set(key, value);
-    if (value.seq > this.turnSeq) this.turnSeq = value.seq;
     let node = this.nodes.get(value.id);
     if (node === undefined) {
       node = { id: value.id, parent: value.parent, versions: [] };
@@ -297,21 +309,27 @@ export class WorkspaceIndex implements WorkspaceView {
     }
     node.versions = insertByVersion(node.versions, value);
     addTo(this.#createdIn, value.sessionId, key);
-    const parent = value.parent === null ? undefined : this.turns.get(turnKey(value.parent));
-    if (parent === undefined || parent.sessionId !== value.sessionId) addTo(this.#entries, value.sessionId, key);
   }
 
   #clear(): void {
     this.meta = undefined;
     for (const map of [this.sessions, this.turns, this.nodes, this.roles, this.preferences, this.context, this.blobs]) map.clear();
-    for (const map of [this.#children, this.#createdIn, this.#entries, this.#headsAt, this.#roleUsers]) map.clear();
+    for (const map of [this.#children, this.#createdIn, this.#headsAt, this.#forksAt, this.#roleUsers]) map.clear();
     for (const entries of this.collections.values()) entries.clear();
-    this.turnSeq = 0;
     this.lastSeq = 0;
   }
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Freezes a JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
 
 function seqOf(write: Write): number {
   return write.op === 'put' ? (write.value as Turn).seq : 0;

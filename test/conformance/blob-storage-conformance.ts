@@ -15,6 +15,8 @@ export function describeBlobStorageConformance(name: string, create: () => Promi
       expect(Buffer.from((await storage.get(sha)) ?? []).toString()).toBe('the same bytes');
       expect(await storage.list()).toEqual([sha]);
       expect(await storage.size()).toBe(bytes.byteLength);
+      expect(await storage.sizeOf(sha)).toBe(bytes.byteLength);
+      expect(await storage.sizeOf('0'.repeat(64))).toBeNull();
     });
 
     it('keeps one copy of the same bytes', async () => {

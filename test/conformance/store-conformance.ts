@@ -13,9 +13,16 @@ export interface StoreHarness {
 }
 
 let counter = 0;
-function entry(type = 'test:cmd', payload: unknown = {}): CommandLogInput {
-  counter++;
-  return { id: `cmd-${counter}-${Math.random().toString(36).slice(2)}`, type, payload, timestamp: new Date(0).toISOString(), actor: null };
+/** Log entries for one store, numbered 1, 2, 3... */
+function entries() {
+  let seq = 0;
+  const make = (type = 'test:cmd', payload: unknown = {}): CommandLogInput => {
+    counter++;
+    return { seq: ++seq, id: `cmd-${counter}`, type, payload, timestamp: new Date(0).toISOString(), actor: null };
+  };
+  /** Takes back the last number (for an entry the store refused). */
+  make.undo = () => void seq--;
+  return make;
 }
 
 async function opened(harness: StoreHarness): Promise<Store> {
@@ -28,6 +35,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
   describe(`Store conformance: ${name}`, () => {
     it('starts empty', async () => {
       const store = await opened(harness);
+      expect(await store.lastSeq()).toBe(0);
       expect(await store.load()).toEqual([]);
       expect(await store.commandLog()).toEqual([]);
       expect((await store.stats()).commands).toBe(0);
@@ -37,13 +45,14 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     it('applies puts and deletes and appends the command, with gapless seqs', async () => {
       const store = await opened(harness);
-      const s1 = await store.commit(entry('a', { n: 1 }), [
+      const entry = entries();
+      await store.commit(entry('a', { n: 1 }), [
         { op: 'put', collection: 'session', key: 's1', value: { id: 's1', n: 1 } },
         { op: 'put', collection: 'turn', key: 't@0', value: { id: 't', text: 'héllo ✓ 𝄞' } },
       ]);
-      const s2 = await store.commit(entry('b'), [{ op: 'delete', collection: 'session', key: 's1' }]);
-      const s3 = await store.commit(entry('c'), []);
-      expect([s1, s2, s3]).toEqual([1, 2, 3]);
+      await store.commit(entry('b'), [{ op: 'delete', collection: 'session', key: 's1' }]);
+      await store.commit(entry('c'), []);
+      expect(await store.lastSeq()).toBe(3);
       expect(await store.get('session', 's1')).toBeUndefined();
       expect(await store.get('turn', 't@0')).toEqual({ id: 't', text: 'héllo ✓ 𝄞' });
       expect(await store.load()).toEqual([{ collection: 'turn', key: 't@0', value: { id: 't', text: 'héllo ✓ 𝄞' } }]);
@@ -61,6 +70,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     it('keeps first-written order when a record is overwritten', async () => {
       const store = await opened(harness);
+      const entry = entries();
       await store.commit(entry(), [
         { op: 'put', collection: 'c', key: 'a', value: 1 },
         { op: 'put', collection: 'c', key: 'b', value: 2 },
@@ -75,12 +85,14 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     it('deleting a missing record is not an error', async () => {
       const store = await opened(harness);
-      await expect(store.commit(entry(), [{ op: 'delete', collection: 'c', key: 'missing' }])).resolves.toBe(1);
+      await store.commit(entries()(), [{ op: 'delete', collection: 'c', key: 'missing' }]);
+      expect(await store.lastSeq()).toBe(1);
       await store.close();
     });
 
     it('is all or nothing: a write that cannot be stored leaves no trace', async () => {
       const store = await opened(harness);
+      const entry = entries();
       await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'kept', value: 1 }]);
       const failing = store.commit(entry(), [
         { op: 'put', collection: 'c', key: 'x', value: 1 },
@@ -90,15 +102,19 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await expect(failing).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
       expect(await store.load()).toEqual([{ collection: 'c', key: 'kept', value: 1 }]);
       expect((await store.stats()).commands).toBe(1);
-      expect(await store.commit(entry(), [])).toBe(2);
+      expect(await store.lastSeq()).toBe(1);
+      entry.undo();
+      await store.commit(entry(), []);
+      expect(await store.lastSeq()).toBe(2);
       await store.close();
     });
 
     it('refuses a second command with the same id, writing nothing', async () => {
       const store = await opened(harness);
+      const entry = entries();
       const first = entry();
       await store.commit(first, []);
-      await expect(store.commit(first, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
+      await expect(store.commit({ ...entry(), id: first.id }, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
         (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
       );
       expect(await store.load()).toEqual([]);
@@ -108,6 +124,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     it('pages through the command log', async () => {
       const store = await opened(harness);
+      const entry = entries();
       for (let i = 0; i < 10; i++) await store.commit(entry(`t${i}`), []);
       expect((await store.commandLog({ after: 3, limit: 4 })).map((e) => e.seq)).toEqual([4, 5, 6, 7]);
       expect((await store.commandLog({ after: 8 })).map((e) => e.type)).toEqual(['t8', 't9']);
@@ -117,6 +134,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     it('returns copies: changing a loaded value does not change the store', async () => {
       const store = await opened(harness);
+      const entry = entries();
       await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'k', value: { list: [1] } }]);
       const [record] = await store.load();
       (record?.value as { list: number[] }).list.push(2);
@@ -124,10 +142,26 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await store.close();
     });
 
+    it('refuses a command at the wrong position in the log, writing nothing', async () => {
+      const store = await opened(harness);
+      const entry = entries();
+      await store.commit(entry(), []);
+      const stale = { ...entry(), seq: 1 };
+      const ahead = { ...entry(), seq: 5 };
+      for (const bad of [stale, ahead]) {
+        await expect(store.commit(bad, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
+          (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
+        );
+      }
+      expect(await store.load()).toEqual([]);
+      expect(await store.lastSeq()).toBe(1);
+      await store.close();
+    });
+
     it('refuses to work once closed', async () => {
       const store = await opened(harness);
       await store.close();
-      await expect(store.commit(entry(), [])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
+      await expect(store.commit(entries()(), [])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
       await expect(store.load()).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e));
     });
 
@@ -135,6 +169,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const reopen = harness.reopen;
       it('keeps everything across close and reopen', async () => {
         const store = await opened(harness);
+        const entry = entries();
         await store.commit(entry('x', { deep: { a: [1, 'two', null, true] } }), [
           { op: 'put', collection: 'c', key: 'a', value: { v: 1 } },
           { op: 'put', collection: 'd', key: 'b', value: 'text' },
@@ -145,7 +180,9 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         await again.open();
         expect(await again.load()).toEqual(before.records);
         expect(await again.commandLog()).toEqual(before.log);
-        expect(await again.commit(entry(), [])).toBe(2);
+        expect(await again.lastSeq()).toBe(1);
+        await again.commit({ ...entry(), seq: 2 }, []);
+        expect(await again.lastSeq()).toBe(2);
         await again.close();
       });
     }

@@ -24,10 +24,14 @@ export const blobRegister = defineCommand({
   async reduce(payload, ctx) {
     const existing = ctx.index.blobs.get(payload.sha256);
     if (existing !== undefined) return { writes: [], result: existing };
-    if (!(await ctx.blobStorage.has(payload.sha256))) {
+    const stored = await ctx.blobStorage.sizeOf(payload.sha256);
+    if (stored === null) {
       throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${payload.sha256}; store them first (ws.blobs.register does both)`, {
         sha256: payload.sha256,
       });
+    }
+    if (stored !== payload.size) {
+      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${stored} bytes in storage, not ${payload.size}`, { sha256: payload.sha256, size: stored });
     }
     const record: BlobRecord = {
       sha256: payload.sha256,
@@ -78,5 +82,23 @@ export const blobRecordRemoteId = defineCommand({
     const record = requireBlob(ctx, payload.sha256);
     const next: BlobRecord = { ...record, remoteIds: { ...record.remoteIds, [payload.provider]: payload.remoteId } };
     return { writes: [{ op: 'put', collection: 'blob', key: next.sha256, value: next }], result: next };
+  },
+});
+
+export const blobCollect = defineCommand({
+  type: 'blob:collect',
+  description: 'Deletes blobs that nothing references or holds (registered but never used), with their bytes.',
+  payload: z.strictObject({
+    /** Only blobs registered before this time (default: all): leaves alone blobs a caller is about to reference. */
+    before: z.iso.datetime().optional(),
+  }),
+  reduce(payload, ctx) {
+    const before = payload.before;
+    const unused = [...ctx.index.blobs.values()].filter((b) => b.refCount === 0 && (before === undefined || b.createdAt < before));
+    return {
+      writes: unused.map((b) => ({ op: 'delete' as const, collection: 'blob', key: b.sha256 })),
+      effects: unused.map((b) => () => ctx.blobStorage.delete(b.sha256)),
+      result: { collected: unused.map((b) => b.sha256) },
+    };
   },
 });

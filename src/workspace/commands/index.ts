@@ -1,9 +1,9 @@
 /** The core commands of seed 001, every one defined with `defineCommand`. */
-import { blobRecordRemoteId, blobRegister, blobRelease, blobRetain } from './blob.js';
+import { blobCollect, blobRecordRemoteId, blobRegister, blobRelease, blobRetain } from './blob.js';
 import { contextAdd, contextDelete, contextUpdate, preferenceAdd, preferenceDelete, preferenceUpdate } from './resource.js';
 import { roleAdd, roleDelete, roleUpdate } from './role.js';
 import { sessionCreate, sessionDelete, sessionFork, sessionRoleSwitch, sessionUpdate } from './session.js';
-import { turnAdd, turnBranch, turnDelete, turnEdit } from './turn.js';
+import { turnAdd, turnBranch, turnDelete, turnEdit, turnSwitch } from './turn.js';
 import { workspaceCreate, workspaceSync, workspaceUpdate } from './workspace.js';
 
 export const CORE_COMMANDS = [
@@ -19,6 +19,7 @@ export const CORE_COMMANDS = [
   turnEdit,
   turnBranch,
   turnDelete,
+  turnSwitch,
   roleAdd,
   roleUpdate,
   roleDelete,
@@ -32,6 +33,7 @@ export const CORE_COMMANDS = [
   blobRetain,
   blobRelease,
   blobRecordRemoteId,
+  blobCollect,
 ] as const;
 
 type Definition = (typeof CORE_COMMANDS)[number];
@@ -44,5 +46,5 @@ export type CoreCommandMap = {
 };
 
 export { WORKSPACE_SYNC } from './workspace.js';
-export type { TurnDeleteResult } from './turn.js';
+export type { RemovalResult, TurnDeleteResult } from './turn.js';
 export { TurnInput } from './kit.js';

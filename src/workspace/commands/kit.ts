@@ -6,7 +6,7 @@ import type { Write } from '../../store/store.js';
 import type { Effect, ReducerContext } from '../extension.js';
 import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
 import type { WorkspaceView } from '../workspace-index.js';
-import { sweep } from '../turn-tree.js';
+import { SessionView, sweep } from '../turn-tree.js';
 
 /** The content of a new turn, as callers give it. */
 export const TurnInput = z.strictObject({
@@ -63,7 +63,7 @@ export function makeTurn(
     role: fields.role,
     blocks: fields.blocks,
     meta: fields.meta ?? {},
-    seq: ctx.index.turnSeq + 1,
+    seq: ctx.seq,
     createdAt: ctx.now,
   };
 }
@@ -136,22 +136,39 @@ export function sameRef(a: TurnRef | null | undefined, b: TurnRef | null | undef
   return a.id === b.id && a.version === b.version;
 }
 
-/**
- * Collects the history a session's head leaves behind when it moves to `newHead`:
- * turns of deleted sessions that only this head still needed.
- */
-export function sweepBehindHead(
-  index: WorkspaceView,
-  session: Session,
-  newHead: TurnRef | null,
-  keepNodes: ReadonlySet<string> = new Set(),
-  deleted: Set<string> = new Set(),
-): Set<string> {
-  if (session.head === null) return deleted;
-  return sweep(index, [session.head.id], deleted, {
-    isLive: (id) => index.sessions.has(id),
-    isPinned: (ref) => sameRef(ref, newHead) || [...index.headsAt(ref)].some((id) => id !== session.id),
-    keepNodes,
+/** Sessions other than `except` whose head or fork point is at `ref`. */
+export function pinnedByOthers(index: WorkspaceView, ref: TurnRef, except: string): boolean {
+  for (const id of index.headsAt(ref)) if (id !== except) return true;
+  for (const id of index.forksAt(ref)) if (id !== except) return true;
+  return false;
+}
+
+/** Garbage-collects from `start`: what no live session can see any more after `session` changes. */
+export function collect(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, after: { dying?: string; session: Session }): Set<string> {
+  const { session, dying } = after;
+  return sweep(index, start, deleted, {
+    isLive: (id) => id !== dying && index.sessions.has(id),
+    isPinned: (ref) =>
+      pinnedByOthers(index, ref, session.id) ||
+      (session.id !== dying && (sameRef(ref, session.head) || sameRef(ref, session.forkedFrom?.turn))),
+  });
+}
+
+/** A view of what the session sees, with a check that throws TURN_NOT_IN_SESSION. */
+export function viewOf(index: WorkspaceView, session: Session): SessionView & { require(ref: TurnRef): Turn } {
+  const view = new SessionView(index, session);
+  return Object.assign(view, {
+    require(ref: TurnRef): Turn {
+      const turn = requireTurn(index, ref);
+      if (!view.sees(ref)) {
+        throw fail('TURN_NOT_IN_SESSION', `turn "${ref.id}" version ${ref.version} is not part of session "${session.id}"`, {
+          sessionId: session.id,
+          turnId: ref.id,
+          version: ref.version,
+        });
+      }
+      return turn;
+    },
   });
 }
 

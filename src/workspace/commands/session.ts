@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
-import { isVisible, sweep, versionOnPath } from '../turn-tree.js';
 import {
+  collect,
   makeTurn,
   putSession,
   putTurn,
@@ -13,8 +13,8 @@ import {
   requireRole,
   requireSession,
   requireTurn,
-  sweepBehindHead,
   unique,
+  viewOf,
 } from './kit.js';
 import { removal } from './turn.js';
 
@@ -66,21 +66,16 @@ export const sessionFork = defineCommand({
     version: z.number().int().nonnegative().optional(),
     id: Id.optional(),
     label: z.string().nullable().optional(),
-  }),
+  }).refine((p) => p.version === undefined || p.turnId !== undefined, 'a version needs a turnId'),
   reduce(payload, ctx) {
     const source = requireSession(ctx.index, payload.sessionId);
     let head: TurnRef | null = source.head;
     if (payload.turnId !== undefined) {
-      const node = ctx.index.node(payload.turnId);
-      const version = payload.version ?? versionOnPath(ctx.index, source.head, payload.turnId) ?? node?.versions.at(-1)?.version ?? 0;
-      head = { id: payload.turnId, version };
-      requireTurn(ctx.index, head);
-      if (!isVisible(ctx.index, source, head)) {
-        throw fail('TURN_NOT_IN_SESSION', `turn "${head.id}" is not part of session "${source.id}"; fork at one of its own turns`, {
-          sessionId: source.id,
-          turnId: head.id,
-        });
-      }
+      const view = viewOf(ctx.index, source);
+      const version = payload.version ?? view.currentVersion(payload.turnId)?.version;
+      if (version === undefined) requireTurn(ctx.index, { id: payload.turnId, version: 0 });
+      head = { id: payload.turnId, version: version ?? 0 };
+      view.require(head);
     }
     const id = requireNewSessionId(ctx, payload.id);
     const fork: Session = {
@@ -115,17 +110,7 @@ export const sessionUpdate = defineCommand({
     const session = requireSession(ctx.index, payload.sessionId);
     const { label, topics, preferences, head } = payload.updates;
     requirePreferences(ctx.index, preferences);
-    if (head != null) {
-      const turn = requireTurn(ctx.index, head);
-      const onPathNode = versionOnPath(ctx.index, session.head, turn.id) !== undefined;
-      if (!onPathNode && !isVisible(ctx.index, session, head)) {
-        throw fail('TURN_NOT_IN_SESSION', `turn "${head.id}" version ${head.version} is not part of session "${session.id}"`, {
-          sessionId: session.id,
-          turnId: head.id,
-        });
-      }
-    }
-    const behind = head === undefined ? new Set<string>() : sweepBehindHead(ctx.index, session, head);
+    if (head != null) viewOf(ctx.index, session).require(head);
     const next: Session = {
       ...session,
       ...(label !== undefined && { label }),
@@ -134,9 +119,7 @@ export const sessionUpdate = defineCommand({
       ...(head !== undefined && { head }),
       updatedAt: ctx.now,
     };
-    if (behind.size === 0) return { writes: [putSession(next)], result: next };
-    const { writes, effects } = removal(ctx, behind, [putSession(next)], next.head);
-    return { writes, effects, result: next };
+    return { writes: [putSession(next)], result: next };
   },
 });
 
@@ -147,13 +130,13 @@ export const sessionDelete = defineCommand({
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);
-    const start = [...index.createdIn(session.id)].map((key) => (index.turns.get(key) as Turn).id);
-    if (session.head !== null) start.push(session.head.id);
-    const deleted = sweep(index, new Set(start), new Set(), {
-      isLive: (id) => id !== session.id && index.sessions.has(id),
-      isPinned: (ref) => [...index.headsAt(ref)].some((id) => id !== session.id),
-    });
-    return removal(ctx, deleted, [{ op: 'delete', collection: 'session', key: session.id }], null);
+    const start = [...index.createdIn(session.id)].map((key) => index.turns.get(key) as Turn);
+    for (const ref of [session.head, session.forkedFrom?.turn ?? null]) {
+      const turn = ref === null ? undefined : index.turn(ref);
+      if (turn !== undefined) start.push(turn);
+    }
+    const deleted = collect(index, start, new Set(), { session, dying: session.id });
+    return removal(ctx, deleted, [{ op: 'delete', collection: 'session', key: session.id }]);
   },
 });
 

@@ -1,13 +1,14 @@
-/** Turn and DAG commands (seed 001 section 8.3). */
+/** Turn and DAG commands (seed 001 section 8.3), and version switching. */
 import { z } from 'zod';
 import { ContentBlock } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import type { Write } from '../../store/store.js';
 import { defineCommand, type Effect, type ReducerContext } from '../extension.js';
 import { Id, turnKey, TurnRef, TurnRole, type Session, type Turn } from '../records.js';
-import { isVisible, latestLeaf, subtree, sweep, versionOnPath } from '../turn-tree.js';
+import { subtree, versionOnPath } from '../turn-tree.js';
 import {
   applyBlobDelta,
+  collect,
   countRefs,
   makeTurn,
   putSession,
@@ -17,44 +18,23 @@ import {
   requireBlobs,
   requireNode,
   requireSession,
-  requireTurn,
   sameRef,
-  sweepBehindHead,
   TurnInput,
+  viewOf,
 } from './kit.js';
 
-/**
- * Writes a new turn version and moves the session head to it. When the head jumps
- * rather than grows (edit, branch), what it leaves behind is collected (see
- * `sweepBehindHead`), never the nodes in `keep`.
- */
-function appendTurn(ctx: ReducerContext, session: Session, turn: Turn, jump?: { keep: string[] }) {
+/** Writes a new turn version and moves the session head to it; retains its blobs. */
+function appendTurn(ctx: ReducerContext, session: Session, turn: Turn) {
   requireBlobs(ctx.index, turn.blocks);
-  const head = refOf(turn);
-  const behind = jump === undefined ? new Set<string>() : sweepBehindHead(ctx.index, session, head, new Set(jump.keep));
-  const delta = countRefs(new Map(), turn.blocks, 1);
-  const removed = removeTurns(ctx.index, behind, delta);
-  const blobs = applyBlobDelta(ctx, delta);
-  const writes: Write[] = [putTurn(turn), putSession({ ...session, head, updatedAt: ctx.now }), ...removed.writes, ...blobs.writes];
-  return { writes, result: turn, effects: blobs.effects };
+  const blobs = applyBlobDelta(ctx, countRefs(new Map(), turn.blocks, 1));
+  const writes: Write[] = [putTurn(turn), putSession({ ...session, head: refOf(turn), updatedAt: ctx.now }), ...blobs.writes];
+  return { writes, result: turn };
 }
 
 function requireNewNodeId(ctx: ReducerContext, id: string | undefined): string {
   if (id === undefined) return ctx.newId();
   if (ctx.index.node(id) !== undefined) throw fail('DUPLICATE_ID', `a turn with id "${id}" already exists`, { turnId: id });
   return id;
-}
-
-function requireVisible(ctx: ReducerContext, session: Session, ref: TurnRef): Turn {
-  const turn = requireTurn(ctx.index, ref);
-  if (!isVisible(ctx.index, session, ref)) {
-    throw fail('TURN_NOT_IN_SESSION', `turn "${ref.id}" version ${ref.version} is not part of session "${session.id}"`, {
-      sessionId: session.id,
-      turnId: ref.id,
-      version: ref.version,
-    });
-  }
-  return turn;
 }
 
 export const turnAdd = defineCommand({
@@ -76,8 +56,7 @@ export const turnAdd = defineCommand({
       });
     }
     const id = requireNewNodeId(ctx, payload.turn.id);
-    const turn = makeTurn(ctx, { ...payload.turn, id, version: 0, parent: session.head, sessionId: session.id });
-    return appendTurn(ctx, session, turn);
+    return appendTurn(ctx, session, makeTurn(ctx, { ...payload.turn, id, version: 0, parent: session.head, sessionId: session.id }));
   },
 });
 
@@ -95,9 +74,10 @@ export const turnEdit = defineCommand({
   reduce(payload, ctx) {
     const session = requireSession(ctx.index, payload.sessionId);
     const node = requireNode(ctx.index, payload.turnId);
-    const onPath = versionOnPath(ctx.index, session.head, node.id);
-    const base = node.versions.find((t) => t.version === onPath) ?? (node.versions.at(-1) as Turn);
-    requireVisible(ctx, session, refOf(base));
+    const base = viewOf(ctx.index, session).currentVersion(node.id);
+    if (base === undefined) {
+      throw fail('TURN_NOT_IN_SESSION', `turn "${node.id}" is not part of session "${session.id}"`, { sessionId: session.id, turnId: node.id });
+    }
     const turn = makeTurn(ctx, {
       id: node.id,
       version: (node.versions.at(-1) as Turn).version + 1,
@@ -107,7 +87,7 @@ export const turnEdit = defineCommand({
       blocks: payload.blocks,
       meta: payload.meta,
     });
-    return appendTurn(ctx, session, turn, { keep: [node.id] });
+    return appendTurn(ctx, session, turn);
   },
 });
 
@@ -117,35 +97,74 @@ export const turnBranch = defineCommand({
   payload: z.strictObject({ sessionId: Id, parent: TurnRef.nullable(), turn: TurnInput }),
   reduce(payload, ctx) {
     const session = requireSession(ctx.index, payload.sessionId);
-    if (payload.parent !== null) requireVisible(ctx, session, payload.parent);
+    if (payload.parent !== null) viewOf(ctx.index, session).require(payload.parent);
     const id = requireNewNodeId(ctx, payload.turn.id);
-    const turn = makeTurn(ctx, { ...payload.turn, id, version: 0, parent: payload.parent, sessionId: session.id });
-    return appendTurn(ctx, session, turn, { keep: payload.parent === null ? [] : [payload.parent.id] });
+    return appendTurn(ctx, session, makeTurn(ctx, { ...payload.turn, id, version: 0, parent: payload.parent, sessionId: session.id }));
   },
 });
 
-/** What a turn deletion removed. */
-export interface TurnDeleteResult {
-  /** Every turn version removed: the one named, all below it, and history nothing needs any more. */
+export const turnSwitch = defineCommand({
+  type: 'turn:switch',
+  description: "Moves to the previous or next version of a turn on the session's path, continuing to that version's latest leaf.",
+  payload: z.strictObject({ sessionId: Id, turnId: Id, direction: z.enum(['left', 'right']) }),
+  reduce(payload, ctx) {
+    const session = requireSession(ctx.index, payload.sessionId);
+    requireNode(ctx.index, payload.turnId);
+    const current = versionOnPath(ctx.index, session.head, payload.turnId);
+    if (current === undefined) {
+      throw fail('TURN_NOT_ON_PATH', `turn "${payload.turnId}" is not on the current path of session "${session.id}"`, {
+        sessionId: session.id,
+        turnId: payload.turnId,
+      });
+    }
+    const view = viewOf(ctx.index, session);
+    const versions = view.versions(payload.turnId);
+    const target = versions[versions.findIndex((t) => t.version === current) + (payload.direction === 'left' ? -1 : 1)];
+    if (target === undefined) {
+      const details = { turnId: payload.turnId, version: current };
+      throw payload.direction === 'left'
+        ? fail('NO_PREVIOUS_VERSION', `turn "${payload.turnId}" has no version before ${current} in this session`, details)
+        : fail('NO_NEXT_VERSION', `turn "${payload.turnId}" has no version after ${current} in this session`, details);
+    }
+    const next: Session = { ...session, head: view.latestLeaf(refOf(target)), updatedAt: ctx.now };
+    return { writes: [putSession(next)], result: next };
+  },
+});
+
+/** What a deletion removed. */
+export interface RemovalResult {
+  /** Every turn version removed: the one named, all below it, and history no session can see any more. */
   deleted: TurnRef[];
-  /** The session's head afterwards. */
-  head: TurnRef | null;
   /** Blobs whose bytes were freed. */
   releasedBlobs: string[];
+}
+
+/** What a turn deletion removed, and where the head is now. */
+export interface TurnDeleteResult extends RemovalResult {
+  head: TurnRef | null;
 }
 
 export const turnDelete = defineCommand({
   type: 'turn:delete',
   description: 'Removes a turn version and everything below it, releasing their blobs; refused while another session needs them.',
-  payload: z.strictObject({ sessionId: Id, turnId: Id, version: z.number().int().nonnegative() }),
+  payload: z.strictObject({
+    sessionId: Id,
+    turnId: Id,
+    /** Default: the version on the session's path, else the newest it can see. */
+    version: z.number().int().nonnegative().optional(),
+  }),
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);
-    const target = requireVisible(ctx, session, { id: payload.turnId, version: payload.version });
+    const view = viewOf(index, session);
+    const version = payload.version ?? view.currentVersion(payload.turnId)?.version ?? requireNode(index, payload.turnId).versions[0]?.version ?? 0;
+    const target = view.require({ id: payload.turnId, version });
     const doomed = subtree(index, target);
     for (const turn of doomed) {
       const owner = index.sessions.get(turn.sessionId);
-      const other = [...index.headsAt(turn)].find((id) => id !== session.id) ?? (owner !== undefined && owner.id !== session.id ? owner.id : undefined);
+      const other =
+        [...index.headsAt(turn), ...index.forksAt(turn)].find((id) => id !== session.id) ??
+        (owner !== undefined && owner.id !== session.id ? owner.id : undefined);
       if (other !== undefined) {
         throw fail('TURN_SHARED', `turn "${turn.id}" version ${turn.version} is in the history of session "${other}"; delete or move that session first`, {
           turnId: turn.id,
@@ -153,36 +172,37 @@ export const turnDelete = defineCommand({
           sessionId: other,
         });
       }
+      if (sameRef(turn, session.forkedFrom?.turn)) {
+        throw fail('TURN_SHARED', `turn "${turn.id}" version ${turn.version} is the point session "${session.id}" was forked at; it stays while the session does`, {
+          turnId: turn.id,
+          version: turn.version,
+          sessionId: session.id,
+        });
+      }
     }
     const deleted = new Set(doomed.map(turnKey));
     let head = session.head;
     if (head !== null && deleted.has(turnKey(head))) {
-      const siblings = (index.node(target.id)?.versions ?? []).filter((t) => t.version !== target.version);
+      const siblings = view.versions(target.id).filter((t) => t.version !== target.version);
       const fallback = siblings.filter((t) => t.version < target.version).at(-1) ?? siblings[0];
-      head = fallback !== undefined ? latestLeaf(index, refOf(fallback), session.id) : target.parent;
+      head = fallback !== undefined ? view.latestLeaf(refOf(fallback)) : target.parent;
     }
-    sweep(index, [target.id, ...(target.parent === null ? [] : [target.parent.id])], deleted, {
-      isLive: (id) => index.sessions.has(id),
-      isPinned: (ref) => sameRef(ref, head) || [...index.headsAt(ref)].some((id) => id !== session.id),
-    });
-    const extra = sameRef(head, session.head) ? [] : [putSession({ ...session, head, updatedAt: ctx.now })];
-    return removal(ctx, deleted, extra, head);
+    const next: Session = { ...session, head, updatedAt: ctx.now };
+    const parent = target.parent === null ? undefined : index.turn(target.parent);
+    collect(index, parent === undefined ? [] : [parent], deleted, { session: next });
+    const { writes, result, effects } = removal(ctx, deleted, sameRef(head, session.head) ? [] : [putSession(next)]);
+    return { writes, effects, result: { ...result, head } as TurnDeleteResult };
   },
 });
 
 /** The change that removes a set of turns and releases their blobs. */
-export function removal(
-  ctx: ReducerContext,
-  deleted: ReadonlySet<string>,
-  extra: Write[],
-  head: TurnRef | null,
-): { writes: Write[]; result: TurnDeleteResult; effects: Effect[] } {
+export function removal(ctx: ReducerContext, deleted: ReadonlySet<string>, extra: Write[]): { writes: Write[]; result: RemovalResult; effects: Effect[] } {
   const delta = new Map<string, number>();
   const removed = removeTurns(ctx.index, deleted, delta);
   const blobs = applyBlobDelta(ctx, delta);
   return {
     writes: [...extra, ...removed.writes, ...blobs.writes],
-    result: { deleted: removed.refs, head, releasedBlobs: blobs.released },
+    result: { deleted: removed.refs, releasedBlobs: blobs.released },
     effects: blobs.effects,
   };
 }
