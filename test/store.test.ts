@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, SqliteStore, type Store } from '../src/index.js';
-import { describeBlobStorageConformance } from './conformance/blob-storage-conformance.js';
-import { describeStoreConformance } from './conformance/store-conformance.js';
+import { describeBlobStorageConformance } from '../src/test/blob-storage-conformance.js';
+import { describeStoreConformance } from '../src/test/store-conformance.js';
 import { tempDir } from './helpers.js';
 
 describeStoreConformance('memory', { create: async () => new MemoryStore() });

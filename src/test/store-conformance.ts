@@ -3,7 +3,7 @@
  * Call `describeStoreConformance` from a test file with a factory for the store.
  */
 import { describe, expect, it } from 'vitest';
-import { GolemError, type CommandLogInput, type Store } from '../../src/index.js';
+import { GolemError, type CommandLogInput, type Store } from '../index.js';
 
 export interface StoreHarness {
   /** A fresh, empty, unopened store. */

@@ -1,0 +1,20 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+
+const exec = promisify(execFile);
+const root = join(import.meta.dirname, '..');
+
+describe('examples', () => {
+  it('quickstart runs and prints what the README says', async () => {
+    const dir = join(tempDir(), '.golem');
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/quickstart.ts', dir], { cwd: root });
+    expect(stdout).toContain('versions of the question: [ 0, 1 ]');
+    expect(stdout).toContain("transcript: [ 'How many chambers has the heart?', 'Four.' ]");
+    expect(stdout).toContain('references to the pdf: 1');
+    expect(stdout).toContain('a refused command: TURN_NOT_FOUND');
+    expect(stdout).toMatch(/sessions: 2,\s+turns: 4,/);
+  });
+});
