@@ -278,6 +278,42 @@ describe('persistence', () => {
     await again.close();
   });
 
+  it('refuses to open a store holding a record that does not match its schema, and closes it', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir });
+    const s = await ws.sessions.create();
+    await ws.close();
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(join(dir, 'workspace.db'));
+    db.prepare("UPDATE records SET value = json_set(value, '$.head', 42) WHERE collection = 'session'").run();
+    db.close();
+    const opening = createWorkspace({ dir });
+    await expect(opening).rejects.toMatchObject({ code: 'CORRUPT_RECORD', details: { collection: 'session', key: s.id } });
+    // The failed open released the database: it can be repaired and opened again.
+    const repair = new Database(join(dir, 'workspace.db'));
+    repair.prepare("UPDATE records SET value = json_set(value, '$.head', json('null')) WHERE collection = 'session'").run();
+    repair.close();
+    const again = await createWorkspace({ dir });
+    expect(again.sessions.get(s.id)?.head()).toBeNull();
+    await again.close();
+  });
+
+  it('closes cleanly under a command still in middleware, which is refused rather than half-run', async () => {
+    const ws = await createWorkspace();
+    const queued = ws.sessions.create();
+    ws.manager.use(async (_command, next) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return next();
+    });
+    const inMiddleware = ws.sessions.create();
+    const closing = ws.close();
+    const late = await ws.manager.dispatch({ type: 'session:create', payload: {} });
+    await closing;
+    expect((await queued).id).toBeDefined(); // already queued: it ran
+    expect(late.error?.code).toBe('WORKSPACE_CLOSED');
+    await expect(inMiddleware).rejects.toMatchObject({ code: 'WORKSPACE_CLOSED' });
+  });
+
   it('rejects commands after close', async () => {
     const ws = await createWorkspace();
     await ws.close();

@@ -100,7 +100,12 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   });
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
-  await manager.open();
+  try {
+    await manager.open();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
   if (manager.workspace().meta === undefined) {
     const created = await manager.dispatch({ type: 'workspace:create', payload: options.name === undefined ? {} : { name: options.name } });
     if (!created.ok) {

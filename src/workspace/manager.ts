@@ -94,6 +94,7 @@ export class WorkspaceManager {
   readonly #newId: () => string;
   readonly #actor: string | null;
   #closed = false;
+  #storeClosed = false;
 
   constructor(options: WorkspaceManagerOptions) {
     this.store = options.store;
@@ -219,7 +220,11 @@ export class WorkspaceManager {
     if (this.#closed) return;
     this.#closed = true;
     await this.#serializer.idle();
-    await this.store.close();
+    // Run the store's close through the queue, so a command still in middleware finds it closed, never half-open.
+    await this.#serializer.run(async () => {
+      this.#storeClosed = true;
+      await this.store.close();
+    });
   }
 
   get closed(): boolean {
@@ -227,6 +232,8 @@ export class WorkspaceManager {
   }
 
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
+    // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
+    if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
     const definition = this.#commands.get(command.type);
     if (definition === undefined) {
       return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
