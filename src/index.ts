@@ -9,6 +9,7 @@ export {
   ContentBlock,
   DocumentBlock,
   ImageBlock,
+  JsonObject,
   JsonValue,
   RoleTransitionBlock,
   Sha256,
@@ -67,7 +68,7 @@ export type { BranchInfo } from './workspace/turn-tree.js';
 export type { TurnDeleteResult } from './workspace/commands/index.js';
 export { checkInvariants, type InvariantViolation } from './workspace/invariants.js';
 
-export type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store/store.js';
+export type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite, Write } from './store/store.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';

@@ -335,6 +335,20 @@ describe('records handed out', () => {
     await expectIndexMatchesStore(ws);
     await ws.close();
   });
+
+  it("leave the caller's own objects alone, and equal what the store returns", async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const blocks = [text('mine')];
+    const meta = { score: -0, tags: ['x'] };
+    const t = await s.addTurn({ role: 'user', blocks, meta });
+    blocks.push(text('still mine'));
+    meta.tags.push('y');
+    expect(t.blocks).toEqual([text('mine')]);
+    expect(t.meta).toEqual({ score: 0, tags: ['x'] });
+    await expectIndexMatchesStore(ws);
+    await ws.close();
+  });
 });
 
 describe('blobs under concurrency and cleanup', () => {
@@ -348,6 +362,28 @@ describe('blobs under concurrency and cleanup', () => {
     expect(deleted.releasedBlobs).toEqual([b.sha256]);
     expect(registered.refCount).toBe(0);
     expect(await ws.blobs.read(b.sha256)).toEqual(bytes);
+    await ws.close();
+  });
+
+  it('registers with a hold, so the blob survives until the caller has used it', async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const bytes = new TextEncoder().encode('img');
+    const b = await ws.blobs.register(bytes, { mediaType: 'image/png' });
+    const t = await s.addTurn({ role: 'user', blocks: [{ type: 'image', blob: { sha256: b.sha256 }, mediaType: 'image/png' }] });
+    const [, held] = await Promise.all([s.deleteTurn(t.id), ws.blobs.register(bytes, { mediaType: 'image/png', hold: true })]);
+    expect(held).toMatchObject({ holds: 1, refCount: 1 });
+    await s.addTurn({ role: 'user', blocks: [{ type: 'image', blob: { sha256: b.sha256 }, mediaType: 'image/png' }] });
+    expect(await ws.blobs.release(b.sha256)).toMatchObject({ holds: 0, refCount: 1 });
+    await ws.close();
+  });
+
+  it('compares collect times as instants, not text', async () => {
+    const ws = await createWorkspace({ clock: () => new Date('2026-01-01T12:00:00.500Z') });
+    const b = await ws.blobs.register(new Uint8Array([1]), { mediaType: 'image/png' });
+    expect(await ws.blobs.collect({ before: '2026-01-01T12:00:00Z' })).toEqual([]);
+    expect(await ws.blobs.collect({ before: '2026-01-01T13:00:00+01:00' })).toEqual([]);
+    expect(await ws.blobs.collect({ before: '2026-01-01T12:00:01Z' })).toEqual([b.sha256]);
     await ws.close();
   });
 

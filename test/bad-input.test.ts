@@ -42,6 +42,7 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     await expectRefused(ws, { type: 7 } as unknown as CommandInput, 'INVALID_COMMAND');
     await expectRefused(ws, {} as CommandInput, 'INVALID_COMMAND');
     await expectRefused(ws, { type: 'session:create', payload: {}, extra: 1 } as unknown as CommandInput, 'INVALID_COMMAND');
+    await expectRefused(ws, { type: 'session:create', payload: {}, timestamp: 'last tuesday' }, 'INVALID_COMMAND');
     await ws.close();
   });
 
@@ -62,7 +63,23 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     await expectRefused(ws, { type: 'role:add', payload: { name: 'x' } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'turn:delete', payload: { sessionId: s.id, turnId: 'x', version: -1 } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'session:fork', payload: { sessionId: s.id, version: 1 } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { score: Number.NaN } } } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { when: new Date(0) } } } }, 'INVALID_PAYLOAD');
+    await expectRefused(ws, { type: 'role:add', payload: { name: 'x', persona: 'p', constraints: { gone: undefined } } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'turn:switch', payload: { sessionId: s.id, turnId: 'x', direction: 'up' } }, 'INVALID_PAYLOAD');
+    await ws.close();
+  });
+
+  it('answers missing or null arguments to the facades with typed errors', async () => {
+    const { ws, s } = await fixture(kind);
+    const nul = null as never;
+    await expect(s.addTurn(nul)).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
+    await expect(s.addTurn({ role: 'user', blocks: [] }, nul)).resolves.toMatchObject({ role: 'user' });
+    await expect(s.branch(nul)).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
+    await expect(s.editTurn('x', nul)).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
+    await expect(ws.sessions.create(nul)).resolves.toBeDefined();
+    await expect(ws.sessions.fork(s.id, undefined, nul)).resolves.toBeDefined();
+    await expect(ws.blobs.register(new Uint8Array([1]), nul)).rejects.toMatchObject({ code: 'INVALID_PAYLOAD' });
     await ws.close();
   });
 

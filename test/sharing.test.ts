@@ -86,6 +86,33 @@ describe('a fork and the history it stands on', () => {
   });
 });
 
+describe('session ids', () => {
+  it('of a deleted session whose history is still kept cannot be taken again', async () => {
+    const ws = await createWorkspace();
+    const alice = await ws.sessions.create({ id: 'alice' });
+    const t = await alice.addTurn({ role: 'user', blocks: [text('private question')] });
+    const f = await ws.sessions.fork('alice', t.id);
+    await ws.sessions.delete('alice');
+    await expect(ws.sessions.create({ id: 'alice' })).rejects.toMatchObject({ code: 'DUPLICATE_ID' });
+    await expect(ws.sessions.fork(f.id, undefined, { id: 'alice' })).rejects.toMatchObject({ code: 'DUPLICATE_ID' });
+    await ws.sessions.delete(f.id);
+    // Once nothing of it is kept, the id is free.
+    expect((await ws.sessions.create({ id: 'alice' })).head()).toBeNull();
+  });
+});
+
+describe('Session.turn', () => {
+  it('only returns versions the session sees', async () => {
+    const { ws, S } = await abc();
+    const F = await ws.sessions.fork(S.id, 'b');
+    await S.editTurn('a', [text('S private')]);
+    expect(F.turn('a')?.version).toBe(0);
+    expect(F.turn('a', 1)).toBeUndefined();
+    expect(S.turn('a')?.version).toBe(1);
+    expect(F.turn('c')).toBeUndefined();
+  });
+});
+
 describe('version switching is a command', () => {
   it('runs in order with a concurrent edit', async () => {
     const ws = await createWorkspace();

@@ -51,7 +51,7 @@ describe('SqliteStore', () => {
     const store = new SqliteStore({ path: join(tempDir(), 'w.db') });
     await store.open();
     await store.commit({ seq: 1, id: 'c1', type: 't', payload: {}, timestamp: 'now', actor: null }, [
-      { op: 'put', collection: 'c', key: 'k', value: 'x'.repeat(10_000) },
+      { op: 'put', collection: 'c', key: 'k', json: JSON.stringify('x'.repeat(10_000)) },
     ]);
     expect((await store.stats()).bytes).toBeGreaterThan(10_000);
     await store.close();

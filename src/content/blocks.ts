@@ -63,13 +63,17 @@ export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 
+/** A JSON object: what metadata, settings and constraints are made of. */
+export const JsonObject = z.record(z.string(), JsonValue);
+export type JsonObject = z.infer<typeof JsonObject>;
+
 /** A structured request for a tool to run. */
 export const ToolUseBlock = z.strictObject({
   type: z.literal('tool_use'),
   id: BlockId,
   callId: z.string().min(1),
   name: z.string().min(1),
-  args: z.record(z.string(), JsonValue),
+  args: JsonObject,
 });
 export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
 

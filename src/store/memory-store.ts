@@ -1,5 +1,5 @@
 import { GolemError } from '../errors.js';
-import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
 /**
  * A store that keeps everything in memory, for tests and throwaway workspaces.
@@ -16,14 +16,14 @@ export class MemoryStore implements Store {
     this.#open = true;
   }
 
-  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void> {
+  async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     this.#assertOpen();
     if (entry.seq !== this.#log.length + 1) throw seqMismatch(entry.seq, this.#log.length);
     if (this.#ids.has(entry.id)) throw new GolemError('STORE_ERROR', `the command log already holds a command with id "${entry.id}"`);
-    // Serialize everything first: a value that cannot be stored fails the whole commit.
-    const encoded = writes.map((w) => (w.op === 'put' ? { ...w, json: encode(w.value) } : { ...w, json: '' }));
+    // Check everything first: a write that cannot be stored fails the whole commit.
+    for (const w of writes) assertStorable(w);
     const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
-    for (const w of encoded) {
+    for (const w of writes) {
       let collection = this.#collections.get(w.collection);
       if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, string>()));
       if (w.op === 'put') collection.set(w.key, w.json);
@@ -72,6 +72,13 @@ export class MemoryStore implements Store {
   #assertOpen(): void {
     if (!this.#open) throw new GolemError('STORE_ERROR', 'the memory store is not open');
   }
+}
+
+/** Refuses a write no store could keep (the manager never makes one; a broken caller could). */
+export function assertStorable(w: StoredWrite): void {
+  const fine =
+    typeof w.collection === 'string' && w.collection !== '' && typeof w.key === 'string' && (w.op === 'delete' || (w.op === 'put' && typeof w.json === 'string'));
+  if (!fine) throw new GolemError('STORE_ERROR', `cannot store this write: ${JSON.stringify(w)}`);
 }
 
 /** The error for a commit at the wrong position in the log. */

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { GolemError } from '../errors.js';
 import { encode, seqMismatch } from './memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
-import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, Write } from './store.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
 /** How hard a commit works to survive a crash. */
 export type Durability =
@@ -42,7 +42,7 @@ export class SqliteStore implements Store {
   readonly #busyTimeoutMs: number;
   #db: BetterSqlite3.Database | undefined;
   #statements: ReturnType<SqliteStore['prepare']> | undefined;
-  #commitTx: ((entry: CommandLogInput, payload: string, writes: readonly Write[], encoded: string[]) => void) | undefined;
+  #commitTx: ((entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]) => void) | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -72,14 +72,15 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.#statements = this.prepare(db);
     const s = this.#statements;
-    this.#commitTx = db.transaction((entry: CommandLogInput, payload: string, writes: readonly Write[], encoded: string[]) => {
+    this.#commitTx = db.transaction((entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]) => {
       const last = s.lastSeq.get()?.seq ?? 0;
       if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
       s.appendLog.run(entry.seq, entry.id, entry.type, payload, entry.actor, entry.timestamp);
-      writes.forEach((w, i) => {
-        if (w.op === 'put') s.put.run(w.collection, w.key, encoded[i]);
-        else s.delete.run(w.collection, w.key);
-      });
+      for (const w of writes) {
+        if (w.op === 'put') s.put.run(w.collection, w.key, w.json);
+        else if (w.op === 'delete') s.delete.run(w.collection, w.key);
+        else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
+      }
     });
   }
 
@@ -89,7 +90,7 @@ export class SqliteStore implements Store {
         'INSERT INTO command_log (seq, id, type, payload, actor, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       lastSeq: db.prepare<[], { seq: number }>('SELECT max(seq) AS seq FROM command_log'),
-      put: db.prepare<[string, string, string | undefined]>(
+      put: db.prepare<[string, string, string]>(
         'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
       ),
       delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
@@ -103,13 +104,12 @@ export class SqliteStore implements Store {
     };
   }
 
-  async commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void> {
+  async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     const commitTx = this.#commitTx;
     if (commitTx === undefined) throw closed();
     const payload = encode(entry.payload);
-    const encoded = writes.map((w) => (w.op === 'put' ? encode(w.value) : ''));
     try {
-      commitTx(entry, payload, writes, encoded);
+      commitTx(entry, payload, writes);
     } catch (cause) {
       if (GolemError.isInstance(cause)) throw cause;
       throw new GolemError('STORE_ERROR', `the commit of ${entry.type} failed: ${message(cause)}`, { cause });

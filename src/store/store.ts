@@ -9,6 +9,15 @@ export type Write =
   | { op: 'put'; collection: string; key: string; value: unknown }
   | { op: 'delete'; collection: string; key: string };
 
+/**
+ * A write as a store receives it: the value already JSON text. The manager encodes
+ * each value once; the store keeps that text and the index parses the same text, so
+ * what the index holds is exactly what the store returns.
+ */
+export type StoredWrite =
+  | { op: 'put'; collection: string; key: string; json: string }
+  | { op: 'delete'; collection: string; key: string };
+
 /** A command as it is appended to the log (the audit trail). */
 export interface CommandLogInput {
   /**
@@ -58,7 +67,7 @@ export interface Store {
   /** Opens the store, running its migrations. Safe to call once. */
   open(): Promise<void>;
   /** Applies `writes` and appends `entry` to the command log in one transaction. */
-  commit(entry: CommandLogInput, writes: readonly Write[]): Promise<void>;
+  commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void>;
   /** The seq of the last command in the log (0 when empty). */
   lastSeq(): Promise<number>;
   /** Every record, each collection's in first-written order. */

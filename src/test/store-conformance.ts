@@ -3,13 +3,18 @@
  * Call `describeStoreConformance` from a test file with a factory for the store.
  */
 import { describe, expect, it } from 'vitest';
-import { GolemError, type CommandLogInput, type Store } from '../index.js';
+import { GolemError, type CommandLogInput, type Store, type StoredWrite } from '../index.js';
 
 export interface StoreHarness {
   /** A fresh, empty, unopened store. */
   create(): Promise<Store>;
   /** A new store instance over the same data as `store` (after `store` was closed); omit for non-durable stores. */
   reopen?: (store: Store) => Promise<Store>;
+}
+
+/** A put of a value, as the manager hands it to a store (JSON text). */
+function put(collection: string, key: string, value: unknown): StoredWrite {
+  return { op: 'put', collection, key, json: JSON.stringify(value) };
 }
 
 let counter = 0;
@@ -47,8 +52,8 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const store = await opened(harness);
       const entry = entries();
       await store.commit(entry('a', { n: 1 }), [
-        { op: 'put', collection: 'session', key: 's1', value: { id: 's1', n: 1 } },
-        { op: 'put', collection: 'turn', key: 't@0', value: { id: 't', text: 'héllo ✓ 𝄞' } },
+        put('session', 's1', { id: 's1', n: 1 }),
+        put('turn', 't@0', { id: 't', text: 'héllo ✓ 𝄞' }),
       ]);
       await store.commit(entry('b'), [{ op: 'delete', collection: 'session', key: 's1' }]);
       await store.commit(entry('c'), []);
@@ -72,10 +77,10 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const store = await opened(harness);
       const entry = entries();
       await store.commit(entry(), [
-        { op: 'put', collection: 'c', key: 'a', value: 1 },
-        { op: 'put', collection: 'c', key: 'b', value: 2 },
+        put('c', 'a', 1),
+        put('c', 'b', 2),
       ]);
-      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'a', value: 3 }]);
+      await store.commit(entry(), [put('c', 'a', 3)]);
       expect((await store.load()).map((r) => [r.key, r.value])).toEqual([
         ['a', 3],
         ['b', 2],
@@ -93,11 +98,11 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     it('is all or nothing: a write that cannot be stored leaves no trace', async () => {
       const store = await opened(harness);
       const entry = entries();
-      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'kept', value: 1 }]);
+      await store.commit(entry(), [put('c', 'kept', 1)]);
       const failing = store.commit(entry(), [
-        { op: 'put', collection: 'c', key: 'x', value: 1 },
+        put('c', 'x', 1),
         { op: 'delete', collection: 'c', key: 'kept' },
-        { op: 'put', collection: 'c', key: 'y', value: { n: 10n } },
+        { op: 'put', collection: 'c', key: 'y', json: null as unknown as string },
       ]);
       await expect(failing).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR');
       expect(await store.load()).toEqual([{ collection: 'c', key: 'kept', value: 1 }]);
@@ -114,7 +119,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const entry = entries();
       const first = entry();
       await store.commit(first, []);
-      await expect(store.commit({ ...entry(), id: first.id }, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
+      await expect(store.commit({ ...entry(), id: first.id }, [put('c', 'x', 1)])).rejects.toSatisfy(
         (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
       );
       expect(await store.load()).toEqual([]);
@@ -135,7 +140,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     it('returns copies: changing a loaded value does not change the store', async () => {
       const store = await opened(harness);
       const entry = entries();
-      await store.commit(entry(), [{ op: 'put', collection: 'c', key: 'k', value: { list: [1] } }]);
+      await store.commit(entry(), [put('c', 'k', { list: [1] })]);
       const [record] = await store.load();
       (record?.value as { list: number[] }).list.push(2);
       expect(await store.get('c', 'k')).toEqual({ list: [1] });
@@ -149,7 +154,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const stale = { ...entry(), seq: 1 };
       const ahead = { ...entry(), seq: 5 };
       for (const bad of [stale, ahead]) {
-        await expect(store.commit(bad, [{ op: 'put', collection: 'c', key: 'x', value: 1 }])).rejects.toSatisfy(
+        await expect(store.commit(bad, [put('c', 'x', 1)])).rejects.toSatisfy(
           (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
         );
       }
@@ -171,8 +176,8 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         const store = await opened(harness);
         const entry = entries();
         await store.commit(entry('x', { deep: { a: [1, 'two', null, true] } }), [
-          { op: 'put', collection: 'c', key: 'a', value: { v: 1 } },
-          { op: 'put', collection: 'd', key: 'b', value: 'text' },
+          put('c', 'a', { v: 1 }),
+          put('d', 'b', 'text'),
         ]);
         const before = { records: await store.load(), log: await store.commandLog() };
         await store.close();

@@ -1,5 +1,5 @@
 import { fail, unwrap } from '../errors.js';
-import type { WorkspaceManager } from './manager.js';
+import type { CommandMap, WorkspaceManager } from './manager.js';
 import type { BlobRecord } from './records.js';
 
 /** `ws.blobs`: content-addressed assets with reference counting. */
@@ -11,18 +11,28 @@ export class BlobApi {
   }
 
   /**
-   * Stores bytes (once, whatever how often) and registers them. Reference the blob
-   * from image or document blocks by its `sha256`; each reference counts.
+   * Stores bytes (once, however often) and registers them. Reference the blob from
+   * image or document blocks by its `sha256`; each reference counts.
+   *
+   * A registered blob nothing references can be freed by a concurrent release of the
+   * same bytes before you reference it. Where that can happen, register with
+   * `hold: true` and `release` once your turn references it.
    */
-  async register(bytes: Uint8Array, options: { mediaType: string; filename?: string }): Promise<BlobRecord> {
+  async register(bytes: Uint8Array, options: { mediaType: string; filename?: string; hold?: boolean }): Promise<BlobRecord> {
     if (!(bytes instanceof Uint8Array)) throw fail('INVALID_ARGUMENT', 'blob bytes must be a Uint8Array (a Buffer is one)');
     // The bytes are stored outside the serializer (a large write must not hold up every command), so the
     // last reference to the same bytes may be released, and the file deleted, between the put and the
     // register. The register then finds no bytes: store them again and retry.
     for (let attempt = 1; ; attempt++) {
       const sha256 = await this.#manager.blobStorage.put(bytes);
-      const payload = { sha256, size: bytes.byteLength, mediaType: options.mediaType, filename: options.filename ?? null };
-      const result = await this.#manager.dispatch({ type: 'blob:register', payload });
+      const payload = {
+        sha256,
+        size: bytes.byteLength,
+        mediaType: options?.mediaType,
+        filename: options?.filename ?? null,
+        ...(options?.hold === true && { hold: true }),
+      };
+      const result = await this.#manager.dispatch({ type: 'blob:register', payload: payload as CommandMap['blob:register']['payload'] });
       if (result.ok || result.error.code !== 'BLOB_NOT_STORED' || attempt === 3) return unwrap(result);
     }
   }
@@ -32,7 +42,7 @@ export class BlobApi {
    * bytes. `before` (ISO time) spares blobs registered since, which a caller may be about to use.
    */
   async collect(options: { before?: string } = {}): Promise<string[]> {
-    return unwrap(await this.#manager.dispatch({ type: 'blob:collect', payload: options })).collected;
+    return unwrap(await this.#manager.dispatch({ type: 'blob:collect', payload: { ...options } })).collected;
   }
 
   /** The blob's record, or undefined. */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Result } from '../errors.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import type { Write } from '../store/store.js';
-import { Id, Timestamp, type Turn } from './records.js';
+import { Id, type Turn } from './records.js';
 import type { Indexer, WorkspaceView } from './workspace-index.js';
 
 /** A command as a caller submits it; the manager fills in `id`, `timestamp` and `actor`. */
@@ -15,7 +15,7 @@ export const CommandInput = z.strictObject({
   type: z.string().min(1),
   payload: z.unknown().optional(),
   id: Id.optional(),
-  timestamp: Timestamp.optional(),
+  timestamp: z.iso.datetime({ offset: true }).optional(),
   actor: z.string().nullable().optional(),
 });
 export type CommandInput = z.input<typeof CommandInput>;

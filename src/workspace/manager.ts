@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { err, fail, GolemError, ok, toGolemError, type Result } from '../errors.js';
 import type { BlobStorage } from '../store/blob-storage.js';
-import type { Store, Write } from '../store/store.js';
+import { encode } from '../store/memory-store.js';
+import type { Store, StoredWrite, Write } from '../store/store.js';
 import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/index.js';
 import { EventBus } from './event-bus.js';
 import {
@@ -264,13 +265,21 @@ export class WorkspaceManager {
         return err(fail('INTERNAL', `${command.type} wrote to "${write.collection}", a collection no extension defines`, { type: command.type }));
       }
     }
+    let stored: StoredWrite[];
     try {
-      await this.store.commit({ ...command, seq, payload: payload.data }, change.writes);
+      stored = change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value) } : w));
+    } catch (error) {
+      return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
+    }
+    try {
+      await this.store.commit({ ...command, seq, payload: payload.data }, stored);
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
+    // The index takes the very text the store keeps, parsed: its own copies, equal to a rebuild.
+    const applied: Write[] = stored.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w));
     try {
-      this.#index.apply(change.writes);
+      this.#index.apply(applied);
       this.#index.lastSeq = seq;
     } catch (error) {
       // The store holds the truth; bring the index back in line with it.
@@ -285,11 +294,14 @@ export class WorkspaceManager {
         this.events.emit('effect:error', { command, error });
       }
     }
-    const event: CommittedEvent = { seq, command: { ...command, payload: payload.data }, result: change.result, writes: change.writes };
+    // A result that is a record just written comes back as the index's (frozen) copy of it.
+    const written = change.writes.findIndex((w) => w.op === 'put' && w.value === change.result);
+    const result = written === -1 ? change.result : (applied[written] as { value: unknown }).value;
+    const event: CommittedEvent = { seq, command: { ...command, payload: payload.data }, result, writes: applied };
     this.events.emit(command.type as CommandType, event as never);
     this.events.emit('command', event);
-    const turns = change.writes.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
-    return ok({ result: change.result, turns });
+    const turns = applied.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
+    return ok({ result, turns });
   }
 
   async #rebuild(): Promise<void> {

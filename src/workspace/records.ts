@@ -3,7 +3,7 @@
  * Every record read back from a store is validated against these.
  */
 import { z } from 'zod';
-import { ContentBlock, Sha256 } from '../content/blocks.js';
+import { ContentBlock, JsonObject, Sha256 } from '../content/blocks.js';
 
 /** An entity id: any non-empty string up to 200 characters (UUIDs by default). */
 export const Id = z.string().min(1).max(200);
@@ -20,7 +20,7 @@ export type TurnRef = z.infer<typeof TurnRef>;
 export const WorkspaceMeta = z.strictObject({
   id: Id,
   name: z.string(),
-  settings: z.record(z.string(), z.unknown()),
+  settings: JsonObject,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -57,7 +57,7 @@ export const Turn = z.strictObject({
   sessionId: Id,
   role: TurnRole,
   blocks: z.array(ContentBlock),
-  meta: z.record(z.string(), z.unknown()),
+  meta: JsonObject,
   /** The command-log position of the command that created it: a child's seq is always above its parent's. */
   seq: z.number().int().positive(),
   createdAt: Timestamp,
@@ -69,7 +69,7 @@ export const Role = z.strictObject({
   name: Id,
   label: z.string().nullable(),
   persona: z.string(),
-  constraints: z.record(z.string(), z.unknown()),
+  constraints: JsonObject,
   topics: z.array(Topic),
   preferences: z.array(Id),
   createdAt: Timestamp,

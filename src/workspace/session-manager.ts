@@ -13,7 +13,7 @@ export class SessionManager {
 
   /** Creates an empty session. */
   async create(options: { id?: string; label?: string | null; topics?: string[]; role?: string | null; preferences?: string[] } = {}): Promise<Session> {
-    const payload = { ...options, id: options.id ?? this.#manager.newId() };
+    const payload = { ...options, id: options?.id ?? this.#manager.newId() };
     const session = unwrap(await this.#manager.dispatch({ type: 'session:create', payload }));
     return new Session(this.#manager, session.id);
   }
@@ -23,7 +23,7 @@ export class SessionManager {
    * shares the history and no turn is copied.
    */
   async fork(sessionId: string, turnId?: string, options: { version?: number; id?: string; label?: string | null } = {}): Promise<Session> {
-    const payload = { sessionId, ...(turnId !== undefined && { turnId }), ...options, id: options.id ?? this.#manager.newId() };
+    const payload = { sessionId, ...(turnId !== undefined && { turnId }), ...options, id: options?.id ?? this.#manager.newId() };
     const fork = unwrap(await this.#manager.dispatch({ type: 'session:fork', payload }));
     return new Session(this.#manager, fork.id);
   }

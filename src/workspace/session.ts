@@ -2,7 +2,7 @@
  * The Session facade: one session's timeline, read from the index and changed by
  * commands. Methods return values and throw a GolemError with a stable code.
  */
-import type { ContentBlock } from '../content/blocks.js';
+import type { ContentBlock, JsonObject } from '../content/blocks.js';
 import { fail, unwrap } from '../errors.js';
 import type { TurnDeleteResult, TurnInput } from './commands/index.js';
 import type { WorkspaceManager } from './manager.js';
@@ -13,7 +13,7 @@ import { pathTo, SessionView, type BranchInfo } from './turn-tree.js';
 export interface NewTurn {
   role: TurnRole;
   blocks: ContentBlock[];
-  meta?: Record<string, unknown>;
+  meta?: JsonObject;
   /** A caller-chosen id; a retry with the same id is refused with DUPLICATE_ID instead of adding twice. */
   id?: string;
 }
@@ -53,18 +53,19 @@ export class Session {
 
   /** Appends a turn at the head (its parent is whatever the head is when the command runs). */
   async addTurn(turn: NewTurn, options: { expectedHead?: TurnRef | null } = {}): Promise<Turn> {
-    const payload = { sessionId: this.id, turn: this.#withId(turn), ...(options.expectedHead !== undefined && { expectedHead: options.expectedHead }) };
+    const expectedHead = options?.expectedHead;
+    const payload = { sessionId: this.id, turn: this.#withId(turn), ...(expectedHead !== undefined && { expectedHead }) };
     return unwrap(await this.#manager.dispatch({ type: 'turn:add', payload }));
   }
 
   /** Creates a new version of a turn (same parent); the head moves to it. */
-  async editTurn(turnId: string, blocks: ContentBlock[], options: { role?: TurnRole; meta?: Record<string, unknown> } = {}): Promise<Turn> {
-    return unwrap(await this.#manager.dispatch({ type: 'turn:edit', payload: { sessionId: this.id, turnId, blocks, ...options } }));
+  async editTurn(turnId: string, blocks: ContentBlock[], options: { role?: TurnRole; meta?: JsonObject } = {}): Promise<Turn> {
+    return unwrap(await this.#manager.dispatch({ type: 'turn:edit', payload: { sessionId: this.id, turnId, blocks, ...(options ?? {}) } }));
   }
 
   /** Starts a new turn under any turn of the session (`parent: null` starts a new root); the head moves to it. */
   async branch(turn: NewTurn & { parent: TurnRef | null }): Promise<Turn> {
-    const { parent, ...rest } = turn;
+    const { parent, ...rest } = turn ?? ({} as NewTurn & { parent: TurnRef | null });
     return unwrap(await this.#manager.dispatch({ type: 'turn:branch', payload: { sessionId: this.id, parent, turn: this.#withId(rest) } }));
   }
 
@@ -96,11 +97,10 @@ export class Session {
     return pathTo(this.#view(), this.head());
   }
 
-  /** One turn version (the newest when no version is given), or undefined. */
+  /** One turn version this session sees (by default the one it is on, else the newest), or undefined. */
   turn(turnId: string, version?: number): Turn | undefined {
-    const node = this.#view().node(turnId);
-    if (node === undefined) return undefined;
-    return version === undefined ? node.versions.at(-1) : node.versions.find((t) => t.version === version);
+    const view = new SessionView(this.#view(), this.record());
+    return version === undefined ? view.currentVersion(turnId) : view.versions(turnId).find((t) => t.version === version);
   }
 
   /** Changes the label, topics or active preferences. */
@@ -119,7 +119,7 @@ export class Session {
   }
 
   #withId(turn: NewTurn): TurnInput {
-    return { ...turn, id: turn.id ?? this.#manager.newId() };
+    return { ...turn, id: turn?.id ?? this.#manager.newId() };
   }
 
   #view() {

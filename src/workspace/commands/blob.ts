@@ -20,10 +20,16 @@ export const blobRegister = defineCommand({
     size: z.number().int().nonnegative(),
     mediaType: z.string().min(1),
     filename: z.string().nullable().optional(),
+    /** Also take an explicit hold, in the same command (see BlobApi.register). */
+    hold: z.boolean().optional(),
   }),
   async reduce(payload, ctx) {
     const existing = ctx.index.blobs.get(payload.sha256);
-    if (existing !== undefined) return { writes: [], result: existing };
+    if (existing !== undefined) {
+      if (payload.hold !== true) return { writes: [], result: existing };
+      const held: BlobRecord = { ...existing, refCount: existing.refCount + 1, holds: existing.holds + 1 };
+      return { writes: [{ op: 'put', collection: 'blob', key: held.sha256, value: held }], result: held };
+    }
     const stored = await ctx.blobStorage.sizeOf(payload.sha256);
     if (stored === null) {
       throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${payload.sha256}; store them first (ws.blobs.register does both)`, {
@@ -38,8 +44,8 @@ export const blobRegister = defineCommand({
       size: payload.size,
       mediaType: payload.mediaType,
       filename: payload.filename ?? null,
-      refCount: 0,
-      holds: 0,
+      refCount: payload.hold === true ? 1 : 0,
+      holds: payload.hold === true ? 1 : 0,
       remoteIds: {},
       createdAt: ctx.now,
     };
@@ -90,11 +96,11 @@ export const blobCollect = defineCommand({
   description: 'Deletes blobs that nothing references or holds (registered but never used), with their bytes.',
   payload: z.strictObject({
     /** Only blobs registered before this time (default: all): leaves alone blobs a caller is about to reference. */
-    before: z.iso.datetime().optional(),
+    before: z.iso.datetime({ offset: true }).optional(),
   }),
   reduce(payload, ctx) {
-    const before = payload.before;
-    const unused = [...ctx.index.blobs.values()].filter((b) => b.refCount === 0 && (before === undefined || b.createdAt < before));
+    const before = payload.before === undefined ? Infinity : Date.parse(payload.before);
+    const unused = [...ctx.index.blobs.values()].filter((b) => b.refCount === 0 && Date.parse(b.createdAt) < before);
     return {
       writes: unused.map((b) => ({ op: 'delete' as const, collection: 'blob', key: b.sha256 })),
       effects: unused.map((b) => () => ctx.blobStorage.delete(b.sha256)),

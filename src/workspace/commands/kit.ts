@@ -1,6 +1,6 @@
 /** Small helpers the core reducers share. */
 import { z } from 'zod';
-import { blobRefsOf, ContentBlock } from '../../content/blocks.js';
+import { blobRefsOf, ContentBlock, JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import type { Write } from '../../store/store.js';
 import type { Effect, ReducerContext } from '../extension.js';
@@ -14,7 +14,7 @@ export const TurnInput = z.strictObject({
   id: Id.optional(),
   role: TurnRole,
   blocks: z.array(ContentBlock),
-  meta: z.record(z.string(), z.unknown()).optional(),
+  meta: JsonObject.optional(),
 });
 export type TurnInput = z.input<typeof TurnInput>;
 
@@ -53,7 +53,7 @@ export function requireBlobs(index: WorkspaceView, blocks: readonly ContentBlock
 /** A new turn version, stamped with the next seq. */
 export function makeTurn(
   ctx: ReducerContext,
-  fields: { id: string; version: number; parent: TurnRef | null; sessionId: string; role: Turn['role']; blocks: ContentBlock[]; meta?: Record<string, unknown> | undefined },
+  fields: { id: string; version: number; parent: TurnRef | null; sessionId: string; role: Turn['role']; blocks: ContentBlock[]; meta?: JsonObject | undefined },
 ): Turn {
   return {
     id: fields.id,

@@ -1,5 +1,6 @@
 /** Role and persona commands (seed 001 section 8.4). */
 import { z } from 'zod';
+import { JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import { Id, Topic, type Role } from '../records.js';
@@ -10,7 +11,7 @@ const RoleFields = {
   /** The system prompt of the role. */
   persona: z.string(),
   /** Model constraints such as temperature, maxTokens, contextWindow, model. */
-  constraints: z.record(z.string(), z.unknown()).optional(),
+  constraints: JsonObject.optional(),
   topics: z.array(Topic).optional(),
   /** Ids of the preferences this role applies by default. */
   preferences: z.array(Id).optional(),

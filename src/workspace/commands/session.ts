@@ -23,6 +23,10 @@ import { removal } from './turn.js';
 function requireNewSessionId(ctx: ReducerContext, id: string | undefined): string {
   if (id === undefined) return ctx.newId();
   if (ctx.index.sessions.has(id)) throw fail('DUPLICATE_ID', `a session with id "${id}" already exists`, { sessionId: id });
+  // The turns of a deleted session that forks still stand on keep its id: a new session under it would own them.
+  if (ctx.index.createdIn(id).size > 0) {
+    throw fail('DUPLICATE_ID', `the id "${id}" belonged to a deleted session whose history other sessions still keep; choose another`, { sessionId: id });
+  }
   return id;
 }
 

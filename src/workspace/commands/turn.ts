@@ -1,6 +1,6 @@
 /** Turn and DAG commands (seed 001 section 8.3), and version switching. */
 import { z } from 'zod';
-import { ContentBlock } from '../../content/blocks.js';
+import { ContentBlock, JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import type { Write } from '../../store/store.js';
 import { defineCommand, type Effect, type ReducerContext } from '../extension.js';
@@ -69,7 +69,7 @@ export const turnEdit = defineCommand({
     blocks: z.array(ContentBlock),
     /** The speaker of the new version (default: the edited version's). */
     role: TurnRole.optional(),
-    meta: z.record(z.string(), z.unknown()).optional(),
+    meta: JsonObject.optional(),
   }),
   reduce(payload, ctx) {
     const session = requireSession(ctx.index, payload.sessionId);

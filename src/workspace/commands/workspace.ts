@@ -1,5 +1,6 @@
 /** Workspace commands (seed 001 section 8.1). */
 import { z } from 'zod';
+import { JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import { defineCommand } from '../extension.js';
 import { Id, WORKSPACE_KEY, type WorkspaceMeta } from '../records.js';
@@ -7,7 +8,7 @@ import { Id, WORKSPACE_KEY, type WorkspaceMeta } from '../records.js';
 export const workspaceCreate = defineCommand({
   type: 'workspace:create',
   description: "Initialises the workspace's metadata (done once, when a workspace is first opened).",
-  payload: z.strictObject({ id: Id.optional(), name: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),
+  payload: z.strictObject({ id: Id.optional(), name: z.string().optional(), settings: JsonObject.optional() }),
   reduce(payload, ctx) {
     if (ctx.index.meta !== undefined) throw fail('WORKSPACE_EXISTS', `the workspace "${ctx.index.meta.id}" is already created`);
     const meta: WorkspaceMeta = {
@@ -24,7 +25,7 @@ export const workspaceCreate = defineCommand({
 export const workspaceUpdate = defineCommand({
   type: 'workspace:update',
   description: "Renames the workspace or replaces settings keys (a null value removes the key).",
-  payload: z.strictObject({ name: z.string().optional(), settings: z.record(z.string(), z.unknown()).optional() }),
+  payload: z.strictObject({ name: z.string().optional(), settings: JsonObject.optional() }),
   reduce(payload, ctx) {
     const meta = ctx.index.meta;
     if (meta === undefined) throw fail('INTERNAL', 'the workspace has no metadata');
