@@ -2,6 +2,7 @@
  * Golem: a TypeScript runtime for AI workspaces.
  * The public entry point; everything a user imports comes from here.
  */
+export { uuidv7 } from './ids.js';
 export { ERROR_CODES, GolemError, err, fail, ok, toGolemError, unwrap, type ErrorCode, type Result } from './errors.js';
 
 export {

@@ -3,8 +3,8 @@
  * middleware -> serializer -> reducer -> store transaction (writes + command log)
  * -> index -> event bus.
  */
-import { randomUUID } from 'node:crypto';
 import { err, fail, GolemError, ok, toGolemError, type Result } from '../errors.js';
+import { uuidv7 } from '../ids.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import { encode } from '../store/memory-store.js';
 import type { Store, StoredWrite, Write } from '../store/store.js';
@@ -75,7 +75,7 @@ export interface WorkspaceManagerOptions {
   blobStorage: BlobStorage;
   /** The clock commands are stamped with (inject one for deterministic tests). */
   clock?: () => Date;
-  /** The id generator (default: random UUIDs). */
+  /** The id generator (default: UUID v7, which sorts by creation time). */
   newId?: () => string;
   /** Who dispatches commands by default (recorded in the command log). */
   actor?: string | null;
@@ -101,7 +101,7 @@ export class WorkspaceManager {
     this.store = options.store;
     this.blobStorage = options.blobStorage;
     this.#clock = options.clock ?? (() => new Date());
-    this.#newId = options.newId ?? randomUUID;
+    this.#newId = options.newId ?? (() => uuidv7());
     this.#actor = options.actor ?? null;
     this.events = new EventBus<WorkspaceEvents>({
       onListenerError: (error, type) => {
