@@ -4,7 +4,7 @@ import { Sha256 } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import type { BlobRecord } from '../records.js';
-import { applyBlobDelta } from './kit.js';
+import { applyBlobDelta, stored } from './kit.js';
 
 function requireBlob(ctx: ReducerContext, sha256: string): BlobRecord {
   const record = ctx.index.blobs.get(sha256);
@@ -28,16 +28,16 @@ export const blobRegister = defineCommand({
     if (existing !== undefined) {
       if (payload.hold !== true) return { writes: [], result: existing };
       const held: BlobRecord = { ...existing, refCount: existing.refCount + 1, holds: existing.holds + 1 };
-      return { writes: [{ op: 'put', collection: 'blob', key: held.sha256, value: held }], result: held };
+      return stored('blob', held.sha256, held);
     }
-    const stored = await ctx.blobStorage.sizeOf(payload.sha256);
-    if (stored === null) {
+    const storedSize = await ctx.blobStorage.sizeOf(payload.sha256);
+    if (storedSize === null) {
       throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${payload.sha256}; store them first (ws.blobs.register does both)`, {
         sha256: payload.sha256,
       });
     }
-    if (stored !== payload.size) {
-      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${stored} bytes in storage, not ${payload.size}`, { sha256: payload.sha256, size: stored });
+    if (storedSize !== payload.size) {
+      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${storedSize} bytes in storage, not ${payload.size}`, { sha256: payload.sha256, size: storedSize });
     }
     const record: BlobRecord = {
       sha256: payload.sha256,
@@ -49,7 +49,7 @@ export const blobRegister = defineCommand({
       remoteIds: {},
       createdAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'blob', key: record.sha256, value: record }], result: record };
+    return stored('blob', record.sha256, record);
   },
 });
 
@@ -87,7 +87,7 @@ export const blobRecordRemoteId = defineCommand({
   reduce(payload, ctx) {
     const record = requireBlob(ctx, payload.sha256);
     const next: BlobRecord = { ...record, remoteIds: { ...record.remoteIds, [payload.provider]: payload.remoteId } };
-    return { writes: [{ op: 'put', collection: 'blob', key: next.sha256, value: next }], result: next };
+    return stored('blob', next.sha256, next);
   },
 });
 

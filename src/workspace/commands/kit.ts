@@ -72,6 +72,11 @@ export function refOf(turn: Turn): TurnRef {
   return { id: turn.id, version: turn.version };
 }
 
+/** The change that puts one record and answers with it. */
+export function stored<R>(collection: string, key: string, record: R): { writes: Write[]; result: R } {
+  return { writes: [{ op: 'put', collection, key, value: record }], result: record };
+}
+
 export function putTurn(turn: Turn): Write {
   return { op: 'put', collection: 'turn', key: turnKey(turn), value: turn };
 }

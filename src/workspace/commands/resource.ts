@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fail } from '../../errors.js';
 import { defineCommand } from '../extension.js';
 import { Id, Topic, type ContextEntry, type Preference } from '../records.js';
-import { unique } from './kit.js';
+import { stored, unique } from './kit.js';
 
 const ResourceUpdates = { content: z.string().optional(), topics: z.array(Topic).optional() };
 const atLeastOne = (u: object) => Object.keys(u).length > 0;
@@ -28,7 +28,7 @@ export const preferenceAdd = defineCommand({
     const id = payload.id ?? ctx.newId();
     if (ctx.index.preferences.has(id)) throw fail('DUPLICATE_ID', `a preference with id "${id}" already exists`, { preferenceId: id });
     const preference: Preference = { id, content: payload.content, topics: unique(payload.topics ?? []), createdAt: ctx.now, updatedAt: ctx.now };
-    return { writes: [{ op: 'put', collection: 'preference', key: id, value: preference }], result: preference };
+    return stored('preference', id, preference);
   },
 });
 
@@ -45,7 +45,7 @@ export const preferenceUpdate = defineCommand({
       ...(topics !== undefined && { topics: unique(topics) }),
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'preference', key: next.id, value: next }], result: next };
+    return stored('preference', next.id, next);
   },
 });
 
@@ -82,7 +82,7 @@ export const contextAdd = defineCommand({
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'context', key: entry.key, value: entry }], result: entry };
+    return stored('context', entry.key, entry);
   },
 });
 
@@ -103,7 +103,7 @@ export const contextUpdate = defineCommand({
       ...(source !== undefined && { source }),
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'context', key: next.key, value: next }], result: next };
+    return stored('context', next.key, next);
   },
 });
 

@@ -4,7 +4,7 @@ import { JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import { Id, Topic, type Role } from '../records.js';
-import { requirePreferences, unique } from './kit.js';
+import { requirePreferences, stored, unique } from './kit.js';
 
 const RoleFields = {
   label: z.string().nullable().optional(),
@@ -41,7 +41,7 @@ export const roleAdd = defineCommand({
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'role', key: role.name, value: role }], result: role };
+    return stored('role', role.name, role);
   },
 });
 
@@ -65,7 +65,7 @@ export const roleUpdate = defineCommand({
       ...(u.preferences !== undefined && { preferences: unique(u.preferences) }),
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'role', key: role.name, value: next }], result: next };
+    return stored('role', role.name, next);
   },
 });
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { JsonObject } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
+import { stored } from './kit.js';
 import { defineCommand } from '../extension.js';
 import { Id, WORKSPACE_KEY, type WorkspaceMeta } from '../records.js';
 
@@ -18,7 +19,7 @@ export const workspaceCreate = defineCommand({
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
-    return { writes: [{ op: 'put', collection: 'workspace', key: WORKSPACE_KEY, value: meta }], result: meta };
+    return stored('workspace', WORKSPACE_KEY, meta);
   },
 });
 
@@ -35,7 +36,7 @@ export const workspaceUpdate = defineCommand({
       else settings[key] = value;
     }
     const next: WorkspaceMeta = { ...meta, ...(payload.name !== undefined && { name: payload.name }), settings, updatedAt: ctx.now };
-    return { writes: [{ op: 'put', collection: 'workspace', key: WORKSPACE_KEY, value: next }], result: next };
+    return stored('workspace', WORKSPACE_KEY, next);
   },
 });
 
