@@ -314,6 +314,21 @@ describe('persistence', () => {
     await expect(inMiddleware).rejects.toMatchObject({ code: 'WORKSPACE_CLOSED' });
   });
 
+  it('keeps the index as it was when a sync finds a corrupt record', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir });
+    const s = await ws.sessions.create({ label: 'kept' });
+    const before = indexSnapshot(ws);
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(join(dir, 'workspace.db'));
+    db.prepare("UPDATE records SET value = json_set(value, '$.topics', 'not a list') WHERE collection = 'session'").run();
+    db.close();
+    await expect(ws.manager.sync()).rejects.toMatchObject({ code: 'CORRUPT_RECORD' });
+    expect(indexSnapshot(ws)).toEqual(before);
+    expect(ws.sessions.get(s.id)?.label).toBe('kept');
+    await ws.close();
+  });
+
   it('rejects commands after close', async () => {
     const ws = await createWorkspace();
     await ws.close();

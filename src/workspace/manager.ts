@@ -232,61 +232,17 @@ export class WorkspaceManager {
     return this.#closed;
   }
 
+  /** One command, inside the serializer: reduce, commit, apply to the index, then effects and events. */
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    const definition = this.#commands.get(command.type);
-    if (definition === undefined) {
-      return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
-    }
-    const payload = definition.payload.safeParse(command.payload);
-    if (!payload.success) {
-      const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
-      const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
-      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
-    }
     const seq = this.#index.lastSeq + 1;
-    const ctx: ReducerContext = {
-      index: this.#index,
-      command,
-      seq,
-      now: command.timestamp,
-      newId: this.#newId,
-      blobStorage: this.blobStorage,
-    };
-    let change: Change<unknown>;
-    try {
-      change = await definition.reduce(payload.data, ctx);
-    } catch (error) {
-      return err(toGolemError(error));
-    }
-    for (const write of change.writes) {
-      if (!this.#index.hasCollection(write.collection)) {
-        return err(fail('INTERNAL', `${command.type} wrote to "${write.collection}", a collection no extension defines`, { type: command.type }));
-      }
-    }
-    let stored: StoredWrite[];
-    try {
-      stored = change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value) } : w));
-    } catch (error) {
-      return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
-    }
-    try {
-      await this.store.commit({ ...command, seq, payload: payload.data }, stored);
-    } catch (error) {
-      return err(toGolemError(error, 'STORE_ERROR'));
-    }
-    // The index takes the very text the store keeps, parsed: its own copies, equal to a rebuild.
-    const applied: Write[] = stored.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w));
-    try {
-      this.#index.apply(applied);
-      this.#index.lastSeq = seq;
-    } catch (error) {
-      // The store holds the truth; bring the index back in line with it.
-      await this.#rebuild().catch(() => undefined);
-      return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not apply it; the index was rebuilt`, { cause: error, details: { seq } }));
-    }
-    if (command.type === WORKSPACE_SYNC) await this.#rebuild();
+    const reduced = await this.#reduce(command, seq);
+    if (!reduced.ok) return reduced;
+    const { payload, change } = reduced.value;
+    const committed = await this.#commit({ ...command, payload }, seq, change.writes);
+    if (!committed.ok) return committed;
+    const applied = committed.value;
     for (const effect of change.effects ?? []) {
       try {
         await effect();
@@ -297,11 +253,73 @@ export class WorkspaceManager {
     // A result that is a record just written comes back as the index's (frozen) copy of it.
     const written = change.writes.findIndex((w) => w.op === 'put' && w.value === change.result);
     const result = written === -1 ? change.result : (applied[written] as { value: unknown }).value;
-    const event: CommittedEvent = { seq, command: { ...command, payload: payload.data }, result, writes: applied };
-    this.events.emit(command.type as CommandType, event as never);
+    const event: CommittedEvent = { seq, command: { ...command, payload }, result, writes: applied };
+    this.events.emit(command.type as CommandType, event);
     this.events.emit('command', event);
     const turns = applied.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
     return ok({ result, turns });
+  }
+
+  /** Finds the command's definition, validates its payload and runs its reducer. Writes nothing. */
+  async #reduce(command: Command, seq: number): Promise<Result<{ payload: unknown; change: Change<unknown> }>> {
+    const definition = this.#commands.get(command.type);
+    if (definition === undefined) {
+      return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
+    }
+    const payload = definition.payload.safeParse(command.payload);
+    if (!payload.success) {
+      const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
+      const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
+      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
+    }
+    const ctx: ReducerContext = { index: this.#index, command, seq, now: command.timestamp, newId: this.#newId, blobStorage: this.blobStorage };
+    let change: Change<unknown>;
+    try {
+      change = await definition.reduce(payload.data, ctx);
+    } catch (error) {
+      return err(toGolemError(error));
+    }
+    const stray = change.writes.find((w) => !this.#index.hasCollection(w.collection));
+    if (stray !== undefined) {
+      return err(fail('INTERNAL', `${command.type} wrote to "${stray.collection}", a collection no extension defines`, { type: command.type }));
+    }
+    return ok({ payload: payload.data, change });
+  }
+
+  /**
+   * Encodes each record once, commits the writes with the log entry, and applies the
+   * same JSON text to the index; returns the writes as the index applied them.
+   */
+  async #commit(command: Command, seq: number, writes: readonly Write[]): Promise<Result<Write[]>> {
+    let stored: StoredWrite[];
+    try {
+      stored = writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value) } : w));
+    } catch (error) {
+      return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
+    }
+    try {
+      await this.store.commit({ ...command, seq }, stored);
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
+    const applied: Write[] = stored.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w));
+    try {
+      this.#index.apply(applied);
+      this.#index.lastSeq = seq;
+    } catch (error) {
+      // The store holds the truth; bring the index back in line with it.
+      await this.#rebuild().catch(() => undefined);
+      return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not follow; it was rebuilt from the store`, { cause: error, details: { seq } }));
+    }
+    if (command.type === WORKSPACE_SYNC) {
+      try {
+        await this.#rebuild();
+      } catch (error) {
+        // A record that fails validation leaves the index as it was (see WorkspaceIndex.rebuild).
+        return err(toGolemError(error));
+      }
+    }
+    return ok(applied);
   }
 
   async #rebuild(): Promise<void> {

@@ -141,7 +141,7 @@ export class WorkspaceIndex implements WorkspaceView {
 
   /** Discards everything and rebuilds from stored records, validating each against its collection's schema. */
   rebuild(records: readonly StoredRecord[], lastSeq: number): void {
-    this.#clear();
+    // Validate everything before touching anything: a corrupt record leaves the index as it was.
     const writes: Write[] = [];
     for (const record of records) {
       const schema = this.#schemas.get(record.collection);
@@ -159,6 +159,7 @@ export class WorkspaceIndex implements WorkspaceView {
       }
       writes.push({ op: 'put', collection: record.collection, key: record.key, value: parsed.data });
     }
+    this.#clear();
     // Turns go last, in creation order, so every parent is known before its children.
     const turns = writes.filter((w) => w.collection === 'turn').sort((a, b) => seqOf(a) - seqOf(b));
     for (const indexer of this.#indexers) {
