@@ -36,6 +36,15 @@ export const ERROR_CODES = {
   BLOB_NOT_FOUND: { status: 404, meaning: 'no blob record with this sha256' },
   BLOB_NOT_STORED: { status: 409, meaning: 'the blob storage does not hold these bytes' },
   BLOB_NOT_HELD: { status: 409, meaning: 'the blob has no explicit hold to release' },
+  // Models
+  MODEL_UNKNOWN_PROVIDER: { status: 400, meaning: 'the model spec names a provider Golem does not know' },
+  MODEL_KEY_MISSING: { status: 401, meaning: "the provider's API key is not set" },
+  MODEL_AUTH: { status: 401, meaning: 'the provider refused the credentials' },
+  MODEL_UNREACHABLE: { status: 502, meaning: 'the model server could not be reached' },
+  MODEL_ERROR: { status: 502, meaning: 'the model provider answered with an error' },
+  MODEL_ABORTED: { status: 499, meaning: 'the model call was cancelled' },
+  MODEL_SCRIPT_EXHAUSTED: { status: 500, meaning: 'a scripted model was called more times than it has steps' },
+  PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
   // Extensions
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
   // Storage

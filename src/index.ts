@@ -74,3 +74,18 @@ export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';
 export { FsBlobStorage } from './store/fs-blob-storage.js';
+
+export type { ModelAdapter, StreamPart, Usage, StopReason, GenerateResult, CallOptions } from './models/model-adapter.js';
+export { MODEL_ADAPTER_SPEC, collectStream } from './models/model-adapter.js';
+export type { Prompt, PromptMessage, PromptPart, PromptTool, PromptMedia, ToolResultOutput } from './models/prompt.js';
+export { AiSdkAdapter, toProviderPrompt, type AiSdkAdapterOptions } from './models/ai-sdk-adapter.js';
+export { resolveModel, MODEL_SPEC_FORMS, type ResolveModelOptions } from './models/resolve-model.js';
+export { costOf, DEFAULT_PRICES, type Price } from './models/pricing.js';
+export { estimateTokens, countOpenAiTokens } from './models/tokens.js';
+export { Bm25Retriever, JaccardRetriever, terms, type ContextRetriever, type Retrievable, type RetrievalQuery } from './prompt/context-retriever.js';
+export { PromptBuilder, IMAGE_TOKENS, type BuildOptions, type BuiltPrompt, type PromptRecord, type PromptStages, type RelevanceConfig, type TurnRange } from './prompt/prompt-builder.js';
+export { planTokens, type Plan, type PlanInput, type TokenBudget } from './prompt/token-planner.js';
+export { orderPreferences, systemInstruction, CONFLICT_RULE, type PreferenceTier } from './prompt/instructions.js';
+export { snapshot, groupTurns, type Snapshot } from './prompt/transcript.js';
+export { summarize, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
+export type { RespondOptions } from './prompt/respond.js';

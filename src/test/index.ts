@@ -4,3 +4,4 @@
  */
 export { describeStoreConformance, type StoreHarness } from './store-conformance.js';
 export { describeBlobStorageConformance } from './blob-storage-conformance.js';
+export { scriptedModel, ScriptedModel, type ScriptedResponse, type ScriptStep } from './scripted-model.js';

@@ -11,6 +11,8 @@ import { WorkspaceManager, type WorkspaceEvents } from './manager.js';
 import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 import type { WorkspaceMeta } from './records.js';
 import { SessionManager } from './session-manager.js';
+import { Bm25Retriever } from '../prompt/context-retriever.js';
+import { PromptBuilder } from '../prompt/prompt-builder.js';
 import type { EventBus } from './event-bus.js';
 
 export interface CreateWorkspaceOptions {
@@ -62,6 +64,8 @@ export interface TopicUsage {
 export interface Workspace {
   readonly manager: WorkspaceManager;
   readonly sessions: SessionManager;
+  /** The prompt pipeline (session.respond uses it; build prompts yourself with it too). */
+  readonly prompts: PromptBuilder;
   readonly blobs: BlobApi;
   readonly roles: RoleApi;
   readonly preferences: PreferenceApi;
@@ -98,6 +102,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     ...(options.newId !== undefined && { newId: options.newId }),
     ...(options.actor !== undefined && { actor: options.actor }),
   });
+  const retriever = new Bm25Retriever();
+  manager.addIndexer(retriever);
+  const prompts = new PromptBuilder({ view: () => manager.workspace(), blobs: blobStorage, retriever });
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {
@@ -121,7 +128,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   };
   return {
     manager,
-    sessions: new SessionManager(manager),
+    sessions: new SessionManager(manager, prompts),
+    prompts,
     blobs: new BlobApi(manager),
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),

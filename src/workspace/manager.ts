@@ -5,6 +5,7 @@
  */
 import { err, fail, GolemError, ok, toGolemError, type Result } from '../errors.js';
 import { uuidv7 } from '../ids.js';
+import type { StreamPart } from '../models/model-adapter.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import { encode } from '../store/memory-store.js';
 import type { Store, StoredWrite, Write } from '../store/store.js';
@@ -66,6 +67,8 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   'processor:error': { processor: string; turn: Turn; error: unknown };
   /** An after-commit effect failed (e.g. deleting blob bytes); the command stands. */
   'effect:error': { command: Command; error: unknown };
+  /** A part of a model's answer as it streams (text and thinking deltas, tool calls, the finish). */
+  'model:part': { sessionId: string; part: StreamPart };
   /** A custom indexer threw; the index itself is intact, that indexer's projection may not be. */
   'indexer:error': { indexer: string; error: unknown };
 };

@@ -2,20 +2,23 @@ import { unwrap } from '../errors.js';
 import type { WorkspaceManager } from './manager.js';
 import type { Session as SessionRecord } from './records.js';
 import { Session } from './session.js';
+import type { PromptBuilder } from '../prompt/prompt-builder.js';
 
 /** `ws.sessions`: creates, forks, finds and deletes sessions. */
 export class SessionManager {
   readonly #manager: WorkspaceManager;
+  readonly #prompts: PromptBuilder;
 
-  constructor(manager: WorkspaceManager) {
+  constructor(manager: WorkspaceManager, prompts: PromptBuilder) {
     this.#manager = manager;
+    this.#prompts = prompts;
   }
 
   /** Creates an empty session. */
   async create(options: { id?: string; label?: string | null; topics?: string[]; role?: string | null; preferences?: string[] } = {}): Promise<Session> {
     const payload = { ...options, id: options?.id ?? this.#manager.newId() };
     const session = unwrap(await this.#manager.dispatch({ type: 'session:create', payload }));
-    return new Session(this.#manager, session.id);
+    return new Session(this.#manager, this.#prompts, session.id);
   }
 
   /**
@@ -25,7 +28,7 @@ export class SessionManager {
   async fork(sessionId: string, turnId?: string, options: { version?: number; id?: string; label?: string | null } = {}): Promise<Session> {
     const payload = { sessionId, ...(turnId !== undefined && { turnId }), ...options, id: options?.id ?? this.#manager.newId() };
     const fork = unwrap(await this.#manager.dispatch({ type: 'session:fork', payload }));
-    return new Session(this.#manager, fork.id);
+    return new Session(this.#manager, this.#prompts, fork.id);
   }
 
   /** Deletes a session and the turns no other session needs; returns what was removed. */
@@ -35,7 +38,7 @@ export class SessionManager {
 
   /** The session, or undefined when there is none with that id. */
   get(sessionId: string): Session | undefined {
-    return this.#manager.workspace().sessions.has(sessionId) ? new Session(this.#manager, sessionId) : undefined;
+    return this.#manager.workspace().sessions.has(sessionId) ? new Session(this.#manager, this.#prompts, sessionId) : undefined;
   }
 
   /** Every session's record, most recently updated first. */

@@ -7,6 +7,8 @@ import { fail, unwrap } from '../errors.js';
 import type { TurnDeleteResult, TurnInput } from './commands/index.js';
 import type { WorkspaceManager } from './manager.js';
 import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from './records.js';
+import type { BuildOptions, BuiltPrompt, PromptBuilder } from '../prompt/prompt-builder.js';
+import { respond, type RespondOptions } from '../prompt/respond.js';
 import { pathTo, SessionView, type BranchInfo } from './turn-tree.js';
 
 /** Options shared by the commands that add a turn. */
@@ -21,10 +23,29 @@ export interface NewTurn {
 export class Session {
   readonly id: string;
   readonly #manager: WorkspaceManager;
+  readonly #prompts: PromptBuilder;
 
-  constructor(manager: WorkspaceManager, id: string) {
+  constructor(manager: WorkspaceManager, prompts: PromptBuilder, id: string) {
     this.#manager = manager;
+    this.#prompts = prompts;
     this.id = id;
+  }
+
+  /**
+   * One model call: builds the prompt from this session (history, retrieved context,
+   * persona and preferences, blobs) within the token budget, streams the answer and
+   * records it as an assistant turn. `turn.meta.prompt` says how the prompt was built.
+   *
+   * @example
+   * const turn = await session.respond({ model: resolveModel('openai:gpt-4.1-mini'), tokenBudget: { total: 8000 } })
+   */
+  async respond(options: RespondOptions): Promise<Turn> {
+    return respond(this.#manager, this.#prompts, this.id, options);
+  }
+
+  /** The prompt `respond` would send now, and the record of how it was built, without calling the model. */
+  async buildPrompt(options: BuildOptions): Promise<BuiltPrompt> {
+    return this.#prompts.build(this.record(), options);
   }
 
   /** The session's record as it is now. Throws SESSION_NOT_FOUND once the session is deleted. */

@@ -1,0 +1,44 @@
+/**
+ * The provider-agnostic prompt (seed 001 section 6.5): what the prompt pipeline
+ * assembles and every model adapter maps to its provider's wire format.
+ */
+import type { JsonObject, JsonValue } from '../content/blocks.js';
+
+/** Bytes of an image or document: inline (base64), or a file the provider already holds. */
+export type PromptMedia = { base64: string; fileId?: never } | { fileId: string; base64?: never };
+
+export type PromptPart =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; text: string; signature?: string }
+  | ({ type: 'image'; mediaType: string; filename?: string } & PromptMedia)
+  | ({ type: 'document'; mediaType: string; filename?: string; title?: string } & PromptMedia)
+  | { type: 'tool-call'; callId: string; name: string; input: JsonObject }
+  | { type: 'tool-result'; callId: string; name: string; output: ToolResultOutput; isError?: boolean };
+
+/** What a tool returned: text, or text and media parts. */
+export type ToolResultOutput = { type: 'text'; text: string } | { type: 'content'; parts: Array<Extract<PromptPart, { type: 'text' | 'image' | 'document' }>> };
+
+export interface PromptMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: PromptPart[];
+}
+
+/** A tool the model may call. */
+export interface PromptTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the input. */
+  inputSchema: JsonObject;
+}
+
+/** A complete, provider-agnostic request. */
+export interface Prompt {
+  /** The system instruction: persona, preferences, retrieved context. */
+  system: string;
+  messages: PromptMessage[];
+  tools?: PromptTool[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Provider-specific options, passed through untouched (e.g. `{ anthropic: { thinking: {...} } }`). */
+  providerOptions?: Record<string, Record<string, JsonValue>>;
+}

@@ -1,0 +1,329 @@
+/**
+ * The PromptBuilder (seed 001 section 6): snapshot, retrieval, instructions, blob
+ * resolution, each a replaceable stage, fitted into a token budget by the planner. The
+ * result is a provider-agnostic Prompt (stage 5 is the model adapter's) and a record of
+ * how it was built.
+ */
+import type { ContentBlock } from '../content/blocks.js';
+import { GolemError } from '../errors.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import type { Prompt, PromptMedia, PromptMessage, PromptPart, PromptTool } from '../models/prompt.js';
+import type { BlobStorage } from '../store/blob-storage.js';
+import type { ContextEntry, Session, Turn, TurnRef } from '../workspace/records.js';
+import type { WorkspaceView } from '../workspace/workspace-index.js';
+import { retrievableOf, terms, type ContextRetriever } from './context-retriever.js';
+import { orderPreferences, systemInstruction, type PreferenceTier } from './instructions.js';
+import { groupTurns, snapshot, type Snapshot } from './transcript.js';
+import { planTokens, type TokenBudget } from './token-planner.js';
+
+/** Tokens an image is counted as (providers bill roughly this for a mid-sized image). */
+export const IMAGE_TOKENS = 1000;
+
+/** How relevant context is chosen. */
+export interface RelevanceConfig {
+  /** How many of the latest turns make up the query (default 6). */
+  recentMessageWindow?: number;
+  /** The lowest score an entry or topic preference needs (default 0.2). */
+  minScore?: number;
+  /** At most this many context entries (default 8). */
+  maxEntries?: number;
+  /** The largest share of the input budget context may take (default 0.25). */
+  contextShare?: number;
+}
+
+export interface BuildOptions {
+  /** The model the prompt is for: its tokenizer, its provider (for remote file ids). */
+  model: Pick<ModelAdapter, 'provider' | 'countTokens'> & { acceptsFileId?(mediaType: string): boolean };
+  tokenBudget?: TokenBudget;
+  relevance?: RelevanceConfig;
+  tools?: PromptTool[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Now, in ms (for freshness in ranking); default Date.now(). */
+  now?: number;
+}
+
+/** How a prompt was built: kept on the assistant turn as `meta.prompt`. */
+export interface PromptRecord {
+  /** The turns sent: a run of the transcript ending at the head. */
+  turns: TurnRange;
+  /** Turns left out to fit the budget: the run before them. */
+  dropped: TurnRange;
+  /** Turns a summary stands in for. */
+  summarized: TurnRef[];
+  /** A turn whose text was cut from the front to fit. */
+  truncated: TurnRef | null;
+  context: { key: string; score: number; tokens: number }[];
+  preferences: { id: string; tier: PreferenceTier }[];
+  role: string | null;
+  blobs: { sha256: string; as: 'inline' | 'fileId' }[];
+  retriever: string;
+  tokens: { system: number; tools: number; context: number; history: number; total: number; budget: number; reserve: number };
+}
+
+/** A run of consecutive transcript turns (kept compact: a long history is one range, not a list). */
+export interface TurnRange {
+  count: number;
+  first: TurnRef | null;
+  last: TurnRef | null;
+}
+
+/** What `build` returns. */
+export interface BuiltPrompt {
+  prompt: Prompt;
+  record: PromptRecord;
+  /** The turns sent and the turns dropped, in full (for a summarizer). */
+  sent: Turn[];
+  dropped: Turn[];
+}
+
+/** The replaceable stages. */
+export interface PromptStages {
+  snapshot(view: WorkspaceView, session: Session): Snapshot;
+  instructions: typeof systemInstruction;
+  resolveBlob(sha256: string, mediaType: string, model: BuildOptions['model']): Promise<PromptMedia>;
+}
+
+export class PromptBuilder {
+  readonly #view: () => WorkspaceView;
+  readonly #blobs: BlobStorage;
+  readonly #retriever: ContextRetriever;
+  readonly #stages: PromptStages;
+
+  constructor(deps: { view: () => WorkspaceView; blobs: BlobStorage; retriever: ContextRetriever; stages?: Partial<PromptStages> }) {
+    this.#view = deps.view;
+    this.#blobs = deps.blobs;
+    this.#retriever = deps.retriever;
+    this.#stages = {
+      snapshot: (view, session) => snapshot(view, session.head),
+      instructions: systemInstruction,
+      resolveBlob: (sha256, mediaType, model) => this.#resolveBlob(sha256, mediaType, model),
+      ...deps.stages,
+    };
+  }
+
+  get retriever(): ContextRetriever {
+    return this.#retriever;
+  }
+
+  async build(session: Session, options: BuildOptions): Promise<BuiltPrompt> {
+    const view = this.#view();
+    const count = (text: string) => options.model.countTokens(text);
+    const relevance = { recentMessageWindow: 6, minScore: 0.2, maxEntries: 8, contextShare: 0.25, ...options.relevance };
+    const budget = options.tokenBudget ?? { total: 128_000 };
+
+    // 1. Snapshot
+    const snap = this.#stages.snapshot(view, session);
+    const groups = groupTurns(snap.turns);
+
+    // 2. Retrieval
+    const recent = snap.turns.slice(-relevance.recentMessageWindow);
+    const query = { topics: session.topics, text: recent.map(textOf).join('\n'), now: options.now ?? Date.now() };
+    const role = session.role === null ? undefined : view.roles.get(session.role);
+    const fixed = new Set([...(role?.preferences ?? []), ...session.preferences]);
+    const candidates = [
+      ...[...view.context.values()].map(retrievableOf),
+      ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf),
+    ];
+    const ranked = terms(query.text + query.topics.join(' ')).length === 0 ? [] : this.#retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
+    const contextRanked = ranked.filter((r) => r.id.startsWith('context:')).slice(0, relevance.maxEntries);
+    const topicPreferences = ranked.flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : [])).filter(isDefined);
+
+    // 3. Instructions
+    const preferences = orderPreferences({
+      role: (role?.preferences ?? []).map((id) => view.preferences.get(id)).filter(isDefined),
+      topic: topicPreferences,
+      session: session.preferences.map((id) => view.preferences.get(id)).filter(isDefined),
+    });
+    const summaries = snap.summaries.map((s) => s.text);
+    const baseSystem = this.#stages.instructions({ role, preferences, context: [], summaries });
+    const toolTokens = (options.tools ?? []).reduce((n, t) => n + count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`), 0);
+    const contextEntries = contextRanked.map((r) => {
+      const entry = view.context.get(r.id.slice('context:'.length)) as ContextEntry;
+      return { id: r.id, entry, score: r.score, tokens: count(`- [${entry.key}] ${entry.content}\n`) };
+    });
+
+    // The budget
+    const groupTokens = groups.map((g) => g.reduce((n, t) => n + this.#turnTokens(t, count), 0));
+    const plan = planTokens({
+      budget,
+      systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0),
+      toolTokens,
+      context: contextEntries.map((c) => ({ id: c.id, tokens: c.tokens })),
+      groups: groupTokens.map((tokens) => ({ tokens })),
+      contextShare: relevance.contextShare,
+    });
+    if ('tooLarge' in plan) {
+      throw new GolemError('PROMPT_TOO_LARGE', `the system instruction and tools need ${plan.tooLarge.needed} tokens, but the budget leaves ${plan.tooLarge.available} for the prompt`, {
+        details: plan.tooLarge,
+      });
+    }
+    const keptContext = contextEntries.filter((c) => plan.context.includes(c.id));
+    const system = this.#stages.instructions({ role, preferences, context: keptContext.map((c) => c.entry), summaries });
+    const keptGroups = groups.slice(plan.firstGroup);
+    const kept = keptGroups.flat();
+    let truncated: TurnRef | null = null;
+    if (plan.truncateNewestTo !== undefined) {
+      const newest = keptGroups.at(-1) ?? [];
+      const first = newest[0];
+      if (first !== undefined) {
+        truncated = { id: first.id, version: first.version };
+        const total = groupTokens.at(-1) ?? 1;
+        newest[0] = cutFront(first, plan.truncateNewestTo / total);
+        kept.splice(kept.length - newest.length, newest.length, ...newest);
+      }
+    }
+
+    // 4. Blob resolution, and the messages
+    const blobs: PromptRecord['blobs'] = [];
+    const messages = await this.#messages(kept, options.model, blobs);
+    const prompt: Prompt = {
+      system,
+      messages,
+      ...(options.tools !== undefined && options.tools.length > 0 && { tools: options.tools }),
+      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+      ...(options.temperature !== undefined && { temperature: options.temperature }),
+    };
+    const dropped = groups.slice(0, plan.firstGroup).flat();
+    return {
+      prompt,
+      sent: kept,
+      dropped,
+      record: {
+        turns: rangeOf(kept),
+        dropped: rangeOf(dropped),
+        summarized: snap.summaries.flatMap((s) => s.summarizes),
+        truncated,
+        context: keptContext.map((c) => ({ key: c.entry.key, score: round(c.score), tokens: c.tokens })),
+        preferences: preferences.map((p) => ({ id: p.preference.id, tier: p.tier })),
+        role: session.role,
+        blobs,
+        retriever: this.#retriever.name,
+        tokens: { ...plan.tokens, system: count(system) - plan.tokens.context, budget: budget.total, reserve: plan.reserve },
+      },
+    };
+  }
+
+  #turnTokens(turn: Turn, count: (text: string) => number): number {
+    let n = 4; // the message frame
+    for (const block of turn.blocks) n += blockTokens(block, count, (sha) => this.#view().blobs.get(sha)?.size ?? 0);
+    return n;
+  }
+
+  async #messages(turns: readonly Turn[], model: BuildOptions['model'], blobs: PromptRecord['blobs']): Promise<PromptMessage[]> {
+    const toolNames = new Map<string, string>();
+    for (const turn of turns) for (const b of turn.blocks) if (b.type === 'tool_use') toolNames.set(b.callId, b.name);
+    const media = async (b: { blob: { sha256: string }; mediaType: string }) => {
+      const resolved = await this.#stages.resolveBlob(b.blob.sha256, b.mediaType, model);
+      blobs.push({ sha256: b.blob.sha256, as: resolved.fileId !== undefined ? 'fileId' : 'inline' });
+      return resolved;
+    };
+    const messages: PromptMessage[] = [];
+    for (const turn of turns) {
+      if (turn.role === 'system') continue; // role transitions and summaries shape the system instruction instead
+      const role: PromptMessage['role'] = turn.role === 'tool' ? 'tool' : turn.role;
+      const content: PromptPart[] = [];
+      for (const block of turn.blocks) {
+        switch (block.type) {
+          case 'text':
+            content.push({ type: 'text', text: block.text });
+            break;
+          case 'thinking':
+            if (role === 'assistant') content.push({ type: 'thinking', text: block.thinking, ...(block.signature !== undefined && { signature: block.signature }) });
+            break;
+          case 'image':
+            content.push({ type: 'image', mediaType: block.mediaType, ...(block.filename !== undefined && { filename: block.filename }), ...(await media(block)) });
+            break;
+          case 'document':
+            content.push({
+              type: 'document',
+              mediaType: block.mediaType,
+              ...(block.filename !== undefined && { filename: block.filename }),
+              ...(block.title !== undefined && { title: block.title }),
+              ...(await media(block)),
+            });
+            break;
+          case 'tool_use':
+            content.push({ type: 'tool-call', callId: block.callId, name: block.name, input: block.args });
+            break;
+          case 'tool_result': {
+            const parts: Extract<PromptPart, { type: 'text' | 'image' | 'document' }>[] = [];
+            for (const p of block.content) {
+              if (p.type === 'text') parts.push({ type: 'text', text: p.text });
+              else parts.push({ type: p.type, mediaType: p.mediaType, ...(await media(p)) } as Extract<PromptPart, { type: 'image' | 'document' }>);
+            }
+            const onlyText = parts.every((p) => p.type === 'text');
+            content.push({
+              type: 'tool-result',
+              callId: block.callId,
+              name: toolNames.get(block.callId) ?? 'unknown_tool',
+              output: onlyText ? { type: 'text', text: parts.map((p) => (p as { text: string }).text).join('\n') } : { type: 'content', parts },
+              ...(block.isError === true && { isError: true }),
+            });
+            break;
+          }
+          default:
+            break;
+        }
+      }
+      if (content.length === 0) continue;
+      const last = messages.at(-1);
+      if (last !== undefined && last.role === role) last.content.push(...content);
+      else messages.push({ role, content });
+    }
+    return messages;
+  }
+
+  async #resolveBlob(sha256: string, mediaType: string, model: BuildOptions['model']): Promise<PromptMedia> {
+    const record = this.#view().blobs.get(sha256);
+    const fileId = record?.remoteIds[model.provider];
+    if (fileId !== undefined && model.acceptsFileId?.(mediaType) === true) return { fileId };
+    const bytes = await this.#blobs.get(sha256);
+    if (bytes === null) throw new GolemError('BLOB_NOT_STORED', `blob ${sha256} is referenced by the transcript but its bytes are missing`, { details: { sha256 } });
+    return { base64: Buffer.from(bytes).toString('base64') };
+  }
+}
+
+function blockTokens(block: ContentBlock, count: (text: string) => number, sizeOf: (sha: string) => number): number {
+  switch (block.type) {
+    case 'text':
+      return count(block.text);
+    case 'thinking':
+      return count(block.thinking);
+    case 'image':
+      return IMAGE_TOKENS;
+    case 'document':
+      return Math.ceil(sizeOf(block.blob.sha256) / 4);
+    case 'tool_use':
+      return count(`${block.name}${JSON.stringify(block.args)}`);
+    case 'tool_result':
+      return block.content.reduce((n, p) => n + blockTokens(p, count, sizeOf), 4);
+    default:
+      return 0;
+  }
+}
+
+function textOf(turn: Turn): string {
+  return turn.blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '')).join(' ');
+}
+
+/** The turn with its text blocks cut from the front, keeping about `share` of them. */
+function cutFront(turn: Turn, share: number): Turn {
+  return {
+    ...turn,
+    blocks: turn.blocks.map((b) => (b.type === 'text' ? { ...b, text: `…${b.text.slice(Math.floor(b.text.length * (1 - Math.max(0, share))) + 1)}` } : b)),
+  };
+}
+
+function rangeOf(turns: readonly Turn[]): TurnRange {
+  const ref = (t: Turn | undefined) => (t === undefined ? null : { id: t.id, version: t.version });
+  return { count: turns.length, first: ref(turns[0]), last: ref(turns.at(-1)) };
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+function isDefined<T>(value: T | undefined): value is T {
+  return value !== undefined;
+}
