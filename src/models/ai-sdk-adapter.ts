@@ -15,7 +15,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { JsonObject } from '../content/blocks.js';
 import { GolemError } from '../errors.js';
-import { collectStream, MODEL_ADAPTER_SPEC, type CallOptions, type ModelAdapter, type StopReason, type StreamPart } from './model-adapter.js';
+import { MODEL_ADAPTER_SPEC, type CallOptions, type GenerateResult, type ModelAdapter, type StopReason, type StreamPart } from './model-adapter.js';
 import type { Prompt, PromptPart, ToolResultOutput } from './prompt.js';
 import { estimateTokens } from './tokens.js';
 
@@ -58,13 +58,34 @@ export class AiSdkAdapter implements ModelAdapter {
     return (this.#options.countTokens ?? estimateTokens)(text);
   }
 
-  async generate(prompt: Prompt, options: CallOptions = {}) {
-    return collectStream(this.stream(prompt, options));
+  /** One non-streaming request (the provider's plain JSON endpoint). */
+  async generate(prompt: Prompt, options: CallOptions = {}): Promise<GenerateResult> {
+    const model = await this.#model();
+    const result = await this.#withRetries(() => model.doGenerate(this.#call(prompt, options)), options.signal);
+    const out: GenerateResult = { text: '', thinking: [], toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 }, stopReason: 'other' };
+    try {
+      for (const content of result.content) {
+        if (content.type === 'text') out.text += content.text;
+        else if (content.type === 'reasoning') {
+          const signature = signatureOf(content);
+          out.thinking.push({ text: content.text, ...(signature !== undefined && { signature }) });
+        } else if (content.type === 'tool-call') {
+          out.toolCalls.push({ callId: content.toolCallId, name: content.toolName, input: parseToolInput(content.toolName, content.input) });
+        }
+      }
+    } catch (error) {
+      throw this.#error(error, options.signal);
+    }
+    const finish = mapPart({ type: 'finish', usage: result.usage, finishReason: result.finishReason });
+    if (finish?.type === 'finish') {
+      out.usage = finish.usage;
+      out.stopReason = finish.stopReason;
+    }
+    return out;
   }
 
-  async *stream(prompt: Prompt, options: CallOptions = {}): AsyncIterable<StreamPart> {
-    const model = await this.#model();
-    const call: LanguageModelV3CallOptions = {
+  #call(prompt: Prompt, options: CallOptions): LanguageModelV3CallOptions {
+    return {
       prompt: toProviderPrompt(prompt, (id) => this.#options.fileIdData?.(id) ?? id),
       ...(prompt.maxOutputTokens !== undefined && { maxOutputTokens: prompt.maxOutputTokens }),
       ...(prompt.temperature !== undefined && { temperature: prompt.temperature }),
@@ -75,13 +96,25 @@ export class AiSdkAdapter implements ModelAdapter {
       ...(prompt.providerOptions !== undefined && { providerOptions: prompt.providerOptions }),
       ...(options.signal !== undefined && { abortSignal: options.signal }),
     };
+  }
+
+  /** A streaming request: parts as the provider's server-sent events arrive. */
+  async *stream(prompt: Prompt, options: CallOptions = {}): AsyncIterable<StreamPart> {
+    const model = await this.#model();
+    const call = this.#call(prompt, options);
     const { stream } = await this.#withRetries(() => model.doStream(call), options.signal);
     const reader = stream.getReader();
+    let signature: string | undefined; // Anthropic sends it as metadata of a reasoning delta, before the end
     try {
       for (;;) {
         const next = await readOrAbort(reader, options.signal);
         if (next.done) return;
+        signature = signatureOf(next.value) ?? signature;
         const part = mapPart(next.value);
+        if (part?.type === 'thinking-end') {
+          if (part.signature === undefined && signature !== undefined) part.signature = signature;
+          signature = undefined;
+        }
         if (part !== undefined) yield part;
       }
     } catch (error) {
@@ -186,8 +219,8 @@ function mapPart(part: LanguageModelV3StreamPart): StreamPart | undefined {
     case 'reasoning-delta':
       return part.delta === '' ? undefined : { type: 'thinking-delta', text: part.delta };
     case 'reasoning-end': {
-      const signature = (part.providerMetadata?.anthropic as { signature?: unknown } | undefined)?.signature;
-      return { type: 'thinking-end', ...(typeof signature === 'string' && { signature }) };
+      const signature = signatureOf(part);
+      return { type: 'thinking-end', ...(signature !== undefined && { signature }) };
     }
     case 'tool-call':
       return { type: 'tool-call', callId: part.toolCallId, name: part.toolName, input: parseToolInput(part.toolName, part.input) };
@@ -210,6 +243,12 @@ function mapPart(part: LanguageModelV3StreamPart): StreamPart | undefined {
     default:
       return undefined;
   }
+}
+
+function signatureOf(part: object): string | undefined {
+  const metadata = (part as { providerMetadata?: Record<string, unknown> }).providerMetadata;
+  const signature = (metadata?.anthropic as { signature?: unknown } | undefined)?.signature;
+  return typeof signature === 'string' && signature !== '' ? signature : undefined;
 }
 
 function parseToolInput(name: string, input: string): JsonObject {

@@ -24,7 +24,7 @@ export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking-delta'; text: string }
   /** Sent once a thinking block is complete, with the provider's signature over it (if any). */
-  | { type: 'thinking-end'; signature?: string }
+  | { type: 'thinking-end'; signature?: string | undefined }
   | { type: 'tool-call'; callId: string; name: string; input: JsonObject }
   | { type: 'finish'; usage: Usage; stopReason: StopReason; rawStopReason?: string };
 

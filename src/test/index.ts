@@ -5,3 +5,4 @@
 export { describeStoreConformance, type StoreHarness } from './store-conformance.js';
 export { describeBlobStorageConformance } from './blob-storage-conformance.js';
 export { scriptedModel, ScriptedModel, type ScriptedResponse, type ScriptStep } from './scripted-model.js';
+export { describeModelAdapterConformance, type ModelHarness } from './model-adapter-conformance.js';
