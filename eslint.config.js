@@ -22,7 +22,7 @@ export default tseslint.config(
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   {
     // expect.any() / expect.stringContaining() are typed any by vitest.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'src/test/**/*.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
 );
