@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CONFLICT_RULE, createWorkspace, planTokens, type Session, type Workspace } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
+import { text } from './helpers.js';
+
+const model = scriptedModel([]); // counts tokens (about 4 characters each); never called here
+const words = (n: number, word = 'word') => Array.from({ length: n }, () => word).join(' ');
+
+async function conversation(turns: number, size = 40): Promise<{ ws: Workspace; s: Session }> {
+  const ws = await createWorkspace();
+  const s = await ws.sessions.create();
+  for (let i = 0; i < turns; i++) await s.addTurn({ role: i % 2 === 0 ? 'user' : 'assistant', blocks: [text(`${i}: ${words(size)}`)] });
+  return { ws, s };
+}
+
+describe('the token planner in the pipeline', () => {
+  it('drops the oldest turns first, keeps the newest, and says what it dropped', async () => {
+    const { ws, s } = await conversation(30);
+    const { prompt, record, dropped } = await s.buildPrompt({ model, tokenBudget: { total: 1000, reserve: 200 } });
+    expect(record.dropped.count).toBeGreaterThan(0);
+    expect(record.turns.count + record.dropped.count).toBe(30);
+    expect(record.tokens.total).toBeLessThanOrEqual(800);
+    expect(record.dropped.first).toEqual({ id: (await s.transcript())[0]?.id, version: 0 });
+    expect(dropped).toHaveLength(record.dropped.count);
+    const sent = prompt.messages.flatMap((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')));
+    expect(sent.at(-1)?.startsWith('29:')).toBe(true);
+    expect(sent[0]?.startsWith(`${record.dropped.count}:`)).toBe(true);
+    await ws.close();
+  });
+
+  it('cuts a newest turn that alone is over the budget from its front', async () => {
+    const { ws, s } = await conversation(1, 2000);
+    const { prompt, record } = await s.buildPrompt({ model, tokenBudget: { total: 600, reserve: 100 } });
+    expect(record.truncated).toEqual(s.head());
+    const sentText = (prompt.messages[0]?.content[0] as { text: string }).text;
+    expect(sentText.startsWith('…')).toBe(true);
+    expect(model.countTokens(sentText)).toBeLessThanOrEqual(500);
+    expect(s.turn(s.head()?.id ?? '')?.blocks[0]).toEqual(text(`0: ${words(2000)}`)); // the stored turn is untouched
+    await ws.close();
+  });
+
+  it('refuses a budget the system instruction alone does not fit', async () => {
+    const ws = await createWorkspace();
+    await ws.roles.add({ name: 'verbose', persona: words(500) });
+    const s = await ws.sessions.create({ role: 'verbose' });
+    await s.addTurn({ role: 'user', blocks: [text('hi')] });
+    await expect(s.buildPrompt({ model, tokenBudget: { total: 400, reserve: 100 } })).rejects.toMatchObject({ code: 'PROMPT_TOO_LARGE' });
+    await ws.close();
+  });
+
+  it('never separates a tool call from its result (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('chat', 'tools', 'long'), { minLength: 1, maxLength: 25 }), fc.integer({ min: 150, max: 2000 }), async (kinds, total) => {
+        const ws = await createWorkspace();
+        const s = await ws.sessions.create();
+        for (const [i, kind] of kinds.entries()) {
+          if (kind === 'tools') {
+            await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: `c${i}`, name: 'f', args: { n: i } }] });
+            await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: `c${i}`, content: [text(words(20))] }] });
+          } else await s.addTurn({ role: 'user', blocks: [text(words(kind === 'long' ? 120 : 10))] });
+        }
+        const built = await s.buildPrompt({ model, tokenBudget: { total, reserve: 50 } }).catch(() => undefined);
+        if (built !== undefined) {
+          const calls = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-call' ? [p.callId] : [])));
+          const results = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-result' ? [p.callId] : [])));
+          expect(results.sort()).toEqual(calls.sort());
+          expect(built.record.turns.count + built.record.dropped.count).toBe(kinds.length + kinds.filter((k) => k === 'tools').length);
+        }
+        await ws.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('plans context within its share and history newest first', () => {
+    const plan = planTokens({
+      budget: { total: 1000, reserve: 100 },
+      systemTokens: 100,
+      toolTokens: 0,
+      context: [
+        { id: 'a', tokens: 150 },
+        { id: 'b', tokens: 300 },
+        { id: 'c', tokens: 20 },
+      ],
+      groups: [{ tokens: 300 }, { tokens: 300 }, { tokens: 100 }],
+    });
+    expect(plan).toMatchObject({ reserve: 100, context: ['a', 'c'], firstGroup: 1, tokens: { system: 100, context: 170, history: 400, total: 670 } });
+  });
+});
+
+describe('instructions and retrieval', () => {
+  it('merges persona and preferences by the conflict rule: role defaults, then topics, then the session; older first', async () => {
+    const ws = await createWorkspace({ clock: (() => { let t = Date.UTC(2026, 0, 1); return () => new Date(t++); })() });
+    await ws.preferences.add({ id: 'role-old', content: 'Use imperial units.' });
+    await ws.preferences.add({ id: 'role-new', content: 'Cite sources.' });
+    await ws.preferences.add({ id: 'topic', content: 'Prefer metric units when discussing cooking recipes.', topics: ['cooking'] });
+    await ws.preferences.add({ id: 'mine', content: 'Use metric units.' });
+    await ws.preferences.add({ id: 'unrelated', content: 'Mention train timetables.', topics: ['railways'] });
+    await ws.roles.add({ name: 'chef', persona: 'You are a chef.', preferences: ['role-new', 'role-old', 'mine'] });
+    const s = await ws.sessions.create({ role: 'chef', topics: ['cooking'], preferences: ['mine'] });
+    await s.addTurn({ role: 'user', blocks: [text('How much flour for a cooking recipe of bread?')] });
+    const { prompt, record } = await s.buildPrompt({ model });
+    expect(record.preferences).toEqual([
+      { id: 'role-old', tier: 'role' },
+      { id: 'role-new', tier: 'role' },
+      { id: 'topic', tier: 'topic' },
+      { id: 'mine', tier: 'session' },
+    ]);
+    expect(prompt.system).toBe(
+      `You are a chef.\n\n## User preferences\n${CONFLICT_RULE}\n1. Use imperial units.\n2. Cite sources.\n3. Prefer metric units when discussing cooking recipes.\n4. Use metric units.`,
+    );
+    await ws.close();
+  });
+
+  it('retrieves relevant context above the minimum score, from the recent window only', async () => {
+    const ws = await createWorkspace();
+    await ws.context.add({ key: 'heart', content: 'The heart has four chambers: two atria, two ventricles.', topics: ['anatomy'] });
+    await ws.context.add({ key: 'bread', content: 'Sourdough rises with a wild yeast starter.', topics: ['cooking'] });
+    const s = await ws.sessions.create();
+    await s.addTurn({ role: 'user', blocks: [text('Tell me about sourdough bread and its starter.')] });
+    await s.addTurn({ role: 'assistant', blocks: [text('Happy to.')] });
+    await s.addTurn({ role: 'user', blocks: [text('Actually, how many chambers has the heart?')] });
+    const wide = await s.buildPrompt({ model, relevance: { recentMessageWindow: 6 } });
+    expect(wide.record.context.map((c) => c.key).sort()).toEqual(['bread', 'heart']);
+    const narrow = await s.buildPrompt({ model, relevance: { recentMessageWindow: 1 } });
+    expect(narrow.record.context.map((c) => c.key)).toEqual(['heart']);
+    expect(narrow.prompt.system).toContain('## Relevant context\n- [heart] The heart has four chambers');
+    const strict = await s.buildPrompt({ model, relevance: { recentMessageWindow: 1, minScore: 0.99 } });
+    expect(strict.record.context).toEqual([]);
+    await ws.close();
+  });
+});
+
+describe('summaries', () => {
+  it('stand in for the turns they summarise', async () => {
+    const { ws, s } = await conversation(6, 5);
+    const path = await s.transcript();
+    await s.addTurn({ role: 'system', blocks: [{ type: 'summary', text: 'They greeted each other.', summarizes: path.slice(0, 4).map((t) => ({ id: t.id, version: 0 })) }] });
+    const { prompt, record } = await s.buildPrompt({ model });
+    expect(record.summarized).toHaveLength(4);
+    expect(record.turns.count).toBe(2);
+    expect(prompt.system).toContain('## Earlier conversation (summary)\nThey greeted each other.');
+    expect(prompt.messages.flatMap((m) => m.content.map((c) => (c as { text: string }).text.slice(0, 2)))).toEqual(['4:', '5:']);
+    await ws.close();
+  });
+
+  it('are written by the summarizer when history no longer fits, leaving the summarised turns in the DAG', async () => {
+    const { ws, s } = await conversation(24, 60);
+    const before = ws.manager.workspace().turns.size;
+    const summarizer = scriptedModel([{ text: 'Twenty turns of counting words.' }]);
+    const answerer = scriptedModel([{ text: 'Noted.' }]);
+    const turn = await s.respond({ model: answerer, tokenBudget: { total: 1200, reserve: 200 }, summarize: { model: summarizer } });
+    expect(summarizer.calls).toHaveLength(1);
+    expect(summarizer.calls[0]?.messages[0]?.content[0]).toMatchObject({ type: 'text', text: expect.stringContaining('0: word') });
+    const path = await s.transcript();
+    const summaryTurn = path.at(-2);
+    expect(summaryTurn?.blocks[0]).toMatchObject({ type: 'summary', text: 'Twenty turns of counting words.' });
+    expect(ws.manager.workspace().turns.size).toBe(before + 2);
+    expect(answerer.calls[0]?.system).toContain('Twenty turns of counting words.');
+    expect((turn.meta.prompt as { summarized: unknown[] }).summarized.length).toBeGreaterThan(0);
+    await ws.close();
+  });
+});
