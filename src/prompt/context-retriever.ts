@@ -76,10 +76,10 @@ export class Bm25Retriever implements ContextRetriever, Indexer {
 
   rank(query: RetrievalQuery, candidates: readonly Retrievable[]): { id: string; score: number }[] {
     const wanted = new Set(candidates.map((c) => c.id));
-    const text = [...query.topics, query.text].join(' ');
-    if (terms(text).length === 0) return [];
+    const words = [...new Set(terms([...query.topics, query.text].join(' ')))];
+    if (words.length === 0) return [];
     return this.#search
-      .search(text, { filter: (result) => wanted.has(String(result.id)) })
+      .search(words.join(' '), { filter: (result) => wanted.has(String(result.id)) })
       .map((r) => ({ id: String(r.id), score: r.score / (r.score + 3) }));
   }
 }

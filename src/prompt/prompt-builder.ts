@@ -143,8 +143,12 @@ export class PromptBuilder {
       return { id: r.id, entry, score: r.score, tokens: count(`- [${entry.key}] ${entry.content}\n`) };
     });
 
-    // The budget
-    const groupTokens = groups.map((g) => g.reduce((n, t) => n + this.#turnTokens(t, count), 0));
+    // The budget. Only the newest groups that could fit are counted: a long history costs a walk, not a count.
+    const groupTokens: number[] = new Array<number>(groups.length).fill(Number.POSITIVE_INFINITY);
+    for (let i = groups.length - 1, sum = 0; i >= 0 && sum <= budget.total; i--) {
+      groupTokens[i] = (groups[i] as Turn[]).reduce((n, t) => n + this.#turnTokens(t, options.model), 0);
+      sum += groupTokens[i] as number;
+    }
     const plan = planTokens({
       budget,
       systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0),
@@ -204,9 +208,16 @@ export class PromptBuilder {
     };
   }
 
-  #turnTokens(turn: Turn, count: (text: string) => number): number {
-    let n = 4; // the message frame
-    for (const block of turn.blocks) n += blockTokens(block, count, (sha) => this.#view().blobs.get(sha)?.size ?? 0);
+  /** A turn's tokens for a model; turns are immutable, so the count is cached per turn and model. */
+  #turnTokens(turn: Turn, model: BuildOptions['model']): number {
+    let counts = tokenCache.get(turn);
+    if (counts === undefined) tokenCache.set(turn, (counts = new WeakMap()));
+    let n = counts.get(model);
+    if (n === undefined) {
+      n = 4; // the message frame
+      for (const block of turn.blocks) n += blockTokens(block, (text) => model.countTokens(text), (sha) => this.#view().blobs.get(sha)?.size ?? 0);
+      counts.set(model, n);
+    }
     return n;
   }
 
@@ -283,6 +294,8 @@ export class PromptBuilder {
     return { base64: Buffer.from(bytes).toString('base64') };
   }
 }
+
+const tokenCache = new WeakMap<Turn, WeakMap<object, number>>();
 
 function blockTokens(block: ContentBlock, count: (text: string) => number, sizeOf: (sha: string) => number): number {
   switch (block.type) {

@@ -19,13 +19,17 @@ export function snapshot(view: WorkspaceView, head: TurnRef | null): Snapshot {
   const path = pathTo(view, head);
   const replaced = new Set<string>();
   const summaries: Snapshot['summaries'] = [];
+  let structural = false;
   for (const turn of path) {
     for (const block of turn.blocks) {
+      if (block.type === 'role:transition') structural = true;
       if (block.type !== 'summary') continue;
+      structural = true;
       summaries.push({ turn: { id: turn.id, version: turn.version }, text: (block as SummaryBlock).text, summarizes: block.summarizes });
       for (const ref of block.summarizes) replaced.add(turnKey(ref));
     }
   }
+  if (!structural) return { turns: path, summaries };
   const turns = path.filter((t) => !replaced.has(turnKey(t)) && !t.blocks.every((b) => b.type === 'summary' || b.type === 'role:transition'));
   return { turns, summaries };
 }
@@ -38,6 +42,11 @@ export function groupTurns(turns: readonly Turn[]): Turn[][] {
   const groups: Turn[][] = [];
   let open = new Set<string>();
   for (const turn of turns) {
+    if (!turn.blocks.some((b) => b.type === 'tool_use' || b.type === 'tool_result')) {
+      groups.push([turn]); // the common case, kept cheap
+      open = new Set();
+      continue;
+    }
     const calls = turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.callId] : []));
     const answers = turn.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []));
     const last = groups.at(-1);

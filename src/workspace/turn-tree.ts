@@ -13,8 +13,12 @@ import type { WorkspaceView } from './workspace-index.js';
 
 /** The turns from the root to `head`, root first (the transcript). */
 export function pathTo(index: WorkspaceView, head: TurnRef | null): Turn[] {
+  // A plain loop (no generator): this walk is on the prompt's hot path.
   const path: Turn[] = [];
-  for (const turn of ancestry(index, head)) path.push(turn);
+  const limit = index.turns.size;
+  for (let at = head === null ? undefined : index.turn(head); at !== undefined && path.length <= limit; at = at.parent === null ? undefined : index.turn(at.parent)) {
+    path.push(at);
+  }
   return path.reverse();
 }
 
