@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createWorkspace, type Session } from '../src/index.js';
+import { countOpenAiTokens, createWorkspace, type Session } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
 
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
@@ -49,6 +50,26 @@ function sqliteFloor(): { tick(i: number): void; close(): void } {
   const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
   const tx = db.transaction((v: string) => insert.run(v));
   return { tick: (i) => void tx(turnText(i)), close: () => db.close() };
+}
+
+/** Median prompt-build times for a 10,000-turn session with 1,000 context entries under 8,000 tokens. */
+async function promptBuild(): Promise<{ estimate: number; openai: number }> {
+  const ws = await createWorkspace();
+  const topics = ['anatomy', 'cooking', 'travel', 'backend', 'database', 'finance', 'music', 'sport'];
+  for (let i = 0; i < 1000; i++) {
+    const topic = topics[i % topics.length] as string;
+    await ws.context.add({ key: `entry-${i}`, content: `Entry ${i} about ${topic}: ${'detail '.repeat(20)}number ${i}.`, topics: [topic] });
+  }
+  const s = await ws.sessions.create({ topics: ['anatomy'] });
+  for (let i = 0; i < 10_000; i++) await addTurn(s, i);
+  const models = { estimate: scriptedModel([]), openai: { provider: 'openai', countTokens: countOpenAiTokens } };
+  const out = { estimate: 0, openai: 0 };
+  for (const [name, model] of Object.entries(models) as [keyof typeof out, (typeof models)[keyof typeof models]][]) {
+    await s.buildPrompt({ model, tokenBudget: { total: 8000 } }); // first build counts the turns it sends
+    out[name] = median(await timeEach(200, () => s.buildPrompt({ model, tokenBudget: { total: 8000 } })));
+  }
+  await ws.close();
+  return out;
 }
 
 function fileSize(path: string): number {
@@ -139,6 +160,9 @@ async function main(): Promise<void> {
   });
   await ws.close();
 
+  log('prompt builds: 10,000 turns, 1,000 context entries, 8,000-token budget...');
+  const prompt = await promptBuild();
+
   const ratio = appendBig / append100;
   const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
   rows.push(
@@ -151,6 +175,8 @@ async function main(): Promise<void> {
     { measure: `fork a ${HISTORY.toLocaleString('en')}-turn session (durable)`, value: fmt(median(forkTimes)), target: '< 1 ms', ok: median(forkTimes) < 1 },
     { measure: 'turn rows copied by 200 forks', value: String(turnsCopied), target: '0', ok: turnsCopied === 0 },
     { measure: 'transcript of a 10,000-turn path (index)', value: fmt(median(transcriptTimes)), target: '< 5 ms', ok: median(transcriptTimes) < 5 },
+    { measure: 'build a prompt: 10k turns, 1k context, 8k budget (estimate)', value: fmt(prompt.estimate), target: '< 10 ms', ok: prompt.estimate < 10 },
+    { measure: 'same, counting with the OpenAI tokenizer', value: fmt(prompt.openai), target: '< 10 ms', ok: prompt.openai < 10 },
     { measure: 'bytes on disk per turn (SQLite)', value: Math.round(dbBytes / turnsOnDisk).toLocaleString('en'), target: `text is ${turnText(0).length} B` },
     { measure: `open + index ${turnsOnDisk.toLocaleString('en')} turns`, value: fmt(openMs), target: '' },
     { measure: 'index heap per turn', value: `${Math.round(heapPerTurn)} B`, target: '' },
