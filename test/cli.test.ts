@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
 import { createWorkspace } from '../src/index.js';
 import { tempDir, text } from './helpers.js';
+import { startFakeProvider } from './servers/fake-provider.js';
 
 const exec = promisify(execFile);
 
@@ -78,5 +79,41 @@ describe('golem status', () => {
     expect(stdout).toMatch(/^sessions\s+0$/m);
     const version = await exec(process.execPath, [bin, '--version'], { cwd });
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('golem ask', () => {
+  it('streams the answer of the configured model and records the exchange', async () => {
+    const server = await startFakeProvider('openai', [{ text: 'Four chambers.' }, { text: 'Two atria.' }]);
+    try {
+      const cwd = tempDir();
+      const env = { GOLEM_MODEL: `openai-compatible:${server.url}#local-model` };
+      const first = await golem(['ask', 'How many chambers has the heart?'], cwd, env);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toBe('Four chambers.\n');
+      expect(first.stderr).toMatch(/openai-compatible:local-model/);
+      const second = await golem(['ask', 'Which', 'ones?'], cwd, env);
+      expect(second.stdout).toBe('Two atria.\n');
+      // The second question went to the same session, with the first exchange as history.
+      const messages = server.requests[1]?.body.messages as { role: string; content: unknown }[];
+      expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+      expect(messages[2]?.content).toBe('Which ones?');
+      const ws = await createWorkspace({ dir: join(cwd, '.golem') });
+      expect(ws.sessions.list()).toHaveLength(1);
+      expect(ws.manager.workspace().turns.size).toBe(4);
+      await ws.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says how to configure a model when none is', async () => {
+    const cwd = tempDir();
+    const { code, stderr } = await golem(['ask', 'hello'], cwd, {});
+    expect(code).toBe(2);
+    expect(stderr).toContain('Set GOLEM_MODEL');
+    expect(stderr).toContain('openai-compatible:<baseURL>#<model>');
+    const bad = await golem(['ask', 'hello', '--model', 'openai:gpt-4.1'], cwd, {});
+    expect(bad.stderr).toContain('OPENAI_API_KEY');
   });
 });
