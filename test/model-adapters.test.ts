@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GolemError, resolveModel, type ModelAdapter } from '../src/index.js';
-import { describeModelAdapterConformance, scriptedModel, type ScriptedResponse } from '../src/test/index.js';
+import { describeModelAdapterConformance } from '../src/test/conformance.js';
+import { scriptedModel, type ScriptedResponse } from '../src/test/index.js';
 import { startFakeProvider, type FakeAnswer, type FakeProvider } from './servers/fake-provider.js';
 
 const servers: FakeProvider[] = [];
