@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_RULE, createWorkspace, planTokens, type Session, type Workspace } from '../src/index.js';
+import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, type Session, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { text } from './helpers.js';
 
@@ -26,6 +26,20 @@ describe('the token planner in the pipeline', () => {
     const sent = prompt.messages.flatMap((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')));
     expect(sent.at(-1)?.startsWith('29:')).toBe(true);
     expect(sent[0]?.startsWith(`${record.dropped.count}:`)).toBe(true);
+    await ws.close();
+  });
+
+  it('opens with the user even when the history sent starts with an answer', async () => {
+    const { ws, s } = await conversation(30);
+    const { prompt, record } = await s.buildPrompt({ model, tokenBudget: { total: 1000, reserve: 200 } });
+    expect(prompt.messages[0]?.role).toBe('user');
+    const firstSent = (prompt.messages[0]?.content[0] as { text: string }).text;
+    expect(firstSent === CONTINUED).toBe(record.dropped.count % 2 === 1); // an odd number dropped leaves an answer first
+    const greeting = await ws.sessions.create();
+    await greeting.addTurn({ role: 'assistant', blocks: [text('Hello! How can I help?')] });
+    const opened = await greeting.buildPrompt({ model });
+    expect(opened.prompt.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(opened.prompt.messages[0]?.content).toEqual([{ type: 'text', text: CONTINUED }]);
     await ws.close();
   });
 

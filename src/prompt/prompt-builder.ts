@@ -16,6 +16,9 @@ import { orderPreferences, systemInstruction, type PreferenceTier } from './inst
 import { groupTurns, snapshot, type Snapshot } from './transcript.js';
 import { planTokens, type TokenBudget } from './token-planner.js';
 
+/** The user message put first when the history sent opens with an answer. */
+export const CONTINUED = '(The conversation continues from earlier turns not shown here.)';
+
 /** Tokens an image is counted as (providers bill roughly this for a mid-sized image). */
 export const IMAGE_TOKENS = 1000;
 
@@ -151,7 +154,8 @@ export class PromptBuilder {
     }
     const plan = planTokens({
       budget,
-      systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0),
+      // The opening note that may be put before the history (see #messages) is counted in always.
+      systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0) + count(CONTINUED) + 4,
       toolTokens,
       context: contextEntries.map((c) => ({ id: c.id, tokens: c.tokens })),
       groups: groupTokens.map((tokens) => ({ tokens })),
@@ -282,6 +286,9 @@ export class PromptBuilder {
       if (last !== undefined && last.role === role) last.content.push(...content);
       else messages.push({ role, content });
     }
+    // Providers want the conversation to open with the user (Anthropic requires it): when the
+    // history sent starts with an answer (older turns dropped, or a greeting), say so first.
+    if (messages.length > 0 && messages[0]?.role !== 'user') messages.unshift({ role: 'user', content: [{ type: 'text', text: CONTINUED }] });
     return messages;
   }
 
