@@ -78,6 +78,8 @@ export interface BuiltPrompt {
   /** The turns sent and the turns dropped, in full (for a summarizer). */
   sent: Turn[];
   dropped: Turn[];
+  /** The texts of the summaries in force, oldest first. */
+  summaries: string[];
 }
 
 /** The replaceable stages. */
@@ -197,6 +199,7 @@ export class PromptBuilder {
       prompt,
       sent: kept,
       dropped,
+      summaries,
       record: {
         turns: rangeOf(kept),
         dropped: rangeOf(dropped),

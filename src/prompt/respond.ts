@@ -33,7 +33,7 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
 
   if (options.summarize !== undefined && options.summarize !== false && built.dropped.length > 0) {
     const summarizer = options.summarize === true ? model : options.summarize.model;
-    const earlier = built.record.summarized.length > 0 ? built.prompt.system : undefined;
+    const earlier = built.summaries.length > 0 ? built.summaries.join('\n\n') : undefined;
     const text = await summarize(summarizer, built.dropped, { ...(earlier !== undefined && { earlier }), ...(signal !== undefined && { signal }) });
     const summarizes = [...built.record.summarized, ...built.dropped.map((t) => ({ id: t.id, version: t.version }))];
     const current = session();
