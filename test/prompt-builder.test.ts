@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, type Session, type Workspace } from '../src/index.js';
+import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, type PromptRecord, type Session, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { text } from './helpers.js';
 
@@ -172,7 +172,13 @@ describe('summaries', () => {
     expect(summaryTurn?.blocks[0]).toMatchObject({ type: 'summary', text: 'Twenty turns of counting words.' });
     expect(ws.manager.workspace().turns.size).toBe(before + 2);
     expect(answerer.calls[0]?.system).toContain('Twenty turns of counting words.');
-    expect((turn.meta.prompt as { summarized: unknown[] }).summarized.length).toBeGreaterThan(0);
+    const record = turn.meta.prompt as unknown as PromptRecord;
+    expect(record.summarized.length).toBeGreaterThan(0);
+    // The record reads back as exactly the turns the model was sent.
+    const sent = ws.prompts.sentTurns(record).map((t) => (t.blocks[0] as { text: string }).text);
+    const seen = answerer.calls[0]?.messages.flatMap((m) => m.content.map((c) => (c as { text: string }).text)) ?? [];
+    expect(sent).toEqual(seen.filter((t) => t !== CONTINUED));
+    expect(sent.length).toBe(record.turns.count);
     await ws.close();
   });
 });

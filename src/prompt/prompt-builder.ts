@@ -111,6 +111,13 @@ export class PromptBuilder {
     return this.#retriever;
   }
 
+  /** The turns a prompt record says were sent, read back from the DAG (for debugging an answer). */
+  sentTurns(record: Pick<PromptRecord, 'turns' | 'summarized'>): Turn[] {
+    const summarized = new Set(record.summarized.map((r) => `${r.id}@${r.version}`));
+    const path = snapshot(this.#view(), record.turns.last).turns.filter((t) => !summarized.has(`${t.id}@${t.version}`));
+    return record.turns.count === 0 ? [] : path.slice(-record.turns.count);
+  }
+
   async build(session: Session, options: BuildOptions): Promise<BuiltPrompt> {
     const view = this.#view();
     const count = (text: string) => options.model.countTokens(text);
