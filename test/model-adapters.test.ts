@@ -89,6 +89,24 @@ describe('resolveModel', () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it('retries an error the stream reports before any output (overloaded), never after output', async () => {
+    const streamed: string[] = [];
+    const again = await startFakeProvider('anthropic', [{ streamError: 'overloaded_error' }, { text: 'second try' }]);
+    servers.push(again);
+    const streaming = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: again.url }, retryDelayMs: 1 });
+    for await (const part of streaming.stream({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })) if (part.type === 'text-delta') streamed.push(part.text);
+    expect(streamed.join('')).toBe('second try');
+    expect(again.requests).toHaveLength(2);
+    const failing = await startFakeProvider('anthropic', [{ streamError: 'invalid_request_error' }]);
+    servers.push(failing);
+    const refused = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: failing.url }, retryDelayMs: 1 });
+    const error = await (async () => {
+      for await (const _ of refused.stream({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }));
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'MODEL_ERROR', message: expect.stringContaining('invalid_request_error: scripted invalid_request_error') });
+    expect(failing.requests).toHaveLength(1);
+  });
+
   it('cancels a stream that is under way', async () => {
     const server = await startFakeProvider('anthropic', [{ text: 'one two three four five', hangAfterEvents: 3 }]);
     servers.push(server);

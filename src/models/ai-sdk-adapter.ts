@@ -98,29 +98,52 @@ export class AiSdkAdapter implements ModelAdapter {
     };
   }
 
-  /** A streaming request: parts as the provider's server-sent events arrive. */
+  /**
+   * A streaming request: parts as the provider's server-sent events arrive. A failure
+   * before the first part (a refused request, or an error event such as Anthropic's
+   * `overloaded_error` at the start of the stream) is retried; after it, never, so no
+   * part is ever sent twice.
+   */
   async *stream(prompt: Prompt, options: CallOptions = {}): AsyncIterable<StreamPart> {
     const model = await this.#model();
     const call = this.#call(prompt, options);
-    const { stream } = await this.#withRetries(() => model.doStream(call), options.signal);
-    const reader = stream.getReader();
-    let signature: string | undefined; // Anthropic sends it as metadata of a reasoning delta, before the end
-    try {
-      for (;;) {
-        const next = await readOrAbort(reader, options.signal);
-        if (next.done) return;
-        signature = signatureOf(next.value) ?? signature;
-        const part = mapPart(next.value);
-        if (part?.type === 'thinking-end') {
-          if (part.signature === undefined && signature !== undefined) part.signature = signature;
-          signature = undefined;
+    const attempts = this.#options.maxAttempts ?? 4;
+    let delay = this.#options.retryDelayMs ?? 500;
+    for (let attempt = 1; ; attempt++) {
+      let yielded = false;
+      let opened = false; // request failures were retried by #withRetries already
+      try {
+        const { stream } = await this.#withRetries(() => model.doStream(call), options.signal);
+        opened = true;
+        const reader = stream.getReader();
+        let signature: string | undefined; // Anthropic sends it as metadata of a reasoning delta, before the end
+        try {
+          for (;;) {
+            const next = await readOrAbort(reader, options.signal);
+            if (next.done) return;
+            signature = signatureOf(next.value) ?? signature;
+            const part = mapPart(next.value);
+            if (part?.type === 'thinking-end') {
+              if (part.signature === undefined && signature !== undefined) part.signature = signature;
+              signature = undefined;
+            }
+            if (part !== undefined) {
+              yielded = true;
+              yield part;
+            }
+          }
+        } finally {
+          reader.releaseLock();
         }
-        if (part !== undefined) yield part;
+      } catch (error) {
+        const failure = this.#error(error, options.signal);
+        const retryable = failure.code === 'MODEL_UNREACHABLE' || (failure.code === 'MODEL_ERROR' && isRetryable(error));
+        if (!opened || yielded || !retryable || attempt >= attempts || options.signal?.aborted === true) throw failure;
+        await sleep(retryAfterMs(error) ?? delay, options.signal).catch((cause: unknown) => {
+          throw this.#error(cause, options.signal);
+        });
+        delay *= 2;
       }
-    } catch (error) {
-      throw this.#error(error, options.signal);
-    } finally {
-      reader.releaseLock();
     }
   }
 
@@ -132,7 +155,9 @@ export class AiSdkAdapter implements ModelAdapter {
         return await request();
       } catch (error) {
         if (signal?.aborted === true || attempt >= attempts || !isRetryable(error)) throw this.#error(error, signal);
-        await sleep(retryAfterMs(error) ?? delay, signal);
+        await sleep(retryAfterMs(error) ?? delay, signal).catch((cause: unknown) => {
+          throw this.#error(cause, signal);
+        });
         delay *= 2;
       }
     }
@@ -145,7 +170,7 @@ export class AiSdkAdapter implements ModelAdapter {
       return new GolemError('MODEL_ABORTED', `the call to ${where} was cancelled`, { cause: error });
     }
     const status = statusOf(error);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     if (status === 401 || status === 403) return new GolemError('MODEL_AUTH', `${where} refused the credentials (${status}): ${message}`, { cause: error, details: { status } });
     if (status === undefined && isNetworkError(error)) {
       const url = (error as { url?: string }).url;
@@ -279,6 +304,22 @@ async function readOrAbort<T>(reader: ReadableStreamDefaultReader<T>, signal: Ab
   }
 }
 
+/** A readable message, also for the plain objects providers put in stream error events. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const e = error as { message?: unknown; type?: unknown; error?: { message?: unknown; type?: unknown } } | null;
+  if (typeof e === 'object' && e !== null) {
+    const inner = e.error ?? e;
+    const type = typeof inner.type === 'string' ? `${inner.type}: ` : '';
+    if (typeof inner.message === 'string') return `${type}${inner.message}`;
+    return JSON.stringify(error);
+  }
+  return String(error);
+}
+
+/** Error types providers report inside a stream that are worth another try. */
+const RETRYABLE_TYPES = /overloaded|rate_limit|api_error|server_error|timeout/i;
+
 function statusOf(error: unknown): number | undefined {
   const status = (error as { statusCode?: unknown } | undefined)?.statusCode;
   return typeof status === 'number' ? status : undefined;
@@ -287,6 +328,7 @@ function statusOf(error: unknown): number | undefined {
 function isRetryable(error: unknown): boolean {
   const status = statusOf(error);
   if (status !== undefined) return status === 408 || status === 409 || status === 429 || status >= 500;
+  if (!(error instanceof Error) && typeof error === 'object' && error !== null) return RETRYABLE_TYPES.test(messageOf(error));
   return isNetworkError(error);
 }
 

@@ -13,11 +13,9 @@ import type { ContextEntry, Session, Turn, TurnRef } from '../workspace/records.
 import type { WorkspaceView } from '../workspace/workspace-index.js';
 import { retrievableOf, terms, type ContextRetriever } from './context-retriever.js';
 import { orderPreferences, systemInstruction, type PreferenceTier } from './instructions.js';
+import { CONTINUED, toMessages } from './messages.js';
 import { groupTurns, snapshot, type Snapshot } from './transcript.js';
 import { planTokens, type TokenBudget } from './token-planner.js';
-
-/** The user message put first when the history sent opens with an answer. */
-export const CONTINUED = '(The conversation continues from earlier turns not shown here.)';
 
 /** Tokens an image is counted as (providers bill roughly this for a mid-sized image). */
 export const IMAGE_TOKENS = 1000;
@@ -182,13 +180,9 @@ export class PromptBuilder {
     let truncated: TurnRef | null = null;
     if (plan.truncateNewestTo !== undefined) {
       const newest = keptGroups.at(-1) ?? [];
-      const first = newest[0];
-      if (first !== undefined) {
-        truncated = { id: first.id, version: first.version };
-        const total = groupTokens.at(-1) ?? 1;
-        newest[0] = cutFront(first, plan.truncateNewestTo / total);
-        kept.splice(kept.length - newest.length, newest.length, ...newest);
-      }
+      const fitted = fitTurns(newest, plan.truncateNewestTo, (t) => this.#turnTokens(t, options.model));
+      truncated = newest[0] === undefined ? null : { id: newest[0].id, version: newest[0].version };
+      kept.splice(kept.length - newest.length, newest.length, ...fitted);
     }
 
     // 4. Blob resolution, and the messages
@@ -235,80 +229,31 @@ export class PromptBuilder {
     return n;
   }
 
-  async #messages(turns: readonly Turn[], model: BuildOptions['model'], blobs: PromptRecord['blobs']): Promise<PromptMessage[]> {
-    const toolNames = new Map<string, string>();
-    for (const turn of turns) for (const b of turn.blocks) if (b.type === 'tool_use') toolNames.set(b.callId, b.name);
-    const media = async (b: { blob: { sha256: string }; mediaType: string }) => {
-      const resolved = await this.#stages.resolveBlob(b.blob.sha256, b.mediaType, model);
-      blobs.push({ sha256: b.blob.sha256, as: resolved.fileId !== undefined ? 'fileId' : 'inline' });
-      return resolved;
-    };
-    const messages: PromptMessage[] = [];
-    for (const turn of turns) {
-      if (turn.role === 'system') continue; // role transitions and summaries shape the system instruction instead
-      const role: PromptMessage['role'] = turn.role === 'tool' ? 'tool' : turn.role;
-      const content: PromptPart[] = [];
-      for (const block of turn.blocks) {
-        switch (block.type) {
-          case 'text':
-            content.push({ type: 'text', text: block.text });
-            break;
-          case 'thinking':
-            if (role === 'assistant') content.push({ type: 'thinking', text: block.thinking, ...(block.signature !== undefined && { signature: block.signature }) });
-            break;
-          case 'image':
-            content.push({ type: 'image', mediaType: block.mediaType, ...(block.filename !== undefined && { filename: block.filename }), ...(await media(block)) });
-            break;
-          case 'document':
-            content.push({
-              type: 'document',
-              mediaType: block.mediaType,
-              ...(block.filename !== undefined && { filename: block.filename }),
-              ...(block.title !== undefined && { title: block.title }),
-              ...(await media(block)),
-            });
-            break;
-          case 'tool_use':
-            content.push({ type: 'tool-call', callId: block.callId, name: block.name, input: block.args });
-            break;
-          case 'tool_result': {
-            const parts: Extract<PromptPart, { type: 'text' | 'image' | 'document' }>[] = [];
-            for (const p of block.content) {
-              if (p.type === 'text') parts.push({ type: 'text', text: p.text });
-              else parts.push({ type: p.type, mediaType: p.mediaType, ...(await media(p)) } as Extract<PromptPart, { type: 'image' | 'document' }>);
-            }
-            const onlyText = parts.every((p) => p.type === 'text');
-            content.push({
-              type: 'tool-result',
-              callId: block.callId,
-              name: toolNames.get(block.callId) ?? 'unknown_tool',
-              output: onlyText ? { type: 'text', text: parts.map((p) => (p as { text: string }).text).join('\n') } : { type: 'content', parts },
-              ...(block.isError === true && { isError: true }),
-            });
-            break;
-          }
-          default:
-            break;
-        }
-      }
-      if (content.length === 0) continue;
-      const last = messages.at(-1);
-      if (last !== undefined && last.role === role) last.content.push(...content);
-      else messages.push({ role, content });
-    }
-    // Providers want the conversation to open with the user (Anthropic requires it): when the
-    // history sent starts with an answer (older turns dropped, or a greeting), say so first.
-    if (messages.length > 0 && messages[0]?.role !== 'user') messages.unshift({ role: 'user', content: [{ type: 'text', text: CONTINUED }] });
-    return messages;
+  #messages(turns: readonly Turn[], model: BuildOptions['model'], blobs: PromptRecord['blobs']): Promise<PromptMessage[]> {
+    return toMessages(turns, {
+      media: async (b) => {
+        const resolved = await this.#stages.resolveBlob(b.blob.sha256, b.mediaType, model);
+        blobs.push({ sha256: b.blob.sha256, as: resolved.fileId !== undefined ? 'fileId' : 'inline' });
+        return resolved;
+      },
+      text: async (b) => {
+        blobs.push({ sha256: b.blob.sha256, as: 'inline' });
+        return new TextDecoder().decode(await this.#bytes(b.blob.sha256));
+      },
+    });
+  }
+
+  async #bytes(sha256: string): Promise<Uint8Array> {
+    const bytes = await this.#blobs.get(sha256);
+    if (bytes === null) throw new GolemError('BLOB_NOT_STORED', `blob ${sha256} is referenced by the transcript but its bytes are missing`, { details: { sha256 } });
+    return bytes;
   }
 
   async #resolveBlob(sha256: string, mediaType: string, model: BuildOptions['model']): Promise<PromptMedia> {
     const record = this.#view().blobs.get(sha256);
     const fileId = record?.remoteIds[model.provider];
     if (fileId !== undefined && model.acceptsFileId?.(mediaType) === true) return { fileId };
-    const bytes = await this.#blobs.get(sha256);
-    if (bytes === null) throw new GolemError('BLOB_NOT_STORED', `blob ${sha256} is referenced by the transcript but its bytes are missing`, { details: { sha256 } });
-    return { base64: Buffer.from(bytes).toString('base64') };
+    return { base64: Buffer.from(await this.#bytes(sha256)).toString('base64') };
   }
 }
 
@@ -337,12 +282,39 @@ function textOf(turn: Turn): string {
   return turn.blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '')).join(' ');
 }
 
-/** The turn with its text blocks cut from the front, keeping about `share` of them. */
-function cutFront(turn: Turn, share: number): Turn {
-  return {
-    ...turn,
-    blocks: turn.blocks.map((b) => (b.type === 'text' ? { ...b, text: `…${b.text.slice(Math.floor(b.text.length * (1 - Math.max(0, share))) + 1)}` } : b)),
-  };
+/**
+ * Turns made to fit `limit` tokens: media become a short note, then every text is cut from
+ * its front (the end of a message matters most), tightening until the count fits.
+ */
+export function fitTurns(turns: readonly Turn[], limit: number, tokensOf: (turn: Turn) => number): Turn[] {
+  const omitted = (kind: string) => ({ type: 'text' as const, text: `[${kind} omitted: over the token budget]` });
+  const cut = (text: string, share: number) => (share >= 1 ? text : `…${text.slice(Math.floor(text.length * (1 - share)))}`);
+  const base: Turn[] = turns.map((t) => ({
+    ...t,
+    blocks: t.blocks.map((b) => {
+      if (b.type === 'image' || b.type === 'document') return omitted(b.type);
+      if (b.type === 'tool_result') return { ...b, content: b.content.map((p) => (p.type === 'text' ? p : omitted(p.type))) };
+      return b;
+    }),
+  }));
+  const withShare = (share: number): Turn[] =>
+    base.map((t) => ({
+      ...t,
+      blocks: t.blocks.map((b) => {
+        if (b.type === 'text') return { ...b, text: cut(b.text, share) };
+        if (b.type === 'thinking') return { ...b, thinking: cut(b.thinking, share) };
+        if (b.type === 'tool_result') return { ...b, content: b.content.map((p) => (p.type === 'text' ? { ...p, text: cut(p.text, share) } : p)) };
+        return b;
+      }),
+    }));
+  const total = (ts: readonly Turn[]) => ts.reduce((n, t) => n + tokensOf(t), 0);
+  let share = 1;
+  let fitted = base;
+  for (let round = 0; round < 12 && total(fitted) > limit; round++) {
+    share *= Math.max(0.05, (limit / total(fitted)) * 0.9);
+    fitted = withShare(share);
+  }
+  return fitted;
 }
 
 function rangeOf(turns: readonly Turn[]): TurnRange {

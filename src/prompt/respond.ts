@@ -4,13 +4,13 @@
  * record of how its prompt was built, its token usage and its cost.
  */
 import type { ContentBlock, JsonObject } from '../content/blocks.js';
-import { GolemError, toGolemError, unwrap } from '../errors.js';
+import { GolemError, toGolemError } from '../errors.js';
 import type { ModelAdapter, StopReason, StreamPart, Usage } from '../models/model-adapter.js';
 import { costOf, type Price } from '../models/pricing.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Turn } from '../workspace/records.js';
-import type { BuildOptions, PromptBuilder } from './prompt-builder.js';
-import { summarize } from './summarizer.js';
+import type { Session, Turn } from '../workspace/records.js';
+import type { BuildOptions, BuiltPrompt, PromptBuilder, PromptRecord } from './prompt-builder.js';
+import { summarizeInChunks } from './summarizer.js';
 
 export interface RespondOptions extends Omit<BuildOptions, 'model'> {
   model: ModelAdapter;
@@ -21,36 +21,53 @@ export interface RespondOptions extends Omit<BuildOptions, 'model'> {
   pricing?: Readonly<Record<string, Price>>;
 }
 
+/** The record of how an assistant turn's prompt was built, read back typed (undefined for other turns). */
+export function promptRecordOf(turn: Turn): PromptRecord | undefined {
+  const record = turn.meta.prompt as unknown;
+  return typeof record === 'object' && record !== null && 'turns' in record && 'tokens' in record ? (record as PromptRecord) : undefined;
+}
+
 export async function respond(manager: WorkspaceManager, prompts: PromptBuilder, sessionId: string, options: RespondOptions): Promise<Turn> {
   const { model, signal } = options;
-  const session = () => {
+  const current = (): Session => {
     const record = manager.workspace().sessions.get(sessionId);
     if (record === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { details: { sessionId } });
     return record;
   };
-  const buildOptions = { ...options, model };
-  let built = await prompts.build(session(), buildOptions);
+  // The head the prompt is built from is the head the answer is recorded under: if it moves
+  // meanwhile (a turn added while blobs were read or the model answered), recording refuses.
+  let session = current();
+  let built = await prompts.build(session, { ...options, model });
 
   if (options.summarize !== undefined && options.summarize !== false && built.dropped.length > 0) {
     const summarizer = options.summarize === true ? model : options.summarize.model;
-    const earlier = built.summaries.length > 0 ? built.summaries.join('\n\n') : undefined;
-    const text = await summarize(summarizer, built.dropped, { ...(earlier !== undefined && { earlier }), ...(signal !== undefined && { signal }) });
+    let text: string;
+    try {
+      text = await summarizeInChunks(summarizer, built.dropped, {
+        budget: options.tokenBudget?.total ?? 128_000,
+        ...(built.summaries.length > 0 && { earlier: built.summaries.join('\n\n') }),
+        ...(signal !== undefined && { signal }),
+      });
+    } catch (error) {
+      throw toGolemError(error, 'MODEL_ERROR');
+    }
     const summarizes = [...built.record.summarized, ...built.dropped.map((t) => ({ id: t.id, version: t.version }))];
-    const current = session();
-    unwrap(
-      await manager.dispatch({
-        type: 'turn:add',
-        payload: {
-          sessionId,
-          turn: { id: manager.newId(), role: 'system', blocks: [{ type: 'summary', text, summarizes }], meta: { summary: { model: `${summarizer.provider}:${summarizer.modelId}` } } },
-          expectedHead: current.head,
-        },
-      }),
-    );
-    built = await prompts.build(session(), buildOptions);
+    const summary = await manager.dispatch({
+      type: 'turn:add',
+      payload: {
+        sessionId,
+        turn: { id: manager.newId(), role: 'system', blocks: [{ type: 'summary', text, summarizes }], meta: { summary: { model: `${summarizer.provider}:${summarizer.modelId}` } } },
+        expectedHead: session.head,
+      },
+    });
+    if (!summary.ok) throw summary.error;
+    session = current();
+    built = await prompts.build(session, { ...options, model });
+  }
+  if (built.prompt.messages.length === 0) {
+    throw new GolemError('INVALID_ARGUMENT', `session "${sessionId}" has nothing to respond to; add a user turn first`, { details: { sessionId } });
   }
 
-  const head = session().head;
   const answer = new Answer();
   let failure: GolemError | undefined;
   try {
@@ -62,7 +79,18 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
     failure = toGolemError(error, 'MODEL_ERROR');
   }
   if (failure !== undefined && answer.empty) throw failure;
+  return record(manager, model, options, session, built, answer, failure);
+}
 
+async function record(
+  manager: WorkspaceManager,
+  model: ModelAdapter,
+  options: RespondOptions,
+  session: Session,
+  built: BuiltPrompt,
+  answer: Answer,
+  failure: GolemError | undefined,
+): Promise<Turn> {
   const meta: JsonObject = {
     prompt: built.record as unknown as JsonObject,
     model: { provider: model.provider, modelId: model.modelId },
@@ -71,12 +99,17 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
     ...(answer.stopReason !== undefined && { stopReason: answer.stopReason }),
     ...(failure !== undefined && { error: { code: failure.code, message: failure.message } }),
   };
-  const turn = unwrap(
-    await manager.dispatch({
-      type: 'turn:add',
-      payload: { sessionId, turn: { id: manager.newId(), role: 'assistant', blocks: answer.blocks(), meta }, expectedHead: head },
-    }),
-  );
+  const blocks = answer.blocks();
+  const recorded = await manager.dispatch({
+    type: 'turn:add',
+    payload: { sessionId: session.id, turn: { id: manager.newId(), role: 'assistant', blocks, meta }, expectedHead: session.head },
+  });
+  if (!recorded.ok) {
+    // The answer was paid for: hand it to the caller with the error, to keep or retry with.
+    const details = { ...recorded.error.details, answer: { blocks, meta }, ...(failure !== undefined && { streamError: failure.toJSON() }) };
+    throw new GolemError(recorded.error.code, `${recorded.error.message}; the answer was not recorded (it is in this error's details.answer)`, { cause: failure ?? recorded.error, details });
+  }
+  const turn = recorded.value;
   if (failure !== undefined) {
     throw new GolemError(failure.code, `${failure.message} (the partial answer is recorded as turn ${turn.id}, marked incomplete)`, {
       cause: failure,
@@ -86,35 +119,31 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
   return turn;
 }
 
-/** An answer as it streams in. */
+/** An answer as it streams in, its blocks in the order they came. */
 class Answer {
-  #thinking: { thinking: string; signature?: string }[] = [];
-  #open = false;
-  #text = '';
-  #tools: { callId: string; name: string; args: JsonObject }[] = [];
+  readonly #blocks: ContentBlock[] = [];
+  #thinkingOpen = false;
   usage: Usage | undefined;
   stopReason: StopReason | undefined;
 
   add(part: StreamPart): void {
+    const last = this.#blocks.at(-1);
     switch (part.type) {
-      case 'thinking-delta': {
-        const last = this.#thinking.at(-1);
-        if (this.#open && last !== undefined) last.thinking += part.text;
-        else this.#thinking.push({ thinking: part.text });
-        this.#open = true;
+      case 'thinking-delta':
+        if (this.#thinkingOpen && last?.type === 'thinking') last.thinking += part.text;
+        else this.#blocks.push({ type: 'thinking', thinking: part.text });
+        this.#thinkingOpen = true;
         break;
-      }
-      case 'thinking-end': {
-        const last = this.#thinking.at(-1);
-        if (last !== undefined && part.signature !== undefined) last.signature = part.signature;
-        this.#open = false;
+      case 'thinking-end':
+        if (last?.type === 'thinking' && part.signature !== undefined) last.signature = part.signature;
+        this.#thinkingOpen = false;
         break;
-      }
       case 'text-delta':
-        this.#text += part.text;
+        if (last?.type === 'text') last.text += part.text;
+        else this.#blocks.push({ type: 'text', text: part.text });
         break;
       case 'tool-call':
-        this.#tools.push({ callId: part.callId, name: part.name, args: part.input });
+        this.#blocks.push({ type: 'tool_use', callId: part.callId, name: part.name, args: part.input });
         break;
       case 'finish':
         this.usage = part.usage;
@@ -124,14 +153,10 @@ class Answer {
   }
 
   get empty(): boolean {
-    return this.#thinking.length === 0 && this.#text === '' && this.#tools.length === 0;
+    return this.#blocks.length === 0;
   }
 
   blocks(): ContentBlock[] {
-    return [
-      ...this.#thinking.map((t) => ({ type: 'thinking' as const, thinking: t.thinking, ...(t.signature !== undefined && { signature: t.signature }) })),
-      ...(this.#text === '' ? [] : [{ type: 'text' as const, text: this.#text }]),
-      ...this.#tools.map((t) => ({ type: 'tool_use' as const, callId: t.callId, name: t.name, args: t.args })),
-    ];
+    return this.#blocks.map((b) => ({ ...b }));
   }
 }

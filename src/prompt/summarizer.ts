@@ -9,15 +9,63 @@ import type { Turn } from '../workspace/records.js';
 export const SUMMARY_INSTRUCTION =
   'You compress conversations. Summarise the conversation below so it can replace it: keep facts, decisions, names, numbers, commitments and open questions; drop pleasantries. Write only the summary, in the language of the conversation.';
 
+/** The lines a turn contributes to a summarizer's prompt. */
+function lineOf(t: Turn): string {
+  const text = t.blocks
+    .map((b) =>
+      b.type === 'text'
+        ? b.text
+        : b.type === 'tool_use'
+          ? `[called ${b.name} ${JSON.stringify(b.args)}]`
+          : b.type === 'tool_result'
+            ? `[tool result: ${b.content.map((p) => (p.type === 'text' ? p.text : `<${p.type}>`)).join(' ')}]`
+            : b.type === 'image' || b.type === 'document'
+              ? `<${b.type}>`
+              : '',
+    )
+    .filter((s) => s !== '')
+    .join(' ');
+  return `${t.role}: ${text}`;
+}
+
+/**
+ * Summarises turns of any length within a token budget: in chunks that fit, oldest first,
+ * each summary carried into the next (a rolling summary).
+ */
+export async function summarizeInChunks(
+  model: ModelAdapter,
+  turns: readonly Turn[],
+  options: { budget: number; earlier?: string; signal?: AbortSignal },
+): Promise<string> {
+  // Half the budget for the turns of one call: the rest for the instruction, the summary so far and the answer.
+  const room = Math.max(256, Math.floor(options.budget / 2));
+  let summary = options.earlier;
+  let chunk: Turn[] = [];
+  let used = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    summary = await summarize(model, chunk, { ...(summary !== undefined && { earlier: summary }), ...(options.signal !== undefined && { signal: options.signal }) });
+    chunk = [];
+    used = 0;
+  };
+  for (const turn of turns) {
+    let line = lineOf(turn);
+    let tokens = model.countTokens(line);
+    if (tokens > room) {
+      line = `${line.slice(0, Math.floor(line.length * (room / tokens)))}…`; // one huge turn: its beginning stands for it
+      tokens = model.countTokens(line);
+    }
+    if (used + tokens > room) await flush();
+    chunk.push({ ...turn, blocks: [{ type: 'text', text: line.slice(turn.role.length + 2) }] });
+    used += tokens;
+  }
+  await flush();
+  return summary ?? '';
+}
+
 /** Asks `model` for a summary of `turns` (and of an earlier summary they continue). */
 export async function summarize(model: ModelAdapter, turns: readonly Turn[], options: { earlier?: string; signal?: AbortSignal } = {}): Promise<string> {
-  const lines = turns.map((t) => {
-    const text = t.blocks
-      .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_use' ? `[called ${b.name} ${JSON.stringify(b.args)}]` : b.type === 'tool_result' ? `[tool result: ${b.content.map((p) => (p.type === 'text' ? p.text : `<${p.type}>`)).join(' ')}]` : b.type === 'image' || b.type === 'document' ? `<${b.type}>` : ''))
-      .filter((s) => s !== '')
-      .join(' ');
-    return `${t.role}: ${text}`;
-  });
+  const lines = turns.map(lineOf);
   const earlier = options.earlier === undefined ? '' : `Summary of what came before:\n${options.earlier}\n\n`;
   const result = await model.generate(
     { system: SUMMARY_INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text: `${earlier}Conversation:\n${lines.join('\n')}` }] }] },

@@ -17,6 +17,8 @@ export interface FakeAnswer {
   retryAfter?: number;
   /** Stop the stream after this many events, holding the connection open (for cancellation tests). */
   hangAfterEvents?: number;
+  /** Anthropic only: answer 200 and then an `error` event of this type in the stream (e.g. overloaded_error). */
+  streamError?: string;
 }
 
 export interface RecordedRequest {
@@ -57,6 +59,11 @@ export async function startFakeProvider(kind: 'openai' | 'anthropic', script: (F
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      if (answer.streamError !== undefined) {
+        res.write(events[0]);
+        res.end(sse({ type: 'error', error: { type: answer.streamError, message: `scripted ${answer.streamError}` } }, 'error'));
+        return;
+      }
       open.add(res);
       res.on('close', () => open.delete(res));
       const limit = answer.hangAfterEvents ?? events.length;
