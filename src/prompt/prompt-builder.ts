@@ -7,7 +7,7 @@
 import type { ContentBlock } from '../content/blocks.js';
 import { GolemError } from '../errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
-import type { Prompt, PromptMedia, PromptMessage, PromptPart, PromptTool } from '../models/prompt.js';
+import type { Prompt, PromptMedia, PromptMessage, PromptTool } from '../models/prompt.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import type { ContextEntry, Session, Turn, TurnRef } from '../workspace/records.js';
 import type { WorkspaceView } from '../workspace/workspace-index.js';
