@@ -92,6 +92,10 @@ async function main(): Promise<void> {
   const log = (text: string) => process.stderr.write(`${text}\n`);
 
 
+  // First, before the large workspaces below fill the heap (they slow every other measure's garbage collection).
+  log('prompt builds: 10,000 turns, 1,000 context entries, 8,000-token budget...');
+  const prompt = await promptBuild();
+
   log('bare SQLite transactions, alone...');
   const alone = sqliteFloor();
   const floorAlone = median(await timeEach(SAMPLES, (i) => alone.tick(i)));
@@ -159,9 +163,6 @@ async function main(): Promise<void> {
     if (t.length !== 10_000) throw new Error(`transcript has ${t.length} turns`);
   });
   await ws.close();
-
-  log('prompt builds: 10,000 turns, 1,000 context entries, 8,000-token budget...');
-  const prompt = await promptBuild();
 
   const ratio = appendBig / append100;
   const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);

@@ -17,4 +17,12 @@ describe('examples', () => {
     expect(stdout).toContain('a refused command: TURN_NOT_FOUND');
     expect(stdout).toMatch(/sessions: 2,\s+turns: 4,/);
   });
+
+  it('respond runs offline with the scripted model, retrieving only the relevant context', async () => {
+    const env = { ...process.env };
+    delete env.GOLEM_MODEL;
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/respond.ts'], { cwd: root, env });
+    expect(stdout).toContain('The heart has four chambers: two atria and two ventricles.');
+    expect(stdout).toMatch(/sent 1 turn\(s\); context: heart \(0\.\d+\); preferences: brief \[role\]/);
+  });
 });
