@@ -135,7 +135,7 @@ export class PromptBuilder {
       ...[...view.context.values()].map(retrievableOf),
       ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf),
     ];
-    const ranked = terms(query.text + query.topics.join(' ')).length === 0 ? [] : this.#retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
+    const ranked = terms([query.text, ...query.topics].join(' ')).length === 0 ? [] : this.#retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
     const contextRanked = ranked.filter((r) => r.id.startsWith('context:')).slice(0, relevance.maxEntries);
     const topicPreferences = ranked.flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : [])).filter(isDefined);
 
