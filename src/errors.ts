@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   MODEL_ABORTED: { status: 499, meaning: 'the model call was cancelled' },
   MODEL_SCRIPT_EXHAUSTED: { status: 500, meaning: 'a scripted model was called more times than it has steps' },
   PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
+  // Actions
+  ACTION_INPUT_INVALID: { status: 400, meaning: "an action's input does not match its schema" },
   // Extensions
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
   // Storage

@@ -90,3 +90,4 @@ export { snapshot, groupTurns, type Snapshot } from './prompt/transcript.js';
 export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from './prompt/messages.js';
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';
+export { defineAction, type Action, type ActionContext, type InputIssue, type Trust } from './agent/action.js';

@@ -1,0 +1,96 @@
+/**
+ * An action: the unit of capability a model can ask for (ARCHITECTURE.md, "The agent
+ * loop"). Its input schema is a Zod schema; the JSON Schema the model sees is generated
+ * from it once and compiled with ajv, and every input is validated before `run`, with
+ * errors a model can read and correct.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import type { JsonObject } from '../content/blocks.js';
+import { fail, GolemError, type Result } from '../errors.js';
+import type { PromptTool } from '../models/prompt.js';
+
+/** Who may run an action (seed 003): the model alone, the model after the user agrees, or only the user. */
+export type Trust = 'autonomous' | 'supervised' | 'manual';
+
+/** One problem with an input, at a JSON path. */
+export interface InputIssue {
+  /** Where, as a JSON Pointer into the input ('' for the input itself). */
+  path: string;
+  message: string;
+}
+
+/** What an action's `run` gets besides its input. */
+export interface ActionContext {
+  signal?: AbortSignal;
+}
+
+export interface Action<I = unknown, O = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly trust: Trust;
+  /** The input's JSON Schema, as generated from the Zod schema (what the model is shown). */
+  readonly jsonSchema: JsonObject;
+  /** Checks an input: the typed value, or ACTION_INPUT_INVALID with every issue and a message for the model. */
+  validate(input: unknown): Result<I>;
+  run(input: I, ctx: ActionContext): Promise<O> | O;
+  /** The action as a tool in a prompt. */
+  toTool(): PromptTool;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+
+/** Declares an action; its JSON Schema is generated and compiled here, once. */
+export function defineAction<S extends z.ZodType, O>(definition: {
+  name: string;
+  description: string;
+  input: S;
+  trust?: Trust;
+  run(input: z.output<S>, ctx: ActionContext): Promise<O> | O;
+}): Action<z.output<S>, O> {
+  if (!NAME.test(definition.name)) {
+    throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
+  }
+  let jsonSchema: JsonObject;
+  let check: ValidateFunction;
+  try {
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(definition.input, { unrepresentable: 'throw' }) as JsonObject;
+    if (schema.type !== 'object') throw new Error('the input must be an object schema (z.object)');
+    jsonSchema = schema;
+    check = ajv.compile(schema);
+  } catch (cause) {
+    throw new GolemError('INVALID_ARGUMENT', `the input schema of action "${definition.name}" cannot be a JSON Schema: ${(cause as Error).message}`, { cause });
+  }
+  const name = definition.name;
+  return {
+    name,
+    description: definition.description,
+    trust: definition.trust ?? 'autonomous',
+    jsonSchema,
+    validate(input: unknown): Result<z.output<S>> {
+      if (!check(input)) return invalid(name, (check.errors ?? []).map(issueOf));
+      // JSON Schema cannot say everything Zod can (refinements, transforms): Zod has the last word.
+      const parsed = definition.input.safeParse(input);
+      if (!parsed.success) return invalid(name, parsed.error.issues.map((i) => ({ path: i.path.length === 0 ? '' : `/${i.path.map(String).join('/')}`, message: i.message })));
+      return { ok: true, value: parsed.data };
+    },
+    run: (input, ctx) => definition.run(input, ctx),
+    toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
+  };
+}
+
+function issueOf(error: ErrorObject): InputIssue {
+  if (error.keyword === 'required') return { path: error.instancePath, message: `is missing the required property "${String(error.params.missingProperty)}"` };
+  if (error.keyword === 'additionalProperties') return { path: error.instancePath, message: `has a property "${String(error.params.additionalProperty)}" that is not allowed` };
+  if (error.keyword === 'enum') return { path: error.instancePath, message: `must be one of ${JSON.stringify(error.params.allowedValues)}` };
+  return { path: error.instancePath, message: error.message ?? error.keyword };
+}
+
+function invalid(action: string, issues: InputIssue[]): Result<never> {
+  const lines = issues.map((i) => `- ${i.path === '' ? 'the input' : i.path} ${i.message}`).join('\n');
+  return {
+    ok: false,
+    error: new GolemError('ACTION_INPUT_INVALID', `The input for ${action} is not valid:\n${lines}\nCorrect it and call ${action} again.`, { details: { action, issues } }),
+  };
+}
