@@ -91,3 +91,4 @@ export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from 
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';
 export { defineAction, type Action, type ActionContext, type InputIssue, type Trust } from './agent/action.js';
+export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
