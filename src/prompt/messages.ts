@@ -49,16 +49,30 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
       : { type: 'document', mediaType: b.mediaType, ...name, ...(b.type === 'document' && b.title !== undefined && { title: b.title }), ...(await sources.media(b)) };
   };
 
+  // A call id used twice would be refused (ids must be unique): later uses get a suffix, and results follow the latest.
+  const seen = new Set<string>();
+  const current = new Map<string, string>();
+  const idOf = (callId: string, fresh: boolean): string => {
+    if (!fresh) return current.get(callId) ?? callId;
+    let id = callId;
+    for (let n = 2; seen.has(id); n++) id = `${callId}~${n}`;
+    seen.add(id);
+    current.set(callId, id);
+    return id;
+  };
+
   for (const turn of turns) {
     // Where ordinary content of this turn goes: answers stay the assistant's, everything else is the user's side.
     const home: Role = turn.role === 'assistant' ? 'assistant' : 'user';
+    const attachments: PromptPart[] = []; // media of tool results, sent after all of the turn's results
     for (const block of turn.blocks) {
       switch (block.type) {
         case 'text':
-          push(home, { type: 'text', text: turn.role === 'system' ? `[System note] ${block.text}` : block.text });
+          if (block.text.trim() !== '') push(home, { type: 'text', text: turn.role === 'system' ? `[System note] ${block.text}` : block.text });
           break;
         case 'thinking':
-          if (home === 'assistant') push('assistant', { type: 'thinking', text: block.thinking, ...(block.signature !== undefined && { signature: block.signature }) });
+          // Only signed thinking can go back (Anthropic verifies it, others ignore it); unsigned thinking stays in the turn.
+          if (home === 'assistant' && block.signature !== undefined) push('assistant', { type: 'thinking', text: block.thinking, signature: block.signature });
           break;
         case 'image':
         case 'document':
@@ -67,28 +81,31 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
           else push('user', await mediaPart(block));
           break;
         case 'tool_use':
-          push('assistant', { type: 'tool-call', callId: block.callId, name: block.name, input: block.args });
+          push('assistant', { type: 'tool-call', callId: idOf(block.callId, true), name: block.name, input: block.args });
           break;
         case 'tool_result': {
           const text = block.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
           const media = block.content.filter((p) => p.type !== 'text');
-          const note = media.length === 0 ? '' : `${text === '' ? '' : '\n'}(${media.length === 1 ? '1 attachment follows' : `${media.length} attachments follow`} in the next message)`;
+          const note = media.length === 0 ? '' : `${text === '' ? '' : '\n'}(${media.length === 1 ? '1 attachment follows' : `${media.length} attachments follow`} after the results)`;
           push('tool', {
             type: 'tool-result',
-            callId: block.callId,
+            callId: idOf(block.callId, false),
             name: names.get(block.callId) ?? 'unknown_tool',
-            output: { type: 'text', text: text + note },
+            output: { type: 'text', text: text + note === '' ? '(empty result)' : text + note },
             ...(block.isError === true && { isError: true }),
           });
-          for (const part of media) push('user', await mediaPart(part as ContentBlock & MediaBlock));
+          for (const part of media) attachments.push(await mediaPart(part as ContentBlock & MediaBlock));
           break;
         }
         default:
           break; // summaries and role transitions shape the system instruction instead
       }
     }
+    for (const part of attachments) push('user', part);
   }
-  return openWithUser(pairToolCalls(out));
+  // Thinking stands only before what it led to: an answer of nothing but thinking (cut off) is not sent.
+  const sendable = out.filter((m) => !(m.role === 'assistant' && m.content.every((p) => p.type === 'thinking')));
+  return openWithUser(pairToolCalls(sendable));
 }
 
 /**

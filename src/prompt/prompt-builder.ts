@@ -78,6 +78,8 @@ export interface BuiltPrompt {
   dropped: Turn[];
   /** The texts of the summaries in force, oldest first. */
   summaries: string[];
+  /** The turns holding those summaries. */
+  summaryTurns: TurnRef[];
 }
 
 /** The replaceable stages. */
@@ -185,22 +187,48 @@ export class PromptBuilder {
       kept.splice(kept.length - newest.length, newest.length, ...fitted);
     }
 
-    // 4. Blob resolution, and the messages
-    const blobs: PromptRecord['blobs'] = [];
-    const messages = await this.#messages(kept, options.model, blobs);
-    const prompt: Prompt = {
-      system,
-      messages,
-      ...(options.tools !== undefined && options.tools.length > 0 && { tools: options.tools }),
-      ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-      ...(options.temperature !== undefined && { temperature: options.temperature }),
-    };
-    const dropped = groups.slice(0, plan.firstGroup).flat();
+    // 4. Blob resolution, and the messages. The prompt as it will be sent is counted again: what the
+    // messages add (notes, results for lost calls), and what estimates missed (text documents), counts too.
+    // While it is over, the oldest group goes.
+    const limit = budget.total - plan.reserve;
+    let firstGroup = plan.firstGroup;
+    let blobs: PromptRecord['blobs'];
+    let prompt: Prompt;
+    let measured: number;
+    for (;;) {
+      blobs = [];
+      prompt = {
+        system,
+        messages: await this.#messages(kept, options.model, blobs),
+        ...(options.tools !== undefined && options.tools.length > 0 && { tools: options.tools }),
+        ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+        ...(options.temperature !== undefined && { temperature: options.temperature }),
+      };
+      measured = countPrompt(prompt, count);
+      if (measured <= limit) break;
+      if (firstGroup >= groups.length - 1 && truncated === null) {
+        // Only the newest group is left and estimates fell short (a large text document, say): fit it to what remains.
+        const newest = kept.splice(0);
+        const room = newest.reduce((n, t) => n + this.#turnTokens(t, options.model), 0) - (measured - limit);
+        kept.push(...fitTurns(newest, Math.max(0, room), (t) => this.#turnTokens(t, options.model)));
+        truncated = newest[0] === undefined ? null : { id: newest[0].id, version: newest[0].version };
+        continue;
+      }
+      if (firstGroup >= groups.length - 1) {
+        throw new GolemError('PROMPT_TOO_LARGE', `the prompt needs ${measured} tokens even with only its newest turn(s), over the ${limit} the budget leaves`, {
+          details: { needed: measured, available: limit },
+        });
+      }
+      kept.splice(0, (groups[firstGroup] as Turn[]).length);
+      firstGroup++;
+    }
+    const dropped = groups.slice(0, firstGroup).flat();
     return {
       prompt,
       sent: kept,
       dropped,
       summaries,
+      summaryTurns: snap.summaries.map((x) => x.turn),
       record: {
         turns: rangeOf(kept),
         dropped: rangeOf(dropped),
@@ -211,7 +239,18 @@ export class PromptBuilder {
         role: session.role,
         blobs,
         retriever: this.#retriever.name,
-        tokens: { ...plan.tokens, system: count(system) - plan.tokens.context, budget: budget.total, reserve: plan.reserve },
+        tokens: (() => {
+          const systemTokens = count(system);
+          return {
+            system: systemTokens - plan.tokens.context,
+            tools: plan.tokens.tools,
+            context: plan.tokens.context,
+            history: measured - systemTokens - plan.tokens.tools,
+            total: measured,
+            budget: budget.total,
+            reserve: plan.reserve,
+          };
+        })(),
       },
     };
   }
@@ -259,6 +298,39 @@ export class PromptBuilder {
 
 const tokenCache = new WeakMap<Turn, WeakMap<object, number>>();
 
+/** Tokens a document sent by file id is counted as (its bytes are not at hand). */
+export const DOCUMENT_FILE_TOKENS = 1500;
+
+/** The tokens of a prompt as it will be sent: system, tools, and every part of every message. */
+export function countPrompt(prompt: Prompt, count: (text: string) => number): number {
+  let n = count(prompt.system);
+  for (const t of prompt.tools ?? []) n += count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`);
+  for (const message of prompt.messages) {
+    n += 4;
+    for (const part of message.content) {
+      switch (part.type) {
+        case 'text':
+        case 'thinking':
+          n += count(part.text);
+          break;
+        case 'image':
+          n += IMAGE_TOKENS;
+          break;
+        case 'document':
+          n += part.base64 !== undefined ? Math.ceil((part.base64.length * 3) / 16) : DOCUMENT_FILE_TOKENS;
+          break;
+        case 'tool-call':
+          n += count(`${part.name}${JSON.stringify(part.input)}`);
+          break;
+        case 'tool-result':
+          n += 4 + count(part.output.type === 'text' ? part.output.text : part.output.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+          break;
+      }
+    }
+  }
+  return n;
+}
+
 function blockTokens(block: ContentBlock, count: (text: string) => number, sizeOf: (sha: string) => number): number {
   switch (block.type) {
     case 'text':
@@ -289,12 +361,15 @@ function textOf(turn: Turn): string {
 export function fitTurns(turns: readonly Turn[], limit: number, tokensOf: (turn: Turn) => number): Turn[] {
   const omitted = (kind: string) => ({ type: 'text' as const, text: `[${kind} omitted: over the token budget]` });
   const cut = (text: string, share: number) => (share >= 1 ? text : `…${text.slice(Math.floor(text.length * (1 - share)))}`);
+  // Thinking goes (a signed block may not be cut, and it matters least); so do media and large call arguments.
   const base: Turn[] = turns.map((t) => ({
     ...t,
-    blocks: t.blocks.map((b) => {
-      if (b.type === 'image' || b.type === 'document') return omitted(b.type);
-      if (b.type === 'tool_result') return { ...b, content: b.content.map((p) => (p.type === 'text' ? p : omitted(p.type))) };
-      return b;
+    blocks: t.blocks.flatMap((b): ContentBlock[] => {
+      if (b.type === 'thinking') return [];
+      if (b.type === 'image' || b.type === 'document') return [omitted(b.type)];
+      if (b.type === 'tool_result') return [{ ...b, content: b.content.map((p) => (p.type === 'text' ? p : omitted(p.type))) }];
+      if (b.type === 'tool_use' && tokensOf({ ...t, blocks: [b] }) > limit / 2) return [{ ...b, args: { omitted: 'the arguments were over the token budget' } }];
+      return [b];
     }),
   }));
   const withShare = (share: number): Turn[] =>
@@ -302,7 +377,6 @@ export function fitTurns(turns: readonly Turn[], limit: number, tokensOf: (turn:
       ...t,
       blocks: t.blocks.map((b) => {
         if (b.type === 'text') return { ...b, text: cut(b.text, share) };
-        if (b.type === 'thinking') return { ...b, thinking: cut(b.thinking, share) };
         if (b.type === 'tool_result') return { ...b, content: b.content.map((p) => (p.type === 'text' ? { ...p, text: cut(p.text, share) } : p)) };
         return b;
       }),

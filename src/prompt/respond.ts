@@ -39,7 +39,9 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
   let session = current();
   let built = await prompts.build(session, { ...options, model });
 
-  if (options.summarize !== undefined && options.summarize !== false && built.dropped.length > 0) {
+  // Summarising makes the system instruction longer, which can drop more turns: summarise again
+  // (a rolling summary that supersedes the last) until nothing is dropped, a few rounds at most.
+  for (let round = 0; options.summarize !== undefined && options.summarize !== false && built.dropped.length > 0 && round < 3; round++) {
     const summarizer = options.summarize === true ? model : options.summarize.model;
     let text: string;
     try {
@@ -51,7 +53,7 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
     } catch (error) {
       throw toGolemError(error, 'MODEL_ERROR');
     }
-    const summarizes = [...built.record.summarized, ...built.dropped.map((t) => ({ id: t.id, version: t.version }))];
+    const summarizes = [...built.record.summarized, ...built.summaryTurns, ...built.dropped.map((t) => ({ id: t.id, version: t.version }))];
     const summary = await manager.dispatch({
       type: 'turn:add',
       payload: {

@@ -7,7 +7,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Turn } from '../workspace/records.js';
 
 export const SUMMARY_INSTRUCTION =
-  'You compress conversations. Summarise the conversation below so it can replace it: keep facts, decisions, names, numbers, commitments and open questions; drop pleasantries. Write only the summary, in the language of the conversation.';
+  'You compress conversations. Summarise the conversation below so it can replace it: keep facts, decisions, names, numbers, commitments and open questions; drop pleasantries. When a summary of what came before is given, your summary replaces it too, so carry its content forward. Write only the summary, in the language of the conversation.';
 
 /** The lines a turn contributes to a summarizer's prompt. */
 function lineOf(t: Turn): string {

@@ -31,7 +31,8 @@ export function snapshot(view: WorkspaceView, head: TurnRef | null): Snapshot {
   }
   if (!structural) return { turns: path, summaries };
   const turns = path.filter((t) => !replaced.has(turnKey(t)) && !t.blocks.every((b) => b.type === 'summary' || b.type === 'role:transition'));
-  return { turns, summaries };
+  // A later summary that covers an earlier one (a rolling summary) supersedes it.
+  return { turns, summaries: summaries.filter((s) => !replaced.has(turnKey(s.turn))) };
 }
 
 /**
