@@ -92,3 +92,7 @@ export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summ
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';
 export { defineAction, type Action, type ActionContext, type InputIssue, type Trust } from './agent/action.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
+export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment/environment.js';
+export { validateFieldValue } from './environment/environment.js';
+export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
+export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';

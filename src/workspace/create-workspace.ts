@@ -11,6 +11,7 @@ import { WorkspaceManager, type WorkspaceEvents } from './manager.js';
 import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 import type { WorkspaceMeta } from './records.js';
 import { SessionManager } from './session-manager.js';
+import { environmentExtension } from '../environment/extension.js';
 import { Bm25Retriever } from '../prompt/context-retriever.js';
 import { PromptBuilder } from '../prompt/prompt-builder.js';
 import type { EventBus } from './event-bus.js';
@@ -105,6 +106,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const retriever = new Bm25Retriever();
   manager.addIndexer(retriever);
   const prompts = new PromptBuilder({ view: () => manager.workspace(), blobs: blobStorage, retriever });
+  manager.extend(environmentExtension);
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {

@@ -1,0 +1,187 @@
+/**
+ * A base for environments: the seed's update path, in its order, with dependent fields
+ * checked again, and every change persisted in the workspace as an `environment:update`
+ * command before it is applied (so values survive a restart and sit in the command log).
+ */
+import type { JsonValue } from '../content/blocks.js';
+import { unwrap } from '../errors.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import {
+  validateFieldValue,
+  type EditableFieldDefinition,
+  type EditableStatus,
+  type EditableStatusSchema,
+  type EditableStatusUpdateResult,
+  type Environment,
+  type EnvironmentInfo,
+} from './environment.js';
+
+/** A field as an environment declares it: its status without the value, and the value it starts with (and resets to). */
+export type FieldSpec = Omit<EditableStatus, 'value' | 'readonly'> & { readonly?: boolean; initial?: string | null };
+
+export abstract class BaseEnvironment implements Environment {
+  abstract readonly info: EnvironmentInfo;
+  abstract get env(): Record<string, JsonValue>;
+  readonly #fields: Record<string, EditableStatus> = {};
+  readonly #initial: Record<string, string | null> = {};
+  #manager: WorkspaceManager | undefined;
+
+  protected constructor(fields: Record<string, FieldSpec>) {
+    for (const [name, spec] of Object.entries(fields)) {
+      const { initial = null, readonly = false, ...rest } = spec;
+      this.#fields[name] = { ...rest, readonly, value: initial };
+      this.#initial[name] = initial;
+    }
+  }
+
+  #settled = false;
+
+  /**
+   * An initial value that is not valid yet (a page before any book) starts unset, and is filled
+   * in once it is. Done on first use: a subclass's validation may read the subclass, which is
+   * not there while this constructor runs.
+   */
+  #settle(): Record<string, EditableStatus> {
+    if (!this.#settled) {
+      this.#settled = true;
+      for (const [name, field] of Object.entries(this.#fields)) {
+        if (!validateFieldValue(name, field, field.value).valid) field.value = null;
+      }
+    }
+    return this.#fields;
+  }
+
+  get editableStatus(): Readonly<Record<string, EditableStatus>> {
+    return this.#settle();
+  }
+
+  /** Called after a field changes (the seed's refreshEnvStatus): recompute whatever `env` derives from it. */
+  protected async refreshEnvStatus(_field: string, _value: string | null): Promise<void> {}
+
+  /**
+   * Binds the environment to a workspace: its stored values are loaded, and every later
+   * change is a command there. Without a workspace, values live in memory only.
+   */
+  async mount(manager: WorkspaceManager): Promise<void> {
+    this.#settle();
+    this.#manager = manager;
+    const stored = manager.workspace().collections.get('environment')?.get(this.info.id) as { values?: Record<string, string | null> } | undefined;
+    for (const [name, value] of Object.entries(stored?.values ?? {})) {
+      const field = this.#fields[name];
+      if (field !== undefined) {
+        field.value = value;
+        await this.refreshEnvStatus(name, value);
+      }
+    }
+  }
+
+  async updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
+    this.#settle();
+    // 1. The field exists
+    const field = this.#fields[fieldName];
+    if (field === undefined) return { success: false, error: `Unknown editable field: ${fieldName}. The fields are: ${Object.keys(this.#fields).join(', ')}` };
+    // 2. It is not read-only
+    if (field.readonly) return { success: false, error: `Field '${fieldName}' is read-only` };
+    // 3. The value is valid (type, enum, the field's own validation, which may read the fields it depends on)
+    const check = validateFieldValue(fieldName, field, value);
+    if (!check.valid) return { success: false, error: check.error };
+    // 4. The previous value, and the dependent fields this change invalidates
+    const previousValue = field.value;
+    const changes: Record<string, string | null> = { [fieldName]: value };
+    const reset = this.#invalidated(fieldName, changes);
+    // 5. Apply: persisted first, so a failure leaves everything as it was
+    if (this.#manager !== undefined) {
+      unwrap(await this.#manager.dispatch({ type: 'environment:update', payload: { environmentId: this.info.id, values: changes } }));
+    }
+    for (const [name, v] of Object.entries(changes)) (this.#fields[name] as EditableStatus).value = v;
+    // 6. Refresh the env status
+    for (const [name, v] of Object.entries(changes)) await this.refreshEnvStatus(name, v);
+    // 7. The result
+    return { success: true, updatedField: fieldName, previousValue, newValue: value, ...(reset.length > 0 && { reset }) };
+  }
+
+  /** Fields depending (directly or not) on `changed` that the changes make invalid: reset to their initial value, or null. */
+  #invalidated(changed: string, changes: Record<string, string | null>): { field: string; previousValue: string | null }[] {
+    const reset: { field: string; previousValue: string | null }[] = [];
+    const queue = [changed];
+    while (queue.length > 0) {
+      const cause = queue.shift() as string;
+      for (const [name, field] of Object.entries(this.#fields)) {
+        if (!(field.dependsOn ?? []).includes(cause) || name in changes) continue;
+        // Checked as it would stand with the changes applied.
+        const saved = this.#swap(changes);
+        try {
+          const fallback = this.#initial[name] ?? null;
+          const valid = validateFieldValue(name, field, field.value).valid;
+          // Still valid: kept, unless it is unset and its initial value has become valid (a new book opens at page 1).
+          if (valid && (field.value !== null || fallback === null || !validateFieldValue(name, field, fallback).valid)) continue;
+          changes[name] = validateFieldValue(name, field, fallback).valid ? fallback : null;
+        } finally {
+          this.#swap(saved);
+        }
+        reset.push({ field: name, previousValue: field.value });
+        queue.push(name);
+      }
+    }
+    return reset;
+  }
+
+  /** Puts `values` into the fields and returns what they held (for checking dependents against a change not yet made). */
+  #swap(values: Record<string, string | null>): Record<string, string | null> {
+    const before: Record<string, string | null> = {};
+    for (const [name, v] of Object.entries(values)) {
+      const field = this.#fields[name] as EditableStatus;
+      before[name] = field.value;
+      field.value = v;
+    }
+    return before;
+  }
+
+  getEditableStatusSchema(): EditableStatusSchema {
+    this.#settle();
+    const fields: Record<string, EditableFieldDefinition> = {};
+    for (const [name, f] of Object.entries(this.#fields)) {
+      fields[name] = {
+        description: f.description,
+        type: f.type,
+        constraint: f.constraint,
+        readonly: f.readonly,
+        value: f.value,
+        ...(f.enumValues !== undefined && { enumValues: [...f.enumValues] }),
+        ...(f.dependsOn !== undefined && { dependsOn: [...f.dependsOn] }),
+      };
+    }
+    return { fields };
+  }
+
+  /** The seed's context block: the env status, the editable fields with their constraints, and the actions. */
+  renderContext(): string {
+    this.#settle();
+    const title = `------${this.info.name}-------`;
+    const bar = '#'.repeat(title.length);
+    const fields = Object.entries(this.#fields)
+      .map(([name, f]) => `  ${name}: ${f.value === null ? '(not set)' : f.value} [${f.constraint}]${f.readonly ? ' (read-only)' : ''}`)
+      .join('\n');
+    const actions = this.actionsHelp();
+    return [
+      bar,
+      title,
+      bar,
+      '',
+      '## Environment Status:',
+      JSON.stringify(this.env, null, 2),
+      '',
+      '## Editable Status:',
+      fields,
+      '',
+      'To update a field, answer with:',
+      `{"action": "update_editable_status", "fieldName": "<field_name>", "value": "<new_value>"}`,
+      ...(actions === '' ? [] : ['', '## Actions:', actions]),
+    ].join('\n');
+  }
+
+  /** Lines describing the environment's own actions, for renderContext (none by default). */
+  protected actionsHelp(): string {
+    return '';
+  }
+}

@@ -1,0 +1,151 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BaseEnvironment, createWorkspace, environmentValuesAt, validateFieldValue, type JsonValue } from '../src/index.js';
+import { tempDir, text } from './helpers.js';
+
+const BOOKS: Record<string, number> = { Physiology: 450, Anatomy: 520, Pocket: 3 };
+
+/** A small reader: a book (enum), a page within it (depends on the book), a read-only mode, a font size. */
+class Reader extends BaseEnvironment {
+  readonly info = { id: 'reader', name: 'Reader', description: 'A book and a page.' };
+  refreshed: string[] = [];
+
+  constructor() {
+    super({
+      selected_book_name: { description: 'The book open', type: 'enum', enumValues: Object.keys(BOOKS), constraint: 'must be one of the available book names' },
+      current_page: {
+        description: 'The page open',
+        type: 'number',
+        constraint: "a whole number within the current book's page range",
+        dependsOn: ['selected_book_name'],
+        initial: '1',
+        validation: (value) => {
+          if (value === null) return { valid: true };
+          const book = this.editableStatus.selected_book_name?.value;
+          if (book == null) return { valid: false, error: 'Select a book before choosing a page' };
+          const n = Number(value);
+          const pages = BOOKS[book] ?? 0;
+          return Number.isInteger(n) && n >= 1 && n <= pages ? { valid: true } : { valid: false, error: `Page ${value} is not in ${book} (1 to ${pages})` };
+        },
+      },
+      mode: { description: 'How pages are shown', type: 'string', constraint: 'set by the app', readonly: true, initial: 'paged' },
+      large_print: { description: 'Large print', type: 'boolean', constraint: 'true or false' },
+    });
+  }
+
+  get env(): Record<string, JsonValue> {
+    const book = this.editableStatus.selected_book_name?.value ?? null;
+    return { availableBooks: Object.keys(BOOKS), currentBook: book, pages: book === null ? null : (BOOKS[book] ?? null) };
+  }
+
+  protected override async refreshEnvStatus(field: string): Promise<void> {
+    this.refreshed.push(field);
+  }
+}
+
+describe('an environment, updated directly', () => {
+  it('follows the seed: exists, not read-only, valid, previous value, apply, refresh, result', async () => {
+    const reader = new Reader();
+    expect(reader.editableStatus.current_page?.value).toBeNull(); // page 1 means nothing before a book is open
+    expect(await reader.updateEditableStatus('selected_book_name', 'Physiology')).toEqual({
+      success: true,
+      updatedField: 'selected_book_name',
+      previousValue: null,
+      newValue: 'Physiology',
+      reset: [{ field: 'current_page', previousValue: null }],
+    });
+    expect(await reader.updateEditableStatus('current_page', '42')).toMatchObject({ success: true, previousValue: '1', newValue: '42' });
+    expect(reader.refreshed).toEqual(['selected_book_name', 'current_page', 'current_page']);
+    expect(reader.env).toEqual({ availableBooks: ['Physiology', 'Anatomy', 'Pocket'], currentBook: 'Physiology', pages: 450 });
+  });
+
+  it('refuses every bad input with a clear error, and changes nothing', async () => {
+    const reader = new Reader();
+    await reader.updateEditableStatus('selected_book_name', 'Pocket');
+    const before = JSON.stringify(reader.getEditableStatusSchema());
+    const cases: [string, string | null, RegExp][] = [
+      ['volume', '3', /Unknown editable field: volume\. The fields are: selected_book_name, current_page, mode, large_print/],
+      ['mode', 'scroll', /Field 'mode' is read-only/],
+      ['selected_book_name', 'Cookbook', /must be one of \["Physiology","Anatomy","Pocket"\], not "Cookbook"/],
+      ['current_page', 'ten', /takes a number, not "ten"/],
+      ['current_page', '4', /Page 4 is not in Pocket \(1 to 3\)/],
+      ['current_page', '2.5', /Page 2\.5 is not in Pocket/],
+      ['large_print', 'yes', /takes true or false, not "yes"/],
+    ];
+    for (const [field, value, error] of cases) {
+      const result = await reader.updateEditableStatus(field, value);
+      expect(result.success, `${field}=${value}`).toBe(false);
+      expect(result.error).toMatch(error);
+    }
+    expect(JSON.stringify(reader.getEditableStatusSchema())).toBe(before);
+  });
+
+  it('resets a dependent field a change makes invalid, and says so', async () => {
+    const reader = new Reader();
+    await reader.updateEditableStatus('selected_book_name', 'Anatomy');
+    await reader.updateEditableStatus('current_page', '500');
+    const result = await reader.updateEditableStatus('selected_book_name', 'Pocket');
+    expect(result).toMatchObject({ success: true, reset: [{ field: 'current_page', previousValue: '500' }] });
+    expect(reader.editableStatus.current_page?.value).toBe('1');
+    const kept = await reader.updateEditableStatus('selected_book_name', 'Physiology');
+    expect(kept.reset).toBeUndefined(); // page 1 is still valid
+    const cleared = await reader.updateEditableStatus('selected_book_name', null);
+    expect(cleared).toMatchObject({ success: true, reset: [{ field: 'current_page', previousValue: '1' }] });
+    expect(reader.editableStatus.current_page?.value).toBeNull();
+  });
+
+  it("renders the seed's context: env status, fields with constraints, how to update", async () => {
+    const reader = new Reader();
+    await reader.updateEditableStatus('selected_book_name', 'Anatomy');
+    const context = reader.renderContext();
+    expect(context).toContain('------Reader-------');
+    expect(context).toContain('## Environment Status:\n{\n  "availableBooks"');
+    expect(context).toContain('  selected_book_name: Anatomy [must be one of the available book names]');
+    expect(context).toContain("  current_page: 1 [a whole number within the current book's page range]");
+    expect(context).toContain('  mode: paged [set by the app] (read-only)');
+    expect(context).toContain('{"action": "update_editable_status", "fieldName": "<field_name>", "value": "<new_value>"}');
+  });
+
+  it('persists every change as a command: values survive a restart, and past values can be read back', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir });
+    const s = await ws.sessions.create();
+    const reader = new Reader();
+    await reader.mount(ws.manager);
+    await reader.updateEditableStatus('selected_book_name', 'Anatomy');
+    const t = await s.addTurn({ role: 'user', blocks: [text('read on')] });
+    await reader.updateEditableStatus('current_page', '300');
+    await ws.close();
+
+    const again = await createWorkspace({ dir });
+    const restored = new Reader();
+    await restored.mount(again.manager);
+    expect(restored.editableStatus.selected_book_name?.value).toBe('Anatomy');
+    expect(restored.editableStatus.current_page?.value).toBe('300');
+    expect(restored.refreshed).toEqual(['selected_book_name', 'current_page']);
+    const log = await again.manager.store.commandLog();
+    expect(log.filter((e) => e.type === 'environment:update')).toHaveLength(2);
+    expect(environmentValuesAt(log, 'reader', t.seq)).toEqual({ selected_book_name: 'Anatomy', current_page: '1' });
+    expect(environmentValuesAt(log, 'reader', log.at(-1)?.seq ?? 0)).toEqual({ selected_book_name: 'Anatomy', current_page: '300' });
+    await again.close();
+  });
+
+  it('never leaves a field in a state its validation rejects (property)', async () => {
+    const fields = ['selected_book_name', 'current_page', 'mode', 'large_print', 'volume'];
+    const values = fc.oneof(fc.constantFrom(null, 'Physiology', 'Anatomy', 'Pocket', 'true', 'false', '1', '3', '4', '450', '521', 'x'), fc.string());
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(...fields), values), { maxLength: 30 }), async (updates) => {
+        const reader = new Reader();
+        for (const [field, value] of updates) {
+          const before = JSON.stringify(reader.getEditableStatusSchema());
+          const result = await reader.updateEditableStatus(field, value);
+          if (!result.success) expect(JSON.stringify(reader.getEditableStatusSchema())).toBe(before);
+          for (const [name, status] of Object.entries(reader.editableStatus)) {
+            expect(validateFieldValue(name, status, status.value).valid, `${name}=${status.value}`).toBe(true);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
