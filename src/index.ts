@@ -96,3 +96,4 @@ export type { ActionResult, EditableFieldDefinition, EditableFieldType, Editable
 export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
+export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';

@@ -1,47 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BaseEnvironment, createWorkspace, environmentValuesAt, validateFieldValue, type JsonValue } from '../src/index.js';
+import { createWorkspace, environmentValuesAt, validateFieldValue } from '../src/index.js';
+import { Reader } from './fixtures/reader.js';
 import { tempDir, text } from './helpers.js';
-
-const BOOKS: Record<string, number> = { Physiology: 450, Anatomy: 520, Pocket: 3 };
-
-/** A small reader: a book (enum), a page within it (depends on the book), a read-only mode, a font size. */
-class Reader extends BaseEnvironment {
-  readonly info = { id: 'reader', name: 'Reader', description: 'A book and a page.' };
-  refreshed: string[] = [];
-
-  constructor() {
-    super({
-      selected_book_name: { description: 'The book open', type: 'enum', enumValues: Object.keys(BOOKS), constraint: 'must be one of the available book names' },
-      current_page: {
-        description: 'The page open',
-        type: 'number',
-        constraint: "a whole number within the current book's page range",
-        dependsOn: ['selected_book_name'],
-        initial: '1',
-        validation: (value) => {
-          if (value === null) return { valid: true };
-          const book = this.editableStatus.selected_book_name?.value;
-          if (book == null) return { valid: false, error: 'Select a book before choosing a page' };
-          const n = Number(value);
-          const pages = BOOKS[book] ?? 0;
-          return Number.isInteger(n) && n >= 1 && n <= pages ? { valid: true } : { valid: false, error: `Page ${value} is not in ${book} (1 to ${pages})` };
-        },
-      },
-      mode: { description: 'How pages are shown', type: 'string', constraint: 'set by the app', readonly: true, initial: 'paged' },
-      large_print: { description: 'Large print', type: 'boolean', constraint: 'true or false' },
-    });
-  }
-
-  get env(): Record<string, JsonValue> {
-    const book = this.editableStatus.selected_book_name?.value ?? null;
-    return { availableBooks: Object.keys(BOOKS), currentBook: book, pages: book === null ? null : (BOOKS[book] ?? null) };
-  }
-
-  protected override async refreshEnvStatus(field: string): Promise<void> {
-    this.refreshed.push(field);
-  }
-}
 
 describe('an environment, updated directly', () => {
   it('follows the seed: exists, not read-only, valid, previous value, apply, refresh, result', async () => {

@@ -42,6 +42,8 @@ export interface BuildOptions {
   temperature?: number;
   /** Now, in ms (for freshness in ranking); default Date.now(). */
   now?: number;
+  /** Sections added to the system instruction after everything else, e.g. the mounted environments' renderContext(). */
+  systemSections?: string[];
 }
 
 /** How a prompt was built: kept on the assistant turn as `meta.prompt`. */
@@ -148,7 +150,9 @@ export class PromptBuilder {
       session: session.preferences.map((id) => view.preferences.get(id)).filter(isDefined),
     });
     const summaries = snap.summaries.map((s) => s.text);
-    const baseSystem = this.#stages.instructions({ role, preferences, context: [], summaries });
+    const sections = (options.systemSections ?? []).filter((x) => x.trim() !== '');
+    const withSections = (instruction: string) => [instruction, ...sections].filter((x) => x !== '').join('\n\n');
+    const baseSystem = withSections(this.#stages.instructions({ role, preferences, context: [], summaries }));
     const toolTokens = (options.tools ?? []).reduce((n, t) => n + count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`), 0);
     const contextEntries = contextRanked.map((r) => {
       const entry = view.context.get(r.id.slice('context:'.length)) as ContextEntry;
@@ -176,7 +180,7 @@ export class PromptBuilder {
       });
     }
     const keptContext = contextEntries.filter((c) => plan.context.includes(c.id));
-    const system = this.#stages.instructions({ role, preferences, context: keptContext.map((c) => c.entry), summaries });
+    const system = withSections(this.#stages.instructions({ role, preferences, context: keptContext.map((c) => c.entry), summaries }));
     const keptGroups = groups.slice(plan.firstGroup);
     const kept = keptGroups.flat();
     let truncated: TurnRef | null = null;

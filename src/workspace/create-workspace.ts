@@ -12,6 +12,7 @@ import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 import type { WorkspaceMeta } from './records.js';
 import { SessionManager } from './session-manager.js';
 import { environmentExtension } from '../environment/extension.js';
+import { Worker, type WorkerOptions } from '../agent/worker.js';
 import { Bm25Retriever } from '../prompt/context-retriever.js';
 import { PromptBuilder } from '../prompt/prompt-builder.js';
 import type { EventBus } from './event-bus.js';
@@ -74,6 +75,8 @@ export interface Workspace {
   readonly events: EventBus<WorkspaceEvents>;
   /** The workspace's metadata. */
   meta(): WorkspaceMeta;
+  /** An agent loop on a session, with its environments (mounted here: their values load and persist) and actions. */
+  worker(options: WorkerOptions): Worker;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -138,6 +141,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     context: new ContextApi(manager),
     events: manager.events,
     meta,
+    worker: (options) => new Worker(manager, options),
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();

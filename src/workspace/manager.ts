@@ -5,6 +5,7 @@
  */
 import { err, fail, GolemError, ok, toGolemError, type Result } from '../errors.js';
 import { uuidv7 } from '../ids.js';
+import type { JsonValue } from '../content/blocks.js';
 import type { StreamPart } from '../models/model-adapter.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import { encode } from '../store/memory-store.js';
@@ -69,6 +70,10 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   'effect:error': { command: Command; error: unknown };
   /** A part of a model's answer as it streams (text and thinking deltas, tool calls, the finish). */
   'model:part': { sessionId: string; part: StreamPart };
+  /** A worker finished a model call; `requested` actions follow. */
+  'worker:step': { sessionId: string; step: number; turn: Turn; requested: number };
+  /** A worker ran (or refused) an action the model asked for. */
+  'worker:action': { sessionId: string; name: string; input: JsonValue; ok: boolean; output: JsonValue };
   /** A custom indexer threw; the index itself is intact, that indexer's projection may not be. */
   'indexer:error': { indexer: string; error: unknown };
 };

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createWorkspace, defineAction, type Prompt } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
+import { Reader } from './fixtures/reader.js';
+import { tempDir } from './helpers.js';
+
+const lastText = (prompt: Prompt) => prompt.messages.at(-1)?.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : '')).join('');
+
+describe('the worker loop', () => {
+  it('runs the actions the model calls, feeds back the results, and stops when the model does', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const reader = new Reader();
+    const lookup = defineAction({ name: 'lookup', description: 'Finds a topic in the books.', input: z.object({ topic: z.string() }), run: ({ topic }) => ({ book: 'Anatomy', page: topic === 'heart' ? 212 : 1 }) });
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'lookup', input: { topic: 'heart' }, callId: 'c1' }] },
+      { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' }, callId: 'c2' }] },
+      { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'current_page', value: '212' }, callId: 'c3' }] },
+      { text: 'The heart is on page 212 of Anatomy.' },
+    ]);
+    const steps: number[] = [];
+    ws.events.on('worker:step', (e) => steps.push(e.requested));
+    const worker = ws.worker({ session, model, environments: [reader], actions: [lookup] });
+    const outcome = await worker.run('Find the chapter on the heart and open it');
+    expect(outcome).toMatchObject({ status: 'done', steps: 4, actions: [{ name: 'lookup', ok: true }, { name: 'update_editable_status', ok: true }, { name: 'update_editable_status', ok: true }] });
+    expect(reader.editableStatus.selected_book_name?.value).toBe('Anatomy');
+    expect(reader.editableStatus.current_page?.value).toBe('212');
+    expect(steps).toEqual([1, 1, 1, 0]);
+    // Every step saw the environment as it was then, and the result of the call before.
+    expect(model.calls[0]?.system).toContain('selected_book_name: (not set)');
+    expect(model.calls[3]?.system).toContain('current_page: 212');
+    expect(lastText(model.calls[1] as Prompt)).toBe('{"book":"Anatomy","page":212}');
+    expect(model.calls[0]?.tools?.map((t) => t.name)).toEqual(['update_editable_status', 'lookup']);
+    const roles = (await session.transcript()).map((t) => t.role);
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    await ws.close();
+  });
+
+  it('tells the model what went wrong, in a result it can correct, and changes nothing', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const reader = new Reader();
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Cookbook' }, callId: 'a' },
+          { name: 'update_editable_status', input: { fieldName: 'mode', value: 'scroll' }, callId: 'b' },
+          { name: 'update_editable_status', input: { fieldName: 'current_page' }, callId: 'c' },
+          { name: 'teleport', input: {}, callId: 'd' },
+        ],
+      },
+      { text: 'I could not do it.' },
+    ]);
+    const outcome = await ws.worker({ session, model, environments: [reader] }).run('open the cookbook');
+    expect(outcome.actions.map((a) => a.ok)).toEqual([false, false, false, false]);
+    const results = model.calls[1]?.messages.at(-1)?.content ?? [];
+    const texts = results.map((p) => (p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : ''));
+    const errorOf = (text: string | undefined) => (JSON.parse(text ?? '{}') as { success: boolean; error: string }).error;
+    expect(errorOf(texts[0])).toMatch(/must be one of \["Physiology","Anatomy","Pocket"\], not "Cookbook"/);
+    expect(errorOf(texts[1])).toMatch(/Field 'mode' is read-only/);
+    expect(texts[2]).toMatch(/The input for update_editable_status is not valid:\n- the input is missing the required property "value"/);
+    expect(texts[3]).toMatch(/Unknown action "teleport"\. The actions are: update_editable_status/);
+    expect(results.every((p) => p.type === 'tool-result' && p.isError === true)).toBe(true);
+    expect(reader.editableStatus.selected_book_name?.value).toBeNull();
+    await ws.close();
+  });
+
+  it("reads instructions from the text (seed 000's form), and reports the broken ones", async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const reader = new Reader();
+    const model = scriptedModel([
+      { text: 'Opening it:\n```json\n{"type":"workspace_action","action":"update_editable_status","params":{"fieldName":"selected_book_name","value":"Pocket"}}\n```\nthen {"action":"update_editable_status","fieldName":"current_page","value":"3"} and {"action": "update_editable_status", "fieldName": ' },
+      { text: 'Done: Pocket, page 3.' },
+    ]);
+    const outcome = await ws.worker({ session, model, environments: [reader], mode: 'text' }).run('open the pocket book at its last page');
+    expect(outcome).toMatchObject({ status: 'done', steps: 2 });
+    expect(reader.editableStatus.current_page?.value).toBe('3');
+    expect(model.calls[0]?.tools).toBeUndefined();
+    const feedback = lastText(model.calls[1] as Prompt) ?? '';
+    expect(feedback).toContain('Results of your instructions:');
+    expect(feedback).toContain('- update_editable_status {"fieldName":"current_page","value":"3"} -> ok');
+    expect(feedback).toContain('could not read an instruction: an instruction is not closed');
+    await ws.close();
+  });
+
+  it('stops at the step limit, and on cancellation', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const loop = scriptedModel(() => ({ toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'large_print', value: 'true' } }] }));
+    const limited = await ws.worker({ session, model: loop, environments: [new Reader()], maxSteps: 3 }).run('go');
+    expect(limited).toMatchObject({ status: 'step_limit', steps: 3 });
+    const controller = new AbortController();
+    ws.events.on('worker:action', () => controller.abort());
+    const stopped = await ws.worker({ session, model: loop, environments: [new Reader()] }).run('again', { signal: controller.signal });
+    expect(stopped).toMatchObject({ status: 'aborted', steps: 1 });
+    await ws.close();
+  });
+
+  it('resumes after a restart with the environment as it was', async () => {
+    const dir = tempDir();
+    let ws = await createWorkspace({ dir });
+    const session = await ws.sessions.create();
+    await ws.worker({ session, model: scriptedModel([{ toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } }] }, { text: 'open' }]), environments: [new Reader()] }).run('open Anatomy');
+    await ws.close();
+    ws = await createWorkspace({ dir });
+    const reader = new Reader();
+    const model = scriptedModel([{ text: 'You are in Anatomy.' }]);
+    const again = ws.sessions.get(session.id);
+    if (again === undefined) throw new Error('session lost');
+    await ws.worker({ session: again, model, environments: [reader] }).run('where am I?');
+    expect(reader.editableStatus.selected_book_name?.value).toBe('Anatomy');
+    expect(model.calls[0]?.system).toContain('selected_book_name: Anatomy');
+    expect(model.calls[0]?.messages.length).toBeGreaterThan(3); // the history from before the restart
+    await ws.close();
+  });
+});
