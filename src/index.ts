@@ -97,3 +97,4 @@ export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
+export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';

@@ -34,11 +34,11 @@ describe('the package', () => {
     expect(stdout.trim()).toBe('function function function function');
   });
 
-  it('loads neither vitest with golem/test, nor the provider packages with golem (they load on first use)', () => {
+  it('loads neither vitest with golem/test, nor the provider packages or the PDF reader with golem (they load on first use)', () => {
     const light = bareImports(join(root, 'dist/test/index.js'));
     expect([...light].filter((s) => s.includes('vitest'))).toEqual([]);
     const main = bareImports(join(root, 'dist/index.js'));
     expect([...main].filter((s) => s.startsWith('@ai-sdk/') && s !== '@ai-sdk/provider')).toEqual([]);
-    expect([...main].filter((s) => s === 'gpt-tokenizer')).toEqual([]);
+    expect([...main].filter((s) => s === 'gpt-tokenizer' || s === 'unpdf')).toEqual([]);
   });
 });

@@ -55,6 +55,11 @@ export abstract class BaseEnvironment implements Environment {
     return this.#settle();
   }
 
+  /** A field's definition, for a subclass that learns its choices late (the books on a shelf). */
+  protected field(name: string): EditableStatus | undefined {
+    return this.#fields[name];
+  }
+
   /** Called after a field changes (the seed's refreshEnvStatus): recompute whatever `env` derives from it. */
   protected async refreshEnvStatus(_field: string, _value: string | null): Promise<void> {}
 

@@ -1,0 +1,213 @@
+/**
+ * The bookshelf of seed 000: the Markdown, text and PDF files of a folder, split into
+ * pages. The model picks a book and a page through `updateEditableStatus`, searches with
+ * `semantic_search` (BM25 over every page), and reads the current page in its context.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join, parse } from 'node:path';
+import MiniSearch from 'minisearch';
+import { z } from 'zod';
+import type { JsonValue } from '../content/blocks.js';
+import { GolemError } from '../errors.js';
+import { defineAction, type Action } from '../agent/action.js';
+import { terms } from '../prompt/context-retriever.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import { BaseEnvironment } from './base-environment.js';
+import type { EditableStatusUpdateResult, EnvironmentInfo } from './environment.js';
+
+export interface BookshelfOptions {
+  /** The folder of books (.md, .markdown, .txt, .pdf). */
+  dir: string;
+  /** Characters per page of a text book (default 2,000); PDFs keep their own pages. */
+  pageSize?: number;
+  /** The id its values are kept under in the workspace (default 'bookshelf'). */
+  id?: string;
+}
+
+export interface Book {
+  name: string;
+  file: string;
+  pages: string[];
+}
+
+const TEXT_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
+
+export class BookshelfEnvironment extends BaseEnvironment {
+  readonly info: EnvironmentInfo;
+  readonly #options: BookshelfOptions;
+  readonly #books = new Map<string, Book>();
+  #search: MiniSearch<{ id: string; book: string; page: number; text: string }> | undefined;
+  #loaded: Promise<void> | undefined;
+
+  constructor(options: BookshelfOptions) {
+    super({
+      selected_book_name: { description: 'The book open', type: 'enum', enumValues: [], constraint: 'must be one of the available book names' },
+      current_page: {
+        description: 'The page open',
+        type: 'number',
+        constraint: "a whole number within the current book's page range",
+        dependsOn: ['selected_book_name'],
+        initial: '1',
+        validation: (value) => this.#checkPage(value),
+      },
+    });
+    this.#options = options;
+    this.info = { id: options.id ?? 'bookshelf', name: 'Bookshelf', description: `The books in ${options.dir}` };
+  }
+
+  /** Reads the folder: every book split into pages, and the search index over them (once). */
+  load(): Promise<void> {
+    this.#loaded ??= this.#load();
+    return this.#loaded;
+  }
+
+  get books(): ReadonlyMap<string, Book> {
+    return this.#books;
+  }
+
+  get env(): Record<string, JsonValue> {
+    const book = this.#currentBook();
+    return {
+      availableBooks: [...this.#books.values()].map((b) => ({ name: b.name, pages: b.pages.length })),
+      currentBook: book?.name ?? null,
+      currentPage: book === undefined ? null : Number(this.editableStatus.current_page?.value ?? 1),
+      totalPages: book?.pages.length ?? null,
+    };
+  }
+
+  override async mount(manager: WorkspaceManager): Promise<void> {
+    await this.load();
+    await super.mount(manager);
+  }
+
+  override async updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
+    await this.load();
+    return super.updateEditableStatus(fieldName, value);
+  }
+
+  /** The pages that best match a query: book, page and a snippet around the match. */
+  search(query: string, limit = 5): { book: string; page: number; score: number; snippet: string }[] {
+    const index = this.#search;
+    if (index === undefined) throw new GolemError('INVALID_ARGUMENT', 'the bookshelf is not loaded yet; call load() first');
+    const words = [...new Set(terms(query))];
+    if (words.length === 0) return [];
+    return index.search(words.join(' ')).slice(0, limit).map((r) => {
+      const book = String(r.book);
+      const page = Number(r.page);
+      return { book, page, score: Math.round(r.score * 1000) / 1000, snippet: snippet(this.#books.get(book)?.pages[page - 1] ?? '', words) };
+    });
+  }
+
+  /** The shelf's own action: semantic_search. */
+  actions(): Action[] {
+    return [
+      defineAction({
+        name: 'semantic_search',
+        description: 'Searches every page of every book on the shelf; returns the best pages with a snippet each.',
+        input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
+        run: async ({ query, limit }) => {
+          await this.load();
+          return { success: true, data: this.search(query, limit ?? 5) };
+        },
+      }) as Action,
+    ];
+  }
+
+  override renderContext(): string {
+    const book = this.#currentBook();
+    const page = book === undefined ? undefined : book.pages[Number(this.editableStatus.current_page?.value ?? 1) - 1];
+    const current = book === undefined || page === undefined ? '(no book open)' : `${book.name}, page ${this.editableStatus.current_page?.value} of ${book.pages.length}:\n${page}`;
+    return `${super.renderContext()}\n\n## Current page:\n${current}`;
+  }
+
+  protected override actionsHelp(): string {
+    return '  semantic_search {"query": "..."}: finds the pages that best match a query';
+  }
+
+  #currentBook(): Book | undefined {
+    const name = this.editableStatus.selected_book_name?.value;
+    return name == null ? undefined : this.#books.get(name);
+  }
+
+  #checkPage(value: string | null): { valid: boolean; error?: string } {
+    if (value === null) return { valid: true };
+    const book = this.#currentBook();
+    if (book === undefined) return { valid: false, error: 'Select a book (selected_book_name) before choosing a page' };
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > book.pages.length) return { valid: false, error: `Page ${value} is not in "${book.name}", which has pages 1 to ${book.pages.length}` };
+    return { valid: true };
+  }
+
+  async #load(): Promise<void> {
+    let files: string[];
+    try {
+      files = (await readdir(this.#options.dir)).sort();
+    } catch (cause) {
+      throw new GolemError('INVALID_ARGUMENT', `cannot read the bookshelf folder ${this.#options.dir}: ${(cause as Error).message}`, { cause });
+    }
+    for (const file of files) {
+      const ext = extname(file).toLowerCase();
+      if (!TEXT_EXTENSIONS.has(ext) && ext !== '.pdf') continue;
+      const path = join(this.#options.dir, file);
+      const pages = ext === '.pdf' ? await pdfPages(path) : splitPages(await readFile(path, 'utf8'), this.#options.pageSize ?? 2000);
+      if (pages.length > 0) this.#books.set(parse(file).name, { name: parse(file).name, file: path, pages });
+    }
+    const field = this.field('selected_book_name');
+    if (field !== undefined) field.enumValues = [...this.#books.keys()];
+    const index = new MiniSearch<{ id: string; book: string; page: number; text: string }>({
+      fields: ['text', 'book'],
+      storeFields: ['book', 'page'],
+      tokenize: (text) => terms(text),
+      processTerm: (term) => term,
+      searchOptions: { boost: { book: 2 }, prefix: (term) => term.length > 4, combineWith: 'OR' },
+    });
+    index.addAll([...this.#books.values()].flatMap((b) => b.pages.map((text, i) => ({ id: `${b.name}#${i + 1}`, book: b.name, page: i + 1, text }))));
+    this.#search = index;
+  }
+}
+
+/** Pages of about `size` characters, broken at paragraph ends where it can. */
+export function splitPages(text: string, size: number): string[] {
+  const pages: string[] = [];
+  let page = '';
+  for (const paragraph of text.replace(/\r\n/g, '\n').split(/\n{2,}/)) {
+    const p = paragraph.trim();
+    if (p === '') continue;
+    if (page !== '' && page.length + p.length + 2 > size) {
+      pages.push(page);
+      page = '';
+    }
+    for (let rest = p; rest !== ''; rest = rest.slice(size)) {
+      if (page !== '' && page.length + Math.min(rest.length, size) + 2 > size) {
+        pages.push(page);
+        page = '';
+      }
+      page = page === '' ? rest.slice(0, size) : `${page}\n\n${rest.slice(0, size)}`;
+    }
+  }
+  if (page !== '') pages.push(page);
+  return pages;
+}
+
+async function pdfPages(path: string): Promise<string[]> {
+  const { extractText } = await import('unpdf');
+  const { text } = await extractText(new Uint8Array(await readFile(path)), { mergePages: false });
+  return text.map((t) => t.trim());
+}
+
+/** The stretch of a page with the most of the query's words, around `width` characters. */
+function snippet(text: string, words: readonly string[], width = 160): string {
+  const lower = text.toLowerCase();
+  let best = 0;
+  let bestScore = -1;
+  for (const word of words) {
+    for (let at = lower.indexOf(word), seen = 0; at !== -1 && seen < 50; at = lower.indexOf(word, at + 1), seen++) {
+      const start = Math.max(0, at - width / 4);
+      const window = lower.slice(start, start + width);
+      const score = words.filter((w) => window.includes(w)).length;
+      if (score > bestScore) [best, bestScore] = [start, score];
+    }
+  }
+  const piece = text.slice(best, best + width).replace(/\s+/g, ' ').trim();
+  return `${best > 0 ? '…' : ''}${piece}${best + width < text.length ? '…' : ''}`;
+}
