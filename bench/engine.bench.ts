@@ -52,6 +52,31 @@ function sqliteFloor(): { tick(i: number): void; close(): void } {
   return { tick: (i) => void tx(turnText(i)), close: () => db.close() };
 }
 
+/** updateEditableStatus round trips (validation + a durable environment:update command), and a 1,000-page shelf's index and search. */
+async function environmentFigures(): Promise<{ update: number; index: number; search: number }> {
+  const { BookshelfEnvironment } = await import('../src/index.js');
+  const books = tempDir();
+  const { writeFileSync } = await import('node:fs');
+  const words = ['heart', 'lung', 'kidney', 'blood', 'valve', 'nerve', 'muscle', 'bone', 'liver', 'skin'];
+  for (let b = 0; b < 10; b++) {
+    const pages = Array.from({ length: 100 }, (_, p) => Array.from({ length: 120 }, (_, w) => words[(b * 7 + p * 3 + w) % words.length]).join(' ') + ` page ${p} of book ${b}.`);
+    writeFileSync(join(books, `Book${b}.md`), pages.join('\n\n'));
+  }
+  const start = performance.now();
+  const shelf = new BookshelfEnvironment({ dir: books, pageSize: 800 });
+  await shelf.load();
+  const index = performance.now() - start;
+  const pages = [...shelf.books.values()].reduce((n, b) => n + b.pages.length, 0);
+  if (pages !== 1000) throw new Error(`the bench shelf has ${pages} pages, not 1,000`);
+  const search = median(await timeEach(200, (i) => shelf.search(`${words[i % 10]} ${words[(i + 3) % 10]} valve`)));
+  const ws = await createWorkspace({ dir: tempDir() });
+  await shelf.mount(ws.manager);
+  await shelf.updateEditableStatus('selected_book_name', 'Book0');
+  const update = median(await timeEach(SAMPLES, (i) => shelf.updateEditableStatus('current_page', String((i % 100) + 1))));
+  await ws.close();
+  return { update, index, search };
+}
+
 /** Median prompt-build times for a 10,000-turn session with 1,000 context entries under 8,000 tokens. */
 async function promptBuild(): Promise<{ estimate: number; openai: number }> {
   const ws = await createWorkspace();
@@ -95,6 +120,9 @@ async function main(): Promise<void> {
   // First, before the large workspaces below fill the heap (they slow every other measure's garbage collection).
   log('prompt builds: 10,000 turns, 1,000 context entries, 8,000-token budget...');
   const prompt = await promptBuild();
+
+  log('environments: updateEditableStatus round trips, a 1,000-page shelf...');
+  const environment = await environmentFigures();
 
   log('bare SQLite transactions, alone...');
   const alone = sqliteFloor();
@@ -178,6 +206,9 @@ async function main(): Promise<void> {
     { measure: 'transcript of a 10,000-turn path (index)', value: fmt(median(transcriptTimes)), target: '< 5 ms', ok: median(transcriptTimes) < 5 },
     { measure: 'build a prompt: 10k turns, 1k context, 8k budget (estimate)', value: fmt(prompt.estimate), target: '< 10 ms', ok: prompt.estimate < 10 },
     { measure: 'same, counting with the OpenAI tokenizer', value: fmt(prompt.openai), target: '< 10 ms', ok: prompt.openai < 10 },
+    { measure: 'updateEditableStatus round trip (validated, durable command)', value: fmt(environment.update), target: `${Math.round(1000 / environment.update).toLocaleString('en')} per second` },
+    { measure: 'index a 1,000-page bookshelf', value: fmt(environment.index), target: '' },
+    { measure: 'search it (semantic_search)', value: fmt(environment.search), target: '' },
     { measure: 'bytes on disk per turn (SQLite)', value: Math.round(dbBytes / turnsOnDisk).toLocaleString('en'), target: `text is ${turnText(0).length} B` },
     { measure: `open + index ${turnsOnDisk.toLocaleString('en')} turns`, value: fmt(openMs), target: '' },
     { measure: 'index heap per turn', value: `${Math.round(heapPerTurn)} B`, target: '' },

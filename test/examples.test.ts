@@ -18,6 +18,16 @@ describe('examples', () => {
     expect(stdout).toMatch(/sessions: 2,\s+turns: 4,/);
   });
 
+  it('the bookshelf runs offline: search, open, navigate, read', async () => {
+    const env = { ...process.env };
+    delete env.GOLEM_MODEL;
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/bookshelf/run.ts', join(tempDir(), '.golem')], { cwd: root, env });
+    expect(stdout).toContain('✓ semantic_search {"query":"heart chambers"}');
+    expect(stdout).toContain('✓ update_editable_status {"fieldName":"selected_book_name","value":"Physiology"}');
+    expect(stdout).toContain('The heart has four chambers: two atria receive the blood and two ventricles pump it out.');
+    expect(stdout).toMatch(/done after 4 model calls; the shelf is at Physiology, page \d+/);
+  });
+
   it('respond runs offline with the scripted model, retrieving only the relevant context', async () => {
     const env = { ...process.env };
     delete env.GOLEM_MODEL;
