@@ -61,6 +61,14 @@ describe('the bookshelf', () => {
     expect(shelf.search('')).toEqual([]);
   });
 
+  it("runs its actions through the seed's executeAction, validated", async () => {
+    const shelf = new BookshelfEnvironment({ dir: shelfDir(), pageSize: 1000 });
+    const found = await shelf.executeAction('semantic_search', { query: 'thorax', limit: 1 });
+    expect(found).toMatchObject({ success: true, data: [{ book: 'Atlas', page: 2 }] });
+    expect(await shelf.executeAction('semantic_search', { limit: 1 })).toMatchObject({ success: false, error: expect.stringContaining('missing the required property "query"') });
+    expect(await shelf.executeAction('burn', {})).toEqual({ success: false, error: 'Unknown action: burn' });
+  });
+
   it('splits text at paragraphs, and cuts what is longer than a page', () => {
     expect(splitPages('a\n\nb\n\nc', 4)).toEqual(['a\n\nb', 'c']);
     expect(splitPages('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
@@ -94,6 +102,29 @@ const reader = () =>
   });
 
 describe('a bookshelf run through the model', () => {
+  it('works with instructions written in the text as well', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const shelf = new BookshelfEnvironment({ dir: shelfDir(), pageSize: 1000 });
+    const model = scriptedModel((prompt: Prompt) => {
+      const feedback = JSON.stringify(prompt.messages.at(-1)?.content);
+      if (!feedback.includes('Results of your instructions')) return { text: 'Searching: {"action": "semantic_search", "params": {"query": "heart chambers"}}' };
+      const hit = /\\"book\\":\\"(\w+)\\",\\"page\\":(\d+)/.exec(feedback);
+      if (hit !== null && !feedback.includes('update_editable_status')) {
+        return {
+          text: `Opening it:\n\`\`\`json\n{"type":"workspace_action","action":"update_editable_status","params":{"fieldName":"selected_book_name","value":"${hit[1]}"}}\n\`\`\`\nand {"action":"update_editable_status","fieldName":"current_page","value":"${hit[2]}"}`,
+        };
+      }
+      return { text: 'Reading it now.' };
+    });
+    const outcome = await ws.worker({ session, model, environments: [shelf], mode: 'text' }).run('Find the heart chapter');
+    expect(outcome).toMatchObject({ status: 'done', actions: [{ name: 'semantic_search', ok: true }, { name: 'update_editable_status', ok: true }, { name: 'update_editable_status', ok: true }] });
+    const page = Number(shelf.editableStatus.current_page?.value);
+    expect(shelf.books.get(shelf.editableStatus.selected_book_name?.value ?? '')?.pages[page - 1]).toContain('The heart has four chambers');
+    expect(model.calls.at(-1)?.system).toContain('The heart has four chambers');
+    await ws.close();
+  });
+
   it('searches, opens the book, goes to the page and reads it, all by the model; a restart in the middle resumes', async () => {
     const dir = shelfDir();
     const wsDir = tempDir();

@@ -6,8 +6,10 @@
 import type { JsonValue } from '../content/blocks.js';
 import { unwrap } from '../errors.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
+import type { Action } from '../agent/action.js';
 import {
   validateFieldValue,
+  type ActionResult,
   type EditableFieldDefinition,
   type EditableStatus,
   type EditableStatusSchema,
@@ -183,6 +185,26 @@ export abstract class BaseEnvironment implements Environment {
       `{"action": "update_editable_status", "fieldName": "<field_name>", "value": "<new_value>"}`,
       ...(actions === '' ? [] : ['', '## Actions:', actions]),
     ].join('\n');
+  }
+
+  /** The environment's own actions (beyond updating fields); the worker offers them to the model. */
+  actions(): Action[] {
+    return [];
+  }
+
+  /** The seed's executeAction: runs one of `actions()` by name, its input validated first. */
+  async executeAction(actionName: string, params: Record<string, JsonValue>): Promise<ActionResult> {
+    const action = this.actions().find((a) => a.name === actionName);
+    if (action === undefined) return { success: false, error: `Unknown action: ${actionName}` };
+    const input = action.validate(params);
+    if (!input.ok) return { success: false, error: input.error.message };
+    try {
+      const output = (await action.run(input.value, {})) as ActionResult | JsonValue;
+      if (typeof output === 'object' && output !== null && 'success' in output && typeof output.success === 'boolean') return output as ActionResult;
+      return { success: true, data: (output ?? null) as JsonValue };
+    } catch (error) {
+      return { success: false, error: (error as Error).message };
+    }
   }
 
   /** Lines describing the environment's own actions, for renderContext (none by default). */

@@ -99,7 +99,7 @@ export class BookshelfEnvironment extends BaseEnvironment {
   }
 
   /** The shelf's own action: semantic_search. */
-  actions(): Action[] {
+  override actions(): Action[] {
     return [
       defineAction({
         name: 'semantic_search',
