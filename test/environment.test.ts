@@ -91,6 +91,26 @@ describe('an environment, updated directly', () => {
     await again.close();
   });
 
+  it('runs concurrent updates one after another, each checked against the last', async () => {
+    const reader = new Reader();
+    await reader.updateEditableStatus('selected_book_name', 'Anatomy');
+    const [book, page] = await Promise.all([reader.updateEditableStatus('selected_book_name', 'Pocket'), reader.updateEditableStatus('current_page', '300')]);
+    expect(book.success).toBe(true);
+    expect(page).toMatchObject({ success: false, error: 'Page 300 is not in Pocket (1 to 3)' });
+    expect(reader.editableStatus.current_page?.value).toBe('1');
+  });
+
+  it('ignores stored values that are no longer valid when mounted', async () => {
+    const ws = await createWorkspace();
+    await ws.manager.dispatch({ type: 'environment:update', payload: { environmentId: 'reader', values: { selected_book_name: 'Burned', current_page: '9', large_print: 'true' } } });
+    const reader = new Reader();
+    const { ignored } = await reader.mount(ws.manager);
+    expect(ignored.map((i) => i.field)).toEqual(['selected_book_name', 'current_page']);
+    expect(reader.editableStatus.selected_book_name?.value).toBeNull();
+    expect(reader.editableStatus.large_print?.value).toBe('true');
+    await ws.close();
+  });
+
   it('never leaves a field in a state its validation rejects (property)', async () => {
     const fields = ['selected_book_name', 'current_page', 'mode', 'large_print', 'volume'];
     const values = fc.oneof(fc.constantFrom(null, 'Physiology', 'Anatomy', 'Pocket', 'true', 'false', '1', '3', '4', '450', '521', 'x'), fc.string());

@@ -82,7 +82,7 @@ export class Worker {
 
   async #mount(): Promise<void> {
     for (const environment of this.#environments) {
-      const mountable = environment as Environment & { mount?: (manager: WorkspaceManager) => Promise<void> };
+      const mountable = environment as Environment & { mount?: (manager: WorkspaceManager) => Promise<unknown> };
       await mountable.mount?.(this.#manager);
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { JsonValue } from '../content/blocks.js';
 import { unwrap } from '../errors.js';
+import { Serializer } from '../workspace/serializer.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import type { Action } from '../agent/action.js';
 import {
@@ -69,20 +70,44 @@ export abstract class BaseEnvironment implements Environment {
    * Binds the environment to a workspace: its stored values are loaded, and every later
    * change is a command there. Without a workspace, values live in memory only.
    */
-  async mount(manager: WorkspaceManager): Promise<void> {
+  async mount(manager: WorkspaceManager): Promise<{ ignored: { field: string; value: string | null; error: string }[] }> {
     this.#settle();
     this.#manager = manager;
     const stored = manager.workspace().collections.get('environment')?.get(this.info.id) as { values?: Record<string, string | null> } | undefined;
-    for (const [name, value] of Object.entries(stored?.values ?? {})) {
+    // Stored values are checked as they are loaded, fields others depend on first: a value no longer valid
+    // (a book gone from the folder since) is ignored, and the field keeps its starting value.
+    const ignored: { field: string; value: string | null; error: string }[] = [];
+    const entries = Object.entries(stored?.values ?? {}).sort(([a], [b]) => this.#depth(a) - this.#depth(b));
+    for (const [name, value] of entries) {
       const field = this.#fields[name];
-      if (field !== undefined) {
-        field.value = value;
-        await this.refreshEnvStatus(name, value);
+      if (field === undefined) continue;
+      const check = validateFieldValue(name, field, value);
+      if (!check.valid) {
+        ignored.push({ field: name, value, error: check.error });
+        continue;
       }
+      field.value = value;
+      await this.refreshEnvStatus(name, value);
     }
+    return { ignored };
   }
 
-  async updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
+  /** How many fields stand between a field and the ones with no dependencies (cycles count once). */
+  #depth(name: string, seen = new Set<string>()): number {
+    if (seen.has(name)) return 0;
+    seen.add(name);
+    const deps = this.#fields[name]?.dependsOn ?? [];
+    return deps.length === 0 ? 0 : 1 + Math.max(...deps.map((d) => this.#depth(d, seen)));
+  }
+
+  /** Updates run one at a time: each is validated against the state the one before it left. */
+  readonly #updates = new Serializer();
+
+  updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
+    return this.#updates.run(() => this.#update(fieldName, value));
+  }
+
+  async #update(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
     this.#settle();
     // 1. The field exists
     const field = this.#fields[fieldName];

@@ -75,9 +75,9 @@ export class BookshelfEnvironment extends BaseEnvironment {
     };
   }
 
-  override async mount(manager: WorkspaceManager): Promise<void> {
+  override async mount(manager: WorkspaceManager): Promise<{ ignored: { field: string; value: string | null; error: string }[] }> {
     await this.load();
-    await super.mount(manager);
+    return super.mount(manager);
   }
 
   override async updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult> {
