@@ -69,10 +69,24 @@ describe('the bookshelf', () => {
     expect(await shelf.executeAction('burn', {})).toEqual({ success: false, error: 'Unknown action: burn' });
   });
 
-  it('splits text at paragraphs, and cuts what is longer than a page', () => {
+  it('splits text at paragraphs, and cuts what is longer than a page between words', () => {
     expect(splitPages('a\n\nb\n\nc', 4)).toEqual(['a\n\nb', 'c']);
     expect(splitPages('x'.repeat(25), 10)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
+    expect(splitPages('the heart has four chambers', 12)).toEqual(['the heart', 'has four', 'chambers']);
     expect(splitPages('\n\n  \n\n', 10)).toEqual([]);
+  });
+
+  it('leaves out a file it cannot read, keeps books of one name apart, and types its fields', async () => {
+    const dir = shelfDir();
+    writeFileSync(join(dir, 'Broken.pdf'), '%PDF-1.4 this is not really a pdf');
+    writeFileSync(join(dir, 'Anatomy.pdf'), makePdf([['Plate A.']]));
+    const shelf = new BookshelfEnvironment({ dir });
+    expect(await shelf.updateEditableStatus('selected_book_name', 'Physiology')).toMatchObject({ success: true });
+    expect(shelf.skipped.map((x) => x.file)).toEqual(['Broken.pdf']);
+    expect([...shelf.books.keys()]).toEqual(['Anatomy.pdf', 'Anatomy.txt', 'Atlas', 'Physiology']);
+    expect(shelf.env).toMatchObject({ unreadableFiles: ['Broken.pdf'] });
+    // The named API compiles as written: the fields are typed by name.
+    expect(shelf.editableStatus.current_page.value).toBe('1');
   });
 
   it('reports a folder it cannot read', async () => {

@@ -28,7 +28,9 @@ describe('an environment, updated directly', () => {
       ['volume', '3', /Unknown editable field: volume\. The fields are: selected_book_name, current_page, mode, large_print/],
       ['mode', 'scroll', /Field 'mode' is read-only/],
       ['selected_book_name', 'Cookbook', /must be one of \["Physiology","Anatomy","Pocket"\], not "Cookbook"/],
-      ['current_page', 'ten', /takes a number, not "ten"/],
+      ['current_page', 'ten', /takes a number written like 42 or 3\.5, not "ten"/],
+      ['current_page', '0x2', /not "0x2"/],
+      ['current_page', ' 2 ', /not " 2 "/],
       ['current_page', '4', /Page 4 is not in Pocket \(1 to 3\)/],
       ['current_page', '2.5', /Page 2\.5 is not in Pocket/],
       ['large_print', 'yes', /takes true or false, not "yes"/],
@@ -98,6 +100,27 @@ describe('an environment, updated directly', () => {
     expect(book.success).toBe(true);
     expect(page).toMatchObject({ success: false, error: 'Page 300 is not in Pocket (1 to 3)' });
     expect(reader.editableStatus.current_page?.value).toBe('1');
+  });
+
+  it('refuses a change that would leave the fields invalid as a whole (a dependency cycle, a read-only dependent)', async () => {
+    const { BaseEnvironment } = await import('../src/index.js');
+    class Cycle extends BaseEnvironment {
+      readonly info = { id: 'cycle', name: 'Cycle', description: '' };
+      env = {};
+      constructor() {
+        super({
+          x: { description: '', type: 'number', constraint: 'at most y', dependsOn: ['y'], validation: (v) => ({ valid: v === null || this.editableStatus.y?.value == null || Number(v) <= Number(this.editableStatus.y.value) }) },
+          y: { description: '', type: 'number', constraint: 'at least x', dependsOn: ['x'], initial: '10', validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }) },
+          ruler: { description: '', type: 'number', constraint: 'x or more', readonly: true, dependsOn: ['x'], initial: '3', validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }) },
+        });
+      }
+    }
+    const env = new Cycle();
+    expect(await env.updateEditableStatus('x', '2')).toMatchObject({ success: true });
+    const refused = await env.updateEditableStatus('x', '5');
+    expect(refused).toMatchObject({ success: false, error: expect.stringContaining("'ruler', which is read-only") });
+    expect(env.editableStatus.x?.value).toBe('2');
+    expect(env.editableStatus.ruler?.value).toBe('3');
   });
 
   it('ignores stored values that are no longer valid when mounted', async () => {

@@ -35,6 +35,12 @@ describe('instructions in an answer', () => {
     ]);
   });
 
+  it('reads on past a stray brace in the prose', () => {
+    const { requests, errors } = extractInstructions('Sets look like {a, b and then {"action": "next_page"} follows.');
+    expect(requests.map((r) => r.action)).toEqual(['next_page']);
+    expect(errors).toEqual([]);
+  });
+
   it('finds every instruction embedded in any prose (property)', () => {
     const prose = fc.string().map((s) => s.replace(/[{}"\\]/g, ''));
     const request = fc.record({ action: fc.constantFrom('update_editable_status', 'semantic_search', 'next_page'), params: fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue()) });

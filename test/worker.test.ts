@@ -98,6 +98,43 @@ describe('the worker loop', () => {
     await ws.close();
   });
 
+  it('answers the calls it did not run when cancelled mid-turn, and returns (not throws) a failed model call', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const controller = new AbortController();
+    const charged: number[] = [];
+    const charge = defineAction({ name: 'charge', description: 'Charges a card.', input: z.object({ n: z.number() }), run: ({ n }) => {
+      charged.push(n);
+      controller.abort();
+      return 'charged';
+    } });
+    const model = scriptedModel([{ toolCalls: [1, 2, 3].map((n) => ({ name: 'charge', input: { n }, callId: `c${n}` })) }]);
+    const outcome = await ws.worker({ session, model, actions: [charge] }).run('charge three', { signal: controller.signal });
+    expect(outcome.status).toBe('aborted');
+    expect(charged).toEqual([1]);
+    const results = (await session.transcript()).at(-1)?.blocks.map((b) => (b.type === 'tool_result' ? [b.callId, (b.content[0] as { text: string }).text] : []));
+    expect(results).toEqual([['c1', 'charged'], ['c2', 'Not run: the run was cancelled.'], ['c3', 'Not run: the run was cancelled.']]);
+
+    const failing = scriptedModel([{ toolCalls: [{ name: 'charge', input: { n: 9 } }] }, { text: 'x', failAfter: { parts: 0 } }]);
+    const failed = await ws.worker({ session, model: failing, actions: [defineAction({ name: 'charge', description: 'd', input: z.object({ n: z.number() }), run: () => 'ok' })] }).run('again');
+    expect(failed).toMatchObject({ status: 'error', steps: 2, actions: [{ name: 'charge', ok: true }], error: { code: 'MODEL_ERROR' } });
+    expect(() => ws.worker({ session, model, environments: [new Reader(), new Reader()] })).toThrow(/two environments have the id "reader"/);
+    await ws.close();
+  });
+
+  it('takes unquoted numbers and booleans for a field value', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const reader = new Reader();
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } }, { name: 'update_editable_status', input: { fieldName: 'current_page', value: 7 } }, { name: 'update_editable_status', input: { fieldName: 'large_print', value: true } }] },
+      { text: 'done' },
+    ]);
+    await ws.worker({ session, model, environments: [reader] }).run('page 7, large print');
+    expect([reader.editableStatus.current_page?.value, reader.editableStatus.large_print?.value]).toEqual(['7', 'true']);
+    await ws.close();
+  });
+
   it('resumes after a restart with the environment as it was', async () => {
     const dir = tempDir();
     let ws = await createWorkspace({ dir });

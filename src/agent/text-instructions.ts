@@ -28,9 +28,13 @@ export function extractInstructions(text: string): { requests: ActionRequest[]; 
   for (let at = text.indexOf('{'); at !== -1; ) {
     const end = matchingBrace(text, at);
     if (end === -1) {
+      // Not closed: a stray brace in prose, or a cut-off instruction. Report the latter; read on either way.
       const rest = text.slice(at);
-      if (/"action"\s*:/.test(rest)) errors.push({ message: 'an instruction is not closed (a "}" is missing)', snippet: rest.slice(0, 200) });
-      break;
+      const next = text.indexOf('{', at + 1);
+      const own = next === -1 ? rest : text.slice(at, next);
+      if (/"action"\s*:/.test(own)) errors.push({ message: 'an instruction is not closed (a "}" is missing)', snippet: own.slice(0, 200) });
+      at = next;
+      continue;
     }
     const source = text.slice(at, end + 1);
     const parsed = parse(source);

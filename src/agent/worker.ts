@@ -32,7 +32,9 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
 
 /** How a run ended. */
 export interface WorkerOutcome {
-  status: 'done' | 'step_limit' | 'aborted';
+  /** 'error': the model call failed (the error is here; what was done before it stands). */
+  status: 'done' | 'step_limit' | 'aborted' | 'error';
+  error?: GolemError;
   /** Model calls made. */
   steps: number;
   /** Actions run (or refused), in order. */
@@ -61,6 +63,9 @@ export class Worker {
     this.#options = options;
     this.session = options.session;
     this.#environments = options.environments ?? [];
+    const ids = this.#environments.map((e) => e.info.id);
+    const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (twice !== undefined) throw new GolemError('INVALID_ARGUMENT', `two environments have the id "${twice}"; give each its own (their values are kept under it)`);
     for (const action of [...this.#environmentActions(), ...(options.actions ?? [])]) {
       if (this.#actions.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
       this.#actions.set(action.name, action);
@@ -93,6 +98,7 @@ export class Worker {
    */
   async run(input?: string | ContentBlock[], options: { signal?: AbortSignal } = {}): Promise<WorkerOutcome> {
     const { signal } = options;
+    const aborted = () => signal?.aborted === true; // read afresh: it changes while actions run
     await this.mount();
     if (input !== undefined) {
       const blocks = typeof input === 'string' ? [{ type: 'text' as const, text: input }] : input;
@@ -102,7 +108,7 @@ export class Worker {
     const maxSteps = this.#options.maxSteps ?? 12;
     const outcome: WorkerOutcome = { status: 'done', steps: 0, actions: [], turn: undefined };
     while (outcome.steps < maxSteps) {
-      if (signal?.aborted === true) return { ...outcome, status: 'aborted' };
+      if (aborted()) return { ...outcome, status: 'aborted' };
       outcome.steps++;
       let turn: Turn;
       try {
@@ -114,8 +120,9 @@ export class Worker {
           ...(signal !== undefined && { signal }),
         });
       } catch (error) {
-        if (GolemError.isInstance(error) && error.code === 'MODEL_ABORTED') return { ...outcome, status: 'aborted' };
-        throw error;
+        const failure = toGolemError(error, 'MODEL_ERROR');
+        if (failure.code === 'MODEL_ABORTED') return { ...outcome, status: 'aborted' };
+        return { ...outcome, status: 'error', error: failure };
       }
       outcome.turn = turn;
       const requested = mode === 'tools' ? this.#toolCalls(turn) : this.#textRequests(turn);
@@ -123,12 +130,18 @@ export class Worker {
       if (requested.calls.length === 0 && requested.errors.length === 0) return outcome;
       const results: { callId: string | undefined; result: ActionOutcome }[] = [];
       for (const call of requested.calls) {
+        if (aborted()) {
+          // Cancelled: the calls not yet run are answered as such, so the history stays whole.
+          results.push({ callId: call.callId, result: { name: call.name, input: call.input, ok: false, output: 'Not run: the run was cancelled.' } });
+          continue;
+        }
         const result = await this.#perform(call.name, call.input, signal);
         outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
         this.#manager.events.emit('worker:action', { sessionId: this.session.id, name: result.name, input: result.input, ok: result.ok, output: result.output });
         results.push({ callId: call.callId, result });
       }
       await this.#record(mode, results, requested.errors);
+      if (aborted()) return { ...outcome, status: 'aborted' };
     }
     return { ...outcome, status: 'step_limit' };
   }
@@ -205,13 +218,14 @@ export class Worker {
       description: `Sets an editable field of ${single === undefined ? 'an environment' : `the ${single.info.name}`} directly (see its context for the fields and their constraints).`,
       input: z.object({
         fieldName: z.string().min(1),
-        value: z.string().nullable(),
+        // Models often write numbers and booleans unquoted: taken as the text they stand for.
+        value: z.union([z.string(), z.number(), z.boolean()]).nullable(),
         ...(single === undefined && { environment: z.enum([...byId.keys()] as [string, ...string[]]) }),
       }),
-      run: async (input: { fieldName: string; value: string | null; environment?: string }) => {
+      run: async (input: { fieldName: string; value: string | number | boolean | null; environment?: string | undefined }) => {
         const environment = single ?? byId.get(input.environment ?? '');
         if (environment === undefined) return { success: false, error: `no environment "${input.environment}"` };
-        return environment.updateEditableStatus(input.fieldName, input.value);
+        return environment.updateEditableStatus(input.fieldName, input.value === null ? null : String(input.value));
       },
     });
     const own = this.#environments.flatMap((e) => (e as Environment & { actions?: () => Action[] }).actions?.() ?? []);

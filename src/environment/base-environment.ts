@@ -4,7 +4,6 @@
  * command before it is applied (so values survive a restart and sit in the command log).
  */
 import type { JsonValue } from '../content/blocks.js';
-import { unwrap } from '../errors.js';
 import { Serializer } from '../workspace/serializer.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import type { Action } from '../agent/action.js';
@@ -22,15 +21,15 @@ import {
 /** A field as an environment declares it: its status without the value, and the value it starts with (and resets to). */
 export type FieldSpec = Omit<EditableStatus, 'value' | 'readonly'> & { readonly?: boolean; initial?: string | null };
 
-export abstract class BaseEnvironment implements Environment {
+export abstract class BaseEnvironment<F extends string = string> implements Environment {
   abstract readonly info: EnvironmentInfo;
   abstract get env(): Record<string, JsonValue>;
   readonly #fields: Record<string, EditableStatus> = {};
   readonly #initial: Record<string, string | null> = {};
   #manager: WorkspaceManager | undefined;
 
-  protected constructor(fields: Record<string, FieldSpec>) {
-    for (const [name, spec] of Object.entries(fields)) {
+  protected constructor(fields: Record<F, FieldSpec>) {
+    for (const [name, spec] of Object.entries<FieldSpec>(fields)) {
       const { initial = null, readonly = false, ...rest } = spec;
       this.#fields[name] = { ...rest, readonly, value: initial };
       this.#initial[name] = initial;
@@ -54,8 +53,9 @@ export abstract class BaseEnvironment implements Environment {
     return this.#fields;
   }
 
-  get editableStatus(): Readonly<Record<string, EditableStatus>> {
-    return this.#settle();
+  /** The fields and their values, to read: change them only with updateEditableStatus. */
+  get editableStatus(): { readonly [K in F]: Readonly<EditableStatus> } {
+    return this.#settle() as { readonly [K in F]: Readonly<EditableStatus> };
   }
 
   /** A field's definition, for a subclass that learns its choices late (the books on a shelf). */
@@ -121,9 +121,14 @@ export abstract class BaseEnvironment implements Environment {
     const previousValue = field.value;
     const changes: Record<string, string | null> = { [fieldName]: value };
     const reset = this.#invalidated(fieldName, changes);
+    // The state the change would leave must be valid as a whole (dependencies can run in a cycle,
+    // and a read-only field cannot be reset by someone else's change).
+    const broken = this.#brokenWith(changes);
+    if (broken !== undefined) return { success: false, error: broken };
     // 5. Apply: persisted first, so a failure leaves everything as it was
     if (this.#manager !== undefined) {
-      unwrap(await this.#manager.dispatch({ type: 'environment:update', payload: { environmentId: this.info.id, values: changes } }));
+      const saved = await this.#manager.dispatch({ type: 'environment:update', payload: { environmentId: this.info.id, values: changes } });
+      if (!saved.ok) return { success: false, error: `the change could not be saved (${saved.error.code}): ${saved.error.message}` };
     }
     for (const [name, v] of Object.entries(changes)) (this.#fields[name] as EditableStatus).value = v;
     // 6. Refresh the env status
@@ -156,6 +161,21 @@ export abstract class BaseEnvironment implements Environment {
       }
     }
     return reset;
+  }
+
+  /** Why the fields would not all be valid with `changes` applied, or undefined when they would. */
+  #brokenWith(changes: Record<string, string | null>): string | undefined {
+    const saved = this.#swap(changes);
+    try {
+      for (const [name, field] of Object.entries(this.#fields)) {
+        if (name in changes && field.readonly) return `this change would reset '${name}', which is read-only`;
+        const check = validateFieldValue(name, field, field.value);
+        if (!check.valid) return `this change would leave '${name}' invalid: ${check.error}`;
+      }
+      return undefined;
+    } finally {
+      this.#swap(saved);
+    }
   }
 
   /** Puts `values` into the fields and returns what they held (for checking dependents against a change not yet made). */

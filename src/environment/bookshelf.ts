@@ -32,10 +32,11 @@ export interface Book {
 
 const TEXT_EXTENSIONS = new Set(['.md', '.markdown', '.txt']);
 
-export class BookshelfEnvironment extends BaseEnvironment {
+export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' | 'current_page'> {
   readonly info: EnvironmentInfo;
   readonly #options: BookshelfOptions;
   readonly #books = new Map<string, Book>();
+  readonly #skipped: { file: string; error: string }[] = [];
   #search: MiniSearch<{ id: string; book: string; page: number; text: string }> | undefined;
   #loaded: Promise<void> | undefined;
 
@@ -65,12 +66,18 @@ export class BookshelfEnvironment extends BaseEnvironment {
     return this.#books;
   }
 
+  /** Files that could not be read as books (a broken PDF, say), with why. */
+  get skipped(): readonly { file: string; error: string }[] {
+    return this.#skipped;
+  }
+
   get env(): Record<string, JsonValue> {
     const book = this.#currentBook();
     return {
       availableBooks: [...this.#books.values()].map((b) => ({ name: b.name, pages: b.pages.length })),
+      ...(this.#skipped.length > 0 && { unreadableFiles: this.#skipped.map((x) => x.file) }),
       currentBook: book?.name ?? null,
-      currentPage: book === undefined ? null : Number(this.editableStatus.current_page?.value ?? 1),
+      currentPage: book === undefined || this.editableStatus.current_page.value === null ? null : Number(this.editableStatus.current_page.value),
       totalPages: book?.pages.length ?? null,
     };
   }
@@ -115,8 +122,10 @@ export class BookshelfEnvironment extends BaseEnvironment {
 
   override renderContext(): string {
     const book = this.#currentBook();
-    const page = book === undefined ? undefined : book.pages[Number(this.editableStatus.current_page?.value ?? 1) - 1];
-    const current = book === undefined || page === undefined ? '(no book open)' : `${book.name}, page ${this.editableStatus.current_page?.value} of ${book.pages.length}:\n${page}`;
+    const number = this.editableStatus.current_page.value;
+    const page = book === undefined || number === null ? undefined : book.pages[Number(number) - 1];
+    const current =
+      book === undefined ? '(no book open)' : page === undefined ? `${book.name} is open; choose a page (1 to ${book.pages.length})` : `${book.name}, page ${number} of ${book.pages.length}:\n${page}`;
     return `${super.renderContext()}\n\n## Current page:\n${current}`;
   }
 
@@ -145,12 +154,20 @@ export class BookshelfEnvironment extends BaseEnvironment {
     } catch (cause) {
       throw new GolemError('INVALID_ARGUMENT', `cannot read the bookshelf folder ${this.#options.dir}: ${(cause as Error).message}`, { cause });
     }
+    const names = files.map((f) => parse(f).name);
     for (const file of files) {
       const ext = extname(file).toLowerCase();
       if (!TEXT_EXTENSIONS.has(ext) && ext !== '.pdf') continue;
       const path = join(this.#options.dir, file);
-      const pages = ext === '.pdf' ? await pdfPages(path) : splitPages(await readFile(path, 'utf8'), this.#options.pageSize ?? 2000);
-      if (pages.length > 0) this.#books.set(parse(file).name, { name: parse(file).name, file: path, pages });
+      // Two files of one name (Heart.md, Heart.pdf) keep their extensions to stay apart.
+      const name = names.filter((n) => n === parse(file).name).length > 1 ? file : parse(file).name;
+      try {
+        const pages = ext === '.pdf' ? await pdfPages(path) : splitPages(await readFile(path, 'utf8'), this.#options.pageSize ?? 2000);
+        if (pages.length > 0) this.#books.set(name, { name, file: path, pages });
+      } catch (cause) {
+        // One unreadable file does not take the shelf down: it is left out, and said so.
+        this.#skipped.push({ file, error: (cause as Error).message });
+      }
     }
     const field = this.field('selected_book_name');
     if (field !== undefined) field.enumValues = [...this.#books.keys()];
@@ -177,12 +194,17 @@ export function splitPages(text: string, size: number): string[] {
       pages.push(page);
       page = '';
     }
-    for (let rest = p; rest !== ''; rest = rest.slice(size)) {
-      if (page !== '' && page.length + Math.min(rest.length, size) + 2 > size) {
+    for (let rest = p; rest !== ''; ) {
+      // A paragraph longer than a page is cut at the last space before the limit (mid-word only if it has none).
+      let cut = rest.length <= size ? rest.length : rest.lastIndexOf(' ', size);
+      if (cut <= 0) cut = Math.min(size, rest.length);
+      const piece = rest.slice(0, cut).trimEnd();
+      rest = rest.slice(cut).trimStart();
+      if (page !== '' && page.length + piece.length + 2 > size) {
         pages.push(page);
         page = '';
       }
-      page = page === '' ? rest.slice(0, size) : `${page}\n\n${rest.slice(0, size)}`;
+      page = page === '' ? piece : `${page}\n\n${piece}`;
     }
   }
   if (page !== '') pages.push(page);

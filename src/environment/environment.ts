@@ -87,7 +87,8 @@ export function validateFieldValue(name: string, field: EditableStatus, value: s
   if (value !== null) {
     switch (field.type) {
       case 'number':
-        if (value.trim() === '' || !Number.isFinite(Number(value))) return { valid: false, error: `Field '${name}' takes a number, not "${value}"` };
+        // Written plainly (no spaces, hex or exponents): what is stored is what the model and a person read.
+        if (!/^-?\d+(\.\d+)?$/.test(value)) return { valid: false, error: `Field '${name}' takes a number written like 42 or 3.5, not "${value}"` };
         break;
       case 'boolean':
         if (value !== 'true' && value !== 'false') return { valid: false, error: `Field '${name}' takes true or false, not "${value}"` };

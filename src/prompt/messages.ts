@@ -49,15 +49,17 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
       : { type: 'document', mediaType: b.mediaType, ...name, ...(b.type === 'document' && b.title !== undefined && { title: b.title }), ...(await sources.media(b)) };
   };
 
-  // A call id used twice would be refused (ids must be unique): later uses get a suffix, and results follow the latest.
+  // A call id used twice would be refused (ids must be unique): later uses get a suffix, and each result
+  // goes to the oldest call of its id still waiting for one.
   const seen = new Set<string>();
-  const current = new Map<string, string>();
+  const waiting = new Map<string, string[]>();
   const idOf = (callId: string, fresh: boolean): string => {
-    if (!fresh) return current.get(callId) ?? callId;
+    const queue = waiting.get(callId) ?? [];
+    if (!fresh) return queue.shift() ?? callId;
     let id = callId;
     for (let n = 2; seen.has(id); n++) id = `${callId}~${n}`;
     seen.add(id);
-    current.set(callId, id);
+    waiting.set(callId, [...queue, id]);
     return id;
   };
 
