@@ -112,9 +112,9 @@ export class Worker {
       outcome.steps++;
       let turn: Turn;
       try {
+        const { session: _session, environments: _environments, actions: _actions, mode: _mode, maxSteps: _maxSteps, ...respondOptions } = this.#options;
         turn = await this.session.respond({
-          ...this.#options,
-          model: this.#options.model,
+          ...respondOptions,
           ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
           systemSections: this.#environments.map((e) => e.renderContext()),
           ...(signal !== undefined && { signal }),
