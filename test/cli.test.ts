@@ -107,6 +107,20 @@ describe('golem ask', () => {
     }
   });
 
+  it('takes the question back when the model cannot be reached, so asking again sends it once', async () => {
+    const server = await startFakeProvider('openai', [{ text: 'Here.' }]);
+    const url = server.url;
+    await server.close();
+    const cwd = tempDir();
+    const env = { GOLEM_MODEL: `openai-compatible:${url}#m` };
+    const failed = await golem(['ask', 'Fish heart?'], cwd, env);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/^golem \[MODEL_UNREACHABLE\]: cannot reach/);
+    const ws = await createWorkspace({ dir: join(cwd, '.golem') });
+    expect(ws.manager.workspace().turns.size).toBe(0);
+    await ws.close();
+  });
+
   it('says how to configure a model when none is', async () => {
     const cwd = tempDir();
     const { code, stderr } = await golem(['ask', 'hello'], cwd, {});

@@ -122,22 +122,31 @@ async function ask(
       io.stderr(`golem: no session with id "${options.session}"\n`);
       return 1;
     }
-    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
+    const question = await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
+    let streamed = false;
     const off = ws.events.on('model:part', (e) => {
-      if (e.sessionId === session.id && e.part.type === 'text-delta') io.stdout(e.part.text);
+      if (e.sessionId === session.id && e.part.type === 'text-delta') {
+        io.stdout(e.part.text);
+        streamed = true;
+      }
     });
     try {
       const turn = await session.respond({ model });
       const usage = turn.meta.usage as { inputTokens?: number; outputTokens?: number } | undefined;
       io.stdout('\n');
       io.stderr(`[${model.provider}:${model.modelId} · ${usage?.inputTokens ?? '?'} in, ${usage?.outputTokens ?? '?'} out · session ${session.id}]\n`);
+    } catch (error) {
+      // No answer was recorded: take the question back, so asking again does not send it twice.
+      if (!(GolemError.isInstance(error) && 'turn' in error.details)) await session.deleteTurn(question.id, question.version).catch(() => undefined);
+      if (streamed) io.stdout('\n');
+      throw error;
     } finally {
       off();
     }
     return 0;
   } catch (error) {
     const code = GolemError.isInstance(error) ? ` [${error.code}]` : '';
-    io.stderr(`\ngolem${code}: ${(error as Error).message}\n`);
+    io.stderr(`golem${code}: ${(error as Error).message}\n`);
     return 1;
   } finally {
     await ws.close();
