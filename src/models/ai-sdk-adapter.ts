@@ -107,8 +107,6 @@ export class AiSdkAdapter implements ModelAdapter {
   async *stream(prompt: Prompt, options: CallOptions = {}): AsyncIterable<StreamPart> {
     const model = await this.#model();
     const call = this.#call(prompt, options);
-    const attempts = this.#options.maxAttempts ?? 4;
-    let delay = this.#options.retryDelayMs ?? 500;
     for (let attempt = 1; ; attempt++) {
       let yielded = false;
       let opened = false; // request failures were retried by #withRetries already
@@ -138,29 +136,33 @@ export class AiSdkAdapter implements ModelAdapter {
       } catch (error) {
         const failure = this.#error(error, options.signal);
         const retryable = failure.code === 'MODEL_UNREACHABLE' || (failure.code === 'MODEL_ERROR' && isRetryable(error));
-        if (!opened || yielded || !retryable || attempt >= attempts || options.signal?.aborted === true) throw failure;
-        await sleep(retryAfterMs(error) ?? delay, options.signal).catch((cause: unknown) => {
-          throw this.#error(cause, options.signal);
-        });
-        delay *= 2;
+        if (!opened || yielded || !retryable || attempt >= this.#attempts || options.signal?.aborted === true) throw failure;
+        await this.#backoff(error, attempt, options.signal);
       }
     }
   }
 
   async #withRetries<T>(request: () => PromiseLike<T>, signal: AbortSignal | undefined): Promise<T> {
-    const attempts = this.#options.maxAttempts ?? 4;
-    let delay = this.#options.retryDelayMs ?? 500;
     for (let attempt = 1; ; attempt++) {
       try {
         return await request();
       } catch (error) {
-        if (signal?.aborted === true || attempt >= attempts || !isRetryable(error)) throw this.#error(error, signal);
-        await sleep(retryAfterMs(error) ?? delay, signal).catch((cause: unknown) => {
-          throw this.#error(cause, signal);
-        });
-        delay *= 2;
+        if (signal?.aborted === true || attempt >= this.#attempts || !isRetryable(error)) throw this.#error(error, signal);
+        await this.#backoff(error, attempt, signal);
       }
     }
+  }
+
+  get #attempts(): number {
+    return this.#options.maxAttempts ?? 4;
+  }
+
+  /** Waits before another attempt: the provider's Retry-After, else the first delay doubled per attempt. Cancellable. */
+  async #backoff(error: unknown, attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    const delay = retryAfterMs(error) ?? (this.#options.retryDelayMs ?? 500) * 2 ** (attempt - 1);
+    await sleep(delay, signal).catch((cause: unknown) => {
+      throw this.#error(cause, signal);
+    });
   }
 
   #error(error: unknown, signal: AbortSignal | undefined): GolemError {

@@ -4,22 +4,15 @@
  */
 export class Serializer {
   #tail: Promise<unknown> = Promise.resolve();
-  #pending = 0;
 
   /** Runs `task` after every task submitted before it has settled. */
   run<T>(task: () => Promise<T>): Promise<T> {
-    this.#pending++;
     const result = this.#tail.then(task);
     this.#tail = result.then(
-      () => this.#pending--,
-      () => this.#pending--,
+      () => undefined,
+      () => undefined,
     );
     return result;
-  }
-
-  /** Tasks submitted and not yet settled. */
-  get pending(): number {
-    return this.#pending;
   }
 
   /** Resolves when every task submitted so far has settled. */

@@ -12,13 +12,10 @@ import {
   requirePreferences,
   requireRole,
   requireSession,
-  requireTurn,
   unique,
   viewOf,
 } from './kit.js';
 import { removal } from './turn.js';
-
-
 
 function requireNewSessionId(ctx: ReducerContext, id: string | undefined): string {
   if (id === undefined) return ctx.newId();
@@ -77,7 +74,6 @@ export const sessionFork = defineCommand({
     if (payload.turnId !== undefined) {
       const view = viewOf(ctx.index, source);
       const version = payload.version ?? view.currentVersion(payload.turnId)?.version;
-      if (version === undefined) requireTurn(ctx.index, { id: payload.turnId, version: 0 });
       head = { id: payload.turnId, version: version ?? 0 };
       view.require(head);
     }
