@@ -167,7 +167,7 @@ export class PromptBuilder {
     }
     const plan = planTokens({
       budget,
-      // The opening note that may be put before the history (see #messages) is counted in always.
+      // The opening note that may be put before the history (messages.ts, CONTINUED) is counted in always.
       systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0) + count(CONTINUED) + 4,
       toolTokens,
       context: contextEntries.map((c) => ({ id: c.id, tokens: c.tokens })),
@@ -184,11 +184,14 @@ export class PromptBuilder {
     const keptGroups = groups.slice(plan.firstGroup);
     const kept = keptGroups.flat();
     let truncated: TurnRef | null = null;
+    /** The newest group fitted to `room` tokens, noted as truncated. */
+    const fitNewest = (newest: readonly Turn[], room: number): Turn[] => {
+      truncated = newest[0] === undefined ? null : { id: newest[0].id, version: newest[0].version };
+      return fitTurns(newest, Math.max(0, room), (t) => this.#turnTokens(t, options.model));
+    };
     if (plan.truncateNewestTo !== undefined) {
       const newest = keptGroups.at(-1) ?? [];
-      const fitted = fitTurns(newest, plan.truncateNewestTo, (t) => this.#turnTokens(t, options.model));
-      truncated = newest[0] === undefined ? null : { id: newest[0].id, version: newest[0].version };
-      kept.splice(kept.length - newest.length, newest.length, ...fitted);
+      kept.splice(kept.length - newest.length, newest.length, ...fitNewest(newest, plan.truncateNewestTo));
     }
 
     // 4. Blob resolution, and the messages. The prompt as it will be sent is counted again: what the
@@ -213,9 +216,7 @@ export class PromptBuilder {
       if (firstGroup >= groups.length - 1 && truncated === null) {
         // Only the newest group is left and estimates fell short (a large text document, say): fit it to what remains.
         const newest = kept.splice(0);
-        const room = newest.reduce((n, t) => n + this.#turnTokens(t, options.model), 0) - (measured - limit);
-        kept.push(...fitTurns(newest, Math.max(0, room), (t) => this.#turnTokens(t, options.model)));
-        truncated = newest[0] === undefined ? null : { id: newest[0].id, version: newest[0].version };
+        kept.push(...fitNewest(newest, newest.reduce((n, t) => n + this.#turnTokens(t, options.model), 0) - (measured - limit)));
         continue;
       }
       if (firstGroup >= groups.length - 1) {
@@ -227,6 +228,7 @@ export class PromptBuilder {
       firstGroup++;
     }
     const dropped = groups.slice(0, firstGroup).flat();
+    const systemTokens = count(system);
     return {
       prompt,
       sent: kept,
@@ -243,18 +245,15 @@ export class PromptBuilder {
         role: session.role,
         blobs,
         retriever: this.#retriever.name,
-        tokens: (() => {
-          const systemTokens = count(system);
-          return {
-            system: systemTokens - plan.tokens.context,
-            tools: plan.tokens.tools,
-            context: plan.tokens.context,
-            history: measured - systemTokens - plan.tokens.tools,
-            total: measured,
-            budget: budget.total,
-            reserve: plan.reserve,
-          };
-        })(),
+        tokens: {
+          system: systemTokens - plan.tokens.context,
+          tools: plan.tokens.tools,
+          context: plan.tokens.context,
+          history: measured - systemTokens - plan.tokens.tools,
+          total: measured,
+          budget: budget.total,
+          reserve: plan.reserve,
+        },
       },
     };
   }
