@@ -89,8 +89,14 @@ describe('the bookshelf', () => {
     expect(shelf.editableStatus.current_page.value).toBe('1');
   });
 
-  it('reports a folder it cannot read', async () => {
-    await expect(new BookshelfEnvironment({ dir: join(tempDir(), 'missing') }).load()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  it('reports a folder it cannot read, and reads it once it is there', async () => {
+    const dir = join(tempDir(), 'later');
+    const shelf = new BookshelfEnvironment({ dir });
+    await expect(shelf.load()).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'Late.md'), 'Arrived late.');
+    await shelf.load();
+    expect([...shelf.books.keys()]).toEqual(['Late']);
   });
 });
 

@@ -58,7 +58,11 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
 
   /** Reads the folder: every book split into pages, and the search index over them (once). */
   load(): Promise<void> {
-    this.#loaded ??= this.#load();
+    // A failed load (the folder missing) is not kept: the next call tries again.
+    this.#loaded ??= this.#load().catch((error: unknown) => {
+      this.#loaded = undefined;
+      throw error;
+    });
     return this.#loaded;
   }
 
