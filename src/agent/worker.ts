@@ -86,10 +86,7 @@ export class Worker {
   }
 
   async #mount(): Promise<void> {
-    for (const environment of this.#environments) {
-      const mountable = environment as Environment & { mount?: (manager: WorkspaceManager) => Promise<unknown> };
-      await mountable.mount?.(this.#manager);
-    }
+    for (const environment of this.#environments) await environment.mount?.(this.#manager);
   }
 
   /**
@@ -228,7 +225,7 @@ export class Worker {
         return environment.updateEditableStatus(input.fieldName, input.value === null ? null : String(input.value));
       },
     });
-    const own = this.#environments.flatMap((e) => (e as Environment & { actions?: () => Action[] }).actions?.() ?? []);
+    const own = this.#environments.flatMap((e) => e.actions?.() ?? []);
     return [update as Action, ...own];
   }
 }

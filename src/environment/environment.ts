@@ -5,6 +5,8 @@
  * these are Environments. Their members keep the seed's names.
  */
 import type { JsonValue } from '../content/blocks.js';
+import type { Action } from '../agent/action.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
 
 /** The kinds of value a field holds. Values travel as strings (or null), as in the seed. */
 export type EditableFieldType = 'string' | 'number' | 'boolean' | 'enum';
@@ -80,6 +82,10 @@ export interface Environment {
   updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult>;
   getEditableStatusSchema(): EditableStatusSchema;
   executeAction?(actionName: string, params: Record<string, JsonValue>): Promise<ActionResult>;
+  /** Golem: the environment's own actions, with their schemas, offered to the model by the worker. */
+  actions?(): Action[];
+  /** Golem: binds the environment to a workspace, so its values load and persist (the worker calls it). */
+  mount?(manager: WorkspaceManager): Promise<unknown>;
 }
 
 /** Checks a value against a field's type, enum and own validation; the error says why in words. */
