@@ -47,6 +47,19 @@ export const ERROR_CODES = {
   PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
   // Actions
   ACTION_INPUT_INVALID: { status: 400, meaning: "an action's input does not match its schema" },
+  // Workers, trust, approvals and clearance (seed 003)
+  WORKER_DEPTH_EXCEEDED: { status: 409, meaning: 'a sub-worker would be deeper than the depth limit' },
+  WORKER_NOT_FOUND: { status: 404, meaning: 'no worker with this id' },
+  APPROVAL_NOT_FOUND: { status: 404, meaning: 'no approval with this id' },
+  APPROVAL_ANSWERED: { status: 409, meaning: 'the approval was already answered' },
+  APPROVAL_MISMATCH: { status: 409, meaning: 'the answer was given for a different call than the one waiting' },
+  GRANT_NOT_FOUND: { status: 404, meaning: 'no grant with this id' },
+  CLEARANCE_NOT_FOUND: { status: 404, meaning: 'no clearance item with this id' },
+  CLEARANCE_DECIDED: { status: 409, meaning: 'the clearance item was already pushed or discarded' },
+  CLEARANCE_CONFLICT: { status: 409, meaning: 'the files changed since the item was staged and the changes cannot be merged' },
+  PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
+  FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
+  GIT_ERROR: { status: 500, meaning: 'a git command failed' },
   // Extensions
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
   // Storage

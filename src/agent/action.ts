@@ -9,6 +9,8 @@ import { z } from 'zod';
 import type { JsonObject } from '../content/blocks.js';
 import { fail, GolemError, type Result } from '../errors.js';
 import type { PromptTool } from '../models/prompt.js';
+import type { FileAccess } from './files.js';
+import type { ApprovalRequest, Risk } from './ui-adapter.js';
 
 /** Who may run an action (seed 003): the model alone, the model after the user agrees, or only the user. */
 export type Trust = 'autonomous' | 'supervised' | 'manual';
@@ -23,6 +25,19 @@ export interface InputIssue {
 /** What an action's `run` gets besides its input. */
 export interface ActionContext {
   signal?: AbortSignal;
+  /**
+   * The project's files, when the worker has a project: the files on disk, or (manual
+   * mode) a staging view whose writes become a clearance item.
+   */
+  files?: FileAccess;
+}
+
+/** How a supervised call is put to the user (seed 003 `ApprovalRequest` without the worker path). */
+export interface ApprovalDescription {
+  type: ApprovalRequest['type'];
+  description: string;
+  details: unknown;
+  risk: Risk;
 }
 
 export interface Action<I = unknown, O = unknown> {
@@ -34,6 +49,19 @@ export interface Action<I = unknown, O = unknown> {
   /** Checks an input: the typed value, or ACTION_INPUT_INVALID with every issue and a message for the model. */
   validate(input: unknown): Result<I>;
   run(input: I, ctx: ActionContext): Promise<O> | O;
+  /** How a call is described when it asks for approval. */
+  describe(input: I): ApprovalDescription;
+  /**
+   * What an 'always' or 'session' grant for this call covers: calls with the same key
+   * are granted too. Default: the exact input.
+   */
+  grantKey(input: I): string;
+  /**
+   * True when the action changes nothing but files, through `ctx.files`: in manual mode
+   * it then runs on a staging view and its changes wait for clearance. Other manual
+   * actions wait as a whole call for the user to run.
+   */
+  readonly stages: boolean;
   /** The action as a tool in a prompt. */
   toTool(): PromptTool;
 }
@@ -48,6 +76,11 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   input: S;
   trust?: Trust;
   run(input: z.output<S>, ctx: ActionContext): Promise<O> | O;
+  /** Default: a 'tool_call' of medium risk, described by the action's name and input. */
+  describe?(input: z.output<S>): ApprovalDescription;
+  /** Default: the input as canonical JSON (a grant covers exactly this call). */
+  grantKey?(input: z.output<S>): string;
+  stages?: boolean;
 }): Action<z.output<S>, O> {
   if (!NAME.test(definition.name)) {
     throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
@@ -76,8 +109,18 @@ export function defineAction<S extends z.ZodType, O>(definition: {
       return { ok: true, value: parsed.data };
     },
     run: (input, ctx) => definition.run(input, ctx),
+    describe: (input) => definition.describe?.(input) ?? { type: 'tool_call', description: `${name} ${canonicalJson(input)}`, details: input, risk: 'medium' },
+    grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
+    stages: definition.stages ?? false,
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
   };
+}
+
+/** JSON with object keys sorted, so equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  ) ?? 'null';
 }
 
 function issueOf(error: ErrorObject): InputIssue {

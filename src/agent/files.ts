@@ -1,0 +1,29 @@
+/**
+ * How actions reach the project's files. An action reads and writes through the
+ * `FileAccess` its context gives it: the files on disk when it may change them, or a
+ * staging view (seed 003 manual mode) that records its writes as a staged change for
+ * the user to review, while its reads see what it staged so far.
+ */
+
+/** One file change, as a staging view records it. `content: null` deletes the file. */
+export interface FileChange {
+  /** Relative to the project root, with '/' separators. */
+  path: string;
+  content: Buffer | null;
+}
+
+export interface FileAccess {
+  /** The project root (absolute). */
+  readonly root: string;
+  /** 'disk' writes the project's files; 'staged' records the writes for clearance. */
+  readonly kind: 'disk' | 'staged';
+  /**
+   * The path relative to the root, with '/' separators, after checking it stays inside
+   * the root (symbolic links included). Throws PATH_OUTSIDE_PROJECT.
+   */
+  relative(path: string): string;
+  /** The file's bytes, or null when there is none. Throws PATH_OUTSIDE_PROJECT. */
+  read(path: string): Promise<Buffer | null>;
+  /** Writes (or, with null, deletes) a file. Throws PATH_OUTSIDE_PROJECT. */
+  write(path: string, content: Buffer | null): Promise<void>;
+}
