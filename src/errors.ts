@@ -64,6 +64,7 @@ export const ERROR_CODES = {
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
   // Storage
   STORE_ERROR: { status: 500, meaning: 'the store failed; nothing was written' },
+  STORE_CONFLICT: { status: 409, meaning: 'another process wrote to the store first; nothing was written' },
   STORE_VERSION_TOO_NEW: { status: 500, meaning: 'the store was written by a newer Golem' },
   CORRUPT_RECORD: { status: 500, meaning: 'a record read back does not match its schema' },
   INVALID_ARGUMENT: { status: 400, meaning: 'an argument to a Golem function is invalid' },

@@ -83,7 +83,7 @@ export function assertStorable(w: StoredWrite): void {
 
 /** The error for a commit at the wrong position in the log. */
 export function seqMismatch(seq: number, last: number): GolemError {
-  return new GolemError('STORE_ERROR', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
+  return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
     details: { seq, last },
   });
 }

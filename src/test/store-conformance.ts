@@ -155,7 +155,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const ahead = { ...entry(), seq: 5 };
       for (const bad of [stale, ahead]) {
         await expect(store.commit(bad, [put('c', 'x', 1)])).rejects.toSatisfy(
-          (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
+          (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_CONFLICT',
         );
       }
       expect(await store.load()).toEqual([]);

@@ -244,13 +244,18 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    const seq = this.#index.lastSeq + 1;
-    const reduced = await this.#reduce(command, seq);
-    if (!reduced.ok) return reduced;
-    const { payload, change } = reduced.value;
-    const committed = await this.#commit({ ...command, payload }, seq, change.writes);
-    if (!committed.ok) return committed;
-    const applied = committed.value;
+    let attempt = await this.#attempt(command);
+    if (!attempt.ok && attempt.error.code === 'STORE_CONFLICT') {
+      // Another process wrote first: catch up with the store, then decide again on the state as it is now.
+      try {
+        await this.#rebuild();
+      } catch (error) {
+        return err(toGolemError(error, 'STORE_ERROR'));
+      }
+      attempt = await this.#attempt(command);
+    }
+    if (!attempt.ok) return attempt;
+    const { seq, payload, change, applied } = attempt.value;
     for (const effect of change.effects ?? []) {
       try {
         await effect();
@@ -266,6 +271,17 @@ export class WorkspaceManager {
     this.events.emit('command', event);
     const turns = applied.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
     return ok({ result, turns });
+  }
+
+  /** Reduces the command on the index as it is and commits it at the next seq. */
+  async #attempt(command: Command): Promise<Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>> {
+    const seq = this.#index.lastSeq + 1;
+    const reduced = await this.#reduce(command, seq);
+    if (!reduced.ok) return reduced;
+    const { payload, change } = reduced.value;
+    const committed = await this.#commit({ ...command, payload }, seq, change.writes);
+    if (!committed.ok) return committed;
+    return ok({ seq, payload, change, applied: committed.value });
   }
 
   /** Finds the command's definition, validates its payload and runs its reducer. Writes nothing. */
