@@ -90,11 +90,44 @@ export { snapshot, groupTurns, type Snapshot } from './prompt/transcript.js';
 export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from './prompt/messages.js';
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';
-export { defineAction, type Action, type ActionContext, type InputIssue, type Trust } from './agent/action.js';
+export { canonicalJson, defineAction, type Action, type ActionContext, type ApprovalDescription, type InputIssue, type Trust } from './agent/action.js';
+export {
+  agentExtension,
+  ApprovalRecord,
+  callFingerprint,
+  ClearanceRecord,
+  Grant,
+  TrustOverrides,
+  WorkerRecord,
+  type AgentCommandMap,
+} from './agent/extension.js';
+export { decide, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './agent/trust.js';
+export { ApprovalApi, TrustApi, answerOf } from './agent/agent-api.js';
+export { ClearanceApi, stageRefOf, type ClearanceOptions } from './agent/clearance.js';
+export { GitStaging, type StageRef } from './agent/git-staging.js';
+export type { FileAccess, FileChange } from './agent/files.js';
+export { DiskFiles } from './agent/project-files.js';
+export { projectActions } from './agent/project-actions.js';
+export type {
+  ApprovalRequest,
+  ApprovalResult,
+  ClearanceDecision,
+  ClearanceItem,
+  ClearanceResult,
+  DiffContent,
+  Risk,
+  StatusUpdate,
+  TaskProgress,
+  UIAdapter,
+  UIMessage,
+  WorkerEvent,
+  WorkerInfo,
+} from './agent/ui-adapter.js';
+export { TerminalAdapter, type TerminalAdapterOptions } from './cli/terminal-adapter.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
 export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment/environment.js';
 export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
-export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
+export { Worker, pendingClearance, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';

@@ -112,8 +112,11 @@ describe('the worker loop', () => {
     const outcome = await ws.worker({ session, model, actions: [charge] }).run('charge three', { signal: controller.signal });
     expect(outcome.status).toBe('aborted');
     expect(charged).toEqual([1]);
-    const results = (await session.transcript()).at(-1)?.blocks.map((b) => (b.type === 'tool_result' ? [b.callId, (b.content[0] as { text: string }).text] : []));
-    expect(results).toEqual([['c1', 'charged'], ['c2', 'Not run: the run was cancelled.'], ['c3', 'Not run: the run was cancelled.']]);
+    // Each result is recorded as it comes, in a tool turn of its own (so a resumed run knows what was done).
+    const transcript = await session.transcript();
+    expect(transcript.map((t) => t.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool']);
+    const results = transcript.slice(2).flatMap((t) => t.blocks.map((b) => (b.type === 'tool_result' ? [b.callId, (b.content[0] as { text: string }).text] : [])));
+    expect(results).toEqual([['c1', 'charged'], ['c2', 'Not run: the user stopped the run.'], ['c3', 'Not run: the user stopped the run.']]);
 
     const failing = scriptedModel([{ toolCalls: [{ name: 'charge', input: { n: 9 } }] }, { text: 'x', failAfter: { parts: 0 } }]);
     const failed = await ws.worker({ session, model: failing, actions: [defineAction({ name: 'charge', description: 'd', input: z.object({ n: z.number() }), run: () => 'ok' })] }).run('again');

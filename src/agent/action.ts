@@ -25,6 +25,8 @@ export interface InputIssue {
 /** What an action's `run` gets besides its input. */
 export interface ActionContext {
   signal?: AbortSignal;
+  /** The id of the model's call this run answers. */
+  callId?: string;
   /**
    * The project's files, when the worker has a project: the files on disk, or (manual
    * mode) a staging view whose writes become a clearance item.

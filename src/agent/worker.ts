@@ -1,20 +1,37 @@
 /**
  * The Worker: the agent loop on a session (ARCHITECTURE.md, "The agent loop"). Each step
  * builds the prompt (with every mounted environment's context), streams the model,
- * records its answer, validates and runs each action it asked for, records the results,
- * and goes on until the model stops asking, a step limit, or cancellation.
+ * records its answer, and for each action it asked for: validates the input, applies the
+ * trust policy (run, ask the user, or stage for clearance; seed 003), runs it, and
+ * records the result at once. It goes on until the model stops asking, a step limit, a
+ * question (sub-workers), a pause for an approval nobody can answer now, or cancellation.
+ *
+ * Everything a run needs to go on is in the workspace: `run()` without input resumes an
+ * interrupted run, performing only the calls that have no result yet (a pending approval
+ * is asked again, a sub-worker is resumed, not restarted).
  */
+import { join } from 'node:path';
 import { z } from 'zod';
 import type { ContentBlock, JsonValue } from '../content/blocks.js';
-import { GolemError, toGolemError } from '../errors.js';
+import { GolemError, toGolemError, unwrap } from '../errors.js';
 import type { Environment } from '../environment/environment.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { RespondOptions } from '../prompt/respond.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import type { Turn } from '../workspace/records.js';
 import type { Session } from '../workspace/session.js';
-import { defineAction, type Action } from './action.js';
+import type { SessionManager } from '../workspace/session-manager.js';
+import { defineAction, type Action, type ActionContext, type Trust } from './action.js';
+import { callFingerprint, findApproval, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
+import type { FileAccess } from './files.js';
+import { GitStaging, type StageRef } from './git-staging.js';
+import { answerOf } from './agent-api.js';
+import { stageRefOf } from './clearance.js';
+import { DiskFiles } from './project-files.js';
 import { extractInstructions } from './text-instructions.js';
+import { decide } from './trust.js';
+import type { ApprovalResult, UIAdapter, WorkerEvent, WorkerInfo } from './ui-adapter.js';
+import { askParentAction, rootInstructions, spawnWorkerAction, subWorkerInstructions, taskMessage, type SpawnInput, type SubWorkerReport } from './worker-tree.js';
 
 /** How actions are offered to the model: as native tool calls, or as JSON instructions in its text (seed 000). */
 export type ActionMode = 'tools' | 'text';
@@ -26,15 +43,43 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
   actions?: Action[];
   /** Default 'tools'. */
   mode?: ActionMode;
-  /** Model calls at most per run (default 12). */
+  /** Model calls at most per run, per worker (default 12). */
   maxSteps?: number;
+  /** Put first in the system prompt (e.g. who the assistant is). */
+  instructions?: string;
+  /**
+   * The user interface: approvals are asked through it and the tree's work is shown on
+   * it. Without one (and without `requestApproval`), a supervised call pauses the run
+   * (status 'paused') until the approval is answered in the workspace and `run()` resumes.
+   */
+  ui?: UIAdapter;
+  /** Asks the user to approve a call (default: `ui.requestApproval`). */
+  requestApproval?: (request: Parameters<UIAdapter['requestApproval']>[0]) => Promise<ApprovalResult>;
+  /** Sees the tree's work as it happens (default: `ui.onEvent`). */
+  onEvent?: (event: WorkerEvent) => void;
+  /**
+   * The project the actions work on: `ctx.files` confined to `root`; manual file changes
+   * are staged in git (the repository holding `root`, else a shadow repository in
+   * `stagingDir`, default `<root>/.golem/staging.git`).
+   */
+  project?: { root: string; stagingDir?: string };
+  /** Trust modes for this worker's actions, above their defaults (the workspace's and session's overrides win). */
+  trust?: Readonly<Record<string, Trust>>;
+  /** Offer `spawn_worker` (seed 003 worker tree), with a depth limit (default 4). Default: off. */
+  subWorkers?: boolean | { maxDepth?: number };
 }
 
 /** How a run ended. */
 export interface WorkerOutcome {
-  /** 'error': the model call failed (the error is here; what was done before it stands). */
-  status: 'done' | 'step_limit' | 'aborted' | 'error';
+  /**
+   * 'error': the model call failed (the error is here; what was done before it stands).
+   * 'question': a sub-worker asked its parent (`question`). 'paused': a supervised call
+   * waits for `approval` and there is nobody to ask now.
+   */
+  status: 'done' | 'step_limit' | 'aborted' | 'error' | 'question' | 'paused';
   error?: GolemError;
+  question?: string;
+  approval?: ApprovalRecord;
   /** Model calls made. */
   steps: number;
   /** Actions run (or refused), in order. */
@@ -49,6 +94,24 @@ interface ActionOutcome {
   input: JsonValue;
   ok: boolean;
   output: JsonValue;
+  /** The run ends after this call: a question for the parent, or a pause for an approval. */
+  stop?: { status: 'question'; question: string } | { status: 'paused'; approval: ApprovalRecord };
+}
+
+interface Call {
+  /** The answer that made the call. */
+  turnId: string;
+  callId: string;
+  name: string;
+  input: JsonValue;
+}
+
+/** A worker's place in the tree (internal: sub-workers are made by `spawn_worker`). */
+interface TreePosition {
+  path: WorkerInfo[];
+  rootSessionId: string;
+  /** Shared by the whole tree. */
+  shared: { staging?: Promise<GitStaging> };
 }
 
 export class Worker {
@@ -57,24 +120,57 @@ export class Worker {
   readonly #options: WorkerOptions;
   readonly #actions = new Map<string, Action>();
   readonly #environments: Environment[];
+  readonly #position: TreePosition;
+  readonly #maxDepth: number;
+  readonly #disk: DiskFiles | undefined;
+  readonly #sessions: SessionManager | undefined;
 
-  constructor(manager: WorkspaceManager, options: WorkerOptions) {
+  /** Use `ws.worker(options)`; `sessions` lets it open its sub-workers' sessions. */
+  constructor(manager: WorkspaceManager, options: WorkerOptions, internals: { sessions?: SessionManager; position?: TreePosition } = {}) {
+    const { position } = internals;
+    this.#sessions = internals.sessions;
     this.#manager = manager;
     this.#options = options;
     this.session = options.session;
     this.#environments = options.environments ?? [];
+    this.#position = position ?? {
+      path: [{ id: options.session.id, depth: 0, task: options.session.label ?? 'chat' }],
+      rootSessionId: options.session.id,
+      shared: {},
+    };
+    const sub = options.subWorkers;
+    this.#maxDepth = sub === undefined || sub === false ? 0 : sub === true ? 4 : (sub.maxDepth ?? 4);
+    this.#disk = options.project === undefined ? undefined : new DiskFiles(options.project.root);
     const ids = this.#environments.map((e) => e.info.id);
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
     if (twice !== undefined) throw new GolemError('INVALID_ARGUMENT', `two environments have the id "${twice}"; give each its own (their values are kept under it)`);
-    for (const action of [...this.#environmentActions(), ...(options.actions ?? [])]) {
+    if (this.#maxDepth > 0 && this.#sessions === undefined) throw new GolemError('INVALID_ARGUMENT', 'sub-workers need the workspace: create the worker with ws.worker(options)');
+    const tree = [...(this.#maxDepth > 0 ? [spawnWorkerAction((input, ctx) => this.#spawn(input, ctx))] : []), ...(this.depth > 0 ? [askParentAction] : [])];
+    for (const action of [...this.#environmentActions(), ...(options.actions ?? []), ...tree]) {
       if (this.#actions.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
       this.#actions.set(action.name, action);
     }
   }
 
+  /** 0 for the root worker, the number of ancestors for a sub-worker. */
+  get depth(): number {
+    return this.#position.path.length - 1;
+  }
+
+  /** This worker as the user is shown it. */
+  get info(): WorkerInfo {
+    return this.#position.path.at(-1) as WorkerInfo;
+  }
+
   /** The actions the model is offered. */
   get actions(): Action[] {
     return [...this.#actions.values()];
+  }
+
+  /** True when the last answer's calls did not all get a result (the run was stopped): `run()` without input resumes it. */
+  interrupted(): boolean {
+    const pending = this.#pending(this.#options.mode ?? 'tools');
+    return pending !== undefined && pending !== 'answered';
   }
 
   #mounted: Promise<void> | undefined;
@@ -91,9 +187,21 @@ export class Worker {
 
   /**
    * Runs the loop: adds `input` as a user turn (if given), then steps until the model
-   * asks for nothing more, `maxSteps` model calls, or `signal` aborts.
+   * asks for nothing more, `maxSteps` model calls, a question, a pause, or `signal`
+   * aborts. Without input it resumes: calls of the last answer that have no result yet
+   * are performed first.
    */
   async run(input?: string | ContentBlock[], options: { signal?: AbortSignal } = {}): Promise<WorkerOutcome> {
+    if (this.depth > 0) return this.#run(input, options);
+    // The root's run is shown as a whole too (a sub-worker's start and end are shown by its parent).
+    this.#emit({ type: 'worker-start', worker: this.info, parent: null });
+    const outcome = await this.#run(input, options);
+    const status = outcome.status === 'error' || outcome.status === 'aborted' ? 'failed' : 'done';
+    this.#emit({ type: 'worker-end', worker: this.info, status, text: outcome.status === 'done' ? finalText(outcome.turn) : '' });
+    return outcome;
+  }
+
+  async #run(input: string | ContentBlock[] | undefined, options: { signal?: AbortSignal }): Promise<WorkerOutcome> {
     const { signal } = options;
     const aborted = () => signal?.aborted === true; // read afresh: it changes while actions run
     await this.mount();
@@ -104,102 +212,419 @@ export class Worker {
     const mode = this.#options.mode ?? 'tools';
     const maxSteps = this.#options.maxSteps ?? 12;
     const outcome: WorkerOutcome = { status: 'done', steps: 0, actions: [], turn: undefined };
-    while (outcome.steps < maxSteps) {
+    for (;;) {
       if (aborted()) return { ...outcome, status: 'aborted' };
+      const pending = this.#pending(mode);
+      if (pending === 'answered') return outcome;
+      if (pending !== undefined) {
+        outcome.turn ??= pending.turn;
+        const stop = await this.#performAll(mode, pending, outcome, signal);
+        if (stop !== undefined) return { ...outcome, status: stop.status, ...(stop.status === 'question' ? { question: stop.question } : { approval: stop.approval }) };
+        if (aborted()) return { ...outcome, status: 'aborted' };
+        continue;
+      }
+      if (outcome.steps >= maxSteps) return { ...outcome, status: 'step_limit' };
       outcome.steps++;
-      let turn: Turn;
       try {
-        const { session: _session, environments: _environments, actions: _actions, mode: _mode, maxSteps: _maxSteps, ...respondOptions } = this.#options;
-        turn = await this.session.respond({
-          ...respondOptions,
-          ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
-          systemSections: this.#environments.map((e) => e.renderContext()),
-          ...(signal !== undefined && { signal }),
-        });
+        outcome.turn = await this.#respond(mode, signal);
       } catch (error) {
         const failure = toGolemError(error, 'MODEL_ERROR');
         if (failure.code === 'MODEL_ABORTED') return { ...outcome, status: 'aborted' };
         return { ...outcome, status: 'error', error: failure };
       }
-      outcome.turn = turn;
-      const requested = mode === 'tools' ? this.#toolCalls(turn) : this.#textRequests(turn);
-      this.#manager.events.emit('worker:step', { sessionId: this.session.id, step: outcome.steps, turn, requested: requested.calls.length });
-      if (requested.calls.length === 0 && requested.errors.length === 0) return outcome;
-      const results: { callId: string | undefined; result: ActionOutcome }[] = [];
-      for (const call of requested.calls) {
-        if (aborted()) {
-          // Cancelled: the calls not yet run are answered as such, so the history stays whole.
-          results.push({ callId: call.callId, result: { name: call.name, input: call.input, ok: false, output: 'Not run: the run was cancelled.' } });
-          continue;
-        }
-        const result = await this.#perform(call.name, call.input, signal);
+      const requested = mode === 'tools' ? toolCalls(outcome.turn) : textRequests(outcome.turn);
+      this.#manager.events.emit('worker:step', { sessionId: this.session.id, step: outcome.steps, turn: outcome.turn, requested: requested.calls.length });
+    }
+  }
+
+  /** One model call, its text streamed to `onEvent`. */
+  async #respond(mode: ActionMode, signal: AbortSignal | undefined): Promise<Turn> {
+    const {
+      session: _s, environments: _e, actions: _a, mode: _m, maxSteps: _x, instructions, ui: _u, requestApproval: _r, onEvent: _o, project: _p, trust: _t, subWorkers: _w,
+      ...respondOptions
+    } = this.#options;
+    const tree = this.depth > 0 ? [subWorkerInstructions(this.#position.path, this.#actions.has('spawn_worker'))] : this.#maxDepth > 0 ? [rootInstructions(this.#maxDepth)] : [];
+    const off = this.#manager.events.on('model:part', (e) => {
+      if (e.sessionId === this.session.id && e.part.type === 'text-delta') this.#emit({ type: 'text-delta', worker: this.info, text: e.part.text });
+    });
+    try {
+      return await this.session.respond({
+        ...respondOptions,
+        ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
+        systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...this.#environments.map((e) => e.renderContext())],
+        ...(signal !== undefined && { signal }),
+      });
+    } finally {
+      off();
+    }
+  }
+
+  /**
+   * The calls of the last answer still waiting for a result; 'answered' when that answer
+   * asked for nothing and is the head; undefined when the model is next.
+   */
+  #pending(mode: ActionMode): { turn: Turn; calls: Call[]; errors: string[] } | 'answered' | undefined {
+    const view = this.#manager.workspace();
+    const head = this.session.record().head;
+    let turn = head === null ? undefined : view.turn(head);
+    const answered = new Set<string>();
+    // Results (and, in tools mode, system notes such as a clearance decision) may follow the answer.
+    while (turn !== undefined && (turn.role === 'tool' || (turn.role === 'system' && mode === 'tools'))) {
+      for (const b of turn.blocks) if (b.type === 'tool_result') answered.add(b.callId);
+      turn = turn.parent === null ? undefined : view.turn(turn.parent);
+    }
+    if (turn?.role !== 'assistant') return undefined;
+    const isHead = head !== null && head.id === turn.id && head.version === turn.version;
+    const requested = mode === 'tools' ? toolCalls(turn) : textRequests(turn);
+    if (requested.calls.length === 0 && requested.errors.length === 0) return isHead ? 'answered' : undefined;
+    const calls = requested.calls.filter((c) => !answered.has(c.callId));
+    if (mode === 'tools') return calls.length === 0 ? undefined : { turn, calls, errors: [] };
+    return isHead ? { turn, calls, errors: requested.errors } : undefined;
+  }
+
+  /** Performs the pending calls in order, recording each result as it comes (tools) or all together (text). */
+  async #performAll(mode: ActionMode, pending: { calls: Call[]; errors: string[] }, outcome: WorkerOutcome, signal: AbortSignal | undefined): Promise<ActionOutcome['stop']> {
+    const results: ActionOutcome[] = [];
+    let stop: ActionOutcome['stop'];
+    for (const call of pending.calls) {
+      let result: ActionOutcome;
+      if (signal?.aborted === true) {
+        // Cancelled: the calls not yet run are answered as such, so the history stays whole.
+        result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
+      } else if (stop !== undefined) {
+        result = { name: call.name, input: call.input, ok: false, output: 'Not run: your run ended with your question.' };
+      } else {
+        result = await this.#perform(call, signal);
+        if (result.stop?.status === 'paused') return result.stop; // no result yet: the call waits for its approval
+        stop = result.stop;
         outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
         this.#manager.events.emit('worker:action', { sessionId: this.session.id, name: result.name, input: result.input, ok: result.ok, output: result.output });
-        results.push({ callId: call.callId, result });
+        this.#emit({ type: 'action', worker: this.info, name: result.name, input: result.input, ok: result.ok, output: result.output });
       }
-      await this.#record(mode, results, requested.errors);
-      if (aborted()) return { ...outcome, status: 'aborted' };
+      if (mode === 'tools') await this.#recordResult(call.callId, result);
+      else results.push(result);
     }
-    return { ...outcome, status: 'step_limit' };
+    if (mode === 'text') await this.#recordTextResults(results, pending.errors);
+    return stop;
   }
 
-  #toolCalls(turn: Turn): { calls: { callId: string; name: string; input: JsonValue }[]; errors: string[] } {
-    return { calls: turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ callId: b.callId, name: b.name, input: b.args }] : [])), errors: [] };
-  }
-
-  #textRequests(turn: Turn): { calls: { callId: undefined; name: string; input: JsonValue }[]; errors: string[] } {
-    const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-    const { requests, errors } = extractInstructions(text);
-    return {
-      calls: requests.map((r) => ({ callId: undefined, name: r.action, input: r.params })),
-      errors: errors.map((e) => `${e.message}: ${e.snippet}`),
-    };
-  }
-
-  /** Validates and runs one requested action. Every failure becomes a result the model reads; nothing throws. */
-  async #perform(name: string, input: JsonValue, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+  /** Validates one call, applies the trust policy and runs it. Every failure becomes a result the model reads; nothing throws. */
+  async #perform(call: Call, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+    const { name, input } = call;
     const action = this.#actions.get(name);
     if (action === undefined) {
       return { name, input, ok: false, output: `Unknown action "${name}". The actions are: ${[...this.#actions.keys()].join(', ') || '(none)'}` };
     }
     const valid = action.validate(input);
     if (!valid.ok) return { name, input, ok: false, output: valid.error.message };
-    const decision = this.#authorize(action, valid.value);
-    if (!decision.run) return { name, input, ok: false, output: decision.reason };
     try {
-      const output = await action.run(valid.value, signal === undefined ? {} : { signal });
-      const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
-      return { name, input, ok: !failed, output: toJson(output) };
+      const decision = decide(this.#manager.workspace(), action, action.grantKey(valid.value), this.#position.rootSessionId, this.#options.trust);
+      switch (decision.kind) {
+        case 'run':
+          return await this.#execute(action, call, valid.value, signal);
+        case 'ask': {
+          const answer = await this.#approve(action, call, valid.value, signal);
+          if (answer.kind === 'paused') return { name, input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: answer.approval } };
+          if (answer.kind === 'denied') return { name, input, ok: false, output: answer.message };
+          return await this.#execute(action, call, valid.value, signal);
+        }
+        case 'stage':
+          return await this.#stage(action, call, valid.value, signal);
+        case 'defer':
+          return await this.#defer(action, call);
+      }
     } catch (error) {
       const e = toGolemError(error);
       return { name, input, ok: false, output: `${name} failed: ${e.message}` };
     }
   }
 
-  /**
-   * The one place the trust policy decides whether an action runs. Every action runs
-   * autonomously for now; supervised and manual modes (seed 003) hook in here.
-   */
-  #authorize(_action: Action, _input: unknown): { run: true } | { run: false; reason: string } {
-    return { run: true };
+  async #execute(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, files = this.#readThroughFiles()): Promise<ActionOutcome> {
+    const ctx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
+    try {
+      const output = await action.run(input, ctx);
+      if (action.name === 'ask_parent') {
+        const question = (input as { question: string }).question;
+        return { name: call.name, input: call.input, ok: true, output: 'Your question goes to the worker that gave you the task.', stop: { status: 'question', question } };
+      }
+      const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
+      return { name: call.name, input: call.input, ok: !failed, output: toJson(output) };
+    } catch (error) {
+      if (error instanceof Paused) return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: error.approval } };
+      const e = toGolemError(error);
+      return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${e.message}` };
+    }
   }
 
-  /** Records the results: tool_result blocks in a tool turn (tools mode), or a user turn reporting them (text mode). */
-  async #record(mode: ActionMode, results: { callId: string | undefined; result: ActionOutcome }[], errors: string[]): Promise<void> {
-    if (mode === 'tools') {
-      await this.session.addTurn({
-        role: 'tool',
-        blocks: results.map(({ callId, result }) => ({
-          type: 'tool_result' as const,
-          callId: callId ?? '',
-          content: [{ type: 'text' as const, text: typeof result.output === 'string' ? result.output : JSON.stringify(result.output) }],
-          ...(!result.ok && { isError: true }),
-        })),
-      });
-      return;
+  /**
+   * Asks for approval of one supervised call. The approval is workspace state, bound to
+   * this call (action and input): asked once, answered once, found again on resume.
+   */
+  async #approve(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined): Promise<{ kind: 'approved' } | { kind: 'denied'; message: string } | { kind: 'paused'; approval: ApprovalRecord }> {
+    const description = action.describe(input);
+    let approval = unwrap(
+      await this.#manager.dispatch({
+        type: 'approval:request',
+        payload: {
+          sessionId: this.session.id,
+          turnId: call.turnId,
+          callId: call.callId,
+          action: action.name,
+          input: call.input,
+          grantKey: action.grantKey(input),
+          type: description.type,
+          description: description.description,
+          details: toJson(description.details),
+          risk: description.risk,
+          workerPath: this.#position.path,
+        },
+      }),
+    );
+    if (approval.status === 'pending') {
+      const ask = this.#options.requestApproval ?? this.#options.ui?.requestApproval.bind(this.#options.ui);
+      if (ask === undefined) return { kind: 'paused', approval };
+      const result = await untilAborted(
+        ask({ id: approval.id, type: approval.type, description: approval.description, details: approval.details, risk: approval.risk, workerPath: approval.workerPath }),
+        signal,
+      );
+      const answer = result === undefined ? { answer: 'no' as const, reason: 'the user stopped the run' } : answerOf(result);
+      const answered = await this.#manager.dispatch({ type: 'approval:answer', payload: { id: approval.id, ...answer, fingerprint: approval.fingerprint } });
+      if (answered.ok) approval = answered.value;
+      else if (answered.error.code === 'APPROVAL_ANSWERED') approval = findApproval(this.#manager.workspace(), this.session.id, call.turnId, call.callId) ?? approval;
+      else throw answered.error;
     }
+    if (approval.fingerprint !== callFingerprint(action.name, call.input)) {
+      return { kind: 'denied', message: `Not run: the approval on record was given for a different call of ${action.name}.` };
+    }
+    if (approval.status === 'denied') {
+      return { kind: 'denied', message: `The user declined ${action.name}${approval.reason === null ? '.' : `: ${approval.reason}`}` };
+    }
+    return { kind: 'approved' };
+  }
+
+  /** Manual mode, file changes: runs the action on a staging view; its changes join the conversation's open staged commit. */
+  async #stage(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+    const disk = this.#disk;
+    if (disk === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} needs a project to stage its changes in, and this worker has none.` };
+    const staging = await this.#staging();
+    const open = this.#openStagedItem();
+    const view = staging.view(refOf(open), disk);
+    const result = await this.#execute(action, call, input, signal, view);
+    const changes = view.changes();
+    if (!result.ok || changes.length === 0) return result;
+    const id = open?.id ?? this.#manager.newId();
+    const ref = await staging.stage(id, refOf(open), changes, `${call.name}: ${changes.map((c) => c.path).join(', ')}`);
+    const item = unwrap(
+      await this.#manager.dispatch({
+        type: 'clearance:stage',
+        payload: {
+          id,
+          type: 'staged_commit',
+          description: `Changes to ${ref.files.join(', ')}`,
+          sessionId: this.#position.rootSessionId,
+          workerId: this.session.id,
+          metadata: { ...ref, root: staging.root, mode: staging.mode, stagingDir: this.#stagingDir() },
+        },
+      }),
+    );
+    this.#notifyClearance();
+    return {
+      ...result,
+      output: {
+        result: result.output,
+        staged: true,
+        clearanceId: item.id,
+        note: `Staged for the user's review as clearance item ${item.id} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
+      },
+    };
+  }
+
+  /** Manual mode, other actions: the call itself waits for the user to run (push) or discard it. */
+  async #defer(action: Action, call: Call): Promise<ActionOutcome> {
+    const item = unwrap(
+      await this.#manager.dispatch({
+        type: 'clearance:stage',
+        payload: {
+          type: 'pending_export',
+          description: `Run ${action.name} ${JSON.stringify(call.input).slice(0, 200)}`,
+          sessionId: this.#position.rootSessionId,
+          workerId: this.session.id,
+          metadata: { action: action.name, input: call.input, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
+        },
+      }),
+    );
+    this.#notifyClearance();
+    return {
+      name: call.name,
+      input: call.input,
+      ok: true,
+      output: { staged: true, clearanceId: item.id, note: `${action.name} is manual: only the user can run it. It waits as clearance item ${item.id}; you will be told what the user decides.` },
+    };
+  }
+
+  #notifyClearance(): void {
+    const items = pendingClearance(this.#manager, this.#position.rootSessionId);
+    this.#options.ui?.notifyClearancePending(items.map(toClearanceItem));
+  }
+
+  #openStagedItem(): ClearanceRecord | undefined {
+    return pendingClearance(this.#manager, this.#position.rootSessionId)
+      .filter((c) => c.type === 'staged_commit')
+      .at(-1);
+  }
+
+  /** The files as an action that changes them directly sees them: staged versions readable, writes to disk. */
+  #readThroughFiles(): FileAccess | undefined {
+    const disk = this.#disk;
+    const open = this.#openStagedItem();
+    if (disk === undefined || open === undefined || this.#position.shared.staging === undefined) return disk;
+    const staging = this.#position.shared.staging;
+    return {
+      root: disk.root,
+      kind: 'disk',
+      relative: (path) => disk.relative(path),
+      read: async (path) => (await staging).view(refOf(open), disk).read(path),
+      write: (path, content) => disk.write(path, content),
+    };
+  }
+
+  #stagingDir(): string {
+    const project = this.#options.project as { root: string; stagingDir?: string };
+    return project.stagingDir ?? join(project.root, '.golem', 'staging.git');
+  }
+
+  #staging(): Promise<GitStaging> {
+    const project = this.#options.project as { root: string; stagingDir?: string };
+    const shared = this.#position.shared;
+    if (shared.staging === undefined) {
+      const opening = GitStaging.open({ root: project.root, shadowDir: this.#stagingDir() });
+      shared.staging = opening;
+      opening.catch(() => {
+        if (shared.staging === opening) delete shared.staging; // try again next time
+      });
+    }
+    return shared.staging;
+  }
+
+  /** `spawn_worker`: starts (or resumes, or reports) the sub-worker linked to this call. */
+  async #spawn(input: SpawnInput, ctx: ActionContext): Promise<SubWorkerReport> {
+    const callId = ctx.callId ?? this.#manager.newId();
+    const view = this.#manager.workspace();
+    const workers = recordsOf<WorkerRecord>(view, 'worker');
+    let record = workers.find((w) => w.parentSessionId === this.session.id && w.parentCallId === callId);
+    let prior: { worker: string; task: string; result: string }[] = [];
+    if (record === undefined) {
+      const names = input.actions ?? [...this.#actions.keys()].filter((n) => n !== 'ask_parent');
+      const unknown = names.filter((n) => !this.#actions.has(n) || n === 'ask_parent');
+      if (unknown.length > 0) throw new GolemError('INVALID_ARGUMENT', `no action${unknown.length > 1 ? 's' : ''} named ${unknown.join(', ')} to give; yours are ${[...this.#actions.keys()].join(', ')}`);
+      prior = this.#priorResults(workers, input.include_results);
+      record = unwrap(
+        await this.#manager.dispatch({
+          type: 'worker:spawn',
+          payload: { parentSessionId: this.session.id, parentCallId: callId, task: input.task, actions: names, reinvokes: input.reinvoke ?? null, maxDepth: this.#maxDepth },
+        }),
+      );
+    } else if (record.status !== 'running') {
+      return reportOf(record);
+    }
+    const child = this.#child(record);
+    // The progress line first, then the worker's box (so the line stands outside it).
+    this.#options.ui?.showProgress({ id: record.id, description: record.task, depth: record.depth, status: 'running' });
+    this.#emit({ type: 'worker-start', worker: child.info, parent: this.info });
+    const empty = child.session.record().head === null;
+    const outcome = await child.run(empty ? taskMessage(record.task, prior) : undefined, ctx.signal === undefined ? {} : { signal: ctx.signal });
+    // Waiting for an approval: the record stays 'running' and the call gets no result, so a later run resumes it.
+    if (outcome.status === 'paused' && outcome.approval !== undefined) throw new Paused(outcome.approval);
+    if (outcome.status === 'aborted') {
+      await this.#manager.dispatch({ type: 'worker:finish', payload: { id: record.id, status: 'failed', result: 'stopped by the user' } });
+      this.#emit({ type: 'worker-end', worker: child.info, status: 'failed', text: 'stopped by the user' });
+      throw new GolemError('MODEL_ABORTED', 'the user stopped the sub-worker');
+    }
+    const finished =
+      outcome.status === 'question'
+        ? { status: 'question' as const, result: outcome.question ?? '' }
+        : outcome.status === 'done'
+          ? { status: 'done' as const, result: finalText(outcome.turn) }
+          : { status: 'failed' as const, result: outcome.status === 'step_limit' ? `it reached its step limit (${this.#options.maxSteps ?? 12} model calls) before finishing` : (outcome.error?.message ?? 'it failed') };
+    record = unwrap(await this.#manager.dispatch({ type: 'worker:finish', payload: { id: record.id, ...finished } }));
+    this.#emit({ type: 'worker-end', worker: child.info, status: finished.status, text: finished.result });
+    this.#options.ui?.showProgress({ id: record.id, description: record.task, depth: record.depth, status: finished.status === 'done' ? 'complete' : finished.status === 'question' ? 'waiting' : 'failed' });
+    return reportOf(record);
+  }
+
+  /** The results a new sub-worker gets: those asked for, else those of siblings finished since the parent's last user turn. */
+  #priorResults(workers: readonly WorkerRecord[], ids: readonly string[] | undefined): { worker: string; task: string; result: string }[] {
+    const siblings = workers.filter((w) => w.parentSessionId === this.session.id && w.status === 'done' && w.result !== null);
+    let chosen: WorkerRecord[];
+    if (ids !== undefined) {
+      chosen = ids.map((id) => {
+        const found = siblings.find((w) => w.id === id);
+        if (found === undefined) throw new GolemError('INVALID_ARGUMENT', `no finished worker "${id}" of yours to take results from`);
+        return found;
+      });
+    } else {
+      const since = this.#lastUserTurnAt();
+      chosen = siblings.filter((w) => w.createdAt >= since);
+    }
+    return chosen.map((w) => ({ worker: w.id, task: w.task, result: w.result ?? '' }));
+  }
+
+  #lastUserTurnAt(): string {
+    const view = this.#manager.workspace();
+    const head = this.session.record().head;
+    for (let turn = head === null ? undefined : view.turn(head); turn !== undefined; turn = turn.parent === null ? undefined : view.turn(turn.parent)) {
+      if (turn.role === 'user') return turn.createdAt;
+    }
+    return '';
+  }
+
+  /** The worker of a sub-worker record, with the actions it was given. */
+  #child(record: WorkerRecord): Worker {
+    const given = new Set(record.actions);
+    const session = (this.#sessions as SessionManager).get(record.id);
+    if (session === undefined) throw new GolemError('WORKER_NOT_FOUND', `the session of worker "${record.id}" is gone`);
+    const environments = given.has('update_editable_status') ? this.#environments : [];
+    const own = new Set(this.#environmentActions().map((a) => a.name));
+    const actions = [...this.#actions.values()].filter((a) => given.has(a.name) && !own.has(a.name) && a.name !== 'spawn_worker' && a.name !== 'ask_parent');
+    const { instructions: _i, ...options } = this.#options;
+    return new Worker(
+      this.#manager,
+      { ...options, session, environments, actions, subWorkers: given.has('spawn_worker') ? { maxDepth: this.#maxDepth } : false },
+      {
+        sessions: this.#sessions as SessionManager,
+        position: { path: [...this.#position.path, { id: record.id, depth: record.depth, task: record.task }], rootSessionId: this.#position.rootSessionId, shared: this.#position.shared },
+      },
+    );
+  }
+
+  #emit(event: WorkerEvent): void {
+    const listener = this.#options.onEvent ?? this.#options.ui?.onEvent?.bind(this.#options.ui);
+    try {
+      listener?.(event);
+    } catch (error) {
+      this.#manager.events.emit('listener:error', { type: `worker:${event.type}`, error });
+    }
+  }
+
+  /** Records one call's result as a tool turn (so a resumed run knows it was done). */
+  async #recordResult(callId: string, result: ActionOutcome): Promise<void> {
+    await this.session.addTurn({
+      role: 'tool',
+      blocks: [
+        {
+          type: 'tool_result',
+          callId,
+          content: [{ type: 'text', text: typeof result.output === 'string' ? result.output : JSON.stringify(result.output) }],
+          ...(!result.ok && { isError: true }),
+        },
+      ],
+    });
+  }
+
+  /** Text mode: one user turn reporting every result. */
+  async #recordTextResults(results: readonly ActionOutcome[], errors: readonly string[]): Promise<void> {
     const lines = [
-      ...results.map(({ result }) => `- ${result.name} ${JSON.stringify(result.input)} -> ${result.ok ? 'ok' : 'failed'}: ${typeof result.output === 'string' ? result.output : JSON.stringify(result.output)}`),
+      ...results.map((r) => `- ${r.name} ${JSON.stringify(r.input)} -> ${r.ok ? 'ok' : 'failed'}: ${typeof r.output === 'string' ? r.output : JSON.stringify(r.output)}`),
       ...errors.map((e) => `- could not read an instruction: ${e}`),
     ];
     await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `Results of your instructions:\n${lines.join('\n')}` }], meta: { instructionResults: true } });
@@ -228,6 +653,82 @@ export class Worker {
     const own = this.#environments.flatMap((e) => e.actions?.() ?? []);
     return [update as Action, ...own];
   }
+}
+
+/** A sub-worker waits for an approval nobody can answer now: the parent pauses too. */
+class Paused extends Error {
+  readonly approval: ApprovalRecord;
+  constructor(approval: ApprovalRecord) {
+    super(`waiting for approval ${approval.id}`);
+    this.approval = approval;
+  }
+}
+
+/** The clearance items of a conversation still waiting for the user, oldest first. */
+export function pendingClearance(manager: WorkspaceManager, rootSessionId: string): ClearanceRecord[] {
+  return recordsOf<ClearanceRecord>(manager.workspace(), 'clearance')
+    .filter((c) => c.sessionId === rootSessionId && (c.status === 'pending' || c.status === 'deferred'))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** A clearance record as the UI shows it. */
+export function toClearanceItem(record: ClearanceRecord) {
+  return { id: record.id, type: record.type, description: record.description, createdAt: Date.parse(record.createdAt), metadata: { ...record.metadata, status: record.status } };
+}
+
+function refOf(item: ClearanceRecord | undefined): StageRef | null {
+  return item === undefined ? null : (stageRefOf(item) ?? null);
+}
+
+function reportOf(record: WorkerRecord): SubWorkerReport {
+  const text = record.result ?? '';
+  if (record.status === 'question') {
+    return {
+      worker: record.id,
+      status: 'question',
+      question: text,
+      next: `If you know the answer, call spawn_worker again with the clarified task and reinvoke: "${record.id}". Otherwise ask ${record.depth > 1 ? 'your parent (ask_parent)' : 'the user'}.`,
+    };
+  }
+  if (record.status === 'done') return { worker: record.id, status: 'done', result: text };
+  return { worker: record.id, status: 'failed', error: text };
+}
+
+/** The promise's value, or undefined as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function finalText(turn: Turn | undefined): string {
+  return (turn?.blocks ?? []).flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim() || '(no answer text)';
+}
+
+function toolCalls(turn: Turn): { calls: Call[]; errors: string[] } {
+  return { calls: turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ turnId: turn.id, callId: b.callId, name: b.name, input: b.args }] : [])), errors: [] };
+}
+
+function textRequests(turn: Turn): { calls: Call[]; errors: string[] } {
+  const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+  const { requests, errors } = extractInstructions(text);
+  return {
+    calls: requests.map((r, i) => ({ turnId: turn.id, callId: `${turn.id}#${i}`, name: r.action, input: r.params })),
+    errors: errors.map((e) => `${e.message}: ${e.snippet}`),
+  };
 }
 
 function toJson(value: unknown): JsonValue {

@@ -12,6 +12,9 @@ import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 import type { WorkspaceMeta } from './records.js';
 import { SessionManager } from './session-manager.js';
 import { environmentExtension } from '../environment/extension.js';
+import { agentExtension } from '../agent/extension.js';
+import { ApprovalApi, TrustApi } from '../agent/agent-api.js';
+import { ClearanceApi } from '../agent/clearance.js';
 import { Worker, type WorkerOptions } from '../agent/worker.js';
 import { Bm25Retriever } from '../prompt/context-retriever.js';
 import { PromptBuilder } from '../prompt/prompt-builder.js';
@@ -75,6 +78,12 @@ export interface Workspace {
   readonly events: EventBus<WorkspaceEvents>;
   /** The workspace's metadata. */
   meta(): WorkspaceMeta;
+  /** Trust modes per action (workspace and session overrides) and grants (seed 003). */
+  readonly trust: TrustApi;
+  /** Supervised calls waiting for the user's answer. */
+  readonly approvals: ApprovalApi;
+  /** What manual actions staged, waiting for the user to push, discard or defer it. */
+  readonly clearance: ClearanceApi;
   /** An agent loop on a session, with its environments (mounted here: their values load and persist) and actions. */
   worker(options: WorkerOptions): Worker;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
@@ -110,6 +119,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   manager.addIndexer(retriever);
   const prompts = new PromptBuilder({ view: () => manager.workspace(), blobs: blobStorage, retriever });
   manager.extend(environmentExtension);
+  manager.extend(agentExtension);
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {
@@ -131,17 +141,21 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     if (value === undefined) throw new GolemError('INTERNAL', 'the workspace has no metadata');
     return value;
   };
+  const sessions = new SessionManager(manager, prompts);
   return {
     manager,
-    sessions: new SessionManager(manager, prompts),
+    sessions,
     prompts,
     blobs: new BlobApi(manager),
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),
     context: new ContextApi(manager),
     events: manager.events,
+    trust: new TrustApi(manager),
+    approvals: new ApprovalApi(manager),
+    clearance: new ClearanceApi(manager),
     meta,
-    worker: (options) => new Worker(manager, options),
+    worker: (options) => new Worker(manager, options, { sessions }),
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();

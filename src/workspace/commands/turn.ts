@@ -23,8 +23,8 @@ import {
   viewOf,
 } from './kit.js';
 
-/** Writes a new turn version and moves the session head to it; retains its blobs. */
-function appendTurn(ctx: ReducerContext, session: Session, turn: Turn) {
+/** Writes a new turn version and moves the session head to it; retains its blobs. (Extensions that add a turn as part of their own command use it too.) */
+export function appendTurn(ctx: ReducerContext, session: Session, turn: Turn) {
   requireBlobs(ctx.index, turn.blocks);
   const blobs = applyBlobDelta(ctx, countRefs(new Map(), turn.blocks, 1));
   const writes: Write[] = [putTurn(turn), putSession({ ...session, head: refOf(turn), updatedAt: ctx.now }), ...blobs.writes];
