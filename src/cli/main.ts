@@ -2,33 +2,46 @@
  * The `golem` command line. `run` takes its arguments and output streams so tests
  * can drive it in-process; `bin/golem.js` calls it with the real ones.
  */
-import { readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { GolemError } from '../errors.js';
-import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
-import { createWorkspace, type WorkspaceSummary } from '../workspace/create-workspace.js';
+import { createWorkspace, type Workspace, type WorkspaceSummary } from '../workspace/create-workspace.js';
+import { chat } from './chat.js';
+import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
+import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   cwd: string;
+  /** The terminal, for the chat (default: the process's stdin and stdout). */
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
 }
 
-const USAGE = `Usage: golem <command> [options]
+const USAGE = `Usage: golem [command] [options]
 
 Commands:
+  (none), chat      Chat with Golem about the project in this folder: it reads files,
+                    runs commands when you approve, and stages edits for you to review
+  ask <message>     Send one message to the model and stream its answer (no actions)
+  sessions list     The chat sessions, most recent first
+  sessions show <id>          A session's transcript, with its sub-workers
+  sessions fork <id> [--at <turn>]   A new session sharing the history up to a turn
+  clearance list    What waits for your clearance (staged edits, manual calls)
+  clearance diff|push|discard|defer <id>
+                    Review a staged change; write it into the files; drop it; keep it for later
   status            Open (or create) the workspace and print its summary
-  ask <message>     Send a message to the model and stream its answer, in the
-                    most recent session (or a new one); the exchange is recorded
 
 Options:
   --dir <path>      The workspace folder (default: ./.golem, or $GOLEM_DIR)
-  --model <spec>    The model for ask (default: $GOLEM_MODEL), one of:
-                      ${MODEL_SPEC_FORMS.join('\n                      ')}
-  --session <id>    The session for ask (default: the most recent)
-  --new             Start a new session for ask
-  --json            Print machine-readable JSON (status)
+  --model <spec>    The model (default: $GOLEM_MODEL), one of:
+                      ${CLI_MODEL_FORMS.join('\n                      ')}
+  --session <id>    The session to open (an id, or a unique start or end of one)
+  --new             Start a new session
+  --all             sessions list, clearance list: include sub-workers / decided items
+  --json            Print machine-readable JSON (status, sessions, clearance list)
   -h, --help        Show this help
   -v, --version     Show Golem's version
 `;
@@ -46,6 +59,8 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         model: { type: 'string' },
         session: { type: 'string' },
         new: { type: 'boolean', default: false },
+        all: { type: 'boolean', default: false },
+        at: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -59,14 +74,24 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     io.stdout(`${version()}\n`);
     return 0;
   }
-  const [command = 'status', ...rest] = positionals;
+  const [command = 'chat', ...rest] = positionals;
   if (values.help) {
     io.stdout(USAGE);
     return 0;
   }
   const dir = resolve(io.cwd, values.dir ?? env.GOLEM_DIR ?? '.golem');
+  const model = values.model ?? env.GOLEM_MODEL;
   if (command === 'ask') {
-    return ask(rest.join(' '), { dir, model: values.model ?? env.GOLEM_MODEL, session: values.session, fresh: values.new }, io, env);
+    return ask(rest.join(' '), { dir, model, session: values.session, fresh: values.new }, io, env);
+  }
+  if (command === 'chat' && rest.length === 0) {
+    return withWorkspace(dir, io, (ws) => startChat(ws, { model, session: values.session, fresh: values.new }, io, env));
+  }
+  if (command === 'sessions') {
+    return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));
+  }
+  if (command === 'clearance') {
+    return withWorkspace(dir, io, (ws) => clearanceCommand(ws, rest, { json: values.json, all: values.all }, io));
   }
   if (command !== 'status' || rest.length > 0) {
     io.stderr(`golem: unknown command "${[command, ...rest].join(' ')}"\n\n${USAGE}`);
@@ -99,29 +124,19 @@ async function ask(
     return 2;
   }
   if (options.model === undefined || options.model === '') {
-    io.stderr(`golem: no model configured. Set GOLEM_MODEL or pass --model, one of:\n  ${MODEL_SPEC_FORMS.join('\n  ')}\n`);
+    io.stderr(`golem: no model configured. Set GOLEM_MODEL or pass --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\n`);
     return 2;
   }
-  let model;
-  try {
-    model = resolveModel(options.model, { env });
-  } catch (error) {
-    io.stderr(`golem: ${(error as Error).message}\n`);
-    return 2;
-  }
-  const ws = await createWorkspace({ dir: options.dir, name: basename(dirname(options.dir)) });
-  try {
-    const recent = ws.sessions.list()[0];
-    const session =
-      options.session !== undefined
-        ? ws.sessions.get(options.session)
-        : options.fresh || recent === undefined
-          ? await ws.sessions.create({ label: message.slice(0, 60) })
-          : ws.sessions.get(recent.id);
-    if (session === undefined) {
-      io.stderr(`golem: no session with id "${options.session}"\n`);
-      return 1;
+  const spec = options.model;
+  return withWorkspace(options.dir, io, async (ws) => {
+    let model;
+    try {
+      model = cliModel(spec, { cwd: io.cwd, env, view: ws.manager.workspace() });
+    } catch (error) {
+      io.stderr(`golem: ${(error as Error).message}\n`);
+      return 2;
     }
+    const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: message });
     const question = await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
     let streamed = false;
     const off = ws.events.on('model:part', (e) => {
@@ -144,12 +159,60 @@ async function ask(
       off();
     }
     return 0;
+  });
+}
+
+/** Opens the workspace, runs `body`, closes it; a GolemError becomes a message with its code and exit code 1. */
+async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Promise<number>): Promise<number> {
+  let ws: Workspace;
+  try {
+    ws = await createWorkspace({ dir, name: basename(dirname(dir)) });
+  } catch (error) {
+    const code = GolemError.isInstance(error) ? ` [${error.code}]` : '';
+    io.stderr(`golem: cannot open the workspace at ${dir}${code}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  // Keep the workspace out of the project's git status.
+  const ignore = join(dir, '.gitignore');
+  if (!existsSync(ignore)) writeFileSync(ignore, '# Golem\'s workspace: not part of the project\n*\n');
+  try {
+    return await body(ws);
   } catch (error) {
     const code = GolemError.isInstance(error) ? ` [${error.code}]` : '';
     io.stderr(`golem${code}: ${(error as Error).message}\n`);
     return 1;
   } finally {
     await ws.close();
+  }
+}
+
+async function startChat(ws: Workspace, options: { model: string | undefined; session: string | undefined; fresh: boolean }, io: CliIo, env: NodeJS.ProcessEnv): Promise<number> {
+  const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: null });
+  let model;
+  let modelProblem: string | undefined;
+  if (options.model !== undefined && options.model !== '') {
+    try {
+      model = cliModel(options.model, { cwd: io.cwd, env, view: ws.manager.workspace() });
+    } catch (error) {
+      modelProblem = (error as Error).message;
+    }
+  }
+  const stop = () => void ws.close().finally(() => process.exit(130));
+  process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
+  try {
+    return await chat({
+      ws,
+      session,
+      model,
+      ...(modelProblem !== undefined && { modelProblem }),
+      root: io.cwd,
+      input: io.input ?? process.stdin,
+      output: io.output ?? process.stdout,
+    });
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
   }
 }
 

@@ -1,0 +1,138 @@
+/**
+ * `golem`: a chat with the root worker in the terminal (seed 003). The worker works on
+ * the project in the current folder with the built-in actions; supervised calls ask here,
+ * manual edits are staged for clearance (`/clearance` here, or `golem clearance`).
+ * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
+ */
+import { projectActions } from '../agent/project-actions.js';
+import { ClearanceApi } from '../agent/clearance.js';
+import { pendingClearance, toClearanceItem, type Worker, type WorkerOutcome } from '../agent/worker.js';
+import { GolemError } from '../errors.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import type { Workspace } from '../workspace/create-workspace.js';
+import type { Session } from '../workspace/session.js';
+import { CLI_MODEL_FORMS } from './cli-model.js';
+import { TerminalAdapter } from './terminal-adapter.js';
+
+/** What the root worker is told about itself. */
+export const GOLEM_INSTRUCTIONS = [
+  'You are Golem, a coding assistant working in the user\'s project (the current folder). Read before you change; keep answers short.',
+  'edit_file and write_file are staged for the user to review (clearance), not written at once: say so when you use them. run_command asks the user first.',
+].join('\n');
+
+export interface ChatOptions {
+  ws: Workspace;
+  session: Session;
+  model: ModelAdapter | undefined;
+  /** Why there is no model (shown with how to configure one). */
+  modelProblem?: string;
+  root: string;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+const HELP = `Commands in the chat:
+  /clearance                 list the items waiting for clearance
+  /clearance diff <id>       show a staged change
+  /clearance push <id>       write it into the files (or run the waiting call)
+  /clearance discard <id>    drop it
+  /clearance defer <id>      decide later
+  /session                   this session's id and the way back to it
+  /help                      this help
+  /exit                      leave (Ctrl-D too); Ctrl-C stops a running answer
+`;
+
+/** Runs the chat until the user leaves; resolves with the exit code. */
+export async function chat(options: ChatOptions): Promise<number> {
+  const { ws, session, model, root } = options;
+  const actions = projectActions();
+  let controller: AbortController | undefined;
+  const ui = new TerminalAdapter({ input: options.input, output: options.output, onInterrupt: () => controller?.abort() });
+  const clearance = new ClearanceApi(ws.manager, { actions });
+  const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
+  await ui.initialize();
+  const worker: Worker | undefined =
+    model === undefined ? undefined : ws.worker({ session, model, actions, ui, project: { root }, subWorkers: true, instructions: GOLEM_INSTRUCTIONS });
+
+  const runTurn = async (input: string | undefined) => {
+    if (worker === undefined) {
+      say(`No model is configured${options.modelProblem === undefined ? '' : ` (${options.modelProblem})`}. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\nThe rest works without one: /clearance, /session, golem sessions.`, 'warning');
+      return;
+    }
+    controller = new AbortController();
+    ui.setBusy(true);
+    let outcome: WorkerOutcome;
+    try {
+      outcome = await worker.run(input, { signal: controller.signal });
+    } finally {
+      ui.setBusy(false);
+      controller = undefined;
+    }
+    report(outcome); // the worker told of new clearance items as it staged them
+  };
+
+  const report = (outcome: WorkerOutcome) => {
+    if (outcome.status === 'aborted') say('Stopped. The session is kept; say what to do next.', 'warning');
+    else if (outcome.status === 'error') say(`The model call failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
+    else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
+    else if (outcome.status === 'paused') say(`Waiting for approval ${outcome.approval?.id ?? ''}.`, 'warning');
+  };
+
+  const slash = async (line: string): Promise<'exit' | undefined> => {
+    const [command = '', sub, id] = line.slice(1).trim().split(/\s+/);
+    if (command === 'exit' || command === 'quit') return 'exit';
+    if (command === 'help') {
+      ui.print(HELP);
+      return undefined;
+    }
+    if (command === 'session') {
+      say(`Session ${session.id}. Back to it later with: golem --session ${session.id}`);
+      return undefined;
+    }
+    if (command !== 'clearance') {
+      say(`Unknown command /${command}. /help lists them.`, 'warning');
+      return undefined;
+    }
+    try {
+      if (sub === undefined || sub === 'list') {
+        const items = clearance.list({ sessionId: session.id });
+        if (items.length === 0) say('Nothing waits for clearance.');
+        for (const item of items) ui.print(`  ${item.id}  ${item.type}  ${item.status}  ${item.description}`);
+        return undefined;
+      }
+      if (id === undefined) throw new GolemError('INVALID_ARGUMENT', `/clearance ${sub} needs an item id (see /clearance)`);
+      const item = clearance.get(id);
+      if (sub === 'diff') await ui.displayDiff({ title: item.description, diff: await clearance.diff(item.id) });
+      else if (sub === 'push' || sub === 'discard' || sub === 'defer') {
+        const decided = await clearance[sub](item.id);
+        ui.displayClearanceResult({ item: toClearanceItem(decided), decision: { action: sub }, ok: true, message: decided.outcome ?? `${sub === 'defer' ? 'Deferred' : 'Discarded'}.` });
+      } else throw new GolemError('INVALID_ARGUMENT', `unknown /clearance command "${sub}" (list, diff, push, discard, defer)`);
+    } catch (error) {
+      say(GolemError.isInstance(error) ? `[${error.code}] ${error.message}` : (error as Error).message, 'error');
+    }
+    return undefined;
+  };
+
+  try {
+    say(`Golem · session ${session.id}${session.label === null ? '' : ` (${session.label})`} · ${model === undefined ? 'no model' : `${model.provider}:${model.modelId}`} · project ${root}. /help for commands.`);
+    if (worker?.interrupted() === true) {
+      say('Resuming the run that was interrupted.');
+      await runTurn(undefined);
+    } else {
+      ui.notifyClearancePending(pendingClearance(ws.manager, session.id).map(toClearanceItem));
+    }
+    for (;;) {
+      const line = await ui.getUserInput();
+      if (line === null) break;
+      if (line.trim() === '') continue;
+      if (line.startsWith('/')) {
+        if ((await slash(line)) === 'exit') break;
+        continue;
+      }
+      await runTurn(line);
+    }
+    return 0;
+  } finally {
+    await ui.shutdown();
+  }
+}

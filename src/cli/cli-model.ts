@@ -1,0 +1,54 @@
+/**
+ * The model the command line uses: a provider spec (`GOLEM_MODEL`, `--model`), or
+ * `scripted:<file.json>`, which replays a JSON list of responses with the scripted
+ * model (a test double, for demos and tests).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { JsonObject } from '../content/blocks.js';
+import { GolemError } from '../errors.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
+import { scriptedModel, type ScriptedResponse } from '../test/scripted-model.js';
+import type { WorkspaceView } from '../workspace/workspace-index.js';
+
+export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (replays scripted responses; a test double)'];
+
+const ScriptFile = z.array(
+  z.union([
+    z.strictObject({ text: z.string(), thinking: z.string().optional() }),
+    z.strictObject({ text: z.string().optional(), toolCalls: z.array(z.strictObject({ name: z.string().min(1), input: JsonObject, callId: z.string().optional() })).min(1) }),
+  ]),
+);
+
+/**
+ * The model for `spec`. A scripted model picks up where earlier runs on this workspace
+ * left off (one step per answer it recorded), so a script spans restarts.
+ */
+export function cliModel(spec: string, options: { cwd: string; env: NodeJS.ProcessEnv; view: WorkspaceView }): ModelAdapter {
+  if (!spec.startsWith('scripted:')) return resolveModel(spec, { env: options.env });
+  const path = resolve(options.cwd, spec.slice('scripted:'.length));
+  let steps: z.infer<typeof ScriptFile>;
+  try {
+    steps = ScriptFile.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    const reason = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') : (error as Error).message;
+    throw new GolemError('INVALID_ARGUMENT', `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... } or { "toolCalls": [{ "name": ..., "input": {...} }] }`, { cause: error });
+  }
+  const modelId = path;
+  let done = 0;
+  for (const turn of options.view.turns.values()) {
+    const model = turn.meta.model as { provider?: unknown; modelId?: unknown } | undefined;
+    if (turn.role === 'assistant' && model?.provider === 'scripted' && model.modelId === modelId) done++;
+  }
+  return scriptedModel(
+    // Call ids go on counting from the steps already taken, so they stay unique across runs.
+    steps.slice(done).map((step, n): ScriptedResponse => ({
+      ...(step.text !== undefined && { text: step.text }),
+      ...('thinking' in step && step.thinking !== undefined && { thinking: step.thinking }),
+      ...('toolCalls' in step && { toolCalls: step.toolCalls.map((c, i) => ({ name: c.name, input: c.input, callId: c.callId ?? `call_${done + n}_${i}` })) }),
+    })),
+    { provider: 'scripted', modelId },
+  );
+}
