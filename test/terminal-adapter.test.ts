@@ -423,7 +423,7 @@ describe('TerminalAdapter messages and progress', () => {
     t.adapter.showProgress({ id: '3', description: 'Implement', depth: 1, status: 'waiting' });
     t.adapter.showProgress({ id: '4', description: 'Migrate', depth: 2, status: 'failed' });
     // A depth-2 worker's line goes inside its parent's box.
-    expect(t.text()).toMatch(/^● Refactor\n  ✓ Analyzed\n  ○ Implement\n│ ✗ Migrate +│\n$/);
+    expect(t.text()).toMatch(/^● Refactor\n {2}✓ Analyzed\n {2}○ Implement\n│ ✗ Migrate {2,}│\n$/);
   });
 
   it('prints status lines, errors in red', () => {
