@@ -299,6 +299,14 @@ describe('two processes on one workspace', () => {
     const added = await b.manager.dispatch({ type: 'turn:add', payload: { sessionId: chat.id, turn: { role: 'user', blocks: [{ type: 'text', text: 'hi' }] } } });
     expect(added.ok).toBe(true);
     expect(other.id).not.toBe(chat.id);
+    // Reads catch up on request, without writing anything.
+    await a.sessions.create({ label: 'later from a' });
+    const seq = b.manager.workspace().lastSeq;
+    expect(b.sessions.list().some((s) => s.label === 'later from a')).toBe(false);
+    expect(await b.manager.refresh()).toBe(true);
+    expect(b.sessions.list().some((s) => s.label === 'later from a')).toBe(true);
+    expect(b.manager.workspace().lastSeq).toBe(seq + 1);
+    expect(await b.manager.refresh()).toBe(false);
     await a.close();
     await b.close();
   });

@@ -125,6 +125,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       const line = await ui.getUserInput();
       if (line === null) break;
       if (line.trim() === '') continue;
+      await ws.manager.refresh(); // another golem (e.g. `golem clearance push`) may have changed the workspace
       if (line.startsWith('/')) {
         if ((await slash(line)) === 'exit') break;
         continue;

@@ -224,6 +224,20 @@ export class WorkspaceManager {
     if (!result.ok) throw result.error;
   }
 
+  /**
+   * Catches up with commands another process committed since this index was built
+   * (writes catch up by themselves; call this before reading what others may change).
+   * Resolves with whether anything was new.
+   */
+  async refresh(): Promise<boolean> {
+    if (this.#closed) return false;
+    return this.#serializer.run(async () => {
+      if (this.#storeClosed || (await this.store.lastSeq()) === this.#index.lastSeq) return false;
+      await this.#rebuild();
+      return true;
+    });
+  }
+
   /** Waits for queued commands, then closes the store. Later dispatches fail with WORKSPACE_CLOSED. */
   async close(): Promise<void> {
     if (this.#closed) return;
