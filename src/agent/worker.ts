@@ -94,6 +94,8 @@ interface ActionOutcome {
   input: JsonValue;
   ok: boolean;
   output: JsonValue;
+  /** It made or changed a clearance item. */
+  staged?: boolean;
   /** The run ends after this call: a question for the parent, or a pause for an approval. */
   stop?: { status: 'question'; question: string } | { status: 'paused'; approval: ApprovalRecord };
 }
@@ -159,7 +161,14 @@ export class Worker {
 
   /** This worker as the user is shown it. */
   get info(): WorkerInfo {
-    return this.#position.path.at(-1) as WorkerInfo;
+    return this.#path().at(-1) as WorkerInfo;
+  }
+
+  /** [root, ..., this worker]; the root's task is its session's label as it is now. */
+  #path(): WorkerInfo[] {
+    const [root, ...rest] = this.#position.path as [WorkerInfo, ...WorkerInfo[]];
+    if (this.depth > 0) return this.#position.path;
+    return [{ ...root, task: this.session.record().label ?? 'chat' }, ...rest];
   }
 
   /** The actions the model is offered. */
@@ -300,6 +309,7 @@ export class Worker {
         outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
         this.#manager.events.emit('worker:action', { sessionId: this.session.id, name: result.name, input: result.input, ok: result.ok, output: result.output });
         this.#emit({ type: 'action', worker: this.info, name: result.name, input: result.input, ok: result.ok, output: result.output });
+        if (result.staged === true) this.#notifyClearance();
       }
       if (mode === 'tools') await this.#recordResult(call.callId, result);
       else results.push(result);
@@ -376,7 +386,7 @@ export class Worker {
           description: description.description,
           details: toJson(description.details),
           risk: description.risk,
-          workerPath: this.#position.path,
+          workerPath: this.#path(),
         },
       }),
     );
@@ -427,9 +437,9 @@ export class Worker {
         },
       }),
     );
-    this.#notifyClearance();
     return {
       ...result,
+      staged: true,
       output: {
         result: result.output,
         staged: true,
@@ -453,11 +463,11 @@ export class Worker {
         },
       }),
     );
-    this.#notifyClearance();
     return {
       name: call.name,
       input: call.input,
       ok: true,
+      staged: true,
       output: { staged: true, clearanceId: item.id, note: `${action.name} is manual: only the user can run it. It waits as clearance item ${item.id}; you will be told what the user decides.` },
     };
   }
@@ -592,7 +602,7 @@ export class Worker {
       { ...options, session, environments, actions, subWorkers: given.has('spawn_worker') ? { maxDepth: this.#maxDepth } : false },
       {
         sessions: this.#sessions as SessionManager,
-        position: { path: [...this.#position.path, { id: record.id, depth: record.depth, task: record.task }], rootSessionId: this.#position.rootSessionId, shared: this.#position.shared },
+        position: { path: [...this.#path(), { id: record.id, depth: record.depth, task: record.task }], rootSessionId: this.#position.rootSessionId, shared: this.#position.shared },
       },
     );
   }

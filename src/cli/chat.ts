@@ -59,6 +59,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       say(`No model is configured${options.modelProblem === undefined ? '' : ` (${options.modelProblem})`}. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\nThe rest works without one: /clearance, /session, golem sessions.`, 'warning');
       return;
     }
+    if (input !== undefined && session.label === null) await session.update({ label: input.slice(0, 60) }); // names the chat in lists and approval paths
     controller = new AbortController();
     ui.setBusy(true);
     let outcome: WorkerOutcome;
