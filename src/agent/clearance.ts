@@ -54,6 +54,7 @@ export class ClearanceApi {
    * pending export's call is run (with `options.actions`, else the ones this API was made with).
    */
   async push(id: string, options: ClearanceOptions = {}): Promise<ClearanceRecord> {
+    await this.#manager.refresh(); // decided by another process meanwhile? Then nothing is written.
     const item = this.#open(id);
     const ref = stageRefOf(item);
     let outcome: string;
@@ -68,6 +69,7 @@ export class ClearanceApi {
 
   /** Discards an item: the files stay as they are. */
   async discard(id: string): Promise<ClearanceRecord> {
+    await this.#manager.refresh();
     const item = this.#open(id);
     const decided = unwrap(await this.#manager.dispatch({ type: 'clearance:decide', payload: { id: item.id, decision: 'discard' } }));
     const ref = stageRefOf(item);

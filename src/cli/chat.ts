@@ -73,7 +73,7 @@ export async function chat(options: ChatOptions): Promise<number> {
   };
 
   const report = (outcome: WorkerOutcome) => {
-    if (outcome.status === 'aborted') say('Stopped. The session is kept; say what to do next.', 'warning');
+    if (outcome.status === 'aborted') say('Stopped. Say what to do next.', 'warning');
     else if (outcome.status === 'error') say(`The model call failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
     else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
     else if (outcome.status === 'paused') say(`Waiting for approval ${outcome.approval?.id ?? ''}.`, 'warning');
