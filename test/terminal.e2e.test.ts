@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type Workspace } from '../src/index.js';
 import { golemCli, golemJson, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+import { startFakeProvider } from './servers/fake-provider.js';
 
 interface SessionJson {
   id: string;
@@ -491,4 +492,40 @@ describe('golem in a terminal', () => {
     screen = await t3.waitFor('The rest works without one');
     expect(screen).toMatch(/No model is configured \(cannot read the script .*missing\.json/);
   });
+
+  it('with a provider model over HTTP: changes a file in a real repository, the user approves its command, reviews the diff and pushes it', async () => {
+    const p = project({ 'server.js': 'const port = 80;\n' });
+    // A model server on loopback speaking the OpenAI chat completions wire format (streamed tool calls).
+    const server = await startFakeProvider('openai', [
+      { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'server.js' } }] },
+      { toolCalls: [{ id: 'c2', name: 'edit_file', input: { path: 'server.js', old_string: 'const port = 80;', new_string: 'const port = Number(process.env.PORT ?? 80);' } }] },
+      { toolCalls: [{ id: 'c3', name: 'run_command', input: { command: 'node --check server.js && echo syntax ok' } }] },
+      { text: 'The port now comes from PORT. The edit is staged for your review.' },
+    ]);
+    try {
+      const t = await golem(p.dir, '--model', `openai-compatible:${server.url}#local-model`);
+      await t.waitFor(PROMPT);
+      await t.type('make the port configurable');
+      let screen = await t.waitFor('[y]es / [n]o / [a]lways / [s]ession:');
+      expect(screen).toContain('[Approval Required] node --check server.js && echo syntax ok');
+      await t.type('y');
+      screen = await t.waitFor('Golem: The port now comes from PORT. The edit is staged for your review.');
+      expect(screen).toMatch(/run_command\("node --check server\.js && echo syntax ok"\) ✓/);
+      // The model saw the command's output, and its tools, over the wire.
+      const last = JSON.stringify(server.requests.at(-1)?.body);
+      expect(last).toContain('syntax ok');
+      expect((server.requests[0]?.body.tools as unknown[]).length).toBeGreaterThanOrEqual(6);
+      expect(read(p, 'server.js')).toBe('const port = 80;\n');
+      const [item] = await golemJson<ClearanceJson[]>(p.dir, 'clearance', 'list');
+      await t.type(`/clearance diff ${item?.id ?? ''}`);
+      await t.waitFor('+const port = Number(process.env.PORT ?? 80);');
+      await t.type(`/clearance push ${item?.id ?? ''}`);
+      await t.waitFor('✓ Pushed');
+      expect(read(p, 'server.js')).toBe('const port = Number(process.env.PORT ?? 80);\n');
+      expect(p.git('status', '--porcelain')).toBe(' M server.js\n');
+    } finally {
+      await server.close();
+    }
+  });
 });
+
