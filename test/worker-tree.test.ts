@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, defineAction, type ApprovalRequest, type Prompt, type WorkerEvent, type WorkerRecord } from '../src/index.js';
+import { createWorkspace, decide, defineAction, DiskFiles, projectActions, type ApprovalRequest, type Prompt, type WorkerEvent, type WorkerRecord } from '../src/index.js';
 import { scriptedModel, type ScriptedResponse } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
 
@@ -283,6 +284,59 @@ describe('manual mode and clearance', () => {
     await expect(ws.clearance.push(item?.id ?? '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(await ws.clearance.push(item?.id ?? '', { actions: [email] })).toMatchObject({ status: 'pushed', outcome: 'The user ran it: "sent to boss@example.com"' });
     expect(sent).toEqual(['boss@example.com']);
+    await ws.close();
+  });
+});
+
+describe('review findings, kept fixed', () => {
+  it('refuses a write through a symbolic link whose target does not exist yet (it could lead anywhere)', async () => {
+    const root = tempDir();
+    const outside = mkdtempSync(join(tmpdir(), 'outside-'));
+    symlinkSync(join(outside, 'pwned.txt'), join(root, 'notes.txt'));
+    await expect(new DiskFiles(root).write('notes.txt', Buffer.from('x'))).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
+    expect(existsSync(join(outside, 'pwned.txt'))).toBe(false);
+  });
+
+  it('never writes a staged, unreviewed version to disk through an action that edits directly', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'a.txt'), 'one\ntwo\nthree\n');
+    const ws = await createWorkspace();
+    const chat = await ws.sessions.create();
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'edit_file', input: { path: 'a.txt', old_string: 'one', new_string: 'ONE (unreviewed)' } }] },
+      { text: 'staged' },
+      { toolCalls: [{ name: 'edit_file', input: { path: 'a.txt', old_string: 'three', new_string: 'THREE' } }] },
+      { text: 'done' },
+    ]);
+    const worker = ws.worker({ session: chat, model, actions: projectActions(), project: { root, stagingDir: join(root, '.golem', 'staging.git') } });
+    await worker.run('stage one');
+    await ws.trust.set('edit_file', 'autonomous', { sessionId: chat.id });
+    const results: string[] = [];
+    ws.events.on('worker:action', (e) => results.push(String(e.output)));
+    await worker.run('now edit directly');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+    expect(results[0]).toMatch(/a\.txt has staged changes waiting for clearance/);
+    await ws.close();
+  });
+
+  it('text mode does not pause mid-step (its results are recorded together), so nothing is repeated', async () => {
+    const ws = await createWorkspace();
+    const chat = await ws.sessions.create();
+    const log: string[] = [];
+    const pay = defineAction({ name: 'pay', description: 'Pays.', input: z.object({ amount: z.number() }), run: ({ amount }) => (log.push(`pay ${amount}`), 'paid') });
+    const deploy = defineAction({ name: 'deploy', description: 'Deploys.', input: z.object({}), trust: 'supervised', run: () => (log.push('deploy'), 'deployed') });
+    const model = scriptedModel([{ text: '{"action":"pay","amount":100}\n{"action":"deploy"}' }, { text: 'done' }]);
+    const worker = ws.worker({ session: chat, model, actions: [pay, deploy], mode: 'text' });
+    expect(await worker.run('go')).toMatchObject({ status: 'done' });
+    expect(worker.interrupted()).toBe(false);
+    expect(log).toEqual(['pay 100']);
+    expect(said(model.calls[1] as Prompt)).toMatch(/deploy \{\} -> failed: Not run: deploy needs the user's approval and nobody can be asked now/);
+    await ws.close();
+  });
+
+  it('finds only own trust settings: an action named like an Object property works', async () => {
+    const ws = await createWorkspace();
+    expect(decide(ws.manager.workspace(), { name: 'constructor', trust: 'autonomous', stages: false }, 'k', 's', {})).toMatchObject({ kind: 'run', source: 'action' });
     await ws.close();
   });
 });

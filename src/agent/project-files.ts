@@ -2,7 +2,7 @@
  * The project's files on disk, confined to the project root: a path that leads outside
  * it (by `..`, an absolute path or a symbolic link) is refused with PATH_OUTSIDE_PROJECT.
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fail } from '../errors.js';
@@ -70,6 +70,10 @@ export function projectPath(root: string, path: string): string {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+      // A symbolic link whose target does not exist yet: writing would create the target, wherever it is.
+      if (lstatSync(existing, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+        throw fail('PATH_OUTSIDE_PROJECT', `"${path}" goes through a symbolic link whose target does not exist; it could lead outside the project`, { path, root });
+      }
       const parent = dirname(existing);
       if (parent === existing) break;
       existing = parent;

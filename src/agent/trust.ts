@@ -32,11 +32,13 @@ export function trustModeOf(
   workerModes: Readonly<Record<string, Trust>> = {},
 ): { mode: Trust; source: TrustSource } {
   const overrides = view.collections.get('trust');
-  const session = (overrides?.get(`session:${rootSessionId}`) as TrustOverrides | undefined)?.modes[action.name];
+  // Own properties only: an action named "constructor" must not find Object's.
+  const own = (modes: Readonly<Record<string, Trust>> | undefined) => (modes !== undefined && Object.hasOwn(modes, action.name) ? modes[action.name] : undefined);
+  const session = own((overrides?.get(`session:${rootSessionId}`) as TrustOverrides | undefined)?.modes);
   if (session !== undefined) return { mode: session, source: 'session' };
-  const workspace = (overrides?.get('workspace') as TrustOverrides | undefined)?.modes[action.name];
+  const workspace = own((overrides?.get('workspace') as TrustOverrides | undefined)?.modes);
   if (workspace !== undefined) return { mode: workspace, source: 'workspace' };
-  const worker = workerModes[action.name];
+  const worker = own(workerModes);
   if (worker !== undefined) return { mode: worker, source: 'worker' };
   return { mode: action.trust, source: 'action' };
 }

@@ -392,7 +392,11 @@ export class Worker {
     );
     if (approval.status === 'pending') {
       const ask = this.#options.requestApproval ?? this.#options.ui?.requestApproval.bind(this.#options.ui);
-      if (ask === undefined) return { kind: 'paused', approval };
+      if (ask === undefined) {
+        // Text mode records a step's results together, so it cannot pause mid-step without repeating calls on resume.
+        if ((this.#options.mode ?? 'tools') === 'text') return { kind: 'denied', message: `Not run: ${action.name} needs the user's approval and nobody can be asked now (approval ${approval.id} waits).` };
+        return { kind: 'paused', approval };
+      }
       const result = await untilAborted(
         ask({ id: approval.id, type: approval.type, description: approval.description, details: approval.details, risk: approval.risk, workerPath: approval.workerPath }),
         signal,
@@ -494,7 +498,16 @@ export class Worker {
       kind: 'disk',
       relative: (path) => disk.relative(path),
       read: async (path) => (await staging).view(refOf(open), disk).read(path),
-      write: (path, content) => disk.write(path, content),
+      write: async (path, content) => {
+        // Writing a file with staged changes would put the unreviewed staged version on disk.
+        const rel = disk.relative(path);
+        if (stageRefOf(open)?.files.includes(rel) === true) {
+          throw new GolemError('CLEARANCE_CONFLICT', `${rel} has staged changes waiting for clearance (item ${open.id}); they must be pushed or discarded before it is changed directly`, {
+            details: { path: rel, clearanceId: open.id },
+          });
+        }
+        await disk.write(path, content);
+      },
     };
   }
 
