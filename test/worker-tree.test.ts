@@ -312,7 +312,7 @@ describe('review findings, kept fixed', () => {
     await worker.run('stage one');
     await ws.trust.set('edit_file', 'autonomous', { sessionId: chat.id });
     const results: string[] = [];
-    ws.events.on('worker:action', (e) => results.push(String(e.output)));
+    ws.events.on('worker:action', (e) => results.push(JSON.stringify(e.output)));
     await worker.run('now edit directly');
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
     expect(results[0]).toMatch(/a\.txt has staged changes waiting for clearance/);
