@@ -103,8 +103,8 @@ export {
 } from './agent/extension.js';
 export { decide, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './agent/trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent/agent-api.js';
-export { ClearanceApi, stageRefOf, type ClearanceOptions } from './agent/clearance.js';
-export { GitStaging, type StageRef } from './agent/git-staging.js';
+export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './agent/clearance.js';
+export { defaultStagingDir, GitStaging, type StageRef } from './agent/git-staging.js';
 export type { FileAccess, FileChange } from './agent/files.js';
 export { DiskFiles } from './agent/project-files.js';
 export { projectActions } from './agent/project-actions.js';
@@ -129,5 +129,5 @@ export type { ActionResult, EditableFieldDefinition, EditableFieldType, Editable
 export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
-export { Worker, pendingClearance, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
+export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';

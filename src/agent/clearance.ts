@@ -4,12 +4,13 @@
  * files; a pending export is a call the user runs by pushing it. Every decision is
  * recorded and told to the root worker as a system message.
  */
-import { join } from 'node:path';
 import { fail, toGolemError, unwrap } from '../errors.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
+import type { WorkspaceView } from '../workspace/workspace-index.js';
+import type { ClearanceItem } from './ui-adapter.js';
 import type { Action } from './action.js';
 import { recordsOf, type ClearanceRecord } from './extension.js';
-import { GitStaging, type StageRef } from './git-staging.js';
+import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
 import { DiskFiles } from './project-files.js';
 
 export interface ClearanceOptions {
@@ -29,9 +30,7 @@ export class ClearanceApi {
 
   /** The items waiting for a decision (pending and deferred), or all of them; oldest first. */
   list(options: { all?: boolean; sessionId?: string } = {}): ClearanceRecord[] {
-    return recordsOf<ClearanceRecord>(this.#manager.workspace(), 'clearance')
-      .filter((c) => (options.all === true || c.status === 'pending' || c.status === 'deferred') && (options.sessionId === undefined || c.sessionId === options.sessionId))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    return clearanceItems(this.#manager.workspace(), options);
   }
 
   /** One item, by its id or a unique prefix or suffix of it (at least 4 characters). Throws CLEARANCE_NOT_FOUND. */
@@ -94,7 +93,7 @@ export class ClearanceApi {
   async #staging(item: ClearanceRecord): Promise<GitStaging> {
     const root = item.metadata.root;
     if (typeof root !== 'string') throw fail('CORRUPT_RECORD', `clearance item ${item.id} does not say which project it belongs to`, { clearanceId: item.id });
-    const shadowDir = typeof item.metadata.stagingDir === 'string' ? item.metadata.stagingDir : join(root, '.golem', 'staging.git');
+    const shadowDir = typeof item.metadata.stagingDir === 'string' ? item.metadata.stagingDir : defaultStagingDir(root);
     return GitStaging.open({ root, shadowDir });
   }
 
@@ -111,6 +110,18 @@ export class ClearanceApi {
       throw toGolemError(error);
     }
   }
+}
+
+/** The clearance items waiting for a decision (pending and deferred), or all of them, of one root session or all; oldest first. */
+export function clearanceItems(view: WorkspaceView, options: { all?: boolean; sessionId?: string } = {}): ClearanceRecord[] {
+  return recordsOf<ClearanceRecord>(view, 'clearance')
+    .filter((c) => (options.all === true || c.status === 'pending' || c.status === 'deferred') && (options.sessionId === undefined || c.sessionId === options.sessionId))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** A clearance record as a UI shows it (seed 003 `ClearanceItem`). */
+export function toClearanceItem(record: ClearanceRecord): ClearanceItem {
+  return { id: record.id, type: record.type, description: record.description, createdAt: Date.parse(record.createdAt), metadata: { ...record.metadata, status: record.status } };
 }
 
 /** The git staging of a staged commit item, when it is one. */

@@ -65,6 +65,11 @@ const INHERITED_GIT_VARS = new Set([
 ]);
 
 /** Staged changes for one project, kept in its git repository or in a shadow one. */
+/** Where a project's shadow repository goes when none is named: `<root>/.golem/staging.git`. */
+export function defaultStagingDir(root: string): string {
+  return join(root, '.golem', 'staging.git');
+}
+
 export class GitStaging {
   /** The real path of the project root. */
   readonly root: string;

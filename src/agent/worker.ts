@@ -10,7 +10,6 @@
  * interrupted run, performing only the calls that have no result yet (a pending approval
  * is asked again, a sub-worker is resumed, not restarted).
  */
-import { join } from 'node:path';
 import { z } from 'zod';
 import type { ContentBlock, JsonValue } from '../content/blocks.js';
 import { GolemError, toGolemError, unwrap } from '../errors.js';
@@ -24,9 +23,9 @@ import type { SessionManager } from '../workspace/session-manager.js';
 import { defineAction, type Action, type ActionContext, type Trust } from './action.js';
 import { callFingerprint, findApproval, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
 import type { FileAccess } from './files.js';
-import { GitStaging, type StageRef } from './git-staging.js';
+import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
 import { answerOf } from './agent-api.js';
-import { stageRefOf } from './clearance.js';
+import { clearanceItems, stageRefOf, toClearanceItem } from './clearance.js';
 import { DiskFiles } from './project-files.js';
 import { extractInstructions } from './text-instructions.js';
 import { decide } from './trust.js';
@@ -477,12 +476,12 @@ export class Worker {
   }
 
   #notifyClearance(): void {
-    const items = pendingClearance(this.#manager, this.#position.rootSessionId);
+    const items = clearanceItems(this.#manager.workspace(), { sessionId: this.#position.rootSessionId });
     this.#options.ui?.notifyClearancePending(items.map(toClearanceItem));
   }
 
   #openStagedItem(): ClearanceRecord | undefined {
-    return pendingClearance(this.#manager, this.#position.rootSessionId)
+    return clearanceItems(this.#manager.workspace(), { sessionId: this.#position.rootSessionId })
       .filter((c) => c.type === 'staged_commit')
       .at(-1);
   }
@@ -513,7 +512,7 @@ export class Worker {
 
   #stagingDir(): string {
     const project = this.#options.project as { root: string; stagingDir?: string };
-    return project.stagingDir ?? join(project.root, '.golem', 'staging.git');
+    return project.stagingDir ?? defaultStagingDir(project.root);
   }
 
   #staging(): Promise<GitStaging> {
@@ -685,18 +684,6 @@ class Paused extends Error {
     super(`waiting for approval ${approval.id}`);
     this.approval = approval;
   }
-}
-
-/** The clearance items of a conversation still waiting for the user, oldest first. */
-export function pendingClearance(manager: WorkspaceManager, rootSessionId: string): ClearanceRecord[] {
-  return recordsOf<ClearanceRecord>(manager.workspace(), 'clearance')
-    .filter((c) => c.sessionId === rootSessionId && (c.status === 'pending' || c.status === 'deferred'))
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-}
-
-/** A clearance record as the UI shows it. */
-export function toClearanceItem(record: ClearanceRecord) {
-  return { id: record.id, type: record.type, description: record.description, createdAt: Date.parse(record.createdAt), metadata: { ...record.metadata, status: record.status } };
 }
 
 function refOf(item: ClearanceRecord | undefined): StageRef | null {

@@ -5,8 +5,8 @@
  * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
  */
 import { projectActions } from '../agent/project-actions.js';
-import { ClearanceApi } from '../agent/clearance.js';
-import { pendingClearance, toClearanceItem, type Worker, type WorkerOutcome } from '../agent/worker.js';
+import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
+import type { Worker, WorkerOutcome } from '../agent/worker.js';
 import { GolemError } from '../errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../workspace/create-workspace.js';
@@ -120,7 +120,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       say('Resuming the run that was interrupted.');
       await runTurn(undefined);
     } else {
-      ui.notifyClearancePending(pendingClearance(ws.manager, session.id).map(toClearanceItem));
+      ui.notifyClearancePending(clearanceItems(ws.manager.workspace(), { sessionId: session.id }).map(toClearanceItem));
     }
     for (;;) {
       const line = await ui.getUserInput();
