@@ -490,13 +490,12 @@ export class Worker {
   #readThroughFiles(): FileAccess | undefined {
     const disk = this.#disk;
     const open = this.#openStagedItem();
-    if (disk === undefined || open === undefined || this.#position.shared.staging === undefined) return disk;
-    const staging = this.#position.shared.staging;
+    if (disk === undefined || open === undefined) return disk;
     return {
       root: disk.root,
       kind: 'disk',
       relative: (path) => disk.relative(path),
-      read: async (path) => (await staging).view(refOf(open), disk).read(path),
+      read: async (path) => (await this.#staging()).view(refOf(open), disk).read(path),
       write: async (path, content) => {
         // Writing a file with staged changes would put the unreviewed staged version on disk.
         const rel = disk.relative(path);
