@@ -245,7 +245,7 @@ describe('manual mode and clearance', () => {
     // So does a worker that did not stage it (a later golem process, say).
     const reader = scriptedModel([{ toolCalls: [{ name: 'read_file', input: { path: 'app.ts' } }] }, { text: 'read' }]);
     await ws.worker({ session: chat, model: reader, actions: projectActions(), project: { root } }).run('show app.ts');
-    expect(said(reader.calls[1] as Prompt)).toContain('const port = 8080;');
+    expect(lastResult(reader.calls[1] as Prompt)?.text).toContain('const port = 8080;');
     const [item] = ws.clearance.list();
     expect(ws.clearance.list()).toHaveLength(1); // both edits joined the conversation's open staged commit
     expect(item).toMatchObject({ type: 'staged_commit', status: 'pending', sessionId: chat.id, metadata: { files: ['app.ts', 'docs/port.md'] } });
