@@ -47,6 +47,17 @@ export const ERROR_CODES = {
   PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
   // Actions
   ACTION_INPUT_INVALID: { status: 400, meaning: "an action's input does not match its schema" },
+  // The structured response protocol and the browser executor (seed 002)
+  PROTOCOL_INVALID_RESPONSE: { status: 422, meaning: 'the model kept answering with responses that do not match the response schema' },
+  VARIABLE_NOT_FOUND: { status: 404, meaning: 'a ${variable} names no saved variable or secret' },
+  URL_NOT_ALLOWED: { status: 403, meaning: 'the URL scheme or host is not on the allowlist' },
+  SELECTOR_NOT_ALLOWED: { status: 400, meaning: 'the selector is malformed or uses an engine that is not allowed' },
+  SNAPSHOT_STALE: { status: 409, meaning: 'the selector refers to a page snapshot that no longer matches the page' },
+  ELEMENT_NOT_FOUND: { status: 404, meaning: 'no element on the page matches the selector' },
+  BROWSER_UNAVAILABLE: { status: 503, meaning: 'the browser (playwright-core and Chromium) could not be started' },
+  BROWSER_SESSION_NOT_FOUND: { status: 404, meaning: 'no open browser session with this id' },
+  BROWSER_TIMEOUT: { status: 504, meaning: 'the page did not respond in time' },
+  BROWSER_ERROR: { status: 502, meaning: 'the browser failed to carry out the command' },
   // Workers, trust, approvals and clearance (seed 003)
   WORKER_DEPTH_EXCEEDED: { status: 409, meaning: 'a sub-worker would be deeper than the depth limit' },
   WORKER_NOT_FOUND: { status: 404, meaning: 'no worker with this id' },

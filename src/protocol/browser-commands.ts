@@ -1,0 +1,52 @@
+/**
+ * The browser executor's five commands (seed 002 "Web Automation Command Schemas"), their
+ * parameters declared once as Zod schemas: the schema manager shows them to the model
+ * and the browser actions validate with the same schemas.
+ */
+import { z } from 'zod';
+import type { JsonObject } from '../content/blocks.js';
+import type { CommandAction, CommandSpec } from './types.js';
+
+/** A variable name (seed 002: `^[a-zA-Z_][a-zA-Z0-9_]*$`). */
+export const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** A `${name}` reference to a saved variable (or a secret), filled in outside the model. */
+export const VARIABLE_REFERENCE = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/;
+
+const Selector = z.string().min(1).describe('A CSS selector, or ref=<id> for an element of the latest GET_DOM snapshot, e.g. ref=s2/e7');
+
+/** The parameters of each command. */
+export const BROWSER_COMMAND_INPUTS = {
+  OPEN_PAGE: z.strictObject({
+    url: z.union([z.url(), z.string().regex(VARIABLE_REFERENCE)]).describe('URL to navigate to; may use ${variable}'),
+  }),
+  CLICK_ELEMENT: z.strictObject({ selector: Selector }),
+  INPUT_TEXT: z.strictObject({
+    selector: Selector,
+    text: z.string().describe('Text to type into the field (it replaces what is there); ${variable} is filled in for you'),
+  }),
+  SAVE_VARIABLE: z.strictObject({
+    selector: Selector,
+    variableName: z.string().regex(VARIABLE_NAME).describe("Name to save the element's text (or a field's value) under, for ${name} later"),
+  }),
+  GET_DOM: z.strictObject({}),
+} as const satisfies Record<CommandAction, z.ZodType>;
+
+/** What each command does, as the model is told. */
+export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
+  OPEN_PAGE: 'Open a URL in the browser tab.',
+  CLICK_ELEMENT: 'Click an element (buttons, links, checkboxes, radio buttons, options).',
+  INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select.',
+  SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
+  GET_DOM: "Get a compact snapshot of the page: its interactive elements first (with refs for selectors), then its content.",
+};
+
+let definitions: CommandSpec[] | undefined;
+
+/** The five commands as the schema manager takes them (their JSON Schemas generated once). */
+export function browserCommandDefinitions(): CommandSpec[] {
+  definitions ??= (Object.keys(BROWSER_COMMAND_INPUTS) as CommandAction[]).map((name) => {
+    const { $schema: _dialect, ...parameters } = z.toJSONSchema(BROWSER_COMMAND_INPUTS[name]) as JsonObject;
+    return { name, description: BROWSER_COMMAND_DESCRIPTIONS[name], parameters };
+  });
+  return definitions.map((d) => ({ ...d, parameters: structuredClone(d.parameters) }));
+}

@@ -1,0 +1,71 @@
+/**
+ * `${variable}` interpolation and the step from a model's command to an executor's
+ * (seed 002): variables and secrets are filled in outside the model, and the session id
+ * is injected, so the model never writes either and never sees a secret.
+ */
+import type { JsonObject } from '../content/blocks.js';
+import { GolemError, type Result } from '../errors.js';
+import type { AIGeneratedCommand, ExecutorCommand } from './types.js';
+
+const REFERENCE = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+/** The parameters variables are filled into; selectors and variable names are taken as written. */
+const INTERPOLATED = new Set(['url', 'text']);
+
+/** The variable names a text refers to, in order of first use. */
+export function variableReferences(text: string): string[] {
+  return [...new Set([...text.matchAll(REFERENCE)].map((m) => m[1] as string))];
+}
+
+/** What `${name}` may stand for: saved variables, and secrets the user gave (never shown to the model). */
+export interface VariableScope {
+  variables: Readonly<Record<string, string>>;
+  secrets?: Readonly<Record<string, string>>;
+}
+
+/** The text with every `${name}` filled in, or VARIABLE_NOT_FOUND naming the missing ones and those there are. */
+export function interpolate(text: string, scope: VariableScope): Result<string> {
+  const missing = variableReferences(text).filter((name) => lookup(scope, name) === undefined);
+  if (missing.length > 0) {
+    const known = [...Object.keys(scope.variables), ...Object.keys(scope.secrets ?? {})];
+    return {
+      ok: false,
+      error: new GolemError(
+        'VARIABLE_NOT_FOUND',
+        `no variable named ${missing.map((m) => `"${m}"`).join(', ')}; ${known.length === 0 ? 'none is saved yet (SAVE_VARIABLE saves one)' : `the variables are ${known.join(', ')}`}`,
+        { details: { missing, known } },
+      ),
+    };
+  }
+  return { ok: true, value: text.replace(REFERENCE, (_whole, name: string) => lookup(scope, name) as string) };
+}
+
+/** A model's command as the executor takes it: variables filled into `url` and `text`, the session id injected. */
+export function toExecutorCommand(command: AIGeneratedCommand, sessionId: string, scope: VariableScope): Result<ExecutorCommand> {
+  const parameters: JsonObject = {};
+  for (const [key, value] of Object.entries(command.parameters)) {
+    if (typeof value === 'string' && INTERPOLATED.has(key)) {
+      const filled = interpolate(value, scope);
+      if (!filled.ok) return filled;
+      parameters[key] = filled.value;
+    } else {
+      parameters[key] = value;
+    }
+  }
+  return { ok: true, value: { sessionId, action: command.action, parameters } };
+}
+
+/** The text with every secret's value replaced by its `${name}`: what may be shown or stored. */
+export function redactSecrets(text: string, secrets: Readonly<Record<string, string>> | undefined): string {
+  if (secrets === undefined) return text;
+  let out = text;
+  // Longest first, so a secret inside another is not left half-shown.
+  for (const [name, value] of Object.entries(secrets).sort((a, b) => b[1].length - a[1].length)) {
+    if (value !== '') out = out.split(value).join(`\${${name}}`);
+  }
+  return out;
+}
+
+function lookup(scope: VariableScope, name: string): string | undefined {
+  const own = (record: Readonly<Record<string, string>> | undefined) => (record !== undefined && Object.hasOwn(record, name) ? record[name] : undefined);
+  return own(scope.secrets) ?? own(scope.variables);
+}
