@@ -93,6 +93,14 @@ export class AiSdkAdapter implements ModelAdapter {
         prompt.tools.length > 0 && {
           tools: prompt.tools.map((t) => ({ type: 'function' as const, name: t.name, description: t.description, inputSchema: t.inputSchema as never })),
         }),
+      ...(prompt.responseFormat !== undefined && {
+        responseFormat: {
+          type: 'json' as const,
+          ...(prompt.responseFormat.schema !== undefined && { schema: prompt.responseFormat.schema as never }),
+          ...(prompt.responseFormat.name !== undefined && { name: prompt.responseFormat.name }),
+          ...(prompt.responseFormat.description !== undefined && { description: prompt.responseFormat.description }),
+        },
+      }),
       ...(prompt.providerOptions !== undefined && { providerOptions: prompt.providerOptions }),
       ...(options.signal !== undefined && { abortSignal: options.signal }),
     };

@@ -31,12 +31,23 @@ export interface PromptTool {
   inputSchema: JsonObject;
 }
 
+/** A JSON answer, and the JSON Schema it must match (sent to providers that enforce schemas at generation). */
+export interface ResponseFormat {
+  type: 'json';
+  schema?: JsonObject;
+  /** A name for the schema (some providers require one). */
+  name?: string;
+  description?: string;
+}
+
 /** A complete, provider-agnostic request. */
 export interface Prompt {
   /** The system instruction: persona, preferences, retrieved context. */
   system: string;
   messages: PromptMessage[];
   tools?: PromptTool[];
+  /** Ask for one JSON value as the answer, matching `schema` where the provider can enforce one (structured outputs). */
+  responseFormat?: ResponseFormat;
   maxOutputTokens?: number;
   temperature?: number;
   /** Provider-specific options, passed through untouched (e.g. `{ anthropic: { thinking: {...} } }`). */

@@ -7,7 +7,7 @@
 import type { ContentBlock } from '../content/blocks.js';
 import { GolemError } from '../errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
-import type { Prompt, PromptMedia, PromptMessage, PromptTool } from '../models/prompt.js';
+import type { Prompt, PromptMedia, PromptMessage, PromptTool, ResponseFormat } from '../models/prompt.js';
 import type { BlobStorage } from '../store/blob-storage.js';
 import type { ContextEntry, Session, Turn, TurnRef } from '../workspace/records.js';
 import type { WorkspaceView } from '../workspace/workspace-index.js';
@@ -38,6 +38,10 @@ export interface BuildOptions {
   tokenBudget?: TokenBudget;
   relevance?: RelevanceConfig;
   tools?: PromptTool[];
+  /** The answer must be JSON matching this (the structured response protocol's envelope, say). */
+  responseFormat?: ResponseFormat;
+  /** Provider-specific options, passed through untouched. */
+  providerOptions?: Prompt['providerOptions'];
   maxOutputTokens?: number;
   temperature?: number;
   /** Now, in ms (for freshness in ranking); default Date.now(). */
@@ -153,7 +157,8 @@ export class PromptBuilder {
     const sections = (options.systemSections ?? []).filter((x) => x.trim() !== '');
     const withSections = (instruction: string) => [instruction, ...sections].filter((x) => x !== '').join('\n\n');
     const baseSystem = withSections(this.#stages.instructions({ role, preferences, context: [], summaries }));
-    const toolTokens = (options.tools ?? []).reduce((n, t) => n + count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`), 0);
+    const toolTokens =
+      (options.tools ?? []).reduce((n, t) => n + count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`), 0) + responseFormatTokens(options.responseFormat, count);
     const contextEntries = contextRanked.map((r) => {
       const entry = view.context.get(r.id.slice('context:'.length)) as ContextEntry;
       return { id: r.id, entry, score: r.score, tokens: count(`- [${entry.key}] ${entry.content}\n`) };
@@ -208,6 +213,8 @@ export class PromptBuilder {
         system,
         messages: await this.#messages(kept, options.model, blobs),
         ...(options.tools !== undefined && options.tools.length > 0 && { tools: options.tools }),
+        ...(options.responseFormat !== undefined && { responseFormat: options.responseFormat }),
+        ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
         ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
         ...(options.temperature !== undefined && { temperature: options.temperature }),
       };
@@ -304,10 +311,15 @@ const tokenCache = new WeakMap<Turn, WeakMap<object, number>>();
 /** Tokens a document sent by file id is counted as (its bytes are not at hand). */
 export const DOCUMENT_FILE_TOKENS = 1500;
 
+function responseFormatTokens(format: ResponseFormat | undefined, count: (text: string) => number): number {
+  return format?.schema === undefined ? 0 : count(JSON.stringify(format.schema));
+}
+
 /** The tokens of a prompt as it will be sent: system, tools, and every part of every message. */
 export function countPrompt(prompt: Prompt, count: (text: string) => number): number {
   let n = count(prompt.system);
   for (const t of prompt.tools ?? []) n += count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`);
+  n += responseFormatTokens(prompt.responseFormat, count);
   for (const message of prompt.messages) {
     n += 4;
     for (const part of message.content) {
