@@ -64,6 +64,8 @@ export interface Action<I = unknown, O = unknown> {
    * actions wait as a whole call for the user to run.
    */
   readonly stages: boolean;
+  /** How a run's output is shown to the model (default: as JSON). */
+  render?(output: O): string;
   /** The action as a tool in a prompt. */
   toTool(): PromptTool;
 }
@@ -83,6 +85,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   /** Default: the input as canonical JSON (a grant covers exactly this call). */
   grantKey?(input: z.output<S>): string;
   stages?: boolean;
+  /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
+  render?(output: O): string;
 }): Action<z.output<S>, O> {
   if (!NAME.test(definition.name)) {
     throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
@@ -114,6 +118,7 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     describe: (input) => definition.describe?.(input) ?? { type: 'tool_call', description: `${name} ${canonicalJson(input)}`, details: input, risk: 'medium' },
     grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
     stages: definition.stages ?? false,
+    ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
   };
 }

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { ContentBlock, JsonValue } from '../content/blocks.js';
 import { GolemError, toGolemError, unwrap } from '../errors.js';
 import type { Environment } from '../environment/environment.js';
+import type { AIResponse } from '../protocol/types.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { RespondOptions } from '../prompt/respond.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
@@ -27,13 +28,18 @@ import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
 import { answerOf } from './agent-api.js';
 import { clearanceItems, stageRefOf, toClearanceItem } from './clearance.js';
 import { DiskFiles } from './project-files.js';
+import { Envelope, invalidResponseMessage, type EnvelopeOptions } from './envelope.js';
 import { extractInstructions } from './text-instructions.js';
 import { decide } from './trust.js';
 import type { ApprovalResult, UIAdapter, WorkerEvent, WorkerInfo } from './ui-adapter.js';
 import { askParentAction, rootInstructions, spawnWorkerAction, subWorkerInstructions, taskMessage, type SpawnInput, type SubWorkerReport } from './worker-tree.js';
 
-/** How actions are offered to the model: as native tool calls, or as JSON instructions in its text (seed 000). */
-export type ActionMode = 'tools' | 'text';
+/**
+ * How actions are offered to the model: as native tool calls, as JSON instructions in its
+ * text (seed 000), or as the one command of a structured response (seed 002's envelope:
+ * decision, reasoning, command).
+ */
+export type ActionMode = 'tools' | 'text' | 'envelope';
 
 export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 'signal' | 'systemSections'> {
   session: Session;
@@ -42,6 +48,8 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
   actions?: Action[];
   /** Default 'tools'. */
   mode?: ActionMode;
+  /** Envelope mode's schema, validation and retry limit. */
+  envelope?: EnvelopeOptions;
   /** Model calls at most per run, per worker (default 12). */
   maxSteps?: number;
   /** Put first in the system prompt (e.g. who the assistant is). */
@@ -71,11 +79,15 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
 /** How a run ended. */
 export interface WorkerOutcome {
   /**
-   * 'error': the model call failed (the error is here; what was done before it stands).
-   * 'question': a sub-worker asked its parent (`question`). 'paused': a supervised call
-   * waits for `approval` and there is nobody to ask now.
+   * 'error': the model call failed, or (envelope mode) kept answering outside the schema;
+   * the error is here, and what was done before it stands. 'question': a sub-worker asked
+   * its parent (`question`). 'paused': a supervised call waits for `approval` and there is
+   * nobody to ask now. 'failed': (envelope mode) the model decided ABORT. 'aborted': the
+   * caller's signal stopped the run.
    */
-  status: 'done' | 'step_limit' | 'aborted' | 'error' | 'question' | 'paused';
+  status: 'done' | 'step_limit' | 'aborted' | 'error' | 'question' | 'paused' | 'failed';
+  /** Envelope mode: the model's last decision (its message is the answer, or why it gave up). */
+  decision?: AIResponse['decision'];
   error?: GolemError;
   question?: string;
   approval?: ApprovalRecord;
@@ -125,6 +137,7 @@ export class Worker {
   readonly #maxDepth: number;
   readonly #disk: DiskFiles | undefined;
   readonly #sessions: SessionManager | undefined;
+  readonly #envelope: Envelope | undefined;
 
   /** Use `ws.worker(options)`; `sessions` lets it open its sub-workers' sessions. */
   constructor(manager: WorkspaceManager, options: WorkerOptions, internals: { sessions?: SessionManager; position?: TreePosition } = {}) {
@@ -151,6 +164,7 @@ export class Worker {
       if (this.#actions.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
       this.#actions.set(action.name, action);
     }
+    this.#envelope = options.mode === 'envelope' ? new Envelope(this.actions, options.envelope) : undefined;
   }
 
   /** 0 for the root worker, the number of ancestors for a sub-worker. */
@@ -204,8 +218,8 @@ export class Worker {
     // The root's run is shown as a whole too (a sub-worker's start and end are shown by its parent).
     this.#emit({ type: 'worker-start', worker: this.info, parent: null });
     const outcome = await this.#run(input, options);
-    const status = outcome.status === 'error' || outcome.status === 'aborted' ? 'failed' : 'done';
-    this.#emit({ type: 'worker-end', worker: this.info, status, text: outcome.status === 'done' ? finalText(outcome.turn) : '' });
+    const status = outcome.status === 'error' || outcome.status === 'aborted' || outcome.status === 'failed' ? 'failed' : 'done';
+    this.#emit({ type: 'worker-end', worker: this.info, status, text: outcome.status === 'done' ? answerText(outcome) : '' });
     return outcome;
   }
 
@@ -220,12 +234,23 @@ export class Worker {
     const mode = this.#options.mode ?? 'tools';
     const maxSteps = this.#options.maxSteps ?? 12;
     const outcome: WorkerOutcome = { status: 'done', steps: 0, actions: [], turn: undefined };
+    let invalid = 0;
     for (;;) {
       if (aborted()) return { ...outcome, status: 'aborted' };
       const pending = this.#pending(mode);
-      if (pending === 'answered') return outcome;
+      if (pending === 'answered') return this.#finish(outcome);
       if (pending !== undefined) {
         outcome.turn ??= pending.turn;
+        if (this.#envelope !== undefined) {
+          // An answer outside the schema goes back with its errors, a few times in a row at most.
+          invalid = pending.calls.length === 0 ? invalid + 1 : 0;
+          if (invalid > this.#envelope.maxInvalidResponses) {
+            const error = new GolemError('PROTOCOL_INVALID_RESPONSE', `the model answered ${invalid} times in a row with responses that do not follow the response schema:\n${pending.errors.join('\n')}`, {
+              details: { errors: pending.errors },
+            });
+            return { ...outcome, status: 'error', error };
+          }
+        }
         const stop = await this.#performAll(mode, pending, outcome, signal);
         if (stop !== undefined) return { ...outcome, status: stop.status, ...(stop.status === 'question' ? { question: stop.question } : { approval: stop.approval }) };
         if (aborted()) return { ...outcome, status: 'aborted' };
@@ -240,7 +265,7 @@ export class Worker {
         if (failure.code === 'MODEL_ABORTED') return { ...outcome, status: 'aborted' };
         return { ...outcome, status: 'error', error: failure };
       }
-      const requested = mode === 'tools' ? toolCalls(outcome.turn) : textRequests(outcome.turn);
+      const requested = this.#requests(mode, outcome.turn);
       this.#manager.events.emit('worker:step', { sessionId: this.session.id, step: outcome.steps, turn: outcome.turn, requested: requested.calls.length });
     }
   }
@@ -248,9 +273,11 @@ export class Worker {
   /** One model call, its text streamed to `onEvent`. */
   async #respond(mode: ActionMode, signal: AbortSignal | undefined): Promise<Turn> {
     const {
-      session: _s, environments: _e, actions: _a, mode: _m, maxSteps: _x, instructions, ui: _u, requestApproval: _r, onEvent: _o, project: _p, trust: _t, subWorkers: _w,
+      session: _s, environments: _e, actions: _a, mode: _m, maxSteps: _x, instructions, ui: _u, requestApproval: _r, onEvent: _o, project: _p, trust: _t, subWorkers: _w, envelope: _v,
       ...respondOptions
     } = this.#options;
+    const envelope = this.#envelope;
+    const format = envelope?.responseFormat();
     const tree = this.depth > 0 ? [subWorkerInstructions(this.#position.path, this.#actions.has('spawn_worker'))] : this.#maxDepth > 0 ? [rootInstructions(this.#maxDepth)] : [];
     const off = this.#manager.events.on('model:part', (e) => {
       if (e.sessionId === this.session.id && e.part.type === 'text-delta') this.#emit({ type: 'text-delta', worker: this.info, text: e.part.text });
@@ -259,7 +286,12 @@ export class Worker {
       return await this.session.respond({
         ...respondOptions,
         ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
-        systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...this.#environments.map((e) => e.renderContext())],
+        ...(format !== undefined && {
+          responseFormat: format,
+          // The envelope has optional fields, which OpenAI's strict mode does not take: its schema guides, validation decides.
+          providerOptions: { ...respondOptions.providerOptions, openai: { strictJsonSchema: false, ...respondOptions.providerOptions?.openai } },
+        }),
+        systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...(envelope === undefined ? [] : [envelope.instructions()]), ...this.#environments.map((e) => e.renderContext())],
         ...(signal !== undefined && { signal }),
       });
     } finally {
@@ -283,7 +315,7 @@ export class Worker {
     }
     if (turn?.role !== 'assistant') return undefined;
     const isHead = head !== null && head.id === turn.id && head.version === turn.version;
-    const requested = mode === 'tools' ? toolCalls(turn) : textRequests(turn);
+    const requested = this.#requests(mode, turn);
     if (requested.calls.length === 0 && requested.errors.length === 0) return isHead ? 'answered' : undefined;
     const calls = requested.calls.filter((c) => !answered.has(c.callId));
     if (mode === 'tools') return calls.length === 0 ? undefined : { turn, calls, errors: [] };
@@ -314,6 +346,7 @@ export class Worker {
       else results.push(result);
     }
     if (mode === 'text') await this.#recordTextResults(results, pending.errors);
+    if (mode === 'envelope') await this.#recordEnvelopeResult(results[0], pending.errors);
     return stop;
   }
 
@@ -357,7 +390,7 @@ export class Worker {
         return { name: call.name, input: call.input, ok: true, output: 'Your question goes to the worker that gave you the task.', stop: { status: 'question', question } };
       }
       const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
-      return { name: call.name, input: call.input, ok: !failed, output: toJson(output) };
+      return { name: call.name, input: call.input, ok: !failed, output: action.render === undefined ? toJson(output) : action.render(output) };
     } catch (error) {
       if (error instanceof Paused) return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: error.approval } };
       const e = toGolemError(error);
@@ -565,8 +598,8 @@ export class Worker {
       outcome.status === 'question'
         ? { status: 'question' as const, result: outcome.question ?? '' }
         : outcome.status === 'done'
-          ? { status: 'done' as const, result: finalText(outcome.turn) }
-          : { status: 'failed' as const, result: outcome.status === 'step_limit' ? `it reached its step limit (${this.#options.maxSteps ?? 12} model calls) before finishing` : (outcome.error?.message ?? 'it failed') };
+          ? { status: 'done' as const, result: answerText(outcome) }
+          : { status: 'failed' as const, result: outcome.status === 'step_limit' ? `it reached its step limit (${this.#options.maxSteps ?? 12} model calls) before finishing` : (outcome.error?.message ?? outcome.decision?.message ?? 'it failed') };
     record = unwrap(await this.#manager.dispatch({ type: 'worker:finish', payload: { id: record.id, ...finished } }));
     this.#emit({ type: 'worker-end', worker: child.info, status: finished.status, text: finished.result });
     this.#options.ui?.showProgress({ id: record.id, description: record.task, depth: record.depth, status: finished.status === 'done' ? 'complete' : finished.status === 'question' ? 'waiting' : 'failed' });
@@ -640,6 +673,36 @@ export class Worker {
         },
       ],
     });
+  }
+
+  /** Envelope mode: the command's result (or the answer's errors) as the next user turn. */
+  async #recordEnvelopeResult(result: ActionOutcome | undefined, errors: readonly string[]): Promise<void> {
+    const text =
+      result === undefined
+        ? errors.join('\n')
+        : `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${typeof result.output === 'string' ? result.output : JSON.stringify(result.output)}`;
+    await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text }], meta: result === undefined ? { protocolErrors: true } : { commandResult: { name: result.name, ok: result.ok } } });
+  }
+
+  /** What an answer asks for: its tool calls, its text's instructions, or its envelope's command (with the reasons an envelope is invalid). */
+  #requests(mode: ActionMode, turn: Turn): { calls: Call[]; errors: string[] } {
+    if (mode === 'tools') return toolCalls(turn);
+    if (mode === 'text') return textRequests(turn);
+    const reading = (this.#envelope as Envelope).read(turn);
+    if (reading.kind === 'invalid') return { calls: [], errors: [invalidResponseMessage(reading.errors)] };
+    if (reading.kind === 'final') return { calls: [], errors: [] };
+    return { calls: [{ turnId: turn.id, callId: `${turn.id}#command`, name: reading.command.action, input: reading.command.parameters }], errors: [] };
+  }
+
+  /** The run's end once the model asks for nothing more: in envelope mode, its decision says how. */
+  #finish(outcome: WorkerOutcome): WorkerOutcome {
+    const head = this.session.record().head;
+    const turn = head === null ? undefined : this.#manager.workspace().turn(head);
+    if (this.#envelope === undefined || turn === undefined) return outcome;
+    const reading = this.#envelope.read(turn);
+    if (reading.kind !== 'final') return outcome;
+    const { decision } = reading.response;
+    return { ...outcome, turn: outcome.turn ?? turn, decision, status: decision.action === 'ABORT' ? 'failed' : 'done' };
   }
 
   /** Text mode: one user turn reporting every result. */
@@ -721,6 +784,11 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
       },
     );
   });
+}
+
+/** What a run answered: the envelope's final message, else the last answer's text. */
+function answerText(outcome: WorkerOutcome): string {
+  return outcome.decision?.message ?? finalText(outcome.turn);
 }
 
 function finalText(turn: Turn | undefined): string {

@@ -1,0 +1,119 @@
+/**
+ * Envelope mode (ARCHITECTURE.md "The agent loop"): the model answers each step with one
+ * JSON object of the structured response protocol (seed 002): a decision, its reasoning
+ * and at most one command, the command naming one of the worker's actions. The schema
+ * comes from the schema manager; providers that enforce a schema at generation are sent
+ * it, and every answer is validated, an invalid one going back to the model with its
+ * errors.
+ */
+import type { JsonObject } from '../content/blocks.js';
+import type { ResponseFormat } from '../models/prompt.js';
+import { providerSchema } from '../protocol/schema-generator.js';
+import { createSchemaManager } from '../protocol/schema-manager.js';
+import type { AIGeneratedCommand, AIResponse, AISchemaManager, CommandSpec, ResponseSchema, SchemaOptions, SchemaValidationError, SecurityPolicy } from '../protocol/types.js';
+import type { Turn } from '../workspace/records.js';
+import type { Action } from './action.js';
+
+export interface EnvelopeOptions {
+  /** The manager to use (the worker's actions are registered on it). Default: a new one with just the worker's actions. */
+  schemaManager?: AISchemaManager;
+  schemaOptions?: SchemaOptions;
+  /** URL and selector rules responses are checked against (default: the manager's). */
+  security?: SecurityPolicy;
+  /** Invalid answers in a row before the run ends with PROTOCOL_INVALID_RESPONSE (default 3). */
+  maxInvalidResponses?: number;
+  /** Send the schema to providers that enforce one at generation (default true). */
+  structuredOutput?: boolean;
+}
+
+/** What one answer says. */
+export type EnvelopeReading =
+  | { kind: 'invalid'; errors: SchemaValidationError[] }
+  | { kind: 'command'; response: AIResponse; command: AIGeneratedCommand }
+  | { kind: 'final'; response: AIResponse };
+
+export class Envelope {
+  readonly manager: AISchemaManager;
+  readonly schema: ResponseSchema;
+  readonly #options: EnvelopeOptions;
+  readonly #commands: CommandSpec[];
+
+  constructor(actions: readonly Action[], options: EnvelopeOptions = {}) {
+    this.#options = options;
+    this.#commands = actions.map((a) => ({ name: a.name, description: a.description, parameters: a.jsonSchema }));
+    if (options.schemaManager !== undefined) {
+      this.manager = options.schemaManager;
+      this.manager.registerCommands(this.#commands);
+    } else {
+      this.manager = createSchemaManager({ commands: this.#commands, ...(options.security !== undefined && { security: options.security }) });
+    }
+    this.schema = this.manager.generateResponseSchema(options.schemaOptions);
+  }
+
+  get maxInvalidResponses(): number {
+    return this.#options.maxInvalidResponses ?? 3;
+  }
+
+  /** The schema for the provider, when it is to be sent. */
+  responseFormat(): ResponseFormat | undefined {
+    if (this.#options.structuredOutput === false) return undefined;
+    return { type: 'json', schema: providerSchema(this.schema), name: 'step', description: 'One step: decision, reasoning and at most one command' };
+  }
+
+  /** The protocol, as the system prompt tells it. */
+  instructions(): string {
+    const optional = this.schema['x-golem-options'].includeOptionalFields;
+    return [
+      'Answer every step with exactly one JSON object and nothing else (no prose, no code fence):',
+      '{',
+      `  "decision": {"action": "PROCEED" | "RETRY" | "ABORT", "message": "one sentence"${optional ? ', "resultValidation": {"success": boolean, "expectedElements": [string], "actualState": string, "issues": [string]}' : ''}},`,
+      `  "reasoning": {"analysis": "...", "rationale": "...", "expectedOutcome": "..."${optional ? ', "alternatives": "..."' : ''}},`,
+      '  "command": {"action": "<command>", "parameters": {...}}',
+      '}',
+      '- PROCEED: the last step did what you expected. Give the next command, or leave "command" out when the task is done: then "message" is your final answer.',
+      '- RETRY: the last step failed or did not do what you expected. A corrective "command" is required.',
+      '- ABORT: the task cannot be done. Leave "command" out and say why in "message".',
+      'One command per answer; you get its result before your next answer.',
+      'Write ${name} in a parameter to use a saved variable or a secret: it is filled in for you, and you never see a secret.',
+      '',
+      'Commands:',
+      ...this.#commands.map((c) => `- ${c.name} ${parametersLine(c.parameters)}: ${c.description}`),
+    ].join('\n');
+  }
+
+  /** Reads an answer: invalid (with errors for the model), a command to run, or the end of the task. */
+  read(turn: Turn): EnvelopeReading {
+    const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const result = this.manager.validateAIResponse(text, this.schema);
+    if (!result.valid || result.response === undefined) return { kind: 'invalid', errors: result.errors };
+    const { response } = result;
+    return response.command === undefined ? { kind: 'final', response } : { kind: 'command', response, command: response.command };
+  }
+}
+
+/** Errors as the model reads them, with the way out. */
+export function invalidResponseMessage(errors: readonly SchemaValidationError[]): string {
+  return [
+    'Your last answer does not follow the response schema:',
+    ...errors.map((e) => `- ${e.message}`),
+    'Answer again with one JSON object that follows it.',
+  ].join('\n');
+}
+
+/** `{"url": string}` from a parameters schema. */
+function parametersLine(schema: JsonObject): string {
+  const properties = schema.properties;
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return '{}';
+  const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
+  const fields = Object.entries(properties).map(([name, s]) => `"${name}"${required.has(name) ? '' : '?'}: ${typeOf(s)}`);
+  return `{${fields.join(', ')}}`;
+}
+
+function typeOf(schema: unknown): string {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return 'any';
+  const s = schema as JsonObject;
+  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (typeof s.type === 'string') return s.type === 'array' ? `${typeOf(s.items)}[]` : s.type;
+  if (Array.isArray(s.anyOf)) return [...new Set(s.anyOf.map(typeOf))].join(' | ');
+  return 'any';
+}
