@@ -77,7 +77,7 @@ export { FsBlobStorage } from './store/fs-blob-storage.js';
 
 export type { ModelAdapter, StreamPart, Usage, StopReason, GenerateResult, CallOptions } from './models/model-adapter.js';
 export { MODEL_ADAPTER_SPEC, collectStream } from './models/model-adapter.js';
-export type { Prompt, PromptMessage, PromptPart, PromptTool, PromptMedia, ToolResultOutput } from './models/prompt.js';
+export type { Prompt, PromptMessage, PromptPart, PromptTool, PromptMedia, ResponseFormat, ToolResultOutput } from './models/prompt.js';
 export { AiSdkAdapter, toProviderPrompt, type AiSdkAdapterOptions } from './models/ai-sdk-adapter.js';
 export { resolveModel, MODEL_SPEC_FORMS, type ResolveModelOptions } from './models/resolve-model.js';
 export { costOf, DEFAULT_PRICES, type Price } from './models/pricing.js';
@@ -130,4 +130,35 @@ export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
+export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './agent/envelope.js';
+export { createSchemaManager, PROTOCOL_VERSION, type SchemaManager } from './protocol/schema-manager.js';
+export { buildResponseSchema, buildDecisionSchema, buildReasoningSchema, assembleCommandSchemas, commandBranch, providerSchema, RESPONSE_SCHEMA_DIALECT } from './protocol/schema-generator.js';
+export { parseResponseText } from './protocol/validator.js';
+export { interpolate, redactSecrets, toExecutorCommand, variableReferences, type VariableScope } from './protocol/interpolation.js';
+export { DEFAULT_SCHEMES, SNAPSHOT_REF, hostAllowed, selectorProblem, urlProblem } from './protocol/security.js';
+export { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS, VARIABLE_NAME, VARIABLE_REFERENCE, browserCommandDefinitions } from './protocol/browser-commands.js';
+export {
+  COMMAND_ACTIONS,
+  DECISION_ACTIONS,
+  type AIGeneratedCommand,
+  type AIResponse,
+  type AIResponseReasoning,
+  type AISchemaManager,
+  type AISchemaManagerConfig,
+  type CommandAction,
+  type CommandSpec,
+  type DecisionAction,
+  type ExecutorCommand,
+  type ExecutorMethodSchemas,
+  type ResponseSchema,
+  type ResultValidation,
+  type SchemaOptions,
+  type SchemaValidationError,
+  type SecurityPolicy,
+  type ValidationResult,
+} from './protocol/types.js';
+export { BrowserExecutor, CHROMIUM_ARGS, type ExecutionResult, type ExecutorOptions } from './browser/executor.js';
+export { compactSnapshot, type CompactOptions, type PageSnapshot } from './browser/snapshot.js';
+export { Browser, BrowserApi, BrowserSession, browserInstructions, renderResult, type BrowserTaskOptions, type BrowserTaskResult } from './browser/browser-session.js';
+export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser/extension.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';

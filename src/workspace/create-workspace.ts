@@ -13,6 +13,8 @@ import type { WorkspaceMeta } from './records.js';
 import { SessionManager } from './session-manager.js';
 import { environmentExtension } from '../environment/extension.js';
 import { agentExtension } from '../agent/extension.js';
+import { BrowserApi } from '../browser/browser-session.js';
+import { browserExtension } from '../browser/extension.js';
 import { ApprovalApi, TrustApi } from '../agent/agent-api.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { Worker, type WorkerOptions } from '../agent/worker.js';
@@ -86,6 +88,8 @@ export interface Workspace {
   readonly clearance: ClearanceApi;
   /** An agent loop on a session, with its environments (mounted here: their values load and persist) and actions. */
   worker(options: WorkerOptions): Worker;
+  /** The browser executor (seed 002): launch Chromium, run browser tasks, read saved variables. */
+  readonly browser: BrowserApi;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -120,6 +124,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const prompts = new PromptBuilder({ view: () => manager.workspace(), blobs: blobStorage, retriever });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
+  manager.extend(browserExtension);
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {
@@ -142,6 +147,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     return value;
   };
   const sessions = new SessionManager(manager, prompts);
+  const worker = (workerOptions: WorkerOptions) => new Worker(manager, workerOptions, { sessions });
   return {
     manager,
     sessions,
@@ -155,7 +161,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     approvals: new ApprovalApi(manager),
     clearance: new ClearanceApi(manager),
     meta,
-    worker: (options) => new Worker(manager, options, { sessions }),
+    worker,
+    browser: new BrowserApi(manager, sessions, worker),
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();

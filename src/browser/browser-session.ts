@@ -1,0 +1,236 @@
+/**
+ * The browser on a workspace (`ws.browser`): the executor's sessions tied to Golem
+ * sessions, the five commands as actions (validated, under the trust policy like any
+ * action), saved variables as workspace state, and the task loop of seed 002: a goal,
+ * then one structured response per step until PROCEED without a command, ABORT or the
+ * step limit.
+ */
+import type { z } from 'zod';
+import type { Page } from 'playwright-core';
+import { unwrap, type GolemError } from '../errors.js';
+import { defineAction, type Action, type ApprovalDescription, type Trust } from '../agent/action.js';
+import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker.js';
+import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
+import { redactSecrets, toExecutorCommand } from '../protocol/interpolation.js';
+import type { AIGeneratedCommand, CommandAction } from '../protocol/types.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import type { Session } from '../workspace/session.js';
+import type { SessionManager } from '../workspace/session-manager.js';
+import { BrowserExecutor, type ExecutionResult, type ExecutorOptions } from './executor.js';
+import { browserSessions, browserVariables, type BrowserSessionRecord } from './extension.js';
+import type { PageSnapshot } from './snapshot.js';
+
+/** Default trust of each command: reading and typing are autonomous; so is clicking (set CLICK_ELEMENT 'supervised' for sites where a click spends money). */
+const DEFAULT_TRUST: Record<CommandAction, Trust> = { OPEN_PAGE: 'autonomous', CLICK_ELEMENT: 'autonomous', INPUT_TEXT: 'autonomous', SAVE_VARIABLE: 'autonomous', GET_DOM: 'autonomous' };
+
+export interface BrowserTaskOptions extends Omit<WorkerOptions, 'session' | 'mode' | 'actions'> {
+  /** What to do, in words (the first user turn). */
+  goal: string;
+  /** The session to work in (default: a new one labelled with the goal). */
+  session?: Session;
+  /** Secrets the model may use as ${name} without seeing them (for this task only; never stored). */
+  secrets?: Readonly<Record<string, string>>;
+  /** More actions beside the browser's five. */
+  actions?: Action[];
+  signal?: AbortSignal;
+}
+
+export interface BrowserTaskResult {
+  outcome: WorkerOutcome;
+  session: Session;
+  browserSessionId: string;
+  /** The variables saved for the session. */
+  variables: Record<string, string>;
+}
+
+/** One browser session: a tab in its own context, driven for one Golem session. */
+export class BrowserSession {
+  readonly id: string;
+  readonly sessionId: string;
+  /** The five commands as actions (seed 002's schemas), for a worker in any mode. */
+  readonly actions: Action[];
+  readonly #manager: WorkspaceManager;
+  readonly #executor: BrowserExecutor;
+  readonly #secrets: Readonly<Record<string, string>>;
+
+  /** Use `browser.open(...)`. */
+  constructor(manager: WorkspaceManager, executor: BrowserExecutor, record: BrowserSessionRecord, options: { secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> }) {
+    this.#manager = manager;
+    this.#executor = executor;
+    this.id = record.id;
+    this.sessionId = record.sessionId;
+    this.#secrets = options.secrets ?? {};
+    this.actions = (Object.keys(BROWSER_COMMAND_INPUTS) as CommandAction[]).map((name) => this.#action(name, options.trust?.[name] ?? DEFAULT_TRUST[name]));
+  }
+
+  /** Runs a command as the model wrote it: variables filled in, the session id injected, a saved variable recorded. */
+  async execute(command: AIGeneratedCommand): Promise<ExecutionResult> {
+    const filled = toExecutorCommand(command, this.id, { variables: this.variables(), secrets: this.#secrets });
+    if (!filled.ok) return failure(command.action, filled.error, await this.#executor.state(this.id));
+    const result = await this.#executor.execute(filled.value);
+    if (result.success && command.action === 'SAVE_VARIABLE') {
+      const { variableName, value } = result.data as { variableName: string; value: string };
+      const saved = await this.#manager.dispatch({ type: 'browser:variable_set', payload: { browserSessionId: this.id, name: variableName, value } });
+      if (!saved.ok) return { ...result, success: false, error: { code: saved.error.code, message: saved.error.message } };
+    }
+    return result;
+  }
+
+  /** The variables saved for this session's Golem session. */
+  variables(): Record<string, string> {
+    return browserVariables(this.#manager.workspace(), this.sessionId);
+  }
+
+  /** A snapshot of the page now (what GET_DOM shows the model). */
+  snapshot(budget?: number): Promise<PageSnapshot> {
+    return this.#executor.snapshot(this.id, budget);
+  }
+
+  /** The Playwright page, for what the commands do not cover (screenshots, tests). */
+  page(): Page {
+    return this.#executor.page(this.id);
+  }
+
+  /** Closes the tab and records it. */
+  async close(): Promise<void> {
+    await this.#executor.closeSession(this.id);
+    await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: this.id } });
+  }
+
+  #action(name: CommandAction, trust: Trust): Action {
+    const input = BROWSER_COMMAND_INPUTS[name] as z.ZodType<Record<string, string>>;
+    return defineAction({
+      name,
+      description: BROWSER_COMMAND_DESCRIPTIONS[name],
+      input,
+      trust,
+      run: (parameters: Record<string, string>) => this.execute({ action: name, parameters }),
+      describe: (parameters: Record<string, string>): ApprovalDescription => ({
+        type: 'tool_call',
+        description: `${name} ${Object.values(parameters).map((v) => JSON.stringify(v)).join(' ')}`.trim(),
+        details: parameters,
+        risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
+      }),
+      render: (result: ExecutionResult) => renderResult(result, this.#secrets),
+    }) as Action;
+  }
+}
+
+/** A running Chromium serving one workspace's browser sessions. */
+export class Browser {
+  readonly executor: BrowserExecutor;
+  readonly #manager: WorkspaceManager;
+  readonly #sessions: SessionManager;
+  readonly #worker: (options: WorkerOptions) => Worker;
+  readonly #open = new Set<BrowserSession>();
+
+  /** Use `ws.browser.launch(...)`. */
+  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker, executor: BrowserExecutor) {
+    this.#manager = manager;
+    this.#sessions = sessions;
+    this.#worker = worker;
+    this.executor = executor;
+  }
+
+  /** Opens a browser session for a Golem session (recorded as `browser:session_open`). */
+  async open(options: { session: Session | string; secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> }): Promise<BrowserSession> {
+    const sessionId = typeof options.session === 'string' ? options.session : options.session.id;
+    const record = unwrap(await this.#manager.dispatch({ type: 'browser:session_open', payload: { sessionId } }));
+    try {
+      await this.executor.createSession({ id: record.id, ...(options.secrets !== undefined && { secrets: options.secrets }) });
+    } catch (error) {
+      await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } });
+      throw error;
+    }
+    const session = new BrowserSession(this.#manager, this.executor, record, options);
+    this.#open.add(session);
+    return session;
+  }
+
+  /**
+   * The task loop (seed 002): opens a browser session, gives the model the goal, and runs
+   * it in envelope mode (one decision, its reasoning and one command per step) until it
+   * finishes, aborts or reaches the step limit (default 25). The browser session is closed
+   * at the end; the session, its transcript and its variables stay in the workspace.
+   */
+  async runTask(options: BrowserTaskOptions): Promise<BrowserTaskResult> {
+    const { goal, session: given, secrets, actions = [], signal, instructions, ...workerOptions } = options;
+    const session = given ?? (await this.#sessions.create({ label: goal.slice(0, 80) }));
+    const tab = await this.open({ session, ...(secrets !== undefined && { secrets }) });
+    try {
+      const worker = this.#worker({
+        maxSteps: 25,
+        ...workerOptions,
+        session,
+        mode: 'envelope',
+        actions: [...tab.actions, ...actions],
+        instructions: [instructions, browserInstructions(secrets)].filter((x) => x !== undefined).join('\n\n'),
+        envelope: { security: this.executor.security, ...workerOptions.envelope },
+      });
+      const outcome = await worker.run(goal, signal === undefined ? {} : { signal });
+      return { outcome, session, browserSessionId: tab.id, variables: tab.variables() };
+    } finally {
+      await tab.close();
+      this.#open.delete(tab);
+    }
+  }
+
+  /** Closes every session and Chromium. */
+  async close(): Promise<void> {
+    for (const tab of [...this.#open]) await tab.close().catch(() => undefined);
+    this.#open.clear();
+    await this.executor.close();
+  }
+}
+
+/** `ws.browser`: launch Chromium for this workspace; read its browser sessions and variables. */
+export class BrowserApi {
+  readonly #manager: WorkspaceManager;
+  readonly #sessions: SessionManager;
+  readonly #worker: (options: WorkerOptions) => Worker;
+
+  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker) {
+    this.#manager = manager;
+    this.#sessions = sessions;
+    this.#worker = worker;
+  }
+
+  /** Starts Chromium (playwright-core is loaded now, not before). BROWSER_UNAVAILABLE when it cannot. */
+  async launch(options: ExecutorOptions = {}): Promise<Browser> {
+    return new Browser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options));
+  }
+
+  /** The variables saved for a Golem session. */
+  variables(sessionId: string): Record<string, string> {
+    return browserVariables(this.#manager.workspace(), sessionId);
+  }
+
+  /** The browser sessions recorded (for one Golem session, when given). */
+  sessions(sessionId?: string): BrowserSessionRecord[] {
+    return browserSessions(this.#manager.workspace(), sessionId);
+  }
+}
+
+/** What the model is told about the browser, beyond the protocol. */
+export function browserInstructions(secrets?: Readonly<Record<string, string>>): string {
+  const names = Object.keys(secrets ?? {});
+  return [
+    'You control a web browser tab. GET_DOM shows the page: its interactive elements first, each with a ref such as s2/e7; target one with the selector "ref=s2/e7" (CSS selectors work too).',
+    'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot of the page. A ref from a snapshot of an earlier page is refused as stale: take a new snapshot and RETRY.',
+    'INPUT_TEXT replaces a field\'s text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.',
+    ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
+  ].join('\n');
+}
+
+/** A result as the model reads it: what happened, how long it took, the page after it. */
+export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<string, string>>): string {
+  const lines = [`${result.action} ${result.success ? 'succeeded' : `failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`} (${result.timing.durationMs} ms)`];
+  const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  if (data.length > 0) lines.push(data.join(', '));
+  lines.push(result.snapshot?.text ?? `Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  return redactSecrets(lines.join('\n'), secrets);
+}
+
+function failure(action: string, error: GolemError, page: ExecutionResult['page']): ExecutionResult {
+  return { success: false, action, data: {}, page, timing: { startedAt: new Date().toISOString(), durationMs: 0 }, error: { code: error.code, message: error.message } };
+}

@@ -1,0 +1,335 @@
+/**
+ * The browser executor (seed 002): carries out the five commands in a real Chromium,
+ * driven by playwright-core (loaded on first use, so the core stays light). Sessions are
+ * opened and closed outside the model; a command reaches the executor with its session
+ * id injected and its variables filled in. Every command answers with an
+ * `ExecutionResult`: success, the page after it, timing and a typed error; nothing
+ * throws for a command that fails on the page.
+ */
+import { existsSync } from 'node:fs';
+import type * as PlaywrightModule from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { JsonObject } from '../content/blocks.js';
+import { GolemError, type ErrorCode } from '../errors.js';
+import { redactSecrets } from '../protocol/interpolation.js';
+import { SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
+import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
+import { compactSnapshot, type PageSnapshot } from './snapshot.js';
+
+/** The flags Chromium runs with here: headless, no sandbox (root in containers), nothing phoning home. */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] as const;
+const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+
+export interface ExecutorOptions {
+  /** Chromium's path (default: GOLEM_CHROMIUM, else the first of /usr/bin/chromium, chromium-browser, google-chrome). */
+  executablePath?: string;
+  /** Extra Chromium flags. */
+  args?: readonly string[];
+  security?: SecurityPolicy;
+  /** How long a command may wait for the page (default 5,000 ms; OPEN_PAGE gets three times that). */
+  timeoutMs?: number;
+  /** GET_DOM's token budget (default 2,000). */
+  snapshotBudget?: number;
+  /** Counts tokens for the budget (default: about four characters a token). */
+  countTokens?: (text: string) => number;
+}
+
+/** What a command did (seed 002: the result the model's next decision looks at). */
+export interface ExecutionResult {
+  success: boolean;
+  action: string;
+  /** What it produced: OPEN_PAGE's status, SAVE_VARIABLE's value, the element clicked... */
+  data: JsonObject;
+  /** The page after the command. */
+  page: { url: string; title: string };
+  /** A fresh snapshot, after GET_DOM and after commands that change the page (OPEN_PAGE, CLICK_ELEMENT). */
+  snapshot?: PageSnapshot;
+  timing: { startedAt: string; durationMs: number };
+  error?: { code: ErrorCode; message: string };
+}
+
+/** An open session: its context and tab, and what tells its snapshots' age. */
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+  /** Bumped when a new document loads: refs of snapshots of an older one are stale. */
+  generation: number;
+  snapshots: Map<number, { generation: number; url: string }>;
+  nextSnapshot: number;
+  /** Secrets of this session, hidden in everything shown. */
+  secrets: Readonly<Record<string, string>>;
+}
+
+/** The few DOM members page functions read (the DOM library is not in this package's types). */
+interface DomElement {
+  tagName: string;
+  value?: string;
+  innerText?: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+
+type Playwright = typeof PlaywrightModule;
+let playwright: Promise<Playwright> | undefined;
+
+export class BrowserExecutor {
+  readonly #browser: Browser;
+  readonly #options: ExecutorOptions;
+  readonly #tabs = new Map<string, Tab>();
+  #nextId = 0;
+
+  private constructor(browser: Browser, options: ExecutorOptions) {
+    this.#browser = browser;
+    this.#options = options;
+  }
+
+  /** Starts Chromium. BROWSER_UNAVAILABLE when playwright-core or Chromium cannot be found or started. */
+  static async launch(options: ExecutorOptions = {}): Promise<BrowserExecutor> {
+    const executablePath = options.executablePath ?? process.env.GOLEM_CHROMIUM ?? CHROMIUM_PATHS.find((p) => existsSync(p));
+    if (executablePath === undefined) {
+      throw new GolemError('BROWSER_UNAVAILABLE', 'no Chromium found: install it (Debian/Ubuntu: apt-get install chromium) or set GOLEM_CHROMIUM to its path');
+    }
+    let module: Playwright;
+    try {
+      module = await (playwright ??= import('playwright-core'));
+    } catch (cause) {
+      playwright = undefined;
+      throw new GolemError('BROWSER_UNAVAILABLE', 'playwright-core is not installed (npm install playwright-core)', { cause });
+    }
+    try {
+      const browser = await module.chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...(options.args ?? [])] });
+      return new BrowserExecutor(browser, options);
+    } catch (cause) {
+      throw new GolemError('BROWSER_UNAVAILABLE', `Chromium at ${executablePath} could not be started: ${(cause as Error).message.split('\n')[0] ?? ''}`, { cause });
+    }
+  }
+
+  get security(): SecurityPolicy {
+    return this.#options.security ?? {};
+  }
+
+  /** Opens a session: a fresh browser context (its own cookies and storage) with one tab. */
+  async createSession(options: { id?: string; secrets?: Readonly<Record<string, string>> } = {}): Promise<string> {
+    const id = options.id ?? `browser-${++this.#nextId}`;
+    if (this.#tabs.has(id)) throw new GolemError('DUPLICATE_ID', `a browser session "${id}" is already open`);
+    const context = await this.#browser.newContext();
+    context.setDefaultTimeout(this.#timeout());
+    const domains = this.security.allowedDomains;
+    if (domains !== undefined) {
+      // Every navigation is held to the allowlist, not only OPEN_PAGE's: a link or a redirect cannot leave it.
+      await context.route('**/*', async (route) => {
+        const request = route.request();
+        if (request.isNavigationRequest() && urlProblem(request.url(), this.security) !== undefined) return route.abort('blockedbyclient');
+        return route.fallback();
+      });
+    }
+    const page = await context.newPage();
+    const tab: Tab = { context, page, generation: 0, snapshots: new Map(), nextSnapshot: 1, secrets: options.secrets ?? {} };
+    page.on('domcontentloaded', () => tab.generation++);
+    this.#tabs.set(id, tab);
+    return id;
+  }
+
+  /** Closes a session (its context and tab). Closing one that is not open does nothing. */
+  async closeSession(id: string): Promise<void> {
+    const tab = this.#tabs.get(id);
+    if (tab === undefined) return;
+    this.#tabs.delete(id);
+    await tab.context.close().catch(() => undefined);
+  }
+
+  /** The open sessions' ids. */
+  sessions(): string[] {
+    return [...this.#tabs.keys()];
+  }
+
+  /** The session's tab, for callers that need Playwright itself (tests, screenshots). */
+  page(id: string): Page {
+    return this.#tab(id).page;
+  }
+
+  /** Runs one command. Failures on the page come back as `success: false` with a typed error; an unknown session throws. */
+  async execute(command: ExecutorCommand): Promise<ExecutionResult> {
+    const tab = this.#tab(command.sessionId);
+    const started = new Date();
+    const t0 = performance.now();
+    let data: JsonObject = {};
+    let snapshot: PageSnapshot | undefined;
+    let error: ExecutionResult['error'];
+    try {
+      ({ data, snapshot } = await this.#run(tab, command));
+    } catch (cause) {
+      const e = pageError(cause);
+      error = { code: e.code, message: redactSecrets(e.message, tab.secrets) };
+    }
+    return {
+      success: error === undefined,
+      action: command.action,
+      data,
+      page: await pageState(tab.page),
+      ...(snapshot !== undefined && { snapshot }),
+      timing: { startedAt: started.toISOString(), durationMs: Math.round((performance.now() - t0) * 10) / 10 },
+      ...(error !== undefined && { error }),
+    };
+  }
+
+  /** The session's page now: its URL and title. */
+  state(id: string): Promise<{ url: string; title: string }> {
+    return pageState(this.#tab(id).page);
+  }
+
+  /** A snapshot of the session's page now (what GET_DOM returns). */
+  async snapshot(id: string, budget = this.#options.snapshotBudget): Promise<PageSnapshot> {
+    const tab = this.#tab(id);
+    return this.#snapshot(tab, budget);
+  }
+
+  /** Closes every session and the browser. */
+  async close(): Promise<void> {
+    for (const id of [...this.#tabs.keys()]) await this.closeSession(id);
+    await this.#browser.close().catch(() => undefined);
+  }
+
+  async #run(tab: Tab, command: ExecutorCommand): Promise<{ data: JsonObject; snapshot?: PageSnapshot }> {
+    const p = command.parameters;
+    const text = (key: string): string => {
+      const value = p[key];
+      if (typeof value !== 'string') throw new GolemError('INVALID_ARGUMENT', `${command.action} needs the parameter "${key}" as a string`);
+      return value;
+    };
+    switch (command.action) {
+      case 'OPEN_PAGE': {
+        const url = text('url');
+        const problem = urlProblem(url, this.security);
+        if (problem !== undefined) throw new GolemError('URL_NOT_ALLOWED', `OPEN_PAGE refused: ${problem}`, { details: { url } });
+        const response = await tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#timeout() * 3 });
+        await settle(tab.page);
+        const status = response?.status() ?? null;
+        return { data: { status }, snapshot: await this.#snapshot(tab) };
+      }
+      case 'CLICK_ELEMENT': {
+        const target = await this.#locate(tab, text('selector'));
+        const element = await describeElement(target);
+        await target.click();
+        await settle(tab.page);
+        return { data: { clicked: element }, snapshot: await this.#snapshot(tab) };
+      }
+      case 'INPUT_TEXT': {
+        const target = await this.#locate(tab, text('selector'));
+        const value = text('text');
+        const tag = await target.evaluate((node) => (node as unknown as DomElement).tagName.toLowerCase());
+        if (tag === 'select') {
+          // A select takes the option's label (or its value).
+          const chosen = await target.selectOption({ label: value }).catch(() => target.selectOption(value));
+          return { data: { selected: chosen.length } };
+        }
+        await target.fill(value);
+        return { data: { typed: redactSecrets(value, tab.secrets).length === value.length ? value.length : '(a secret)' } };
+      }
+      case 'SAVE_VARIABLE': {
+        const target = await this.#locate(tab, text('selector'));
+        const name = text('variableName');
+        if (Object.hasOwn(tab.secrets, name)) throw new GolemError('INVALID_ARGUMENT', `"${name}" is the name of a secret; save the value under another name`);
+        const value = await target.evaluate((node) => {
+          const el = node as unknown as DomElement;
+          return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) ? (el.value ?? '') : (el.innerText ?? el.textContent ?? '').trim();
+        });
+        if (redactSecrets(value, tab.secrets) !== value) throw new GolemError('INVALID_ARGUMENT', 'the element holds a secret; secrets cannot be saved as variables');
+        return { data: { variableName: name, value } };
+      }
+      case 'GET_DOM':
+        return { data: {}, snapshot: await this.#snapshot(tab) };
+      default:
+        throw new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}"`);
+    }
+  }
+
+  async #snapshot(tab: Tab, budget = this.#options.snapshotBudget): Promise<PageSnapshot> {
+    const n = tab.nextSnapshot++;
+    const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
+    tab.snapshots.set(n, { generation: tab.generation, url: tab.page.url() });
+    const passwords = await tab.page.$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? '')).catch(() => [] as string[]);
+    const { url, title } = await pageState(tab.page);
+    return compactSnapshot(aria, {
+      id: `s${n}`,
+      url,
+      title,
+      hide: passwords,
+      secrets: tab.secrets,
+      ...(budget !== undefined && { budget }),
+      ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
+    });
+  }
+
+  /** The one element a selector names: a snapshot ref (checked for staleness) or a CSS/Playwright selector. */
+  async #locate(tab: Tab, selector: string): Promise<Locator> {
+    const problem = selectorProblem(selector, this.security);
+    if (problem !== undefined) throw new GolemError('SELECTOR_NOT_ALLOWED', problem, { details: { selector } });
+    const ref = /^ref=(.*)$/.exec(selector.trim())?.[1]?.trim() ?? (SNAPSHOT_REF.test(selector.trim()) ? selector.trim() : undefined);
+    if (ref !== undefined) {
+      const [, n, element] = SNAPSHOT_REF.exec(ref) as RegExpExecArray;
+      const taken = tab.snapshots.get(Number(n));
+      if (taken === undefined) throw new GolemError('SNAPSHOT_STALE', `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`, { details: { selector } });
+      if (taken.generation !== tab.generation) {
+        throw new GolemError('SNAPSHOT_STALE', `snapshot s${n} was taken of an earlier page (${taken.url}); the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`, { details: { selector } });
+      }
+      const target = tab.page.getByRef(element as string);
+      if ((await target.count()) === 0) {
+        throw new GolemError('SNAPSHOT_STALE', `element ${ref} of snapshot s${n} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY`, { details: { selector } });
+      }
+      return target;
+    }
+    const target = tab.page.locator(selector);
+    try {
+      await target.first().waitFor({ state: 'attached', timeout: this.#timeout() });
+    } catch (cause) {
+      throw new GolemError('ELEMENT_NOT_FOUND', `no element matches the selector ${JSON.stringify(selector)}${/Timeout/i.test((cause as Error).message) ? ` (waited ${this.#timeout()} ms)` : `: ${firstLine(cause)}`}; check it against a GET_DOM snapshot, or use a ref from one`, { details: { selector } });
+    }
+    const n = await target.count();
+    if (n > 1) throw new GolemError('ELEMENT_NOT_FOUND', `the selector ${JSON.stringify(selector)} matches ${n} elements; make it name one (or use a ref from GET_DOM)`, { details: { selector, matches: n } });
+    return target;
+  }
+
+  #tab(id: string): Tab {
+    const tab = this.#tabs.get(id);
+    if (tab === undefined) throw new GolemError('BROWSER_SESSION_NOT_FOUND', `no open browser session "${id}"`, { details: { sessionId: id } });
+    return tab;
+  }
+
+  #timeout(): number {
+    return this.#options.timeoutMs ?? 5_000;
+  }
+}
+
+/** Waits briefly for what a command set off (a navigation, a re-render) to land. */
+async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined);
+  await page.waitForLoadState('load', { timeout: 1_000 }).catch(() => undefined);
+}
+
+async function pageState(page: Page): Promise<{ url: string; title: string }> {
+  return { url: page.url(), title: await page.title().catch(() => '') };
+}
+
+async function describeElement(target: Locator): Promise<string> {
+  return target
+    .evaluate((node) => {
+      const el = node as unknown as DomElement;
+      const name = el.getAttribute('aria-label') ?? el.innerText ?? el.getAttribute('value') ?? '';
+      return `${el.tagName.toLowerCase()}${name.trim() === '' ? '' : ` "${name.trim().slice(0, 60)}"`}`;
+    })
+    .catch(() => 'element');
+}
+
+/** A failure on the page as a typed error. */
+function pageError(cause: unknown): GolemError {
+  if (GolemError.isInstance(cause)) return cause;
+  const message = firstLine(cause);
+  if ((cause as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(message)) return new GolemError('BROWSER_TIMEOUT', `the page did not respond in time: ${message}`, { cause });
+  if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new GolemError('URL_NOT_ALLOWED', 'the navigation was blocked: its host is not on the allowlist', { cause });
+  return new GolemError('BROWSER_ERROR', message, { cause });
+}
+
+function firstLine(cause: unknown): string {
+  return (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
+}
