@@ -4,13 +4,14 @@
  * from it once and compiled with ajv, and every input is validated before `run`, with
  * errors a model can read and correct.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import type { JsonObject } from '../content/blocks.js';
 import { fail, GolemError, type Result } from '../errors.js';
 import type { PromptTool } from '../models/prompt.js';
 import type { FileAccess } from './files.js';
 import type { ApprovalRequest, Risk } from './ui-adapter.js';
+import { schemaCompiler } from '../json-schema.js';
 
 /** Who may run an action (seed 003): the model alone, the model after the user agrees, or only the user. */
 export type Trust = 'autonomous' | 'supervised' | 'manual';
@@ -71,7 +72,7 @@ export interface Action<I = unknown, O = unknown> {
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = schemaCompiler();
 
 /** Declares an action; its JSON Schema is generated and compiled here, once. */
 export function defineAction<S extends z.ZodType, O>(definition: {
