@@ -74,7 +74,6 @@ export class Envelope {
       '- RETRY: the last step failed or did not do what you expected. A corrective "command" is required.',
       '- ABORT: the task cannot be done. Leave "command" out and say why in "message".',
       'One command per answer; you get its result before your next answer.',
-      'Write ${name} in a parameter to use a saved variable or a secret: it is filled in for you, and you never see a secret.',
       '',
       'Commands:',
       ...this.#commands.map((c) => `- ${c.name} ${parametersLine(c.parameters)}: ${c.description}`),

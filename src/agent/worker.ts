@@ -219,7 +219,7 @@ export class Worker {
     this.#emit({ type: 'worker-start', worker: this.info, parent: null });
     const outcome = await this.#run(input, options);
     const status = outcome.status === 'error' || outcome.status === 'aborted' || outcome.status === 'failed' ? 'failed' : 'done';
-    this.#emit({ type: 'worker-end', worker: this.info, status, text: outcome.status === 'done' ? answerText(outcome) : '' });
+    this.#emit({ type: 'worker-end', worker: this.info, status, text: outcome.status === 'done' || outcome.status === 'failed' ? answerText(outcome) : '' });
     return outcome;
   }
 
