@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { Page } from 'playwright-core';
-import { unwrap, type GolemError } from '../errors.js';
+import { GolemError, unwrap } from '../errors.js';
 import { defineAction, type Action, type ApprovalDescription, type Trust } from '../agent/action.js';
 import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker.js';
 import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
@@ -65,6 +65,13 @@ export class BrowserSession {
 
   /** Runs a command as the model wrote it: variables filled in, the session id injected, a saved variable recorded. */
   async execute(command: AIGeneratedCommand): Promise<ExecutionResult> {
+    const input = Object.hasOwn(BROWSER_COMMAND_INPUTS, command.action) ? BROWSER_COMMAND_INPUTS[command.action as CommandAction] : undefined;
+    if (input === undefined) return failure(command.action, new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}" (it has ${Object.keys(BROWSER_COMMAND_INPUTS).join(', ')})`), await this.#executor.state(this.id));
+    const parsed = input.safeParse(command.parameters);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
+      return failure(command.action, new GolemError('INVALID_ARGUMENT', `${command.action} parameters are not valid: ${problems}`), await this.#executor.state(this.id));
+    }
     const filled = toExecutorCommand(command, this.id, { variables: this.variables(), secrets: this.#secrets });
     if (!filled.ok) return failure(command.action, filled.error, await this.#executor.state(this.id));
     const result = await this.#executor.execute(filled.value);
@@ -218,6 +225,7 @@ export function browserInstructions(secrets?: Readonly<Record<string, string>>):
     'You control a web browser tab. GET_DOM shows the page: its interactive elements first, each with a ref such as s2/e7; target one with the selector "ref=s2/e7" (CSS selectors work too).',
     'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot of the page. A ref from a snapshot of an earlier page is refused as stale: take a new snapshot and RETRY.',
     'INPUT_TEXT replaces a field\'s text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.',
+    'SAVE_VARIABLE keeps an element\'s text (or a field\'s value) under a name; write ${name} in OPEN_PAGE\'s url or INPUT_TEXT\'s text to use it, or a secret: it is filled in for you, and you never see a secret.',
     ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
   ].join('\n');
 }

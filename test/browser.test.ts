@@ -1,0 +1,229 @@
+/**
+ * The browser executor in a real Chromium, command by command: results, typed errors,
+ * snapshots and what they hide, and the browser state kept in the workspace.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserExecutor, compactSnapshot, createWorkspace, GolemError, type Browser, type Workspace } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
+import { startTaskServer, type TaskServer } from './web-tasks/server.js';
+import { tempDir } from './helpers.js';
+
+let server: TaskServer;
+let ws: Workspace;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startTaskServer();
+  ws = await createWorkspace();
+  browser = await ws.browser.launch({ timeoutMs: 1_000 });
+});
+
+afterAll(async () => {
+  await browser.close();
+  await ws.close();
+  await server.close();
+});
+
+async function openTab(secrets?: Record<string, string>) {
+  const session = await ws.sessions.create();
+  return browser.open({ session, ...(secrets !== undefined && { secrets }) });
+}
+
+describe('the executor', () => {
+  it('answers each command with its result, the page after it and its timing', async () => {
+    const tab = await openTab();
+    try {
+      const open = await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('table-lookup', 4, 'cmd') } });
+      expect(open).toMatchObject({ success: true, action: 'OPEN_PAGE', data: { status: 200 }, page: { title: 'Price list' } });
+      expect(open.timing.durationMs).toBeGreaterThan(0);
+      expect(Date.parse(open.timing.startedAt)).not.toBeNaN();
+      expect(open.snapshot?.id).toBe('s1');
+      expect(open.snapshot?.text).toMatch(/^- textbox "Price" \[ref=s1\/e\d+\]$/m);
+      // The product named in the query, and its price in the next cell.
+      const product = /Find the price of "([^"]+)"/.exec(open.snapshot?.text ?? '')?.[1] as string;
+      const price = new RegExp(`cell "${product}" \\[ref=[^\\]]+\\]\\n\\s*- cell "([^"]+)" \\[ref=([^\\]]+)\\]`).exec(open.snapshot?.text ?? '');
+      expect(price).not.toBeNull();
+      const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: `ref=${price?.[2] as string}`, variableName: 'price' } });
+      expect(saved).toMatchObject({ success: true, data: { variableName: 'price', value: price?.[1] } });
+      expect(tab.variables()).toEqual({ price: price?.[1] });
+      const typed = await tab.execute({ action: 'INPUT_TEXT', parameters: { selector: '#price', text: '${price}' } });
+      expect(typed.success).toBe(true);
+      expect(await tab.page().inputValue('#price')).toBe(price?.[1]);
+      const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
+      expect(dom).toMatchObject({ success: true, snapshot: { id: 's2' } });
+      expect(dom.snapshot?.text).toContain(`textbox "Price" [ref=s2/`);
+      // The field shows what was typed (quoted, as the snapshot's YAML quotes a number-like string).
+      expect(dom.snapshot?.text).toMatch(new RegExp(`- textbox "Price" \\[ref=s2/e\\d+\\]: "${(price?.[1] as string).replace('.', '\\.')}"$`, 'm'));
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('gives every failure on the page a typed error, and throws for none of them', async () => {
+    const tab = await openTab({ token: 'hunter22' });
+    const closedPort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    try {
+      await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('checkboxes', 2, 'errors') } });
+      const cases: [Record<string, string>, string, string][] = [
+        [{ action: 'CLICK_ELEMENT', selector: '#nothing-here' }, 'ELEMENT_NOT_FOUND', 'no element matches the selector "#nothing-here" (waited 1000 ms)'],
+        [{ action: 'CLICK_ELEMENT', selector: 'input[type=checkbox]' }, 'ELEMENT_NOT_FOUND', 'matches 6 elements'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=s9/e3' }, 'SNAPSHOT_STALE', 'there is no snapshot s9'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e999' }, 'SNAPSHOT_STALE', 'element s1/e999 of snapshot s1 is no longer on the page'],
+        [{ action: 'CLICK_ELEMENT', selector: 'x'.repeat(1_001) }, 'SELECTOR_NOT_ALLOWED', '1000'],
+        [{ action: 'INPUT_TEXT', selector: '#nothing', text: '${missing}' }, 'VARIABLE_NOT_FOUND', 'missing'],
+        [{ action: 'OPEN_PAGE', url: 'file:///etc/passwd' }, 'URL_NOT_ALLOWED', 'file'],
+        [{ action: 'OPEN_PAGE', url: `http://127.0.0.1:${closedPort}/` }, 'BROWSER_ERROR', 'ERR_CONNECTION_REFUSED'],
+        [{ action: 'TELEPORT' }, 'INVALID_ARGUMENT', 'the browser has no command "TELEPORT"'],
+        [{ action: 'INPUT_TEXT', selector: '#x' }, 'INVALID_ARGUMENT', 'INPUT_TEXT parameters are not valid: text:'],
+        [{ action: 'SAVE_VARIABLE', selector: 'h1', variableName: 'token' }, 'INVALID_ARGUMENT', 'the name of a secret'],
+      ];
+      for (const [{ action, ...parameters }, code, message] of cases) {
+        const result = await tab.execute({ action: action as 'CLICK_ELEMENT', parameters });
+        expect(result, `${action} ${JSON.stringify(parameters).slice(0, 80)}`).toMatchObject({ success: false, action, error: { code } });
+        expect(result.error?.message).toContain(message);
+        expect(result.page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/tasks\/checkboxes|^chrome-error:/);
+      }
+      // Nothing was saved by the failures.
+      expect(tab.variables()).toEqual({});
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('refuses a command for a session that is not open, and a session id taken twice', async () => {
+    await expect(browser.executor.execute({ sessionId: 'nope', action: 'GET_DOM', parameters: {} })).rejects.toMatchObject({ code: 'BROWSER_SESSION_NOT_FOUND' });
+    const id = await browser.executor.createSession({ id: 'twice' });
+    await expect(browser.executor.createSession({ id })).rejects.toMatchObject({ code: 'DUPLICATE_ID' });
+    await browser.executor.closeSession(id);
+    expect(browser.executor.sessions()).not.toContain(id);
+  });
+
+  it('hides password values and secrets in every snapshot, and never saves a secret', async () => {
+    const tab = await openTab({ pass: 'sesame42' });
+    try {
+      await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('login', 8, 'hide') } });
+      await tab.execute({ action: 'INPUT_TEXT', parameters: { selector: '#username', text: 'sesame42' } });
+      await tab.execute({ action: 'INPUT_TEXT', parameters: { selector: '#password', text: 'not-a-secret-but-a-password' } });
+      const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
+      const text = dom.snapshot?.text ?? '';
+      expect(text).toMatch(/textbox "Password" \[ref=s2\/e\d+\]: ••••••/);
+      expect(text).not.toContain('not-a-secret-but-a-password');
+      expect(text).toMatch(/textbox "Username" \[ref=s2\/e\d+\]: \$\{pass\}/);
+      expect(text).not.toContain('sesame42');
+      const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: '#username', variableName: 'user' } });
+      expect(saved).toMatchObject({ success: false, error: { code: 'INVALID_ARGUMENT', message: 'the element holds a secret; secrets cannot be saved as variables' } });
+      expect(tab.variables()).toEqual({});
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('is unavailable, with a clear error, when Chromium cannot be started', async () => {
+    const error = await BrowserExecutor.launch({ executablePath: '/nonexistent/chromium' }).catch((e: unknown) => e);
+    expect(GolemError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'BROWSER_UNAVAILABLE', message: expect.stringContaining('/nonexistent/chromium could not be started') as unknown });
+  });
+});
+
+describe('compact snapshots', () => {
+  const aria = [
+    '- generic [ref=e1]:',
+    '  - banner [ref=e2]:',
+    '    - heading "Shop" [level=1] [ref=e3]',
+    '  - main [ref=e4]:',
+    '    - generic [ref=e5]:',
+    '      - link "Home" [ref=e6] [cursor=pointer]:',
+    '        - /url: /home',
+    '      - combobox "Size" [ref=e7]:',
+    '        - option "Small" [selected]',
+    '        - option "Large"',
+    ...Array.from({ length: 200 }, (_, i) => `      - paragraph [ref=e${100 + i}]: Line ${i} of the terms and conditions`),
+    '      - button "Buy" [ref=e8]',
+  ].join('\n');
+
+  it('lists interactive elements first with snapshot-scoped refs, drops wrappers and keeps within the budget', () => {
+    const snapshot = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 300 });
+    const lines = snapshot.text.split('\n');
+    expect(lines.slice(0, 6)).toEqual([
+      'Page: Shop (http://shop.test/)',
+      'Snapshot s4: use ref=<ref> as a selector, e.g. ref=s4/e6',
+      'Interactive elements:',
+      '- link "Home" [ref=s4/e6]',
+      '- combobox "Size" [ref=s4/e7]: options "Small" (selected), "Large"',
+      '- button "Buy" [ref=s4/e8]',
+    ]);
+    expect(snapshot.text).not.toContain('generic');
+    expect(snapshot.text).not.toContain('/url');
+    expect(snapshot.interactive).toBe(3);
+    expect(snapshot.tokens).toBeLessThanOrEqual(300 + 20);
+    expect(snapshot.omitted).toBeGreaterThan(150);
+    expect(snapshot.text).toMatch(/- \.\.\. \d+ more lines of content not shown \(over the budget\)$/);
+    // With room, all of it is there.
+    const full = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 10_000 });
+    expect(full.omitted).toBe(0);
+    expect(full.text).toContain('Line 199 of the terms');
+  });
+});
+
+describe('browser state in the workspace', () => {
+  it('keeps sessions and saved variables as browser:* state, through a reopen', async () => {
+    const dir = tempDir();
+    const first = await createWorkspace({ dir });
+    const session = await first.sessions.create();
+    const chromium = await first.browser.launch();
+    try {
+      const tab = await chromium.open({ session });
+      await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('late-content', 2, 'state') } });
+      expect(await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: 'h1', variableName: 'title' } })).toMatchObject({ success: true });
+      expect((await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: 'h1', variableName: 'bad name!' } })).error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('variableName') as unknown });
+      await tab.close();
+    } finally {
+      await chromium.close();
+      await first.close();
+    }
+    const again = await createWorkspace({ dir });
+    expect(again.browser.variables(session.id)).toEqual({ title: 'Secret code' });
+    expect(again.browser.sessions(session.id)).toMatchObject([{ sessionId: session.id, status: 'closed' }]);
+    await again.close();
+  });
+
+  it('puts a supervised command to the user, and runs it only when approved', async () => {
+    const session = await ws.sessions.create();
+    const url = server.taskUrl('modal', 6, 'supervised');
+    const command = (action: string, parameters: Record<string, string>) => ({
+      text: JSON.stringify({ decision: { action: 'PROCEED', message: action }, reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' }, command: { action, parameters } }),
+    });
+    const model = scriptedModel([
+      command('OPEN_PAGE', { url }),
+      command('CLICK_ELEMENT', { selector: 'role=button[name="Reject"]' }),
+      command('CLICK_ELEMENT', { selector: 'role=button[name="Accept"]' }),
+      { text: JSON.stringify({ decision: { action: 'PROCEED', message: 'done' }, reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' } }) },
+    ]);
+    const asked: string[] = [];
+    const { outcome } = await browser.runTask({
+      goal: `Open ${url}`,
+      session,
+      model,
+      trust: { CLICK_ELEMENT: 'supervised' },
+      requestApproval: (request) => {
+        asked.push(request.description);
+        return Promise.resolve(request.description.includes('Reject') ? { approved: true } : { approved: false, reason: 'not that one' });
+      },
+    });
+    expect(outcome.status).toBe('done');
+    expect(asked).toEqual(['CLICK_ELEMENT "role=button[name=\\"Reject\\"]"', 'CLICK_ELEMENT "role=button[name=\\"Accept\\"]"']);
+    expect(outcome.actions.map((a) => [a.name, a.ok])).toEqual([
+      ['OPEN_PAGE', true],
+      ['CLICK_ELEMENT', true],
+      ['CLICK_ELEMENT', false],
+    ]);
+    const last = (await session.transcript()).filter((t) => t.role === 'user').at(-1);
+    expect(JSON.stringify(last?.blocks)).toContain('not that one');
+  });
+});
