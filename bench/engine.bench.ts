@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { countOpenAiTokens, createWorkspace, type Session } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
+import { fmt, log, median, printTable, timeEach, type Row } from './lib.js';
 
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 100_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 1000);
@@ -17,22 +18,6 @@ const tempDir = () => {
   dirs.push(dir);
   return dir;
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-async function timeEach(samples: number, fn: (i: number) => unknown): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const start = process.hrtime.bigint();
-    await fn(i);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return times;
-}
 
 const turnText = (i: number) =>
   `Turn ${i}: a message of ordinary length, about two hundred bytes, the size of a typical chat turn in a working session with an agent.`;
@@ -105,16 +90,8 @@ function fileSize(path: string): number {
   }
 }
 
-interface Row {
-  measure: string;
-  value: string;
-  target: string;
-  ok?: boolean;
-}
-
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  const log = (text: string) => process.stderr.write(`${text}\n`);
 
 
   // First, before the large workspaces below fill the heap (they slow every other measure's garbage collection).
@@ -193,7 +170,6 @@ async function main(): Promise<void> {
   await ws.close();
 
   const ratio = appendBig / append100;
-  const fmt = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
   rows.push(
     { measure: 'bare SQLite single-row transaction, alone', value: fmt(floorAlone), target: '' },
     { measure: 'bare SQLite single-row transaction (floor)*', value: fmt(floor), target: 'reference' },
@@ -215,13 +191,7 @@ async function main(): Promise<void> {
     { measure: 'fill rate, durability "normal"', value: `${Math.round((HISTORY / fillMs) * 1000).toLocaleString('en')} turns/s`, target: '' },
   );
 
-  const widths = [Math.max(...rows.map((r) => r.measure.length)), Math.max(...rows.map((r) => r.value.length)), Math.max(...rows.map((r) => r.target.length))];
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
-  console.log(`\nGolem engine benchmarks (medians; node ${process.version}, ${SAMPLES} samples)\n`);
-  console.log('* the floor and both appends are measured taking turns, so they share the disk and caches alike\n');
-  console.log(line(['measure', 'median', 'target']) + ' ok |');
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|----|`);
-  for (const r of rows) console.log(`${line([r.measure, r.value, r.target])} ${r.ok === undefined ? '  ' : r.ok ? '✓ ' : '✗ '} |`);
+  printTable(`Golem engine benchmarks (medians; node ${process.version}, ${SAMPLES} samples)`, rows, ['* the floor and both appends are measured taking turns, so they share the disk and caches alike']);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -17,7 +17,7 @@ import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { compactSnapshot, type PageSnapshot } from './snapshot.js';
 
 /** The flags Chromium runs with here: headless, no sandbox (root in containers), nothing phoning home. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] as const;
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] as const;
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
 export interface ExecutorOptions {
