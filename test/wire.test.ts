@@ -3,7 +3,8 @@
  * wire format: the exact requests a real OpenAI or Anthropic server would receive.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkspace, resolveModel, type Workspace } from '../src/index.js';
+import { z } from 'zod';
+import { createWorkspace, defineAction, resolveModel, type Workspace } from '../src/index.js';
 import { startFakeProvider, type FakeProvider } from './servers/fake-provider.js';
 
 const servers: FakeProvider[] = [];
@@ -130,6 +131,29 @@ describe.each([false, true])('the wire formats (streaming: %s)', (streaming) => 
       },
     ]);
     expect(request?.body.tools).toEqual([{ name: 'search', description: 'Search the pages.', input_schema: tools[0]?.inputSchema, ...(streaming && { eager_input_streaming: true }) }]);
+    await ws.close();
+  });
+});
+
+describe('envelope mode on the wire', () => {
+  it('sends the response schema as OpenAI structured output, not strict (its optional fields stay optional)', async () => {
+    const answer = JSON.stringify({ decision: { action: 'PROCEED', message: 'Nothing to do.' }, reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' } });
+    const server = await startFakeProvider('openai', [{ text: answer }]);
+    servers.push(server);
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const note = defineAction({ name: 'note', description: 'Notes a line.', input: z.object({ text: z.string() }), run: () => 'ok' });
+    const model = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.url } });
+    const outcome = await ws.worker({ session, model, actions: [note], mode: 'envelope' }).run('nothing');
+    expect(outcome).toMatchObject({ status: 'done', decision: { action: 'PROCEED', message: 'Nothing to do.' } });
+    const body = server.requests[0]?.body as { response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: { properties: Record<string, unknown>; allOf?: unknown } } }; tools?: unknown };
+    expect(body.tools).toBeUndefined();
+    expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'step', strict: false } });
+    const schema = body.response_format?.json_schema.schema;
+    expect(Object.keys(schema?.properties ?? {})).toEqual(expect.arrayContaining(['decision', 'reasoning', 'command']));
+    expect(JSON.stringify(schema?.properties.command)).toContain('"note"');
+    // What providers do not take is left out; the worker still enforces it when it validates.
+    expect(schema?.allOf).toBeUndefined();
     await ws.close();
   });
 });
