@@ -22,7 +22,13 @@ async function protocolRows(): Promise<Row[]> {
   const cached = createSchemaManager();
   const schema = cached.generateResponseSchema();
   const generateCached = timeBatched(200, 1000, () => cached.generateResponseSchema());
-  // The first validation compiles the schema with ajv: a once-per-schema cost, measured on fresh managers.
+  // The first validation of a schema compiles it with ajv, once per distinct schema in the process:
+  // measured with a command set never seen before, and for a new manager with the usual commands.
+  const compile = median(await timeEach(30, (i) => {
+    const m = createSchemaManager();
+    m.registerCommands([{ name: `lookup_${i}`, description: 'Looks a topic up.', parameters: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'], additionalProperties: false } }]);
+    m.validateAIResponse(response, m.generateResponseSchema());
+  }));
   const firstValidation = median(await timeEach(50, () => {
     const m = createSchemaManager();
     m.validateAIResponse(response, m.generateResponseSchema());
@@ -40,7 +46,8 @@ async function protocolRows(): Promise<Row[]> {
   return [
     { measure: 'generateResponseSchema, cache off', value: fmt(generate), target: `≤ 100 µs (${under(generate, 100)})`, ok: generate <= 0.1 },
     { measure: 'generateResponseSchema, cached', value: fmt(generateCached), target: `≤ 100 µs (${under(generateCached, 100)})`, ok: generateCached <= 0.1 },
-    { measure: 'first validation of a new schema (ajv compile, once)', value: fmt(firstValidation), target: `≤ 50 ms (${under(firstValidation, 50)})`, ok: firstValidation <= 50 },
+    { measure: 'compile a schema never seen (once per command set and process)', value: fmt(compile), target: `≤ 50 ms (${under(compile, 50)})`, ok: compile <= 50 },
+    { measure: 'a new manager: create, generate, first validation', value: fmt(firstValidation), target: `≤ 50 ms (${under(firstValidation, 50)})`, ok: firstValidation <= 50 },
     { measure: 'validateAIResponse, a valid object', value: fmt(validateObject), target: `≤ 50 µs (${under(validateObject, 50)})`, ok: validateObject <= 0.05 },
     { measure: 'validateAIResponse, the model\'s text', value: fmt(validateText), target: `≤ 50 µs (${under(validateText, 50)})`, ok: validateText <= 0.05 },
     { measure: 'validateAIResponse, an invalid object (4 errors)', value: fmt(validateInvalid), target: `≤ 50 µs (${under(validateInvalid, 50)})`, ok: validateInvalid <= 0.05 },

@@ -89,8 +89,11 @@ export function assembleCommandSchemas(commands: readonly CommandSpec[], options
 
 /** The whole response schema. */
 export function buildResponseSchema(commands: readonly CommandSpec[], options: Required<SchemaOptions>, version: string): ResponseSchema {
+  // `type: 'object'` at both levels: without it a response or a decision that is not an
+  // object matches every `if` vacuously, and gets the RETRY and ABORT rules' errors.
   const decisionIs = (action: string): JsonObject => ({
-    properties: { decision: { properties: { action: { const: action } }, required: ['action'] } },
+    type: 'object',
+    properties: { decision: { type: 'object', properties: { action: { const: action } }, required: ['action'] } },
     required: ['decision'],
   });
   return {

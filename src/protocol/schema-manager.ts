@@ -4,7 +4,8 @@
  * default, plus whatever a worker registers, so one manager serves every envelope.
  * Generated schemas are cached and frozen; compiled validators are cached per schema.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { schemaCompiler } from '../json-schema.js';
 import type { JsonObject } from '../content/blocks.js';
 import { GolemError } from '../errors.js';
 import { browserCommandDefinitions } from './browser-commands.js';
@@ -16,8 +17,34 @@ import { validateResponse } from './validator.js';
 export const PROTOCOL_VERSION = '1.0.0';
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?$/;
 const COMMAND_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-/** Compiled validators kept for schemas that are not this manager's own objects. */
-const FOREIGN_CACHE_SIZE = 32;
+/** Compiled response validators kept in the process, by schema text (compiling one takes tens of ms). */
+const COMPILED_CACHE_SIZE = 32;
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, { schema: JsonObject; check: ValidateFunction }>();
+
+function sharedCompiler(): Ajv2020 {
+  return (ajv ??= schemaCompiler({ discriminator: true, code: { optimize: false } }));
+}
+
+/** The validator for a schema's text, compiled on first use; the least recently used goes when the cache is full. */
+function compiled(text: string): ValidateFunction {
+  const hit = validators.get(text);
+  if (hit !== undefined) {
+    validators.delete(text);
+    validators.set(text, hit);
+    return hit.check;
+  }
+  const compiler = sharedCompiler();
+  const schema = JSON.parse(text) as JsonObject;
+  const check = compiler.compile(schema);
+  validators.set(text, { schema, check });
+  if (validators.size > COMPILED_CACHE_SIZE) {
+    const [oldest, entry] = validators.entries().next().value as [string, { schema: JsonObject }];
+    validators.delete(oldest);
+    compiler.removeSchema(entry.schema); // ajv keeps every compiled schema otherwise
+  }
+  return check;
+}
 
 /** A schema manager that also says which security policy it checks against. */
 export interface SchemaManager extends AISchemaManager {
@@ -44,7 +71,6 @@ class DefaultSchemaManager implements SchemaManager {
   readonly #commands = new Map<string, CommandSpec>();
   readonly #schemas = new Map<string, ResponseSchema>();
   readonly #compiled = new WeakMap<object, ValidateFunction>();
-  readonly #foreign = new Map<string, ValidateFunction>();
   readonly #ajv: Ajv2020;
 
   constructor(config: AISchemaManagerConfig) {
@@ -57,8 +83,7 @@ class DefaultSchemaManager implements SchemaManager {
     };
     this.#cacheEnabled = schema.cacheEnabled ?? true;
     this.security = Object.freeze({ ...config.security });
-    this.#ajv = new Ajv2020({ allErrors: true, strict: false, discriminator: true, verbose: true });
-    this.#ajv.addFormat('uri', { type: 'string', validate: (s: string) => /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(s) && URL.canParse(s) });
+    this.#ajv = sharedCompiler();
     this.registerCommands(config.commands ?? browserCommandDefinitions());
   }
 
@@ -80,10 +105,9 @@ class DefaultSchemaManager implements SchemaManager {
         if (JSON.stringify(existing.parameters) === JSON.stringify(command.parameters)) continue;
         throw new GolemError('INVALID_ARGUMENT', `a command named "${command.name}" is already registered with other parameters`);
       }
-      try {
-        this.#ajv.compile(command.parameters);
-      } catch (cause) {
-        throw new GolemError('INVALID_ARGUMENT', `the parameters schema of command "${command.name}" cannot be compiled: ${(cause as Error).message}`, { cause });
+      // Checked against the JSON Schema meta-schema here (cheap); compiled once, with the whole response schema.
+      if (!this.#ajv.validateSchema(command.parameters)) {
+        throw new GolemError('INVALID_ARGUMENT', `the parameters schema of command "${command.name}" is not a valid JSON Schema: ${this.#ajv.errorsText(this.#ajv.errors)}`);
       }
       added.push(deepFreeze(structuredClone({ name: command.name, description: command.description, parameters: command.parameters })));
     }
@@ -132,15 +156,9 @@ class DefaultSchemaManager implements SchemaManager {
     if (typeof schema !== 'object' || schema === null) throw new Error('the schema is not an object');
     const own = this.#compiled.get(schema);
     if (own !== undefined) return own;
-    // A schema that is not one of ours (read back from storage, say): compiled once per content.
+    // Compiled once per content in the process: every manager (a worker's envelope each) with the same commands shares it.
     const { $id: _id, ...content } = schema;
-    const text = JSON.stringify(content);
-    let check = this.#foreign.get(text);
-    if (check === undefined) {
-      check = this.#ajv.compile(content as JsonObject);
-      if (this.#foreign.size >= FOREIGN_CACHE_SIZE) this.#foreign.delete(this.#foreign.keys().next().value as string);
-      this.#foreign.set(text, check);
-    }
+    const check = compiled(JSON.stringify(content));
     if (Object.isFrozen(schema)) this.#compiled.set(schema, check);
     return check;
   }

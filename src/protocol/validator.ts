@@ -27,15 +27,20 @@ export function parseResponseText(text: string): { ok: true; value: unknown } | 
   const last = text.lastIndexOf('}');
   if (first !== -1 && last > first) attempts.push(text.slice(first, last + 1));
   let message = 'the answer is empty';
+  // The first reading that is an object wins: a fence inside one of the answer's strings
+  // (```true```) must not stand for the answer; otherwise the first that parses.
+  let fallback: { ok: true; value: unknown } | undefined;
   for (const attempt of attempts) {
     if (attempt === '') continue;
     try {
-      return { ok: true, value: JSON.parse(attempt) as unknown };
+      const value = JSON.parse(attempt) as unknown;
+      if (isObject(value)) return { ok: true, value };
+      fallback ??= { ok: true, value };
     } catch (error) {
       message = (error as Error).message;
     }
   }
-  return { ok: false, message };
+  return fallback ?? { ok: false, message };
 }
 
 export function validateResponse(response: unknown, schema: ResponseSchema, ctx: ValidatorContext): ValidationResult {
@@ -55,7 +60,8 @@ export function validateResponse(response: unknown, schema: ResponseSchema, ctx:
     }
   }
 
-  const version = schema['x-golem-version'];
+  // Read only from an object: a missing schema is reported, not thrown on.
+  const version = isObject(schema) ? schema['x-golem-version'] : undefined;
   if (typeof version !== 'string' || major(version) !== major(ctx.version)) {
     return invalid({
       field: '$schema',
@@ -73,7 +79,7 @@ export function validateResponse(response: unknown, schema: ResponseSchema, ctx:
   }
 
   const errors: SchemaValidationError[] = [];
-  if (!check(data)) errors.push(...mapErrors(check.errors ?? []));
+  if (!check(data)) errors.push(...mapErrors(check.errors ?? [], data, schema as unknown as JsonObject));
   const warnings = schema.additionalProperties ? unknownFields(data, schema as unknown as JsonObject) : [];
 
   // What the executor allows, whatever the schema given says.
@@ -109,7 +115,7 @@ function securityProblems(parameters: Record<string, unknown>, policy: SecurityP
 }
 
 /** ajv's errors as the seed's, one per problem, with the noise of the decision rules and branch selection left out. */
-function mapErrors(raw: readonly ErrorObject[]): SchemaValidationError[] {
+function mapErrors(raw: readonly ErrorObject[], data: unknown, schema: JsonObject): SchemaValidationError[] {
   const out: SchemaValidationError[] = [];
   const seen = new Set<string>();
   const enumAt = new Set(raw.filter((e) => e.keyword === 'enum').map((e) => e.instancePath));
@@ -117,7 +123,7 @@ function mapErrors(raw: readonly ErrorObject[]): SchemaValidationError[] {
     if (e.keyword === 'if') continue; // its `then` error says what is wrong
     if (e.keyword === 'discriminator' && enumAt.has(`${e.instancePath}/action`)) continue; // the enum error names the commands
     const path = pointerToPath(e.instancePath);
-    const mapped = describe(e, path);
+    const mapped = describe(e, path, valueAt(data, path), parentSchema(schema, e.schemaPath));
     const key = `${mapped.field}\0${mapped.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -126,7 +132,29 @@ function mapErrors(raw: readonly ErrorObject[]): SchemaValidationError[] {
   return out;
 }
 
-function describe(e: ErrorObject, path: string[]): SchemaValidationError {
+/** The value at a path of the data (what ajv's `verbose` would give, without its cost at compile time). */
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (Array.isArray(value)) value = value[Number(segment)] as unknown;
+    else if (isObject(value) && Object.hasOwn(value, segment)) value = value[segment];
+    else return undefined;
+  }
+  return value;
+}
+
+/** The schema object holding the failed keyword (its `#/a/b/keyword` path without the keyword). */
+function parentSchema(schema: JsonObject, schemaPath: string): JsonObject | undefined {
+  let node: unknown = schema;
+  for (const segment of pointerToPath(schemaPath.replace(/^#/, '')).slice(0, -1)) {
+    if (Array.isArray(node)) node = node[Number(segment)] as unknown;
+    else if (isObject(node) && Object.hasOwn(node, segment)) node = node[segment];
+    else return undefined;
+  }
+  return isObject(node) ? (node as JsonObject) : undefined;
+}
+
+function describe(e: ErrorObject, path: string[], data: unknown, parent: JsonObject | undefined): SchemaValidationError {
   const params = e.params as Record<string, unknown>;
   const at = (segments: string[], value: unknown, expectedType: string, message: string): SchemaValidationError => ({
     field: segments.join('.'),
@@ -135,7 +163,6 @@ function describe(e: ErrorObject, path: string[]): SchemaValidationError {
     expectedType,
     message: `${segments.length === 0 ? 'the response' : segments.join('.')} ${message}`,
   });
-  const parent = e.parentSchema as JsonObject | undefined;
   switch (e.keyword) {
     case 'required': {
       const missing = String(params.missingProperty);
@@ -145,33 +172,33 @@ function describe(e: ErrorObject, path: string[]): SchemaValidationError {
       return at(segments, undefined, typeName(property), 'is required');
     }
     case 'not':
-      if (path.length === 0) return at(['command'], isObject(e.data) ? e.data.command : undefined, 'no command', 'must be left out: ABORT stops the task, so it carries no command');
-      return at(path, e.data, 'something else', 'is not allowed here');
+      if (path.length === 0) return at(['command'], isObject(data) ? data.command : undefined, 'no command', 'must be left out: ABORT stops the task, so it carries no command');
+      return at(path, data, 'something else', 'is not allowed here');
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      return at([...path, extra], isObject(e.data) ? e.data[extra] : undefined, 'no such property', `is not a known property${path.length === 0 ? '' : ` of ${path.join('.')}`}; leave it out`);
+      return at([...path, extra], isObject(data) ? data[extra] : undefined, 'no such property', `is not a known property${path.length === 0 ? '' : ` of ${path.join('.')}`}; leave it out`);
     }
     case 'type':
-      return at(path, e.data, String(params.type), `must be ${article(String(params.type))}`);
+      return at(path, data, String(params.type), `must be ${article(String(params.type))}`);
     case 'enum': {
       const allowed = (params.allowedValues as unknown[]).map(String);
-      return at(path, e.data, `one of ${allowed.join(', ')}`, `must be one of ${allowed.join(', ')}`);
+      return at(path, data, `one of ${allowed.join(', ')}`, `must be one of ${allowed.join(', ')}`);
     }
     case 'const':
-      return at(path, e.data, JSON.stringify(params.allowedValue), `must be ${JSON.stringify(params.allowedValue)}`);
+      return at(path, data, JSON.stringify(params.allowedValue), `must be ${JSON.stringify(params.allowedValue)}`);
     case 'discriminator':
-      return at([...path, 'action'], isObject(e.data) ? e.data.action : undefined, 'a command name', params.error === 'tag' ? 'must be a string naming the command' : 'is not a known command');
+      return at([...path, 'action'], isObject(data) ? data.action : undefined, 'a command name', params.error === 'tag' ? 'must be a string naming the command' : 'is not a known command');
     case 'minLength':
-      return at(path, e.data, `string of at least ${String(params.limit)} characters`, Number(params.limit) === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters`);
+      return at(path, data, `string of at least ${String(params.limit)} characters`, Number(params.limit) === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters`);
     case 'pattern':
-      return at(path, e.data, `string matching ${String(params.pattern)}`, `must match ${String(params.pattern)}`);
+      return at(path, data, `string matching ${String(params.pattern)}`, `must match ${String(params.pattern)}`);
     case 'format':
-      return at(path, e.data, String(params.format), `must be a valid ${String(params.format)}`);
+      return at(path, data, String(params.format), `must be a valid ${String(params.format)}`);
     case 'anyOf':
     case 'oneOf':
-      return at(path, e.data, 'a value of an allowed form', e.keyword === 'oneOf' ? 'does not match any allowed form' : 'does not match any allowed form (see the errors beside this one)');
+      return at(path, data, 'a value of an allowed form', e.keyword === 'oneOf' ? 'does not match any allowed form' : 'does not match any allowed form (see the errors beside this one)');
     default:
-      return at(path, e.data, e.keyword, e.message ?? `fails ${e.keyword}`);
+      return at(path, data, e.keyword, e.message ?? `fails ${e.keyword}`);
   }
 }
 
