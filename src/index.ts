@@ -86,7 +86,7 @@ export { Bm25Retriever, JaccardRetriever, terms, type ContextRetriever, type Ret
 export { PromptBuilder, IMAGE_TOKENS, DOCUMENT_FILE_TOKENS, countPrompt, fitTurns, type BuildOptions, type BuiltPrompt, type PromptRecord, type PromptStages, type RelevanceConfig, type TurnRange } from './prompt/prompt-builder.js';
 export { planTokens, type Plan, type PlanInput, type TokenBudget } from './prompt/token-planner.js';
 export { orderPreferences, systemInstruction, CONFLICT_RULE, type PreferenceTier } from './prompt/instructions.js';
-export { snapshot, groupTurns, type Snapshot } from './prompt/transcript.js';
+export { snapshot, groupTurns, supersede, SUPERSEDED_NOTE, type Snapshot } from './prompt/transcript.js';
 export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from './prompt/messages.js';
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, type PromptRecord, type Session, type Workspace } from '../src/index.js';
+import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, SUPERSEDED_NOTE, type PromptRecord, type Session, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { text } from './helpers.js';
 
@@ -183,6 +183,37 @@ describe('summaries', () => {
     const seen = answerer.calls[0]?.messages.flatMap((m) => m.content.map((c) => (c as { text: string }).text)) ?? [];
     expect(sent).toEqual(seen.filter((t) => t !== CONTINUED));
     expect(sent.length).toBe(record.turns.count);
+    await ws.close();
+  });
+});
+
+describe('observations in the prompt', () => {
+  it('leaves out an observation once a newer one of the same key follows, and keeps every turn whole in the session', async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const observe = (key: string, n: number) =>
+      s.addTurn({ role: 'user', blocks: [text(`Result ${n}`), text(`Snapshot ${key} #${n}: ${words(200, 'cell')}`)], meta: { observation: { key, block: 1 } } });
+    await observe('browser:a', 1);
+    await s.addTurn({ role: 'assistant', blocks: [text('next')] });
+    await observe('browser:b', 2);
+    await s.addTurn({ role: 'assistant', blocks: [text('next')] });
+    await observe('browser:a', 3);
+    await s.addTurn({ role: 'assistant', blocks: [text('next')] });
+    await observe('browser:a', 4);
+    const { prompt, record } = await s.buildPrompt({ model });
+    const sent = prompt.messages.flatMap((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')));
+    expect(sent.filter((t) => t.startsWith('Snapshot'))).toEqual([expect.stringMatching(/^Snapshot browser:b #2/), expect.stringMatching(/^Snapshot browser:a #4/)]);
+    expect(sent.filter((t) => t === SUPERSEDED_NOTE)).toHaveLength(2);
+    // The summaries of the results stay; only the observations go.
+    expect(sent.filter((t) => t.startsWith('Result '))).toEqual(['Result 1', 'Result 2', 'Result 3', 'Result 4']);
+    expect(record.superseded).toBe(2);
+    expect(record.turns.count).toBe(7);
+    // The session keeps them whole, and sentTurns reads back the originals.
+    expect((await s.transcript()).filter((t) => JSON.stringify(t.blocks).includes('Snapshot'))).toHaveLength(4);
+    expect(ws.prompts.sentTurns(record).filter((t) => JSON.stringify(t.blocks).includes('Snapshot'))).toHaveLength(4);
+    // Without a newer one, nothing is left out.
+    const { record: fresh } = await (await ws.sessions.fork(s.id, (await s.transcript())[0]?.id)).buildPrompt({ model });
+    expect(fresh.superseded).toBeUndefined();
     await ws.close();
   });
 });

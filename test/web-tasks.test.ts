@@ -44,6 +44,10 @@ describe('the web tasks, solved through the task loop in Chromium', () => {
         const results = transcript.filter((t) => t.meta.commandResult !== undefined);
         expect(results.length).toBe(outcome.actions.length);
         expect(outcome.actions.every((a) => a.ok)).toBe(true);
+        // Each result with a snapshot keeps it in the session; the model's last prompt showed only the newest.
+        expect(results.filter((t) => t.meta.observation !== undefined).length).toBeGreaterThan(1);
+        const shown = (model.calls.at(-1)?.messages ?? []).flatMap((m) => m.content.filter((p) => p.type === 'text' && /^Snapshot s\d+:/m.test(p.text)));
+        expect(shown).toHaveLength(1);
         if (task.name === 'table-lookup') expect(variables.price).toMatch(/^\d+\.\d\d$/);
         if (task.name === 'late-content') expect(variables.code).toMatch(/^[A-Z0-9]{4}$/);
       });

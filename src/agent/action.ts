@@ -67,8 +67,20 @@ export interface Action<I = unknown, O = unknown> {
   readonly stages: boolean;
   /** How a run's output is shown to the model (default: as JSON). */
   render?(output: O): string;
+  /**
+   * The part of an output that a later one of the same key makes obsolete (a page
+   * snapshot): shown after the rendered text, kept in full in the session, and left out of
+   * prompts once a newer observation with the key follows (the turn's `meta.observation`).
+   */
+  observe?(output: O): Observation | undefined;
   /** The action as a tool in a prompt. */
   toTool(): PromptTool;
+}
+
+/** What an action saw, which a newer observation with the same key makes obsolete (`key`: e.g. 'browser:<tab id>'). */
+export interface Observation {
+  key: string;
+  text: string;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -88,6 +100,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   stages?: boolean;
   /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
   render?(output: O): string;
+  /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
+  observe?(output: O): Observation | undefined;
 }): Action<z.output<S>, O> {
   if (!NAME.test(definition.name)) {
     throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
@@ -120,6 +134,7 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
     stages: definition.stages ?? false,
     ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
+    ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
   };
 }

@@ -21,7 +21,7 @@ import type { WorkspaceManager } from '../workspace/manager.js';
 import type { Turn } from '../workspace/records.js';
 import type { Session } from '../workspace/session.js';
 import type { SessionManager } from '../workspace/session-manager.js';
-import { defineAction, type Action, type ActionContext, type Trust } from './action.js';
+import { defineAction, type Action, type ActionContext, type Observation, type Trust } from './action.js';
 import { callFingerprint, findApproval, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
 import type { FileAccess } from './files.js';
 import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
@@ -105,6 +105,8 @@ interface ActionOutcome {
   input: JsonValue;
   ok: boolean;
   output: JsonValue;
+  /** The part of the output a newer observation supersedes (it ends `output` too); `summary` is the rest. */
+  observation?: Observation & { summary: string };
   /** It made or changed a clearance item. */
   staged?: boolean;
   /** The run ends after this call: a question for the parent, or a pause for an approval. */
@@ -390,7 +392,10 @@ export class Worker {
         return { name: call.name, input: call.input, ok: true, output: 'Your question goes to the worker that gave you the task.', stop: { status: 'question', question } };
       }
       const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
-      return { name: call.name, input: call.input, ok: !failed, output: action.render === undefined ? toJson(output) : action.render(output) };
+      const rendered = action.render === undefined ? toJson(output) : action.render(output);
+      const seen = action.observe?.(output);
+      if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered };
+      return { name: call.name, input: call.input, ok: !failed, output: `${rendered}\n${seen.text}`, observation: { ...seen, summary: rendered } };
     } catch (error) {
       if (error instanceof Paused) return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: error.approval } };
       const e = toGolemError(error);
@@ -677,11 +682,26 @@ export class Worker {
 
   /** Envelope mode: the command's result (or the answer's errors) as the next user turn. */
   async #recordEnvelopeResult(result: ActionOutcome | undefined, errors: readonly string[]): Promise<void> {
-    const text =
-      result === undefined
-        ? errors.join('\n')
-        : `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${typeof result.output === 'string' ? result.output : JSON.stringify(result.output)}`;
-    await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text }], meta: result === undefined ? { protocolErrors: true } : { commandResult: { name: result.name, ok: result.ok } } });
+    if (result === undefined) {
+      await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text: errors.join('\n') }], meta: { protocolErrors: true } });
+      return;
+    }
+    const head = `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}`;
+    const meta = { commandResult: { name: result.name, ok: result.ok } };
+    if (result.observation === undefined) {
+      const text = `${head}\n${typeof result.output === 'string' ? result.output : JSON.stringify(result.output)}`;
+      await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text }], meta });
+      return;
+    }
+    // The observation (a page snapshot) in a block of its own, which prompts leave out once a newer one follows.
+    await this.session.addTurn({
+      role: 'user',
+      blocks: [
+        { type: 'text', text: `${head}\n${result.observation.summary}` },
+        { type: 'text', text: result.observation.text },
+      ],
+      meta: { ...meta, observation: { key: result.observation.key, block: 1 } },
+    });
   }
 
   /** What an answer asks for: its tool calls, its text's instructions, or its envelope's command (with the reasons an envelope is invalid). */

@@ -118,7 +118,9 @@ export class BrowserSession {
         details: parameters,
         risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
       }),
-      render: (result: ExecutionResult) => renderResult(result, this.#secrets),
+      // The snapshot is an observation: once a newer one of this tab follows, prompts leave it out.
+      render: (result: ExecutionResult) => renderResult(result, this.#secrets, { snapshot: false }),
+      observe: (result: ExecutionResult) => (result.snapshot === undefined ? undefined : { key: `browser:${this.id}`, text: redactSecrets(result.snapshot.text, this.#secrets) }),
     }) as Action;
   }
 }
@@ -230,12 +232,12 @@ export function browserInstructions(secrets?: Readonly<Record<string, string>>):
   ].join('\n');
 }
 
-/** A result as the model reads it: what happened, how long it took, the page after it. */
-export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<string, string>>): string {
+/** A result as the model reads it: what happened, how long it took, the page after it (its snapshot, unless `snapshot: false`). */
+export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<string, string>>, options: { snapshot?: boolean } = {}): string {
   const lines = [`${result.action} ${result.success ? 'succeeded' : `failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`} (${result.timing.durationMs} ms)`];
   const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   if (data.length > 0) lines.push(data.join(', '));
-  lines.push(result.snapshot?.text ?? `Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  lines.push(result.snapshot !== undefined && options.snapshot !== false ? result.snapshot.text : `Page: ${result.page.title || '(no title)'} (${result.page.url})`);
   return redactSecrets(lines.join('\n'), secrets);
 }
 

@@ -14,7 +14,7 @@ import type { WorkspaceView } from '../workspace/workspace-index.js';
 import { retrievableOf, terms, type ContextRetriever } from './context-retriever.js';
 import { orderPreferences, systemInstruction, type PreferenceTier } from './instructions.js';
 import { CONTINUED, toMessages } from './messages.js';
-import { groupTurns, snapshot, type Snapshot } from './transcript.js';
+import { groupTurns, snapshot, supersede, type Snapshot } from './transcript.js';
 import { planTokens, type TokenBudget } from './token-planner.js';
 
 /** Tokens an image is counted as (providers bill roughly this for a mid-sized image). */
@@ -60,6 +60,8 @@ export interface PromptRecord {
   summarized: TurnRef[];
   /** A turn whose text was cut from the front to fit. */
   truncated: TurnRef | null;
+  /** Observations (page snapshots) replaced by a note because a newer one of the same thing follows. */
+  superseded?: number;
   context: { key: string; score: number; tokens: number }[];
   preferences: { id: string; tier: PreferenceTier }[];
   role: string | null;
@@ -132,10 +134,12 @@ export class PromptBuilder {
 
     // 1. Snapshot
     const snap = this.#stages.snapshot(view, session);
-    const groups = groupTurns(snap.turns);
+    // Observations a newer one makes obsolete (old page snapshots) go before anything is counted.
+    const current = supersede(snap.turns);
+    const groups = groupTurns(current.turns);
 
     // 2. Retrieval
-    const recent = snap.turns.slice(-relevance.recentMessageWindow);
+    const recent = current.turns.slice(-relevance.recentMessageWindow);
     const query = { topics: session.topics, text: recent.map(textOf).join('\n'), now: options.now ?? Date.now() };
     const role = session.role === null ? undefined : view.roles.get(session.role);
     const fixed = new Set([...(role?.preferences ?? []), ...session.preferences]);
@@ -247,6 +251,7 @@ export class PromptBuilder {
         dropped: rangeOf(dropped),
         summarized: snap.summaries.flatMap((s) => s.summarizes),
         truncated,
+        ...(current.superseded > 0 && { superseded: current.superseded }),
         context: keptContext.map((c) => ({ key: c.entry.key, score: round(c.score), tokens: c.tokens })),
         preferences: preferences.map((p) => ({ id: p.preference.id, tier: p.tier })),
         role: session.role,

@@ -35,6 +35,49 @@ export function snapshot(view: WorkspaceView, head: TurnRef | null): Snapshot {
   return { turns, summaries: summaries.filter((s) => !replaced.has(turnKey(s.turn))) };
 }
 
+/** The note an obsolete observation's block becomes in a prompt. */
+export const SUPERSEDED_NOTE = '(left out of this prompt: a newer observation of the same thing follows)';
+
+/**
+ * Observations made obsolete: a turn whose `meta.observation` is `{ key, block }` (a page
+ * snapshot, recorded by the worker) has that block replaced by a short note when a later
+ * turn holds an observation with the same key. The turn itself stays in the graph, whole.
+ */
+export function supersede(turns: Turn[]): { turns: Turn[]; superseded: number } {
+  const seen = new Set<string>();
+  let out: Turn[] | undefined;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const turn = turns[i] as Turn;
+    const observation = observationOf(turn);
+    if (observation === undefined) continue;
+    if (!seen.has(observation.key)) {
+      seen.add(observation.key);
+      continue;
+    }
+    out ??= turns.slice();
+    out[i] = withoutObservation(turn, observation.block);
+  }
+  return out === undefined ? { turns, superseded: 0 } : { turns: out, superseded: out.filter((t, i) => t !== turns[i]).length };
+}
+
+function observationOf(turn: Turn): { key: string; block: number } | undefined {
+  const o = turn.meta.observation as { key?: unknown; block?: unknown } | undefined;
+  if (o === undefined || o === null || typeof o.key !== 'string' || typeof o.block !== 'number') return undefined;
+  return turn.blocks[o.block]?.type === 'text' ? { key: o.key, block: o.block } : undefined;
+}
+
+/** Turns are immutable: each gets one stand-in, so token counts cached per turn object hold across prompts. */
+const standIns = new WeakMap<Turn, Turn>();
+
+function withoutObservation(turn: Turn, block: number): Turn {
+  let standIn = standIns.get(turn);
+  if (standIn === undefined) {
+    standIn = { ...turn, blocks: turn.blocks.map((b, i) => (i === block ? { type: 'text' as const, text: SUPERSEDED_NOTE } : b)) };
+    standIns.set(turn, standIn);
+  }
+  return standIn;
+}
+
 /**
  * Turns in units that are kept or dropped together: an assistant turn that calls tools
  * and the tool turns answering those calls.
