@@ -16,7 +16,7 @@ export function pathTo(index: WorkspaceView, head: TurnRef | null): Turn[] {
   // A plain loop (no generator): this walk is on the prompt's hot path.
   const path: Turn[] = [];
   const limit = index.turns.size;
-  for (let at = head === null ? undefined : index.turn(head); at !== undefined && path.length <= limit; at = at.parent === null ? undefined : index.turn(at.parent)) {
+  for (let at = head === null ? undefined : index.turn(head); at !== undefined && path.length <= limit; at = index.parentOf(at)) {
     path.push(at);
   }
   return path.reverse();

@@ -59,6 +59,8 @@ export interface WorkspaceView {
   readonly collections: ReadonlyMap<string, ReadonlyMap<string, unknown>>;
   readonly lastSeq: number;
   turn(ref: TurnRef): Turn | undefined;
+  /** The turn's parent turn (undefined for a root): `turn(t.parent)`, without building its key on the prompt's hot path. */
+  parentOf(turn: Turn): Turn | undefined;
   node(id: string): TurnNode | undefined;
   childrenOf(ref: TurnRef | null): ReadonlySet<string>;
   createdIn(sessionId: string): ReadonlySet<string>;
@@ -73,6 +75,8 @@ const ROOT = '';
 
 export class WorkspaceIndex implements WorkspaceView {
   meta: WorkspaceMeta | undefined;
+  /** Parent links already looked up (turns are immutable; cleared when one is removed or replaced). */
+  #parents = new WeakMap<Turn, Turn>();
   readonly sessions = new Map<string, Session>();
   /** Every stored turn version, by `id@version`. */
   readonly turns = new Map<string, Turn>();
@@ -194,6 +198,16 @@ export class WorkspaceIndex implements WorkspaceView {
     return this.turns.get(turnKey(ref));
   }
 
+  parentOf(turn: Turn): Turn | undefined {
+    if (turn.parent === null) return undefined;
+    let parent = this.#parents.get(turn);
+    if (parent === undefined) {
+      parent = this.turns.get(turnKey(turn.parent));
+      if (parent !== undefined) this.#parents.set(turn, parent);
+    }
+    return parent;
+  }
+
   node(id: string): TurnNode | undefined {
     return this.nodes.get(id);
   }
@@ -289,6 +303,8 @@ export class WorkspaceIndex implements WorkspaceView {
 
   #changeTurn(key: string, value: Turn | undefined, previous: Turn | undefined): void {
     if (previous !== undefined) {
+      // A turn removed or replaced: links found before may point at it.
+      this.#parents = new WeakMap();
       this.turns.delete(key);
       const node = this.nodes.get(previous.id);
       if (node !== undefined) {
