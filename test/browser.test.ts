@@ -72,8 +72,11 @@ describe('the executor', () => {
       await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('checkboxes', 2, 'errors') } });
       const cases: [Record<string, string>, string, string][] = [
         [{ action: 'CLICK_ELEMENT', selector: '#nothing-here' }, 'ELEMENT_NOT_FOUND', 'no element matches the selector "#nothing-here" (waited 1000 ms)'],
-        [{ action: 'CLICK_ELEMENT', selector: 'input[type=checkbox]' }, 'ELEMENT_NOT_FOUND', 'matches 6 elements'],
-        [{ action: 'CLICK_ELEMENT', selector: 'ref=s9/e3' }, 'SNAPSHOT_STALE', 'there is no snapshot s9'],
+        [{ action: 'CLICK_ELEMENT', selector: 'input[type=checkbox]' }, 'ELEMENT_AMBIGUOUS', 'matches 6 elements'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=s9/e3' }, 'INVALID_ARGUMENT', 'there is no snapshot s9'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e2 >> css=span' }, 'SELECTOR_NOT_ALLOWED', 'not chained'],
+        [{ action: 'CLICK_ELEMENT', selector: '*internal:control=enter-frame' }, 'SELECTOR_NOT_ALLOWED', 'not allowed'],
+        [{ action: 'OPEN_PAGE', url: 'http://127.0.0.1/?t=${token}' }, 'INVALID_ARGUMENT', 'secrets are typed into fields with INPUT_TEXT'],
         [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e999' }, 'SNAPSHOT_STALE', 'element s1/e999 of snapshot s1 is no longer on the page'],
         [{ action: 'CLICK_ELEMENT', selector: 'x'.repeat(1_001) }, 'SELECTOR_NOT_ALLOWED', '1000'],
         [{ action: 'INPUT_TEXT', selector: '#nothing', text: '${missing}' }, 'VARIABLE_NOT_FOUND', 'missing'],
@@ -191,6 +194,31 @@ describe('browser state in the workspace', () => {
     expect(again.browser.variables(session.id)).toEqual({ title: 'Secret code' });
     expect(again.browser.sessions(session.id)).toMatchObject([{ sessionId: session.id, status: 'closed' }]);
     await again.close();
+  });
+
+  it('closes the browsers a workspace launched when it closes, and records sessions a crash left open as closed', async () => {
+    const dir = tempDir();
+    const first = await createWorkspace({ dir });
+    const session = await first.sessions.create();
+    const chromium = await first.browser.launch();
+    const tab = await chromium.open({ session });
+    // A session recorded as open by a process that ended without closing it.
+    const orphan = await first.manager.dispatch({ type: 'browser:session_open', payload: { sessionId: session.id } });
+    expect(orphan.ok).toBe(true);
+    await first.close();
+    expect(chromium.executor.sessions()).toEqual([]);
+    const again = await createWorkspace({ dir });
+    expect(again.browser.sessions(session.id).map((r) => [r.id, r.status])).toEqual([
+      [tab.id, 'closed'],
+      [orphan.ok ? orphan.value.id : '', 'open'],
+    ]);
+    await again.browser.launch();
+    try {
+      expect(again.browser.sessions(session.id).map((r) => r.status)).toEqual(['closed', 'closed']);
+    } finally {
+      await again.close();
+    }
+    await tab.close(); // closing twice does nothing
   });
 
   it('puts a supervised command to the user, and runs it only when approved', async () => {

@@ -15,8 +15,6 @@ import type { Turn } from '../workspace/records.js';
 import type { Action } from './action.js';
 
 export interface EnvelopeOptions {
-  /** The manager to use (the worker's actions are registered on it). Default: a new one with just the worker's actions. */
-  schemaManager?: AISchemaManager;
   schemaOptions?: SchemaOptions;
   /** URL and selector rules responses are checked against (default: the manager's). */
   security?: SecurityPolicy;
@@ -41,12 +39,8 @@ export class Envelope {
   constructor(actions: readonly Action[], options: EnvelopeOptions = {}) {
     this.#options = options;
     this.#commands = actions.map((a) => ({ name: a.name, description: a.description, parameters: a.jsonSchema }));
-    if (options.schemaManager !== undefined) {
-      this.manager = options.schemaManager;
-      this.manager.registerCommands(this.#commands);
-    } else {
-      this.manager = createSchemaManager({ commands: this.#commands, ...(options.security !== undefined && { security: options.security }) });
-    }
+    // A manager of the worker's own commands: the schema offers exactly the actions the worker runs.
+    this.manager = createSchemaManager({ commands: this.#commands, ...(options.security !== undefined && { security: options.security }) });
     this.schema = this.manager.generateResponseSchema(options.schemaOptions);
   }
 

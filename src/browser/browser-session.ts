@@ -52,11 +52,20 @@ export class BrowserSession {
   readonly #manager: WorkspaceManager;
   readonly #executor: BrowserExecutor;
   readonly #secrets: Readonly<Record<string, string>>;
+  readonly #onClose: () => void;
+  #closed = false;
 
   /** Use `browser.open(...)`. */
-  constructor(manager: WorkspaceManager, executor: BrowserExecutor, record: BrowserSessionRecord, options: { secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> }) {
+  constructor(
+    manager: WorkspaceManager,
+    executor: BrowserExecutor,
+    record: BrowserSessionRecord,
+    options: { secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> },
+    onClose: () => void = () => undefined,
+  ) {
     this.#manager = manager;
     this.#executor = executor;
+    this.#onClose = onClose;
     this.id = record.id;
     this.sessionId = record.sessionId;
     this.#secrets = options.secrets ?? {};
@@ -98,10 +107,13 @@ export class BrowserSession {
     return this.#executor.page(this.id);
   }
 
-  /** Closes the tab and records it. */
+  /** Closes the tab and records it (once; closing again does nothing). */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClose();
     await this.#executor.closeSession(this.id);
-    await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: this.id } });
+    unwrap(await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: this.id } }));
   }
 
   #action(name: CommandAction, trust: Trust): Action {
@@ -132,13 +144,20 @@ export class Browser {
   readonly #sessions: SessionManager;
   readonly #worker: (options: WorkerOptions) => Worker;
   readonly #open = new Set<BrowserSession>();
+  readonly #onClose: () => void;
 
   /** Use `ws.browser.launch(...)`. */
-  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker, executor: BrowserExecutor) {
+  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker, executor: BrowserExecutor, onClose: () => void = () => undefined) {
     this.#manager = manager;
     this.#sessions = sessions;
     this.#worker = worker;
     this.executor = executor;
+    this.#onClose = onClose;
+  }
+
+  /** The ids of the browser sessions open now. */
+  openSessions(): string[] {
+    return [...this.#open].map((tab) => tab.id);
   }
 
   /** Opens a browser session for a Golem session (recorded as `browser:session_open`). */
@@ -148,10 +167,11 @@ export class Browser {
     try {
       await this.executor.createSession({ id: record.id, ...(options.secrets !== undefined && { secrets: options.secrets }) });
     } catch (error) {
-      await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } });
+      // Recorded as closed again; the error that matters is the one thrown.
+      await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } }).catch(() => undefined);
       throw error;
     }
-    const session = new BrowserSession(this.#manager, this.executor, record, options);
+    const session: BrowserSession = new BrowserSession(this.#manager, this.executor, record, options, () => this.#open.delete(session));
     this.#open.add(session);
     return session;
   }
@@ -180,7 +200,6 @@ export class Browser {
       return { outcome, session, browserSessionId: tab.id, variables: tab.variables() };
     } finally {
       await tab.close();
-      this.#open.delete(tab);
     }
   }
 
@@ -188,6 +207,7 @@ export class Browser {
   async close(): Promise<void> {
     for (const tab of [...this.#open]) await tab.close().catch(() => undefined);
     this.#open.clear();
+    this.#onClose();
     await this.executor.close();
   }
 }
@@ -195,6 +215,7 @@ export class Browser {
 /** `ws.browser`: launch Chromium for this workspace; read its browser sessions and variables. */
 export class BrowserApi {
   readonly #manager: WorkspaceManager;
+  readonly #browsers = new Set<Browser>();
   readonly #sessions: SessionManager;
   readonly #worker: (options: WorkerOptions) => Worker;
 
@@ -204,9 +225,25 @@ export class BrowserApi {
     this.#worker = worker;
   }
 
-  /** Starts Chromium (playwright-core is loaded now, not before). BROWSER_UNAVAILABLE when it cannot. */
+  /**
+   * Starts Chromium (playwright-core is loaded now, not before). BROWSER_UNAVAILABLE when
+   * it cannot. Browser sessions recorded as open that no browser of this workspace holds
+   * (a process that ended without closing them) are recorded as closed first. The
+   * workspace closes the browsers it launched when it closes.
+   */
   async launch(options: ExecutorOptions = {}): Promise<Browser> {
-    return new Browser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options));
+    const live = new Set([...this.#browsers].flatMap((b) => b.openSessions()));
+    for (const record of browserSessions(this.#manager.workspace())) {
+      if (record.status === 'open' && !live.has(record.id)) unwrap(await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } }));
+    }
+    const browser: Browser = new Browser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () => this.#browsers.delete(browser));
+    this.#browsers.add(browser);
+    return browser;
+  }
+
+  /** Closes every browser this workspace launched (the workspace's close does this). */
+  async closeAll(): Promise<void> {
+    for (const browser of [...this.#browsers]) await browser.close();
   }
 
   /** The variables saved for a Golem session. */

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { JsonObject } from '../content/blocks.js';
 import { GolemError, type ErrorCode } from '../errors.js';
 import { redactSecrets } from '../protocol/interpolation.js';
-import { SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
+import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { compactSnapshot, type PageSnapshot } from './snapshot.js';
 
@@ -58,7 +58,12 @@ interface Tab {
   nextSnapshot: number;
   /** Secrets of this session, hidden in everything shown. */
   secrets: Readonly<Record<string, string>>;
+  /** Tabs the page opened (and were closed) since the last result. */
+  closedTabs: string[];
 }
+
+/** Snapshots remembered per session for their staleness check. */
+const SNAPSHOTS_KEPT = 200;
 
 /** The few DOM members page functions read (the DOM library is not in this package's types). */
 interface DomElement {
@@ -97,7 +102,7 @@ export class BrowserExecutor {
       throw new GolemError('BROWSER_UNAVAILABLE', 'playwright-core is not installed (npm install playwright-core)', { cause });
     }
     try {
-      const browser = await module.chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...(options.args ?? [])] });
+      const browser = await module.chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...resolverRules(options.security), ...(options.args ?? [])] });
       return new BrowserExecutor(browser, options);
     } catch (cause) {
       throw new GolemError('BROWSER_UNAVAILABLE', `Chromium at ${executablePath} could not be started: ${(cause as Error).message.split('\n')[0] ?? ''}`, { cause });
@@ -113,21 +118,32 @@ export class BrowserExecutor {
     const id = options.id ?? `browser-${++this.#nextId}`;
     if (this.#tabs.has(id)) throw new GolemError('DUPLICATE_ID', `a browser session "${id}" is already open`);
     const context = await this.#browser.newContext();
-    context.setDefaultTimeout(this.#timeout());
-    const domains = this.security.allowedDomains;
-    if (domains !== undefined) {
-      // Every navigation is held to the allowlist, not only OPEN_PAGE's: a link or a redirect cannot leave it.
-      await context.route('**/*', async (route) => {
-        const request = route.request();
-        if (request.isNavigationRequest() && urlProblem(request.url(), this.security) !== undefined) return route.abort('blockedbyclient');
-        return route.fallback();
+    try {
+      context.setDefaultTimeout(this.#timeout());
+      if (this.security.allowedDomains !== undefined) {
+        // Every request is held to the allowlist, not only OPEN_PAGE's: a link, a script or an image cannot leave it.
+        // (Redirects do not pass through here: the resolver rules Chromium was launched with stop those.)
+        await context.route('**/*', async (route) => {
+          const request = route.request();
+          if (this.#blocked(request.url(), request.isNavigationRequest())) return route.abort('blockedbyclient');
+          return route.fallback();
+        });
+      }
+      const page = await context.newPage();
+      const tab: Tab = { context, page, generation: 0, snapshots: new Map(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
+      page.on('domcontentloaded', () => tab.generation++);
+      // One tab per session: a page that opens another (target=_blank, window.open) has it closed, and the next result says so.
+      context.on('page', (other) => {
+        if (other === page) return;
+        tab.closedTabs.push(other.url());
+        void other.close().catch(() => undefined);
       });
+      this.#tabs.set(id, tab);
+      return id;
+    } catch (error) {
+      await context.close().catch(() => undefined);
+      throw error;
     }
-    const page = await context.newPage();
-    const tab: Tab = { context, page, generation: 0, snapshots: new Map(), nextSnapshot: 1, secrets: options.secrets ?? {} };
-    page.on('domcontentloaded', () => tab.generation++);
-    this.#tabs.set(id, tab);
-    return id;
   }
 
   /** Closes a session (its context and tab). Closing one that is not open does nothing. */
@@ -158,11 +174,14 @@ export class BrowserExecutor {
     let error: ExecutionResult['error'];
     try {
       ({ data, snapshot } = await this.#run(tab, command));
+      await this.#checkWhereItLanded(tab);
     } catch (cause) {
-      const e = pageError(cause);
-      error = { code: e.code, message: redactSecrets(e.message, tab.secrets) };
+      const e = pageError(cause, this.security.allowedDomains !== undefined);
+      error = { code: e.code, message: e.message };
+      if (e.code === 'URL_NOT_ALLOWED') await this.#checkWhereItLanded(tab).catch(() => undefined);
     }
-    return {
+    if (tab.closedTabs.length > 0) data = { ...data, closedTabs: tab.closedTabs.splice(0) };
+    const result: ExecutionResult = {
       success: error === undefined,
       action: command.action,
       data,
@@ -171,6 +190,28 @@ export class BrowserExecutor {
       timing: { startedAt: started.toISOString(), durationMs: Math.round((performance.now() - t0) * 10) / 10 },
       ...(error !== undefined && { error }),
     };
+    // Secrets are hidden in all of it, in whatever form the page put them (a URL's query, say), once, here.
+    return Object.keys(tab.secrets).length === 0 ? result : redactStrings(result, tab.secrets);
+  }
+
+  /** A page that ended up off the allowlist (a redirect, a script) is left for a blank one, and the command fails. */
+  async #checkWhereItLanded(tab: Tab): Promise<void> {
+    const url = tab.page.url();
+    if (this.security.allowedDomains === undefined || !this.#blocked(url, true) || url.startsWith('chrome-error:')) return;
+    await tab.page.goto('about:blank').catch(() => undefined);
+    throw new GolemError('URL_NOT_ALLOWED', `the page went to ${new URL(url).host}, which is not on the allowlist; it was left for a blank page`);
+  }
+
+  /** A URL this session may not load: a navigation must pass every rule, anything else its host. */
+  #blocked(url: string, navigation: boolean): boolean {
+    if (navigation) return url !== 'about:blank' && urlProblem(url, this.security) !== undefined;
+    let host: string;
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      return true;
+    }
+    return host !== '' && this.security.allowedDomains !== undefined && !hostAllowed(host, this.security.allowedDomains);
   }
 
   /** The session's page now: its URL and title. */
@@ -203,7 +244,7 @@ export class BrowserExecutor {
         const problem = urlProblem(url, this.security);
         if (problem !== undefined) throw new GolemError('URL_NOT_ALLOWED', `OPEN_PAGE refused: ${problem}`, { details: { url } });
         const response = await tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#timeout() * 3 });
-        await settle(tab.page);
+        await settle(tab.page, this.#timeout());
         const status = response?.status() ?? null;
         return { data: { status }, snapshot: await this.#snapshot(tab) };
       }
@@ -211,7 +252,7 @@ export class BrowserExecutor {
         const target = await this.#locate(tab, text('selector'));
         const element = await describeElement(target);
         await target.click();
-        await settle(tab.page);
+        await settle(tab.page, this.#timeout());
         return { data: { clicked: element }, snapshot: await this.#snapshot(tab) };
       }
       case 'INPUT_TEXT': {
@@ -219,12 +260,19 @@ export class BrowserExecutor {
         const value = text('text');
         const tag = await target.evaluate((node) => (node as unknown as DomElement).tagName.toLowerCase());
         if (tag === 'select') {
-          // A select takes the option's label (or its value).
-          const chosen = await target.selectOption({ label: value }).catch(() => target.selectOption(value));
-          return { data: { selected: chosen.length } };
+          // A select takes the option's label (or its value): looked up at once, never waited for.
+          const options = await target.evaluate((node) => Array.from((node as unknown as { options: ArrayLike<{ label: string; value: string }> }).options, (o) => ({ label: o.label, value: o.value })));
+          const byLabel = options.filter((o) => o.label.trim() === value.trim());
+          const matches = byLabel.length > 0 ? byLabel : options.filter((o) => o.value === value);
+          if (matches.length !== 1) {
+            const listed = options.map((o) => JSON.stringify(o.label)).join(', ');
+            throw new GolemError(matches.length === 0 ? 'ELEMENT_NOT_FOUND' : 'ELEMENT_AMBIGUOUS', `the select has ${matches.length === 0 ? 'no' : 'more than one'} option ${JSON.stringify(value)}; its options are ${listed}`);
+          }
+          await target.selectOption({ value: (matches[0] as { value: string }).value });
+          return { data: { selected: (matches[0] as { label: string }).label } };
         }
         await target.fill(value);
-        return { data: { typed: redactSecrets(value, tab.secrets).length === value.length ? value.length : '(a secret)' } };
+        return { data: { typed: redactSecrets(value, tab.secrets) === value ? value.length : '(a secret)' } };
       }
       case 'SAVE_VARIABLE': {
         const target = await this.#locate(tab, text('selector'));
@@ -248,6 +296,7 @@ export class BrowserExecutor {
     const n = tab.nextSnapshot++;
     const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
     tab.snapshots.set(n, { generation: tab.generation, url: tab.page.url() });
+    if (tab.snapshots.size > SNAPSHOTS_KEPT) tab.snapshots.delete(tab.snapshots.keys().next().value as number);
     const passwords = await tab.page.$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? '')).catch(() => [] as string[]);
     const { url, title } = await pageState(tab.page);
     return compactSnapshot(aria, {
@@ -267,9 +316,14 @@ export class BrowserExecutor {
     if (problem !== undefined) throw new GolemError('SELECTOR_NOT_ALLOWED', problem, { details: { selector } });
     const ref = /^ref=(.*)$/.exec(selector.trim())?.[1]?.trim() ?? (SNAPSHOT_REF.test(selector.trim()) ? selector.trim() : undefined);
     if (ref !== undefined) {
-      const [, n, element] = SNAPSHOT_REF.exec(ref) as RegExpExecArray;
+      const match = SNAPSHOT_REF.exec(ref);
+      if (match === null) throw new GolemError('SELECTOR_NOT_ALLOWED', `"${ref}" is not a snapshot ref; refs look like ref=s2/e7`, { details: { selector } });
+      const [, n, element] = match;
       const taken = tab.snapshots.get(Number(n));
-      if (taken === undefined) throw new GolemError('SNAPSHOT_STALE', `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`, { details: { selector } });
+      if (taken === undefined) {
+        const known = Number(n) < tab.nextSnapshot;
+        throw new GolemError(known ? 'SNAPSHOT_STALE' : 'INVALID_ARGUMENT', known ? `snapshot s${n} is too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs` : `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`, { details: { selector } });
+      }
       if (taken.generation !== tab.generation) {
         throw new GolemError('SNAPSHOT_STALE', `snapshot s${n} was taken of an earlier page (${taken.url}); the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`, { details: { selector } });
       }
@@ -286,7 +340,7 @@ export class BrowserExecutor {
       throw new GolemError('ELEMENT_NOT_FOUND', `no element matches the selector ${JSON.stringify(selector)}${/Timeout/i.test((cause as Error).message) ? ` (waited ${this.#timeout()} ms)` : `: ${firstLine(cause)}`}; check it against a GET_DOM snapshot, or use a ref from one`, { details: { selector } });
     }
     const n = await target.count();
-    if (n > 1) throw new GolemError('ELEMENT_NOT_FOUND', `the selector ${JSON.stringify(selector)} matches ${n} elements; make it name one (or use a ref from GET_DOM)`, { details: { selector, matches: n } });
+    if (n > 1) throw new GolemError('ELEMENT_AMBIGUOUS', `the selector ${JSON.stringify(selector)} matches ${n} elements; make it name one (or use a ref from GET_DOM)`, { details: { selector, matches: n } });
     return target;
   }
 
@@ -301,10 +355,22 @@ export class BrowserExecutor {
   }
 }
 
+/**
+ * With an allowlist, Chromium resolves only the listed host names (every other fails as
+ * not found), so nothing reaches another host: not a redirect, which request routing does
+ * not see, nor anything a page loads. IP addresses are not resolved; routing checks those.
+ */
+function resolverRules(security: SecurityPolicy | undefined): string[] {
+  const domains = security?.allowedDomains;
+  if (domains === undefined) return [];
+  const names = domains.flatMap((d) => (d.startsWith('*.') ? [d.slice(2), d] : [d])).filter((d) => /^[a-zA-Z0-9*.-]+$/.test(d));
+  return [`--host-resolver-rules=${['MAP * ~NOTFOUND', ...names.map((d) => `EXCLUDE ${d}`)].join(', ')}`];
+}
+
 /** Waits briefly for what a command set off (a navigation, a re-render) to land. */
-async function settle(page: Page): Promise<void> {
-  await page.waitForLoadState('domcontentloaded', { timeout: 5_000 }).catch(() => undefined);
-  await page.waitForLoadState('load', { timeout: 1_000 }).catch(() => undefined);
+async function settle(page: Page, timeout: number): Promise<void> {
+  await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
+  await page.waitForLoadState('load', { timeout: Math.min(timeout, 1_000) }).catch(() => undefined);
 }
 
 async function pageState(page: Page): Promise<{ url: string; title: string }> {
@@ -321,12 +387,22 @@ async function describeElement(target: Locator): Promise<string> {
     .catch(() => 'element');
 }
 
+/** Every string in a value (keys stay as they are) with the secrets hidden. */
+function redactStrings<T>(value: T, secrets: Readonly<Record<string, string>>): T {
+  if (typeof value === 'string') return redactSecrets(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactStrings(v, secrets)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v as unknown, secrets)])) as T;
+  return value;
+}
+
 /** A failure on the page as a typed error. */
-function pageError(cause: unknown): GolemError {
+function pageError(cause: unknown, allowlist: boolean): GolemError {
   if (GolemError.isInstance(cause)) return cause;
   const message = firstLine(cause);
   if ((cause as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(message)) return new GolemError('BROWSER_TIMEOUT', `the page did not respond in time: ${message}`, { cause });
   if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new GolemError('URL_NOT_ALLOWED', 'the navigation was blocked: its host is not on the allowlist', { cause });
+  // With an allowlist, Chromium resolves no other host: a redirect off the list ends here.
+  if (allowlist && /ERR_NAME_NOT_RESOLVED/.test(message)) return new GolemError('URL_NOT_ALLOWED', `the page (or a redirect from it) leads to a host that is not on the allowlist, or that does not resolve: ${message}`, { cause });
   return new GolemError('BROWSER_ERROR', message, { cause });
 }
 

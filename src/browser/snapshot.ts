@@ -144,16 +144,25 @@ function parse(aria: string, snapshotId: string): Line[] {
   return out;
 }
 
+/** A YAML double-quoted value as its text. */
+function unquote(value: string): string {
+  if (!value.startsWith('"')) return value;
+  try {
+    return JSON.parse(value) as string;
+  } catch {
+    return value;
+  }
+}
+
 /** A line without the colon that announces children. */
 function bare(body: string): string {
   return body.endsWith(':') ? body.slice(0, -1) : body;
 }
 
 function redact(text: string, hide: readonly string[], secrets: Readonly<Record<string, string>> | undefined): string {
-  let out = redactSecrets(text, secrets);
-  for (const value of [...hide].sort((a, b) => b.length - a.length)) {
-    // A password field's value is shown as dots, whatever it is.
-    if (value !== '') out = out.split(`: ${value}`).join(': ••••••');
-  }
-  return out;
+  const out = redactSecrets(text, secrets);
+  const values = new Set(hide.filter((v) => v !== ''));
+  if (values.size === 0) return out;
+  // A password field's value is shown as dots, whatever it is: on a textbox's line, where it stands as the value.
+  return out.replace(/^(\s*- textbox\b[^\n]*?): (.*)$/gm, (line, head: string, value: string) => (values.has(value) || values.has(unquote(value)) ? `${head}: ••••••` : line));
 }

@@ -39,11 +39,19 @@ export function interpolate(text: string, scope: VariableScope): Result<string> 
   return { ok: true, value: text.replace(REFERENCE, (_whole, name: string) => lookup(scope, name) as string) };
 }
 
-/** A model's command as the executor takes it: variables filled into `url` and `text`, the session id injected. */
+/**
+ * A model's command as the executor takes it: variables filled into `url` and `text`, the
+ * session id injected. Secrets go into `text` only (typed into a field): a secret in a URL
+ * would travel in the clear to wherever the page sends it.
+ */
 export function toExecutorCommand(command: AIGeneratedCommand, sessionId: string, scope: VariableScope): Result<ExecutorCommand> {
   const parameters: JsonObject = {};
   for (const [key, value] of Object.entries(command.parameters)) {
     if (typeof value === 'string' && INTERPOLATED.has(key)) {
+      const secret = key === 'text' ? undefined : variableReferences(value).find((name) => scope.secrets !== undefined && Object.hasOwn(scope.secrets, name));
+      if (secret !== undefined) {
+        return { ok: false, error: new GolemError('INVALID_ARGUMENT', `\${${secret}} is a secret: secrets are typed into fields with INPUT_TEXT, never put in a ${key}`, { details: { parameter: key, secret } }) };
+      }
       const filled = interpolate(value, scope);
       if (!filled.ok) return filled;
       parameters[key] = filled.value;
@@ -54,15 +62,30 @@ export function toExecutorCommand(command: AIGeneratedCommand, sessionId: string
   return { ok: true, value: { sessionId, action: command.action, parameters } };
 }
 
-/** The text with every secret's value replaced by its `${name}`: what may be shown or stored. */
+/**
+ * The text with every secret's value replaced by its `${name}`: what may be shown or
+ * stored. The forms a page or a URL may turn a value into are caught too: URL-encoded
+ * (as a component and as a submitted form), JSON-escaped and HTML-escaped.
+ */
 export function redactSecrets(text: string, secrets: Readonly<Record<string, string>> | undefined): string {
   if (secrets === undefined) return text;
-  let out = text;
-  // Longest first, so a secret inside another is not left half-shown.
-  for (const [name, value] of Object.entries(secrets).sort((a, b) => b[1].length - a[1].length)) {
-    if (value !== '') out = out.split(value).join(`\${${name}}`);
+  const forms: [string, string][] = [];
+  for (const [name, value] of Object.entries(secrets)) {
+    if (value === '') continue;
+    const encoded = encodeURIComponent(value);
+    const form = new URLSearchParams({ v: value }).toString().slice(2); // a submitted form's encoding
+    const variants = new Set([value, encoded, encoded.replace(/%20/g, '+'), form, JSON.stringify(value).slice(1, -1), escapeHtml(value)]);
+    for (const variant of variants) forms.push([variant, `\${${name}}`]);
   }
+  // Longest first, so a secret inside another is not left half-shown.
+  forms.sort((a, b) => b[0].length - a[0].length);
+  let out = text;
+  for (const [variant, placeholder] of forms) if (out.includes(variant)) out = out.split(variant).join(placeholder);
   return out;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 function lookup(scope: VariableScope, name: string): string | undefined {

@@ -49,8 +49,10 @@ export function selectorProblem(selector: string, policy: SecurityPolicy = {}): 
   if (selector.length > max) return `the selector is ${selector.length} characters long; at most ${max} are accepted`;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(selector)) return 'the selector contains control characters';
-  for (const part of selector.split('>>')) {
-    const segment = part.trim();
+  const parts = selector.split('>>');
+  for (const part of parts) {
+    // A leading * marks the part whose element is the result (Playwright); the engine follows it.
+    const segment = part.trim().replace(/^\*\s*/, '');
     const engine = /^([a-zA-Z_][\w-]*)\s*=/.exec(segment)?.[1]?.toLowerCase();
     if (engine === undefined) {
       if (segment.startsWith('internal:') || segment.startsWith('_')) return `the selector engine in "${clip(segment)}" is not allowed`;
@@ -60,6 +62,7 @@ export function selectorProblem(selector: string, policy: SecurityPolicy = {}): 
     if (engine === 'ref' && !SNAPSHOT_REF.test(segment.slice(segment.indexOf('=') + 1).trim())) {
       return `"${clip(segment)}" is not a snapshot ref; refs look like ref=s2/e7 (from a GET_DOM snapshot)`;
     }
+    if (engine === 'ref' && parts.length > 1) return 'a ref names one element on its own: use ref=s2/e7 as the whole selector, not chained with >>';
   }
   return undefined;
 }

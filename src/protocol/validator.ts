@@ -7,7 +7,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue } from '../content/blocks.js';
 import { selectorProblem, urlProblem } from './security.js';
-import type { AIResponse, CommandSpec, ResponseSchema, SchemaValidationError, SecurityPolicy, ValidationResult } from './types.js';
+import { COMMAND_ACTIONS, type AIResponse, type CommandSpec, type ResponseSchema, type SchemaValidationError, type SecurityPolicy, type ValidationResult } from './types.js';
 
 export interface ValidatorContext {
   /** The compiled schema (throws when it cannot be compiled). */
@@ -90,7 +90,9 @@ export function validateResponse(response: unknown, schema: ResponseSchema, ctx:
     const known = typeof name === 'string' && ctx.commands.has(name);
     if (!known || errors.some((e) => e.path[0] === 'command')) executorCompatible = false;
     const parameters = isObject(command) && isObject(command.parameters) ? command.parameters : {};
-    for (const problem of securityProblems(parameters, ctx.security)) {
+    // The browser's policy is for the browser's commands: another command's `url` is its own business.
+    const browser = typeof name === 'string' && (COMMAND_ACTIONS as readonly string[]).includes(name);
+    for (const problem of browser ? securityProblems(parameters, ctx.security) : []) {
       errors.push(problem);
       executorCompatible = false;
     }

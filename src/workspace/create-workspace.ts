@@ -148,6 +148,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   };
   const sessions = new SessionManager(manager, prompts);
   const worker = (workerOptions: WorkerOptions) => new Worker(manager, workerOptions, { sessions });
+  const browser = new BrowserApi(manager, sessions, worker);
   return {
     manager,
     sessions,
@@ -162,7 +163,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     clearance: new ClearanceApi(manager),
     meta,
     worker,
-    browser: new BrowserApi(manager, sessions, worker),
+    browser,
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();
@@ -195,6 +196,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
         bytesOnDisk: stats.bytes + (blobStorage.kind === 'fs' ? blobBytes : 0),
       };
     },
-    close: () => manager.close(),
+    // The browsers this workspace launched close first: their sessions are recorded as closed while the store is open.
+    close: async () => {
+      await browser.closeAll();
+      await manager.close();
+    },
   };
 }
