@@ -86,9 +86,11 @@ describe('the task loop', () => {
     expect(server.reward(episode)?.reward).toBe(1);
     // The page shows the password in its query; the snapshots show ${password} instead, and the policy typed that.
     expect(model.calls.some((p) => observe(p).snapshot?.includes('password "${password}"'))).toBe(true);
-    for (const prompt of model.calls) expect(JSON.stringify(prompt)).not.toContain(`"${secret as string}"`);
+    // Not in any form: the prompts, the stored turns and the events' results never hold it.
+    for (const prompt of model.calls) expect(JSON.stringify(prompt)).not.toContain(secret);
     const stored = JSON.stringify(await session.transcript());
-    expect(stored).not.toContain(`"${secret as string}"`);
+    expect(stored).not.toContain(secret);
+    expect(JSON.stringify([...ws.manager.workspace().records()])).not.toContain(secret);
     expect(stored).toContain('${password}');
   });
 

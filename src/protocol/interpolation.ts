@@ -5,9 +5,10 @@
  */
 import type { JsonObject } from '../content/blocks.js';
 import { GolemError, type Result } from '../errors.js';
+import { VARIABLE_REFERENCE } from './browser-commands.js';
 import type { AIGeneratedCommand, ExecutorCommand } from './types.js';
 
-const REFERENCE = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+const REFERENCE = new RegExp(VARIABLE_REFERENCE.source, 'g');
 /** The parameters variables are filled into; selectors and variable names are taken as written. */
 const INTERPOLATED = new Set(['url', 'text']);
 
