@@ -4,7 +4,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserExecutor, compactSnapshot, createWorkspace, GolemError, type Browser, type Workspace } from '../src/index.js';
+import { BrowserExecutor, compactSnapshot, createWorkspace, GolemError, redactSecrets, type Browser, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { startTaskServer, type TaskServer } from './web-tasks/server.js';
 import { tempDir } from './helpers.js';
@@ -127,6 +127,18 @@ describe('the executor', () => {
     }
   });
 
+  it('refuses flags that would undo the allowlist', async () => {
+    const error = await BrowserExecutor.launch({ security: { allowedDomains: ['127.0.0.1'] }, args: ['--host-resolver-rules=MAP app.test 127.0.0.1'] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('--host-resolver-rules cannot be given with allowedDomains') as unknown });
+  });
+
+  it('hides secrets in one pass: a placeholder is never redacted again', () => {
+    const secrets = { user: 'admin', admin_password: 'hunter2' };
+    const once = redactSecrets('admin logs in with hunter2 (hunter%202? no: hunter2)', secrets);
+    expect(once).toBe('${user} logs in with ${admin_password} (hunter%202? no: ${admin_password})');
+    expect(redactSecrets(once, secrets)).toBe(once);
+  });
+
   it('is unavailable, with a clear error, when Chromium cannot be started', async () => {
     const error = await BrowserExecutor.launch({ executablePath: '/nonexistent/chromium' }).catch((e: unknown) => e);
     expect(GolemError.isInstance(error)).toBe(true);
@@ -196,7 +208,7 @@ describe('browser state in the workspace', () => {
     await again.close();
   });
 
-  it('closes the browsers a workspace launched when it closes, and records sessions a crash left open as closed', async () => {
+  it('closes the browsers a workspace launched when it closes, and records the sessions a crash left open as closed when asked', async () => {
     const dir = tempDir();
     const first = await createWorkspace({ dir });
     const session = await first.sessions.create();
@@ -212,9 +224,15 @@ describe('browser state in the workspace', () => {
       [tab.id, 'closed'],
       [orphan.ok ? orphan.value.id : '', 'open'],
     ]);
-    await again.browser.launch();
+    const relaunched = await again.browser.launch();
     try {
-      expect(again.browser.sessions(session.id).map((r) => r.status)).toEqual(['closed', 'closed']);
+      const live = await relaunched.open({ session });
+      expect(await again.browser.closeOrphans()).toEqual([orphan.ok ? orphan.value.id : '']);
+      expect(again.browser.sessions(session.id).map((r) => [r.id, r.status])).toEqual([
+        [tab.id, 'closed'],
+        [orphan.ok ? orphan.value.id : '', 'closed'],
+        [live.id, 'open'],
+      ]);
     } finally {
       await again.close();
     }

@@ -110,10 +110,10 @@ export class BrowserSession {
   /** Closes the tab and records it (once; closing again does nothing). */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#closed = true;
-    this.#onClose();
     await this.#executor.closeSession(this.id);
     unwrap(await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: this.id } }));
+    this.#closed = true;
+    this.#onClose();
   }
 
   #action(name: CommandAction, trust: Trust): Action {
@@ -144,6 +144,7 @@ export class Browser {
   readonly #sessions: SessionManager;
   readonly #worker: (options: WorkerOptions) => Worker;
   readonly #open = new Set<BrowserSession>();
+  readonly #opening = new Set<string>();
   readonly #onClose: () => void;
 
   /** Use `ws.browser.launch(...)`. */
@@ -155,21 +156,24 @@ export class Browser {
     this.#onClose = onClose;
   }
 
-  /** The ids of the browser sessions open now. */
+  /** The ids of the browser sessions open now (and being opened). */
   openSessions(): string[] {
-    return [...this.#open].map((tab) => tab.id);
+    return [...this.#opening, ...[...this.#open].map((tab) => tab.id)];
   }
 
   /** Opens a browser session for a Golem session (recorded as `browser:session_open`). */
   async open(options: { session: Session | string; secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> }): Promise<BrowserSession> {
     const sessionId = typeof options.session === 'string' ? options.session : options.session.id;
     const record = unwrap(await this.#manager.dispatch({ type: 'browser:session_open', payload: { sessionId } }));
+    this.#opening.add(record.id);
     try {
       await this.executor.createSession({ id: record.id, ...(options.secrets !== undefined && { secrets: options.secrets }) });
     } catch (error) {
       // Recorded as closed again; the error that matters is the one thrown.
       await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } }).catch(() => undefined);
       throw error;
+    } finally {
+      this.#opening.delete(record.id);
     }
     const session: BrowserSession = new BrowserSession(this.#manager, this.executor, record, options, () => this.#open.delete(session));
     this.#open.add(session);
@@ -197,9 +201,13 @@ export class Browser {
         envelope: { security: this.executor.security, ...workerOptions.envelope },
       });
       const outcome = await worker.run(goal, signal === undefined ? {} : { signal });
-      return { outcome, session, browserSessionId: tab.id, variables: tab.variables() };
-    } finally {
+      const variables = tab.variables();
       await tab.close();
+      return { outcome, session, browserSessionId: tab.id, variables };
+    } catch (error) {
+      // The run's own error is the one to see; closing is tried, quietly.
+      await tab.close().catch(() => undefined);
+      throw error;
     }
   }
 
@@ -227,18 +235,34 @@ export class BrowserApi {
 
   /**
    * Starts Chromium (playwright-core is loaded now, not before). BROWSER_UNAVAILABLE when
-   * it cannot. Browser sessions recorded as open that no browser of this workspace holds
-   * (a process that ended without closing them) are recorded as closed first. The
-   * workspace closes the browsers it launched when it closes.
+   * it cannot. The workspace closes the browsers it launched when it closes.
    */
   async launch(options: ExecutorOptions = {}): Promise<Browser> {
-    const live = new Set([...this.#browsers].flatMap((b) => b.openSessions()));
-    for (const record of browserSessions(this.#manager.workspace())) {
-      if (record.status === 'open' && !live.has(record.id)) unwrap(await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } }));
-    }
     const browser: Browser = new Browser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () => this.#browsers.delete(browser));
     this.#browsers.add(browser);
     return browser;
+  }
+
+  /**
+   * Records as closed the browser sessions recorded as open that no browser of this
+   * workspace object holds: those a process left open when it ended without closing them.
+   * Call it when no other process works in the workspace (their open sessions would be
+   * counted too). Returns the ids closed.
+   */
+  async closeOrphans(): Promise<string[]> {
+    const live = new Set([...this.#browsers].flatMap((b) => b.openSessions()));
+    const closed: string[] = [];
+    for (const record of browserSessions(this.#manager.workspace())) {
+      if (record.status !== 'open' || live.has(record.id)) continue;
+      unwrap(await this.#manager.dispatch({ type: 'browser:session_close', payload: { id: record.id } }));
+      closed.push(record.id);
+    }
+    return closed;
+  }
+
+  /** How many browsers of this workspace are running. */
+  get launched(): number {
+    return this.#browsers.size;
   }
 
   /** Closes every browser this workspace launched (the workspace's close does this). */

@@ -101,6 +101,10 @@ export class BrowserExecutor {
       playwright = undefined;
       throw new GolemError('BROWSER_UNAVAILABLE', 'playwright-core is not installed (npm install playwright-core)', { cause });
     }
+    const overriding = (options.args ?? []).find((a) => /^--(host-resolver-rules|proxy-server|proxy-pac-url)\b/.test(a));
+    if (options.security?.allowedDomains !== undefined && overriding !== undefined) {
+      throw new GolemError('INVALID_ARGUMENT', `${overriding.split('=')[0] ?? overriding} cannot be given with allowedDomains: the allowlist is enforced through Chromium's host resolution`);
+    }
     try {
       const browser = await module.chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...resolverRules(options.security), ...(options.args ?? [])] });
       return new BrowserExecutor(browser, options);
@@ -214,15 +218,16 @@ export class BrowserExecutor {
     return host !== '' && this.security.allowedDomains !== undefined && !hostAllowed(host, this.security.allowedDomains);
   }
 
-  /** The session's page now: its URL and title. */
-  state(id: string): Promise<{ url: string; title: string }> {
-    return pageState(this.#tab(id).page);
+  /** The session's page now: its URL and title (secrets hidden). */
+  async state(id: string): Promise<{ url: string; title: string }> {
+    const tab = this.#tab(id);
+    return redactStrings(await pageState(tab.page), tab.secrets);
   }
 
-  /** A snapshot of the session's page now (what GET_DOM returns). */
+  /** A snapshot of the session's page now (what GET_DOM returns; secrets hidden). */
   async snapshot(id: string, budget = this.#options.snapshotBudget): Promise<PageSnapshot> {
     const tab = this.#tab(id);
-    return this.#snapshot(tab, budget);
+    return redactStrings(await this.#snapshot(tab, budget), tab.secrets);
   }
 
   /** Closes every session and the browser. */
@@ -268,7 +273,7 @@ export class BrowserExecutor {
             const listed = options.map((o) => JSON.stringify(o.label)).join(', ');
             throw new GolemError(matches.length === 0 ? 'ELEMENT_NOT_FOUND' : 'ELEMENT_AMBIGUOUS', `the select has ${matches.length === 0 ? 'no' : 'more than one'} option ${JSON.stringify(value)}; its options are ${listed}`);
           }
-          await target.selectOption({ value: (matches[0] as { value: string }).value });
+          await target.selectOption({ index: options.indexOf(matches[0] as { label: string; value: string }) });
           return { data: { selected: (matches[0] as { label: string }).label } };
         }
         await target.fill(value);
@@ -358,12 +363,15 @@ export class BrowserExecutor {
 /**
  * With an allowlist, Chromium resolves only the listed host names (every other fails as
  * not found), so nothing reaches another host: not a redirect, which request routing does
- * not see, nor anything a page loads. IP addresses are not resolved; routing checks those.
+ * not see, nor anything a page loads (the rules cover IP addresses too).
  */
 function resolverRules(security: SecurityPolicy | undefined): string[] {
   const domains = security?.allowedDomains;
   if (domains === undefined) return [];
-  const names = domains.flatMap((d) => (d.startsWith('*.') ? [d.slice(2), d] : [d])).filter((d) => /^[a-zA-Z0-9*.-]+$/.test(d));
+  const names = domains
+    .map((d) => d.replace(/^\[|\]$/g, '')) // an IPv6 address is excluded without its brackets
+    .flatMap((d) => (d.startsWith('*.') ? [d.slice(2), d] : [d]))
+    .filter((d) => /^[a-zA-Z0-9*.:-]+$/.test(d));
   return [`--host-resolver-rules=${['MAP * ~NOTFOUND', ...names.map((d) => `EXCLUDE ${d}`)].join(', ')}`];
 }
 

@@ -78,11 +78,13 @@ export function redactSecrets(text: string, secrets: Readonly<Record<string, str
     const variants = new Set([value, encoded, encoded.replace(/%20/g, '+'), form, JSON.stringify(value).slice(1, -1), escapeHtml(value)]);
     for (const variant of variants) forms.push([variant, `\${${name}}`]);
   }
-  // Longest first, so a secret inside another is not left half-shown.
+  if (forms.length === 0) return text;
+  // One pass, longest first (a secret inside another is not left half-shown); placeholders
+  // already there are matched first and kept, so redacting twice changes nothing.
   forms.sort((a, b) => b[0].length - a[0].length);
-  let out = text;
-  for (const [variant, placeholder] of forms) if (out.includes(variant)) out = out.split(variant).join(placeholder);
-  return out;
+  const placeholders = new Map(forms);
+  const pattern = new RegExp(`\\$\\{[a-zA-Z_][a-zA-Z0-9_]*\\}|${forms.map(([v]) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}`, 'g');
+  return text.replace(pattern, (match) => placeholders.get(match) ?? match);
 }
 
 function escapeHtml(text: string): string {
