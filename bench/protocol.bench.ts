@@ -3,7 +3,10 @@
  * validation against seed 002's budgets (100 ms and 50 ms; the aim is a thousand times
  * under both), and each task page's GET_DOM snapshot in tokens against its raw HTML.
  */
-import { BrowserExecutor, countOpenAiTokens, createSchemaManager, type AIResponse } from '../src/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BrowserExecutor, countOpenAiTokens, createSchemaManager, createWorkspace, type AIResponse } from '../src/index.js';
 import { startTaskServer } from '../test/web-tasks/server.js';
 import { TASKS } from '../test/web-tasks/tasks.js';
 import { fmt, log, median, printTable, timeBatched, timeEach, type Row } from './lib.js';
@@ -82,7 +85,27 @@ async function snapshotRows(): Promise<Row[]> {
   return rows;
 }
 
-const rows = [...(await protocolRows()), ...(await snapshotRows())];
-printTable(`Golem protocol and browser benchmarks (medians; node ${process.version}; tokens by the OpenAI tokenizer)`, rows, [
+/** patch_ui_state calls through ws.ui.patch: engine, command and index (memory), and durable on SQLite. */
+async function uiRows(): Promise<Row[]> {
+  log('patch_ui_state calls...');
+  const rows: Row[] = [];
+  for (const [label, options] of [['in memory', {}], ['SQLite, durable', { dir: mkdtempSync(join(tmpdir(), 'golem-bench-ui-')) }]] as const) {
+    const ws = await createWorkspace(options);
+    await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
+    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'add', path: 'blocks+', items: Array.from({ length: 10 }, (_, i) => ({ id: `b${i}`, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } })) }] });
+    const times = await timeEach(2000, async (i) => {
+      const r = await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'set', path: 'state.params.count', value: i }, { op: 'set', path: 'blocks["b3"]', value: { id: 'b3', type: 'form', bind: 'state.params', props: { fields: [{ label: `Name ${i}`, key: 'name', type: 'text' }] } } }] });
+      if (!r.success) throw new Error('the bench patch was refused');
+    });
+    await ws.close();
+    if ('dir' in options) rmSync(options.dir, { recursive: true, force: true });
+    const t = median(times);
+    rows.push({ measure: `patch_ui_state call, 2 patches, 10 blocks (${label})`, value: fmt(t), target: `${Math.round(1000 / t).toLocaleString('en')} calls per second` });
+  }
+  return rows;
+}
+
+const rows = [...(await protocolRows()), ...(await uiRows()), ...(await snapshotRows())];
+printTable(`Golem protocol, UI and browser benchmarks (medians; node ${process.version}; tokens by the OpenAI tokenizer)`, rows, [
   'Seed 002 budgets: schema generation 100 ms, validation 50 ms; the targets are a thousand times under both.',
 ]);

@@ -162,3 +162,21 @@ export { compactSnapshot, type CompactOptions, type PageSnapshot } from './brows
 export { Browser, BrowserApi, BrowserSession, browserInstructions, renderResult, type BrowserTaskOptions, type BrowserTaskResult } from './browser/browser-session.js';
 export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser/extension.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';
+export { UIApi, PatchUiStateInput, type UIPatchResponse } from './ui/ui-api.js';
+export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui/extension.js';
+export {
+  applyPatchInput,
+  parsePath,
+  CREATE,
+  DELETE,
+  PATCH_OPS,
+  UI_PATCH_ERROR_CODES,
+  type JsonPatchOperation,
+  type PatchInput,
+  type PatchOp,
+  type PatchOperation,
+  type PatchOutcome,
+  type UIPatchError,
+  type UIPatchErrorCode,
+} from './ui/patch-engine.js';
+export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './ui/schema.js';

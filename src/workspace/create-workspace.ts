@@ -15,6 +15,8 @@ import { environmentExtension } from '../environment/extension.js';
 import { agentExtension } from '../agent/extension.js';
 import { BrowserApi } from '../browser/browser-session.js';
 import { browserExtension } from '../browser/extension.js';
+import { uiExtension } from '../ui/extension.js';
+import { UIApi } from '../ui/ui-api.js';
 import { ApprovalApi, TrustApi } from '../agent/agent-api.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { Worker, type WorkerOptions } from '../agent/worker.js';
@@ -90,6 +92,8 @@ export interface Workspace {
   worker(options: WorkerOptions): Worker;
   /** The browser executor (seed 002): launch Chromium, run browser tasks, read saved variables. */
   readonly browser: BrowserApi;
+  /** Model-built UIs (seed 004): `patch_ui_state` calls, the instances, the action for workers. */
+  readonly ui: UIApi;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -125,6 +129,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
   manager.extend(browserExtension);
+  manager.extend(uiExtension);
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {
@@ -164,6 +169,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     meta,
     worker,
     browser,
+    ui: new UIApi(manager),
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();

@@ -1,0 +1,370 @@
+/**
+ * The patch engine of `patch_ui_state` (seed 004): one call's patches applied in order to
+ * a copy of the instance, all or none, with the seed's error codes; and each accepted
+ * patch compiled to RFC 6902 JSON Patch for clients, an id-addressed one guarded by a
+ * `test` so a client that is behind fails loudly instead of changing the wrong block.
+ * Pure: the `ui:patch` command runs it, and so can anyone checking a call first.
+ */
+import type { z } from 'zod';
+import type { JsonValue } from '../content/blocks.js';
+import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, META_STATUSES } from './schema.js';
+
+export const CREATE = '__CREATE__';
+export const DELETE = '__DELETE__';
+export const PATCH_OPS = ['set', 'add', 'remove', 'clear', 'delete', 'create', 'replace'] as const;
+export type PatchOp = (typeof PATCH_OPS)[number];
+
+export interface PatchOperation {
+  op: PatchOp;
+  path: string;
+  value?: unknown;
+  items?: unknown[];
+  condition?: string;
+}
+
+/** One `patch_ui_state` call (seed 004 `PatchInput`). */
+export interface PatchInput {
+  instanceId: string;
+  newInstanceId?: string;
+  targetInstanceId?: string;
+  patches: PatchOperation[];
+}
+
+export const UI_PATCH_ERROR_CODES = ['INVALID_INSTANCE', 'INVALID_OP', 'INVALID_PATH', 'PATH_NOT_FOUND', 'SCHEMA_MUTATION', 'MISSING_VALUE', 'DUPLICATE_ID', 'INSTANCE_EXISTS', 'INVALID_STRUCTURE'] as const;
+export type UIPatchErrorCode = (typeof UI_PATCH_ERROR_CODES)[number];
+
+/** Why a call was refused: the patch (its index; -1 for the call itself), its path, and what to do. */
+export interface UIPatchError {
+  code: UIPatchErrorCode;
+  patchIndex: number;
+  path: string;
+  message: string;
+}
+
+/** An RFC 6902 operation, on the instance document. */
+export type JsonPatchOperation =
+  | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue }
+  | { op: 'remove'; path: string };
+
+export type PatchOutcome =
+  | { ok: true; kind: 'create' | 'update'; instanceId: string; instance: UIInstance; jsonPatch: JsonPatchOperation[] }
+  | { ok: true; kind: 'delete'; instanceId: string; instance: undefined; jsonPatch: [] }
+  | { ok: false; errors: UIPatchError[] };
+
+/** A path, parsed. */
+type Target =
+  | { kind: 'whole'; part: 'meta' | 'state' | 'layout' }
+  | { kind: 'meta'; field: 'status' | 'step' | 'pageKey' | 'other'; name: string }
+  | { kind: 'state'; area: 'params' | 'runtime' }
+  | { kind: 'stateKey'; area: 'params' | 'runtime'; key: string }
+  | { kind: 'list'; list: 'blocks' | 'actions' }
+  | { kind: 'append'; list: 'blocks' | 'actions' }
+  | { kind: 'index'; list: 'blocks' | 'actions'; index: number }
+  | { kind: 'byId'; list: 'blocks' | 'actions'; id: string }
+  | { kind: 'deleteId'; list: 'blocks' | 'actions'; id: string };
+
+const PATCH_KEYS = new Set(['op', 'path', 'value', 'items', 'condition']);
+const VERSION_KEYS = new Set(['version', 'baseVersion', 'schemaVersion']);
+const MAX_PATCHES = 200;
+
+class Refusal extends Error {
+  constructor(
+    readonly code: UIPatchErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const refuse = (code: UIPatchErrorCode, message: string): never => {
+  throw new Refusal(code, message);
+};
+
+/** Parses a seed 004 path. INVALID_PATH with the patterns when it is none of them. */
+export function parsePath(path: string): Target {
+  if (path === 'meta' || path === 'state' || path === 'layout') return { kind: 'whole', part: path };
+  if (path === 'blocks' || path === 'actions') return { kind: 'list', list: path };
+  let m = /^(blocks|actions)\+$/.exec(path);
+  if (m !== null) return { kind: 'append', list: m[1] as 'blocks' | 'actions' };
+  m = /^(blocks|actions)-(\d+)$/.exec(path);
+  if (m !== null) return { kind: 'index', list: m[1] as 'blocks' | 'actions', index: Number(m[2]) };
+  m = /^(blocks|actions)\[(?:"([^"]+)"|([^\]"]+))\]$/.exec(path);
+  if (m !== null) return { kind: 'byId', list: m[1] as 'blocks' | 'actions', id: (m[2] ?? m[3]) as string };
+  m = /^(blocks|actions)-(?:"([^"]+)"|([A-Za-z_][^"\s]*))$/.exec(path);
+  if (m !== null) return { kind: 'deleteId', list: m[1] as 'blocks' | 'actions', id: (m[2] ?? m[3]) as string };
+  m = /^meta\.([A-Za-z]+)$/.exec(path);
+  if (m !== null) {
+    const name = m[1] as string;
+    return { kind: 'meta', field: name === 'status' || name === 'step' || name === 'pageKey' ? name : 'other', name };
+  }
+  m = /^state\.(params|runtime)$/.exec(path);
+  if (m !== null) return { kind: 'state', area: m[1] as 'params' | 'runtime' };
+  m = /^state\.(params|runtime)\.(.+)$/.exec(path);
+  if (m !== null) return { kind: 'stateKey', area: m[1] as 'params' | 'runtime', key: m[2] as string };
+  return refuse(
+    'INVALID_PATH',
+    `"${path}" is not a path of patch_ui_state; use state.params.{key}, state.runtime.{key}, blocks, blocks+, blocks-{index}, blocks["id"], blocks-"id" (the same for actions), layout, meta.status or meta.step`,
+  );
+}
+
+/**
+ * Applies one call to the instances there are (`existing(id)` reads one). Returns the new
+ * instance and its JSON Patch, or every reason it was refused (the first failing patch
+ * stops the call: nothing of it is applied).
+ */
+export function applyPatchInput(input: unknown, existing: (id: string) => UIInstance | undefined): PatchOutcome {
+  const call = (code: UIPatchErrorCode, message: string): PatchOutcome => ({ ok: false, errors: [{ code, patchIndex: -1, path: '', message }] });
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId? }');
+  const { instanceId, newInstanceId, targetInstanceId, patches, ...rest } = input as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) return call(extra.some((k) => VERSION_KEYS.has(k)) ? 'SCHEMA_MUTATION' : 'INVALID_STRUCTURE', `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')}: patches carry no version and nothing else`);
+  if (typeof instanceId !== 'string' || instanceId === '') return call('MISSING_VALUE', 'instanceId is required: an instance\'s id, "__CREATE__" or "__DELETE__"');
+  if (!Array.isArray(patches)) return call('MISSING_VALUE', 'patches is required: a list of { op, path, value }');
+  if (patches.length > MAX_PATCHES) return call('INVALID_STRUCTURE', `at most ${MAX_PATCHES} patches a call`);
+
+  if (instanceId === DELETE) {
+    if (typeof targetInstanceId !== 'string' || targetInstanceId === '') return call('MISSING_VALUE', 'targetInstanceId is required with "__DELETE__"');
+    if (existing(targetInstanceId) === undefined) return call('INVALID_INSTANCE', `there is no instance "${targetInstanceId}" to delete`);
+    if (patches.length > 0) return call('INVALID_STRUCTURE', 'deleting an instance takes no patches');
+    return { ok: true, kind: 'delete', instanceId: targetInstanceId, instance: undefined, jsonPatch: [] };
+  }
+
+  let draft: Draft;
+  let id: string;
+  const creating = instanceId === CREATE;
+  if (creating) {
+    if (typeof newInstanceId !== 'string' || newInstanceId === '') return call('MISSING_VALUE', 'newInstanceId is required with "__CREATE__"');
+    if (!UI_ID.test(newInstanceId)) return call('INVALID_STRUCTURE', `"${newInstanceId}" is not an instance id: 1 to 100 letters, digits, _ . : or -`);
+    if (existing(newInstanceId) !== undefined) return call('INSTANCE_EXISTS', `an instance "${newInstanceId}" exists already; patch it, or create another id`);
+    id = newInstanceId;
+    draft = {};
+  } else {
+    const current = existing(instanceId);
+    if (current === undefined) return call('INVALID_INSTANCE', `there is no instance "${instanceId}"; create it with instanceId "__CREATE__" and newInstanceId "${instanceId}"`);
+    id = instanceId;
+    draft = JSON.parse(JSON.stringify(current)) as Draft; // plain JSON data: faster than structuredClone, and unfrozen
+  }
+
+  const jsonPatch: JsonPatchOperation[] = [];
+  for (const [index, raw] of patches.entries()) {
+    const at = (code: UIPatchErrorCode, message: string): PatchOutcome => ({
+      ok: false,
+      errors: [{ code, patchIndex: index, path: typeof (raw as { path?: unknown })?.path === 'string' ? (raw as { path: string }).path : '', message }],
+    });
+    try {
+      jsonPatch.push(...applyOne(draft, checkPatch(raw), creating));
+    } catch (error) {
+      if (error instanceof Refusal) return at(error.code, error.message);
+      throw error;
+    }
+  }
+
+  if (creating) {
+    draft.meta ??= { pageKey: id, step: { current: 1, total: 1 }, status: 'idle' };
+    draft.state ??= { params: {}, runtime: {} };
+    draft.blocks ??= [];
+    draft.actions ??= [];
+  }
+  const checked = UIInstance.safeParse(draft);
+  if (!checked.success) return call('INVALID_STRUCTURE', `the instance would not be valid: ${issues(checked.error)}`);
+  const instance = checked.data;
+  return creating
+    ? { ok: true, kind: 'create', instanceId: id, instance, jsonPatch: [{ op: 'add', path: '', value: instance as unknown as JsonValue }] }
+    : { ok: true, kind: 'update', instanceId: id, instance, jsonPatch };
+}
+
+/** The instance while a call is applied: parts may be missing until the call ends (creation). */
+interface Draft {
+  meta?: { pageKey: string; step: { current: number; total: number }; status: string };
+  state?: { params: Record<string, JsonValue>; runtime: Record<string, JsonValue> };
+  blocks?: { id: string }[];
+  actions?: { id: string }[];
+  layout?: unknown;
+  schemaVersion?: string;
+}
+
+function checkPatch(raw: unknown): PatchOperation {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) refuse('INVALID_STRUCTURE', 'a patch is an object: { op, path, value? }');
+  const patch = raw as Record<string, unknown>;
+  for (const key of Object.keys(patch)) {
+    if (VERSION_KEYS.has(key)) refuse('SCHEMA_MUTATION', `patches carry no "${key}": there is no version tracking in patch_ui_state`);
+    if (!PATCH_KEYS.has(key)) refuse('INVALID_STRUCTURE', `a patch has op, path, value, items and condition, not "${key}"`);
+  }
+  if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op)) refuse('INVALID_OP', `${JSON.stringify(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
+  if (typeof patch.path !== 'string' || patch.path === '') refuse('INVALID_PATH', 'path is required: a string such as state.params.count');
+  if (patch.items !== undefined && !Array.isArray(patch.items)) refuse('INVALID_STRUCTURE', 'items is a list');
+  if (patch.condition !== undefined && typeof patch.condition !== 'string') refuse('INVALID_STRUCTURE', 'condition is a string');
+  return patch as unknown as PatchOperation;
+}
+
+/** Applies one patch to the draft; returns its JSON Patch. */
+function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonPatchOperation[] {
+  if (patch.op === 'create' || patch.op === 'delete') {
+    refuse('INVALID_OP', `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE : DELETE}" instead of a patch`);
+  }
+  const target = parsePath(patch.path);
+  const value = (): JsonValue => {
+    if (!('value' in patch) || patch.value === undefined) refuse('MISSING_VALUE', `"${patch.op}" on ${patch.path} needs a value`);
+    return toJson(patch.value);
+  };
+  const only = (ops: readonly PatchOp[], hint: string) => {
+    if (!ops.includes(patch.op)) refuse('INVALID_OP', `"${patch.op}" does not apply to ${patch.path}; ${hint}`);
+  };
+
+  switch (target.kind) {
+    case 'whole': {
+      only(['set', 'replace'], `set ${target.part} as a whole`);
+      if (target.part === 'meta') {
+        const meta = parse(UIInstanceMeta, value(), 'meta');
+        if (!creating && draft.meta !== undefined && meta.pageKey !== draft.meta.pageKey) refuse('SCHEMA_MUTATION', `meta.pageKey is "${draft.meta.pageKey}" for good: it cannot change after creation`);
+        draft.meta = meta;
+        return [{ op: 'add', path: '/meta', value: meta as unknown as JsonValue }];
+      }
+      if (target.part === 'state') {
+        const state = parse(UIInstance.shape.state, value(), 'state');
+        draft.state = state;
+        return [{ op: 'add', path: '/state', value: state as unknown as JsonValue }];
+      }
+      const layout = parse(Layout, value(), 'layout');
+      draft.layout = layout;
+      return [{ op: 'add', path: '/layout', value: layout as unknown as JsonValue }];
+    }
+    case 'meta': {
+      only(['set', 'replace'], 'set it');
+      const meta = draft.meta ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no meta yet; set "meta" first`);
+      if (target.field === 'pageKey') return refuse('SCHEMA_MUTATION', 'meta.pageKey cannot change after creation');
+      if (target.field === 'other') return refuse('INVALID_PATH', `meta.${target.name} is not a path; meta.status and meta.step are`);
+      if (target.field === 'status') {
+        const status = value();
+        if (typeof status !== 'string' || !(META_STATUSES as readonly string[]).includes(status)) refuse('INVALID_STRUCTURE', `meta.status is one of ${META_STATUSES.join(', ')}, not ${JSON.stringify(status)}`);
+        meta.status = status as string;
+        return [{ op: 'replace', path: '/meta/status', value: status }];
+      }
+      const step = parse(MetaStep, value(), 'meta.step');
+      meta.step = step;
+      return [{ op: 'replace', path: '/meta/step', value: step }];
+    }
+    case 'state': {
+      only(['clear', 'set', 'replace'], 'clear it, or set one key with state.' + target.area + '.{key}');
+      const state = draft.state ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no state yet; set "state" first`);
+      const next = patch.op === 'clear' ? {} : parse(UIInstance.shape.state.shape.params, value(), patch.path);
+      state[target.area] = next;
+      return [{ op: 'replace', path: `/state/${target.area}`, value: next }];
+    }
+    case 'stateKey': {
+      only(['set', 'remove'], 'set it (or remove it)');
+      if (['__proto__', 'constructor', 'prototype'].includes(target.key)) refuse('INVALID_PATH', `"${target.key}" cannot be a key`);
+      const state = draft.state ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no state yet; set "state" first`);
+      const area = state[target.area];
+      const pointer = `/state/${target.area}/${escapePointer(target.key)}`;
+      if (patch.op === 'remove') {
+        if (!Object.hasOwn(area, target.key)) refuse('PATH_NOT_FOUND', `state.${target.area} has no key "${target.key}"`);
+        delete area[target.key];
+        return [{ op: 'remove', path: pointer }];
+      }
+      const v = value();
+      area[target.key] = v;
+      return [{ op: 'add', path: pointer, value: v }];
+    }
+    case 'list': {
+      only(['set', 'replace'], `set or replace the whole list, add with ${target.list}+, remove with ${target.list}-"id"`);
+      const items = parseItems(target.list, value(), patch.path);
+      if (!Array.isArray(items)) refuse('INVALID_STRUCTURE', `${patch.path} is a list`);
+      uniqueIds(target.list, items);
+      draft[target.list] = items;
+      return [{ op: 'add', path: `/${target.list}`, value: items as unknown as JsonValue }];
+    }
+    case 'append': {
+      only(['add'], `${patch.path} adds to the end: use op "add"`);
+      const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no ${target.list} yet; set "${target.list}" first`);
+      const given = patch.items ?? (Array.isArray(patch.value) ? patch.value : patch.value === undefined ? undefined : [patch.value]);
+      if (given === undefined || given.length === 0) refuse('MISSING_VALUE', `add on ${patch.path} needs a value (one item) or items (a list)`);
+      const items = parseItems(target.list, toJson(given), patch.path);
+      uniqueIds(target.list, [...list, ...items]);
+      list.push(...items);
+      return items.map((item) => ({ op: 'add' as const, path: `/${target.list}/-`, value: item as unknown as JsonValue }));
+    }
+    case 'index': {
+      only(['set', 'replace'], `${patch.path} replaces the item at that index`);
+      const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
+      if (target.index >= list.length) refuse('PATH_NOT_FOUND', `${target.list} has ${list.length} item(s); there is no index ${target.index}`);
+      const [item] = parseItems(target.list, [value()], patch.path);
+      const next = list.map((x, i) => (i === target.index ? (item as { id: string }) : x));
+      uniqueIds(target.list, next);
+      list[target.index] = item as { id: string };
+      return [{ op: 'replace', path: `/${target.list}/${target.index}`, value: item as unknown as JsonValue }];
+    }
+    case 'byId': {
+      only(['set', 'replace'], `${patch.path} replaces the item with that id; to delete it, use op "remove" on ${target.list}-"${target.id}"`);
+      const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
+      const at = list.findIndex((x) => x.id === target.id);
+      if (at === -1) refuse('PATH_NOT_FOUND', `${target.list} has no item with the id "${target.id}" (ids: ${list.map((x) => x.id).join(', ') || 'none'})`);
+      const [item] = parseItems(target.list, [value()], patch.path);
+      const next = list.map((x, i) => (i === at ? (item as { id: string }) : x));
+      uniqueIds(target.list, next);
+      list[at] = item as { id: string };
+      // Guarded: a client whose item there is another one fails instead of replacing it.
+      return [
+        { op: 'test', path: `/${target.list}/${at}/id`, value: target.id },
+        { op: 'replace', path: `/${target.list}/${at}`, value: item as unknown as JsonValue },
+      ];
+    }
+    case 'deleteId': {
+      only(['remove'], `${patch.path} deletes the item: use op "remove"`);
+      const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
+      const at = list.findIndex((x) => x.id === target.id);
+      if (at === -1) refuse('PATH_NOT_FOUND', `${target.list} has no item with the id "${target.id}" (ids: ${list.map((x) => x.id).join(', ') || 'none'})`);
+      list.splice(at, 1);
+      return [
+        { op: 'test', path: `/${target.list}/${at}/id`, value: target.id },
+        { op: 'remove', path: `/${target.list}/${at}` },
+      ];
+    }
+  }
+}
+
+/** meta as a whole: set at creation (pageKey is checked against the current one after). */
+const UIInstanceMeta = UIInstance.shape.meta;
+
+function parseItems(list: 'blocks' | 'actions', value: JsonValue, path: string): { id: string }[] {
+  if (!Array.isArray(value)) return refuse('INVALID_STRUCTURE', `${path} takes a list of ${list}`);
+  const schema = list === 'blocks' ? Block : ActionConfig;
+  return value.map((item, i) => parse(schema, item, `${path}[${i}]`) as { id: string });
+}
+
+function uniqueIds(list: 'blocks' | 'actions', items: readonly { id: string }[]): void {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (seen.has(item.id)) refuse('DUPLICATE_ID', `two ${list} would have the id "${item.id}"; ids are unique (replace one with ${list}["${item.id}"])`);
+    seen.add(item.id);
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) refuse('INVALID_STRUCTURE', `${where}: ${issues(result.error)}`);
+  return (result as { data: z.output<S> }).data;
+}
+
+function issues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`)
+    .join('; ');
+}
+
+/** A value as JSON (what a patch can carry): undefined inside, functions and the like are refused. */
+function toJson(value: unknown): JsonValue {
+  try {
+    const text = JSON.stringify(value);
+    if (text === undefined) return refuse('INVALID_STRUCTURE', 'the value is not JSON');
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    if (error instanceof Refusal) throw error;
+    return refuse('INVALID_STRUCTURE', `the value is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

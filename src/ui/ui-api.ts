@@ -1,0 +1,83 @@
+/**
+ * `ws.ui`: the instances the model builds (seed 004), and `patch_ui_state` as an action
+ * for workers. `ws.ui.patch(input)` and the action are one path: the `ui:patch` command.
+ */
+import { z } from 'zod';
+import { defineAction, type Action } from '../agent/action.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './extension.js';
+import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
+
+export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: false; errors: UIPatchError[] };
+
+export class UIApi {
+  readonly #manager: WorkspaceManager;
+
+  constructor(manager: WorkspaceManager) {
+    this.#manager = manager;
+  }
+
+  /**
+   * Applies one `patch_ui_state` call. Refusals come back as `{ success: false, errors }`
+   * with the seed's codes, each naming the patch (its index, -1 for the call) and path;
+   * nothing of a refused call is applied. Other failures (a closed workspace) throw.
+   */
+  async patch(input: PatchInput): Promise<UIPatchResponse> {
+    // Not JSON at all: refused here (the command's payload is a JSON object).
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      const refused = applyPatchInput(input, () => undefined);
+      return { success: false, errors: refused.ok ? [] : refused.errors };
+    }
+    // The reducer runs the engine on the instance as the log has it; a refused call writes nothing.
+    const applied = await this.#manager.dispatch({ type: 'ui:patch', payload: input as unknown as Record<string, never> });
+    if (applied.ok) return { success: true, ...applied.value };
+    if (applied.error.code === 'UI_PATCH_REJECTED') return { success: false, errors: (applied.error.details as { errors: UIPatchError[] }).errors };
+    if (applied.error.code === 'INVALID_PAYLOAD') return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${applied.error.message}` }] };
+    throw applied.error;
+  }
+
+  /** An instance with its version, or undefined. */
+  get(instanceId: string): UIInstanceRecord | undefined {
+    return uiInstance(this.#manager.workspace(), instanceId);
+  }
+
+  list(): UIInstanceRecord[] {
+    return uiInstances(this.#manager.workspace());
+  }
+
+  /** `patch_ui_state` as an action (autonomous by default): what a worker offers the model. */
+  action(options: { trust?: Action['trust'] } = {}): Action {
+    return defineAction({
+      name: 'patch_ui_state',
+      description: PATCH_UI_STATE_DESCRIPTION,
+      input: PatchUiStateInput,
+      trust: options.trust ?? 'autonomous',
+      run: async (input) => {
+        const response = await this.patch(input as PatchInput);
+        if (!response.success) return response;
+        return { success: true, kind: response.kind, instanceId: response.instanceId, version: response.version };
+      },
+    }) as Action;
+  }
+}
+
+const PatchOperationInput = z.strictObject({
+  op: z.enum(PATCH_OPS).describe('set | add | remove | clear | replace'),
+  path: z.string().describe('state.params.{key}, state.runtime.{key}, blocks, blocks+, blocks-{index}, blocks["id"], blocks-"id" (the same for actions), layout, meta.status, meta.step'),
+  value: z.unknown().optional(),
+  items: z.array(z.unknown()).optional(),
+  condition: z.string().optional(),
+});
+
+export const PatchUiStateInput = z.strictObject({
+  instanceId: z.string().min(1).describe('The instance to patch; "__CREATE__" to create one (with newInstanceId), "__DELETE__" to delete one (with targetInstanceId)'),
+  newInstanceId: z.string().optional(),
+  targetInstanceId: z.string().optional(),
+  patches: z.array(PatchOperationInput),
+});
+
+const PATCH_UI_STATE_DESCRIPTION = [
+  'Apply structured patches to a UI instance: the only way to build or change the user interface.',
+  'Patches apply in order and a call is all or nothing. Blocks are forms: { id, type: "form", bind: "state.params", props: { fields: [{ label, key, type: text|number|textarea|select|checkbox|radio, options? }] } }.',
+  'Actions are buttons: { id, label, style: primary|secondary|danger }. Ids are unique; meta.pageKey never changes; patches carry no version.',
+].join(' ');
