@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BrowserExecutor, countOpenAiTokens, createSchemaManager, createWorkspace, type AIResponse } from '../src/index.js';
+import WebSocket from 'ws';
+import { BrowserExecutor, countOpenAiTokens, createSchemaManager, createWorkspace, serve, type AIResponse } from '../src/index.js';
 import { startTaskServer } from '../test/web-tasks/server.js';
 import { TASKS } from '../test/web-tasks/tasks.js';
 import { fmt, log, median, printTable, timeBatched, timeEach, type Row } from './lib.js';
@@ -105,7 +106,52 @@ async function uiRows(): Promise<Row[]> {
   return rows;
 }
 
-const rows = [...(await protocolRows()), ...(await uiRows()), ...(await snapshotRows())];
+/** From a patch_ui_state call to its STATE_DELTA at each of 100 WebSocket clients on loopback. */
+async function fanOutRows(): Promise<Row[]> {
+  log('deltas to 100 WebSocket clients...');
+  const ws = await createWorkspace();
+  const server = await serve(ws);
+  const CLIENTS = 100;
+  const latencies: number[] = [];
+  let sent = 0;
+  let pending = 0;
+  let done: () => void = () => undefined;
+  const sockets = await Promise.all(
+    Array.from({ length: CLIENTS }, () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(server.socketUrl);
+        socket.on('message', (data) => {
+          if (!(data as Buffer).toString('utf8').includes('STATE_DELTA')) return;
+          latencies.push(performance.now() - sent);
+          if (--pending === 0) done();
+        });
+        socket.once('open', () => resolve(socket));
+        socket.once('error', reject);
+      }),
+    ),
+  );
+  await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  latencies.length = 0;
+  for (let i = 0; i < 200; i++) {
+    const arrived = new Promise<void>((resolve) => (done = resolve));
+    pending = CLIENTS;
+    sent = performance.now();
+    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'set', path: 'state.params.count', value: i }] });
+    await arrived;
+  }
+  for (const socket of sockets) socket.close();
+  await server.close();
+  await ws.close();
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+  return [
+    { measure: `call to STATE_DELTA at ${CLIENTS} WebSocket clients, p50`, value: fmt(p(0.5)), target: 'loopback, clients in-process' },
+    { measure: `same, p99`, value: fmt(p(0.99)), target: `${latencies.length.toLocaleString('en')} deliveries` },
+  ];
+}
+
+const rows = [...(await protocolRows()), ...(await uiRows()), ...(await fanOutRows()), ...(await snapshotRows())];
 printTable(`Golem protocol, UI and browser benchmarks (medians; node ${process.version}; tokens by the OpenAI tokenizer)`, rows, [
   'Seed 002 budgets: schema generation 100 ms, validation 50 ms; the targets are a thousand times under both.',
 ]);

@@ -180,3 +180,5 @@ export {
   type UIPatchErrorCode,
 } from './ui/patch-engine.js';
 export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './ui/schema.js';
+export { serve, type GolemServer, type ServeOptions } from './serve/server.js';
+export { UIStream, type UIState, type UIStreamEvent } from './serve/ui-stream.js';

@@ -182,7 +182,10 @@ export class BrowserExecutor {
     } catch (cause) {
       const e = pageError(cause, this.security.allowedDomains !== undefined);
       error = { code: e.code, message: e.message };
-      if (e.code === 'URL_NOT_ALLOWED') await this.#checkWhereItLanded(tab).catch(() => undefined);
+      if (e.code === 'URL_NOT_ALLOWED') {
+        snapshot = undefined; // never show a page off the list
+        await this.#checkWhereItLanded(tab).catch(() => undefined);
+      }
     }
     if (tab.closedTabs.length > 0) data = { ...data, closedTabs: tab.closedTabs.splice(0) };
     const result: ExecutionResult = {

@@ -1,0 +1,126 @@
+/**
+ * `golem serve`'s server, first part: an HTTP server on loopback with a WebSocket endpoint
+ * (`/ws`) that streams the workspace's UI instances as AG-UI state events (ui-stream.ts).
+ * A token, printed at start, is required of every client; a browser's Origin must be the
+ * server's own (or one allowed), so another site cannot open the socket with the user's
+ * browser.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { EventType } from '@ag-ui/core';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { GolemError } from '../errors.js';
+import type { Workspace } from '../workspace/create-workspace.js';
+import { UIStream } from './ui-stream.js';
+
+export interface ServeOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default: 32 random bytes, hex. */
+  token?: string;
+  /** Origins allowed besides the server's own. */
+  allowedOrigins?: readonly string[];
+}
+
+export interface GolemServer {
+  /** e.g. http://127.0.0.1:4173 */
+  url: string;
+  token: string;
+  /** The WebSocket address with the token, for a client. */
+  socketUrl: string;
+  /** Clients connected now. */
+  clients(): number;
+  close(): Promise<void>;
+}
+
+const MAX_MESSAGE = 64 * 1024;
+
+export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<GolemServer> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(32).toString('hex');
+  if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
+  const stream = new UIStream(ws.manager);
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
+  let origins = new Set<string>();
+
+  const http: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/health') {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ ok: true, version: stream.version }));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
+  });
+
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, reason: string) => {
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    };
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/ws') return refuse(404, 'Not Found');
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.has(origin)) return refuse(403, 'Forbidden');
+    const given = url.searchParams.get('token') ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    if (!sameToken(given, token)) return refuse(401, 'Unauthorized');
+    sockets.handleUpgrade(req, socket, head, (client) => attach(client));
+  });
+
+  function attach(client: WebSocket): void {
+    const send = (event: unknown) => {
+      if (client.readyState === client.OPEN) client.send(JSON.stringify(event));
+    };
+    send(stream.snapshot());
+    const off = stream.subscribe(send);
+    client.on('message', (data) => {
+      let message: { type?: unknown };
+      try {
+        message = JSON.parse(textOf(data)) as { type?: unknown };
+      } catch {
+        return send({ type: EventType.RUN_ERROR, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
+      }
+      // A client that is behind (a version gap) asks for the whole state again.
+      if (message.type === 'SNAPSHOT_REQUEST') return send(stream.snapshot());
+      send({ type: EventType.RUN_ERROR, code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
+    });
+    client.on('close', off);
+    client.on('error', off);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => resolve());
+  }).catch((cause: unknown) => {
+    stream.close();
+    throw new GolemError('INVALID_ARGUMENT', `cannot listen on ${host}:${options.port ?? 0}: ${(cause as Error).message}`, { cause });
+  });
+  const { port } = http.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...(options.allowedOrigins ?? [])]);
+
+  return {
+    url,
+    token,
+    socketUrl: `${url.replace(/^http/, 'ws')}/ws?token=${token}`,
+    clients: () => sockets.clients.size,
+    async close() {
+      stream.close();
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function textOf(data: RawData): string {
+  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8');
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

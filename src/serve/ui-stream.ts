@@ -1,0 +1,65 @@
+/**
+ * The UI instances as a stream of AG-UI state events: a STATE_SNAPSHOT of every instance
+ * (on connect, and after a gap), then a STATE_DELTA per accepted `patch_ui_state` call,
+ * its RFC 6902 operations rebased under `/instances/<id>`. Each event carries a version
+ * (`metadata.version`), one more per delta, so a client that misses one knows to ask for
+ * a snapshot instead of applying the next to the wrong state.
+ */
+import { EventType, type StateDeltaEvent, type StateSnapshotEvent } from '@ag-ui/core';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import { uiInstances, type UIPatchResult } from '../ui/extension.js';
+import type { JsonPatchOperation } from '../ui/patch-engine.js';
+
+/** The client-side state: every instance by id. */
+export interface UIState {
+  instances: Record<string, unknown>;
+}
+
+export type UIStreamEvent = (StateSnapshotEvent | StateDeltaEvent) & { metadata: { version: number } };
+
+export class UIStream {
+  readonly #manager: WorkspaceManager;
+  readonly #listeners = new Set<(event: UIStreamEvent) => void>();
+  readonly #off: () => void;
+  #version = 0;
+
+  constructor(manager: WorkspaceManager) {
+    this.#manager = manager;
+    this.#off = manager.events.on('ui:patch', (e) => this.#publish(e.result as UIPatchResult));
+  }
+
+  /** The version of the last delta. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Every instance now, as a snapshot event at the current version. */
+  snapshot(): UIStreamEvent {
+    const instances: Record<string, unknown> = {};
+    for (const record of uiInstances(this.#manager.workspace())) instances[record.id] = record.instance;
+    return { type: EventType.STATE_SNAPSHOT, snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
+  }
+
+  /** Calls `listener` with each delta; returns the unsubscribe. */
+  subscribe(listener: (event: UIStreamEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {
+    this.#off();
+    this.#listeners.clear();
+  }
+
+  #publish(result: UIPatchResult): void {
+    const base = `/instances/${pointer(result.instanceId)}`;
+    const delta: JsonPatchOperation[] =
+      result.kind === 'delete' ? [{ op: 'remove', path: base }] : result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
+    const event: UIStreamEvent = { type: EventType.STATE_DELTA, delta, timestamp: Date.now(), metadata: { version: ++this.#version } };
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function pointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

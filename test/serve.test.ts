@@ -1,0 +1,126 @@
+/**
+ * The live UI stream over a real WebSocket on loopback: the token and the Origin check, a
+ * snapshot on connect, a delta per accepted call that brings a client's copy to the
+ * server's state, clients in step, and a snapshot for one that asks after a gap.
+ */
+import jsonpatch from 'fast-json-patch';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { Operation } from 'fast-json-patch';
+import { createWorkspace, serve, type GolemServer, type PatchInput, type Workspace } from '../src/index.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started(): Promise<{ ws: Workspace; server: GolemServer }> {
+  const ws = await createWorkspace();
+  const server = await serve(ws);
+  cleanups.push(() => ws.close(), () => server.close());
+  return { ws, server };
+}
+
+interface Event {
+  type: string;
+  snapshot?: { instances: Record<string, unknown> };
+  delta?: Operation[];
+  metadata?: { version: number };
+  code?: string;
+}
+
+/** A client that keeps the state as the events say, and every event it got. */
+async function client(url: string, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(url, { headers });
+  const events: Event[] = [];
+  let state: { instances: Record<string, unknown> } = { instances: {} };
+  const waiters: (() => void)[] = [];
+  socket.on('message', (data) => {
+    const event = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8')) as Event;
+    events.push(event);
+    if (event.type === 'STATE_SNAPSHOT' && event.snapshot !== undefined) state = structuredClone(event.snapshot);
+    if (event.type === 'STATE_DELTA') state = jsonpatch.applyPatch(state, event.delta ?? [], true, false).newDocument;
+    for (const wake of waiters.splice(0)) wake();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  cleanups.push(async () => void socket.close());
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise<void>((resolve, reject) => {
+      waiters.push(resolve);
+      setTimeout(() => reject(new Error(`timed out; events: ${JSON.stringify(events).slice(0, 300)}`)), 2_000);
+    });
+  };
+  return { socket, events, state: () => state, until };
+}
+
+const refused = (url: string, headers: Record<string, string> = {}) =>
+  new Promise<number>((resolve) => {
+    const socket = new WebSocket(url, { headers });
+    socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    socket.on('open', () => resolve(101));
+    socket.on('error', () => undefined);
+  });
+
+const create = (id: string): PatchInput => ({ instanceId: '__CREATE__', newInstanceId: id, patches: [] });
+const form = (id: string) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } });
+
+describe('the live UI stream', () => {
+  it('needs the token, and refuses a page of another origin', async () => {
+    const { server } = await started();
+    const base = server.socketUrl.replace(/\?token=.*$/, '');
+    expect(await refused(base)).toBe(401);
+    expect(await refused(`${base}?token=${'0'.repeat(64)}`)).toBe(401);
+    expect(await refused(server.socketUrl, { origin: 'http://evil.example' })).toBe(403);
+    expect(await refused(server.socketUrl, { origin: server.url })).toBe(101);
+    expect(await refused(base, { authorization: `Bearer ${server.token}` })).toBe(101);
+    expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ ok: true, version: 0 });
+  });
+
+  it('sends a snapshot on connect, then deltas that bring every client to the server state', async () => {
+    const { ws, server } = await started();
+    await ws.ui.patch(create('before'));
+    const a = await client(server.socketUrl);
+    await a.until(() => a.events.length === 1);
+    expect(a.events[0]).toMatchObject({ type: 'STATE_SNAPSHOT', metadata: { version: 1 }, snapshot: { instances: { before: { meta: { pageKey: 'before' } } } } });
+    const b = await client(server.socketUrl);
+    await b.until(() => b.events.length === 1);
+    await ws.ui.patch(create('form'));
+    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'add', path: 'blocks+', items: [form('x'), form('y')] }, { op: 'set', path: 'state.params.name', value: 'Ada' }] });
+    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'remove', path: 'blocks-"x"' }] });
+    await ws.ui.patch({ instanceId: '__DELETE__', targetInstanceId: 'before', patches: [] });
+    // A refused call sends nothing.
+    expect((await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'remove', path: 'blocks-"nope"' }] })).success).toBe(false);
+    const expected = { instances: Object.fromEntries(ws.ui.list().map((r) => [r.id, r.instance])) };
+    for (const c of [a, b]) {
+      await c.until(() => c.events.length === 5);
+      expect(c.events.slice(1).map((e) => [e.type, e.metadata?.version])).toEqual([
+        ['STATE_DELTA', 2],
+        ['STATE_DELTA', 3],
+        ['STATE_DELTA', 4],
+        ['STATE_DELTA', 5],
+      ]);
+      expect(c.state()).toEqual(expected);
+    }
+    expect(server.clients()).toBe(2);
+  });
+
+  it('answers a snapshot request (a client that saw a gap), and an unknown message with an error', async () => {
+    const { ws, server } = await started();
+    const c = await client(server.socketUrl);
+    await ws.ui.patch(create('one'));
+    await c.until(() => c.events.length === 2);
+    c.socket.send(JSON.stringify({ type: 'SNAPSHOT_REQUEST' }));
+    await c.until(() => c.events.length === 3);
+    expect(c.events[2]).toMatchObject({ type: 'STATE_SNAPSHOT', metadata: { version: 1 }, snapshot: { instances: { one: {} } } });
+    c.socket.send('not json');
+    c.socket.send(JSON.stringify({ type: 'DROP_TABLES' }));
+    await c.until(() => c.events.length === 5);
+    expect(c.events.slice(3).map((e) => [e.type, e.code])).toEqual([
+      ['RUN_ERROR', 'INVALID_MESSAGE'],
+      ['RUN_ERROR', 'UNKNOWN_MESSAGE'],
+    ]);
+  });
+});
