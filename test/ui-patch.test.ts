@@ -72,6 +72,7 @@ describe('patch_ui_state', () => {
       [{ instanceId: 'demo', patches: [{ op: 'set', path: 'meta.pageKey', value: 'other' }] }, 'SCHEMA_MUTATION', 0, /pageKey cannot change/],
       [{ instanceId: 'demo', patches: [{ op: 'set', path: 'state.params.x', value: 1, baseVersion: 3 } as never] }, 'SCHEMA_MUTATION', 0, /no "baseVersion"/],
       [{ instanceId: 'demo', patches: [{ op: 'set', path: 'state.params.x' }] }, 'MISSING_VALUE', 0, /needs a value/],
+      [{ instanceId: 'demo', patches: [{ op: 'set', path: 'state.params.y', value: 1 }, { op: 'set', path: 'state.params.x', value: undefined }] }, 'MISSING_VALUE', 1, /needs a value/],
       [{ instanceId: 'demo', patches: [{ op: 'add', path: 'blocks+', value: form('a') }] }, 'DUPLICATE_ID', 0, /two blocks would have the id "a"/],
       [{ instanceId: '__CREATE__', newInstanceId: 'demo', patches: [] }, 'INSTANCE_EXISTS', -1, /exists already/],
       [{ instanceId: 'demo', patches: [{ op: 'add', path: 'blocks+', value: { ...form('s'), props: { fields: [{ label: 'Pick', key: 'p', type: 'select' }] } } }] }, 'INVALID_STRUCTURE', 0, /needs options/],

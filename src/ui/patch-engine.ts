@@ -152,7 +152,8 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
       errors: [{ code, patchIndex: index, path: typeof (raw as { path?: unknown })?.path === 'string' ? (raw as { path: string }).path : '', message }],
     });
     try {
-      jsonPatch.push(...applyOne(draft, checkPatch(raw), creating));
+      // Copied as emitted: the values are the draft's own objects, which later patches of the call change.
+      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, checkPatch(raw), creating))) as JsonPatchOperation[]));
     } catch (error) {
       if (error instanceof Refusal) return at(error.code, error.message);
       throw error;
@@ -190,7 +191,7 @@ function checkPatch(raw: unknown): PatchOperation {
     if (VERSION_KEYS.has(key)) refuse('SCHEMA_MUTATION', `patches carry no "${key}": there is no version tracking in patch_ui_state`);
     if (!PATCH_KEYS.has(key)) refuse('INVALID_STRUCTURE', `a patch has op, path, value, items and condition, not "${key}"`);
   }
-  if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op)) refuse('INVALID_OP', `${JSON.stringify(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
+  if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op)) refuse('INVALID_OP', `${show(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
   if (typeof patch.path !== 'string' || patch.path === '') refuse('INVALID_PATH', 'path is required: a string such as state.params.count');
   if (patch.items !== undefined && !Array.isArray(patch.items)) refuse('INVALID_STRUCTURE', 'items is a list');
   if (patch.condition !== undefined && typeof patch.condition !== 'string') refuse('INVALID_STRUCTURE', 'condition is a string');
@@ -358,10 +359,20 @@ function toJson(value: unknown): JsonValue {
   try {
     const text = JSON.stringify(value);
     if (text === undefined) return refuse('INVALID_STRUCTURE', 'the value is not JSON');
-    return JSON.parse(text) as JsonValue;
+    // An own "__proto__" key is dropped, as the schema's records drop it: the JSON Patch carries what the instance keeps.
+    return JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner)) as JsonValue;
   } catch (error) {
     if (error instanceof Refusal) throw error;
     return refuse('INVALID_STRUCTURE', `the value is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Any value, for a message: JSON.stringify throws on a BigInt. */
+function show(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return typeof value;
   }
 }
 

@@ -28,8 +28,15 @@ export class UIApi {
       const refused = applyPatchInput(input, () => undefined);
       return { success: false, errors: refused.ok ? [] : refused.errors };
     }
+    // As JSON, the way the model sends it (a value of undefined is no value: MISSING_VALUE at its patch).
+    let payload: Record<string, never>;
+    try {
+      payload = JSON.parse(JSON.stringify(input)) as Record<string, never>;
+    } catch (error) {
+      return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${(error as Error).message}` }] };
+    }
     // The reducer runs the engine on the instance as the log has it; a refused call writes nothing.
-    const applied = await this.#manager.dispatch({ type: 'ui:patch', payload: input as unknown as Record<string, never> });
+    const applied = await this.#manager.dispatch({ type: 'ui:patch', payload });
     if (applied.ok) return { success: true, ...applied.value };
     if (applied.error.code === 'UI_PATCH_REJECTED') return { success: false, errors: (applied.error.details as { errors: UIPatchError[] }).errors };
     if (applied.error.code === 'INVALID_PAYLOAD') return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${applied.error.message}` }] };
