@@ -3,11 +3,14 @@
  * snapshot on connect, a delta per accepted call that brings a client's copy to the
  * server's state, clients in step, and a snapshot for one that asks after a gap.
  */
+import { Agent, get } from 'node:http';
+import { connect } from 'node:net';
 import jsonpatch from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Operation } from 'fast-json-patch';
 import { createWorkspace, serve, type GolemServer, type PatchInput, type Workspace } from '../src/index.js';
+import { tempDir } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -122,5 +125,38 @@ describe('the live UI stream', () => {
       ['RUN_ERROR', 'INVALID_MESSAGE'],
       ['RUN_ERROR', 'UNKNOWN_MESSAGE'],
     ]);
+  });
+
+  it('sends a snapshot when another process changed the workspace (no delta says what it did)', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir });
+    const server = await serve(ws);
+    cleanups.push(() => ws.close(), () => server.close());
+    const other = await createWorkspace({ dir });
+    cleanups.push(() => other.close());
+    const c = await client(server.socketUrl);
+    await c.until(() => c.events.length === 1);
+    await other.ui.patch(create('elsewhere'));
+    expect(await ws.manager.refresh()).toBe(true);
+    await c.until(() => c.events.length === 2);
+    expect(c.events[1]).toMatchObject({ type: 'STATE_SNAPSHOT', metadata: { version: 1 } });
+    expect(Object.keys(c.state().instances)).toEqual(['elsewhere']);
+  });
+
+  it('stays on loopback unless told otherwise, and closes with idle connections open', async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    await expect(serve(ws, { host: '0.0.0.0' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('exposed: true') as unknown });
+    const server = await serve(ws);
+    // A keep-alive connection left idle, and a request never finished.
+    const agent = new Agent({ keepAlive: true });
+    await new Promise<void>((resolve) => get(`${server.url}/health`, { agent }, (res) => res.resume().on('end', () => resolve())));
+    const half = connect((server.url.match(/:(\d+)$/) as RegExpMatchArray)[1] as unknown as number, '127.0.0.1');
+    half.write('GET /health HTTP/1.1\r\n');
+    half.on('error', () => undefined);
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(2_000);
+    agent.destroy();
   });
 });

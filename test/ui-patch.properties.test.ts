@@ -280,7 +280,7 @@ function plan(seed: Seed, sim: Sim): Planned {
     // ----- valid -----
     case 'paramSet': {
       if (!sim[area].includes(seed.key)) sim[area].push(seed.key);
-      return valid({ op: 'set', path: `state.${area}.${seed.key}`, value: seed.json, ...(b % 5 === 0 ? { condition: 'always' } : {}) });
+      return valid({ op: 'set', path: `state.${area}.${seed.key}`, value: seed.json });
     }
     case 'paramRemove': {
       const keys = sim[area].filter(keyOk);
@@ -487,6 +487,9 @@ function plan(seed: Seed, sim: Sim): Planned {
         { op: 'add', path: `${L}+`, value: 5 },
         { op: 'add', path: `${L}+`, items: 'x' },
         { op: 'set', path: `state.params.${seed.key}`, value: 1, condition: 5 },
+        // Conditions are refused, not ignored (the engine does not evaluate them).
+        { op: 'set', path: `state.params.${seed.key}`, value: 1, condition: 'always' },
+        { op: 'set', path: L, value: [], items: [] },
       ];
       return invalid('INVALID_STRUCTURE', pick(cases, a));
     }

@@ -1,7 +1,7 @@
 /**
  * `golem serve`'s server, first part: an HTTP server on loopback with a WebSocket endpoint
  * (`/ws`) that streams the workspace's UI instances as AG-UI state events (ui-stream.ts).
- * A token, printed at start, is required of every client; a browser's Origin must be the
+ * A token (returned by `serve`, for the command to print) is required of every client; a browser's Origin must be the
  * server's own (or one allowed), so another site cannot open the socket with the user's
  * browser.
  */
@@ -24,6 +24,8 @@ export interface ServeOptions {
   token?: string;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
+  /** Allow a host that is not loopback (default false: refused). */
+  exposed?: boolean;
 }
 
 export interface GolemServer {
@@ -38,9 +40,15 @@ export interface GolemServer {
 }
 
 const MAX_MESSAGE = 64 * 1024;
+/** What may wait unsent for one client before it is dropped. */
+const MAX_BUFFERED = 8 * 1024 * 1024;
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<GolemServer> {
   const host = options.host ?? '127.0.0.1';
+  if (!LOOPBACK.has(host) && options.exposed !== true) {
+    throw new GolemError('INVALID_ARGUMENT', `serving on ${host} would expose the workspace beyond this machine; pass exposed: true if that is meant`);
+  }
   const token = options.token ?? randomBytes(32).toString('hex');
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
   const stream = new UIStream(ws.manager);
@@ -57,6 +65,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node leaves an upgraded socket without an error handler: a client that resets it must not take the process down.
+    socket.on('error', () => socket.destroy());
     const refuse = (status: number, reason: string) => {
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     };
@@ -70,21 +80,25 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   });
 
   function attach(client: WebSocket): void {
-    const send = (event: unknown) => {
-      if (client.readyState === client.OPEN) client.send(JSON.stringify(event));
+    const send = (text: string) => {
+      if (client.readyState !== client.OPEN) return;
+      // A client that does not read is not buffered for without end: it is dropped, and reconnects to a snapshot.
+      if (client.bufferedAmount > MAX_BUFFERED) return void client.terminate();
+      client.send(text);
     };
-    send(stream.snapshot());
-    const off = stream.subscribe(send);
+    const sendEvent = (event: unknown) => send(JSON.stringify(event));
+    sendEvent(stream.snapshot());
+    const off = stream.subscribe((_event, text) => send(text));
     client.on('message', (data) => {
       let message: { type?: unknown };
       try {
         message = JSON.parse(textOf(data)) as { type?: unknown };
       } catch {
-        return send({ type: EventType.RUN_ERROR, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
+        return sendEvent({ type: EventType.RUN_ERROR, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
       }
       // A client that is behind (a version gap) asks for the whole state again.
-      if (message.type === 'SNAPSHOT_REQUEST') return send(stream.snapshot());
-      send({ type: EventType.RUN_ERROR, code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
+      if (message.type === 'SNAPSHOT_REQUEST') return sendEvent(stream.snapshot());
+      sendEvent({ type: EventType.RUN_ERROR, code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
     });
     client.on('close', off);
     client.on('error', off);
@@ -110,7 +124,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       stream.close();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections(); // idle keep-alive connections too, or close() waits for them
+      await closed;
     },
   };
 }

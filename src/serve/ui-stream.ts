@@ -19,13 +19,20 @@ export type UIStreamEvent = (StateSnapshotEvent | StateDeltaEvent) & { metadata:
 
 export class UIStream {
   readonly #manager: WorkspaceManager;
-  readonly #listeners = new Set<(event: UIStreamEvent) => void>();
-  readonly #off: () => void;
+  readonly #listeners = new Set<(event: UIStreamEvent, text: string) => void>();
+  readonly #offs: (() => void)[];
   #version = 0;
 
   constructor(manager: WorkspaceManager) {
     this.#manager = manager;
-    this.#off = manager.events.on('ui:patch', (e) => this.#publish(e.result as UIPatchResult));
+    this.#offs = [
+      manager.events.on('ui:patch', (e) => this.#publish(e.result as UIPatchResult)),
+      // Another process wrote to the workspace and the index was rebuilt: no delta says what changed, a snapshot does.
+      manager.events.on('index:rebuilt', () => {
+        this.#version++;
+        this.#emit(this.snapshot());
+      }),
+    ];
   }
 
   /** The version of the last delta. */
@@ -40,23 +47,27 @@ export class UIStream {
     return { type: EventType.STATE_SNAPSHOT, snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
   }
 
-  /** Calls `listener` with each delta; returns the unsubscribe. */
-  subscribe(listener: (event: UIStreamEvent) => void): () => void {
+  /** Calls `listener` with each event after the snapshot (a delta; a snapshot after a rebuild) and its JSON, made once; returns the unsubscribe. */
+  subscribe(listener: (event: UIStreamEvent, text: string) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
   close(): void {
-    this.#off();
+    for (const off of this.#offs) off();
     this.#listeners.clear();
+  }
+
+  #emit(event: UIStreamEvent): void {
+    const text = JSON.stringify(event);
+    for (const listener of this.#listeners) listener(event, text);
   }
 
   #publish(result: UIPatchResult): void {
     const base = `/instances/${pointer(result.instanceId)}`;
     const delta: JsonPatchOperation[] =
       result.kind === 'delete' ? [{ op: 'remove', path: base }] : result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
-    const event: UIStreamEvent = { type: EventType.STATE_DELTA, delta, timestamp: Date.now(), metadata: { version: ++this.#version } };
-    for (const listener of this.#listeners) listener(event);
+    this.#emit({ type: EventType.STATE_DELTA, delta, timestamp: Date.now(), metadata: { version: ++this.#version } });
   }
 }
 

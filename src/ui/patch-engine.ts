@@ -194,7 +194,10 @@ function checkPatch(raw: unknown): PatchOperation {
   if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op)) refuse('INVALID_OP', `${show(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
   if (typeof patch.path !== 'string' || patch.path === '') refuse('INVALID_PATH', 'path is required: a string such as state.params.count');
   if (patch.items !== undefined && !Array.isArray(patch.items)) refuse('INVALID_STRUCTURE', 'items is a list');
-  if (patch.condition !== undefined && typeof patch.condition !== 'string') refuse('INVALID_STRUCTURE', 'condition is a string');
+  // A condition the engine would not evaluate must not be taken as met.
+  if (patch.condition !== undefined) refuse('INVALID_STRUCTURE', 'conditions are not supported: leave "condition" out and send the patch only when it should apply');
+  if (patch.items !== undefined && patch.op !== 'add') refuse('INVALID_STRUCTURE', `items go with op "add" only; "${String(patch.op)}" takes a value`);
+  if (patch.items !== undefined && patch.value !== undefined) refuse('INVALID_STRUCTURE', 'give value or items, not both');
   return patch as unknown as PatchOperation;
 }
 
@@ -286,7 +289,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       return items.map((item) => ({ op: 'add' as const, path: `/${target.list}/-`, value: item as unknown as JsonValue }));
     }
     case 'index': {
-      only(['set', 'replace'], `${patch.path} replaces the item at that index`);
+      only(['set', 'replace'], `${patch.path} replaces the item at that index; to delete an item whose id is ${target.index}, quote it: ${target.list}-"${target.index}"`);
       const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
       if (target.index >= list.length) refuse('PATH_NOT_FOUND', `${target.list} has ${list.length} item(s); there is no index ${target.index}`);
       const [item] = parseItems(target.list, [value()], patch.path);
@@ -357,7 +360,10 @@ function issues(error: z.ZodError): string {
 /** A value as JSON (what a patch can carry): undefined inside, functions and the like are refused. */
 function toJson(value: unknown): JsonValue {
   try {
-    const text = JSON.stringify(value);
+    const text = JSON.stringify(value, (_key, inner: unknown) => {
+      if (typeof inner === 'number' && !Number.isFinite(inner)) refuse('INVALID_STRUCTURE', `${String(inner)} is not a JSON number`);
+      return inner;
+    });
     if (text === undefined) return refuse('INVALID_STRUCTURE', 'the value is not JSON');
     // An own "__proto__" key is dropped, as the schema's records drop it: the JSON Patch carries what the instance keeps.
     return JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner)) as JsonValue;

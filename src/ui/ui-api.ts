@@ -31,7 +31,12 @@ export class UIApi {
     // As JSON, the way the model sends it (a value of undefined is no value: MISSING_VALUE at its patch).
     let payload: Record<string, never>;
     try {
-      payload = JSON.parse(JSON.stringify(input)) as Record<string, never>;
+      payload = JSON.parse(
+        JSON.stringify(input, (_key, inner: unknown) => {
+          if (typeof inner === 'number' && !Number.isFinite(inner)) throw new Error(`${String(inner)} is not a JSON number`);
+          return inner;
+        }),
+      ) as Record<string, never>;
     } catch (error) {
       return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${(error as Error).message}` }] };
     }
