@@ -9,8 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { EventType } from '@ag-ui/core';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
 import { UIStream } from './ui-stream.js';
@@ -51,6 +50,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   }
   const token = options.token ?? randomBytes(32).toString('hex');
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
+  // ws loads here, not with Golem: only a server needs it.
+  const { WebSocketServer } = await import('ws');
   const stream = new UIStream(ws.manager);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
   let origins = new Set<string>();
@@ -94,11 +95,11 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       try {
         message = JSON.parse(textOf(data)) as { type?: unknown };
       } catch {
-        return sendEvent({ type: EventType.RUN_ERROR, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
+        return sendEvent({ type: 'RUN_ERROR', code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
       }
       // A client that is behind (a version gap) asks for the whole state again.
       if (message.type === 'SNAPSHOT_REQUEST') return sendEvent(stream.snapshot());
-      sendEvent({ type: EventType.RUN_ERROR, code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
+      sendEvent({ type: 'RUN_ERROR', code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
     });
     client.on('close', off);
     client.on('error', off);

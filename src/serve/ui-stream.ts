@@ -5,7 +5,7 @@
  * (`metadata.version`), one more per delta, so a client that misses one knows to ask for
  * a snapshot instead of applying the next to the wrong state.
  */
-import { EventType, type StateDeltaEvent, type StateSnapshotEvent } from '@ag-ui/core';
+import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import { uiInstances, type UIPatchResult } from '../ui/extension.js';
 import type { JsonPatchOperation } from '../ui/patch-engine.js';
@@ -44,7 +44,7 @@ export class UIStream {
   snapshot(): UIStreamEvent {
     const instances: Record<string, unknown> = {};
     for (const record of uiInstances(this.#manager.workspace())) instances[record.id] = record.instance;
-    return { type: EventType.STATE_SNAPSHOT, snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
+    return { type: 'STATE_SNAPSHOT' as StateSnapshotEvent['type'], snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
   }
 
   /** Calls `listener` with each event after the snapshot (a delta; a snapshot after a rebuild) and its JSON, made once; returns the unsubscribe. */
@@ -67,7 +67,7 @@ export class UIStream {
     const base = `/instances/${pointer(result.instanceId)}`;
     const delta: JsonPatchOperation[] =
       result.kind === 'delete' ? [{ op: 'remove', path: base }] : result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
-    this.#emit({ type: EventType.STATE_DELTA, delta, timestamp: Date.now(), metadata: { version: ++this.#version } });
+    this.#emit({ type: 'STATE_DELTA' as StateDeltaEvent['type'], delta, timestamp: Date.now(), metadata: { version: ++this.#version } });
   }
 }
 
