@@ -182,3 +182,4 @@ export {
 export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './ui/schema.js';
 export { serve, type GolemServer, type ServeOptions } from './serve/server.js';
 export { UIStream, type UIState, type UIStreamEvent } from './serve/ui-stream.js';
+export { RunEventTranslator, type RunEvent } from './serve/run-events.js';

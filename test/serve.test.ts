@@ -9,7 +9,9 @@ import jsonpatch from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Operation } from 'fast-json-patch';
-import { createWorkspace, serve, type GolemServer, type PatchInput, type Workspace } from '../src/index.js';
+import { createWorkspace, RunEventTranslator, serve, type GolemServer, type PatchInput, type Workspace } from '../src/index.js';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { scriptedModel } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -158,5 +160,62 @@ describe('the live UI stream', () => {
     await server.close();
     expect(performance.now() - started).toBeLessThan(2_000);
     agent.destroy();
+  });
+
+  it("streams a worker's run as AG-UI events that @ag-ui/core's own schemas accept", async () => {
+    const { ws, server } = await started();
+    const session = await ws.sessions.create();
+    const c = await client(server.socketUrl);
+    await c.until(() => c.events.length === 1);
+    const model = scriptedModel([
+      { text: 'Building the form. ', toolCalls: [{ name: 'patch_ui_state', input: create('signup') as never }] },
+      { text: 'It is ready.' },
+    ]);
+    const outcome = await ws.worker({ session, model, actions: [ws.ui.action()], onEvent: server.workerEvents(session.id, 'run-1') }).run('build a form');
+    expect(outcome.status).toBe('done');
+    await c.until(() => c.events.some((e) => e.type === 'RUN_FINISHED'));
+    const run = c.events.filter((e) => !e.type.startsWith('STATE_'));
+    // Runs of streamed text pieces shown as one.
+    const types = run.map((e) => e.type).filter((t, i, all) => t !== 'TEXT_MESSAGE_CONTENT' || all[i - 1] !== 'TEXT_MESSAGE_CONTENT');
+    expect(types).toEqual([
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_FINISHED',
+    ]);
+    for (const event of run) {
+      const parsed = EventSchemas.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
+    }
+    const texts = (type: string) => run.filter((e) => e.type === type).map((e) => (e as unknown as { delta: string }).delta).join('');
+    expect(texts('TEXT_MESSAGE_CONTENT')).toBe('Building the form. It is ready.');
+    expect(run.find((e) => e.type === 'RUN_STARTED')).toMatchObject({ threadId: session.id, runId: 'run-1' });
+    expect(run.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'patch_ui_state' });
+    // The patch the run made reached the client as state too.
+    expect(Object.keys(c.state().instances)).toEqual(['signup']);
+  });
+
+  it('shows a sub-worker as a step, and a failed run as RUN_ERROR', () => {
+    const t = new RunEventTranslator('thread', 'run');
+    const root = { id: 'root', depth: 0, task: 'all' };
+    const sub = { id: 'sub', depth: 1, task: 'part' };
+    const events = [
+      ...t.translate({ type: 'worker-start', worker: root, parent: null }),
+      ...t.translate({ type: 'worker-start', worker: sub, parent: root }),
+      ...t.translate({ type: 'text-delta', worker: sub, text: 'working' }),
+      ...t.translate({ type: 'worker-end', worker: sub, status: 'done', text: 'ok' }),
+      ...t.translate({ type: 'worker-end', worker: root, status: 'failed', text: 'the model gave up' }),
+    ];
+    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STEP_FINISHED', 'RUN_ERROR']);
+    expect(events.at(-1)).toMatchObject({ message: 'the model gave up', code: 'RUN_FAILED' });
+    for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
   });
 });

@@ -5,13 +5,15 @@
  * server's own (or one allowed), so another site cannot open the socket with the user's
  * browser.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
+import type { WorkerEvent } from '../agent/ui-adapter.js';
+import { RunEventTranslator } from './run-events.js';
 import { UIStream } from './ui-stream.js';
 
 export interface ServeOptions {
@@ -35,6 +37,11 @@ export interface GolemServer {
   socketUrl: string;
   /** Clients connected now. */
   clients(): number;
+  /**
+   * A worker's `onEvent` that streams its run to every client as AG-UI events (RUN_*,
+   * STEP_*, TEXT_MESSAGE_*, TOOL_CALL_*). `threadId`: the conversation, e.g. the session's id.
+   */
+  workerEvents(threadId: string, runId?: string): (event: WorkerEvent) => void;
   close(): Promise<void>;
 }
 
@@ -121,6 +128,15 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     token,
     socketUrl: `${url.replace(/^http/, 'ws')}/ws?token=${token}`,
     clients: () => sockets.clients.size,
+    workerEvents(threadId, runId = randomUUID()) {
+      const translator = new RunEventTranslator(threadId, runId);
+      return (event) => {
+        for (const out of translator.translate(event)) {
+          const text = JSON.stringify(out);
+          for (const client of sockets.clients) if (client.readyState === client.OPEN && client.bufferedAmount <= MAX_BUFFERED) client.send(text);
+        }
+      };
+    },
     async close() {
       stream.close();
       for (const client of sockets.clients) client.terminate();

@@ -1,0 +1,71 @@
+/**
+ * A worker tree's stream of work (`WorkerEvent`) as AG-UI events: the root's run is
+ * RUN_STARTED … RUN_FINISHED (or RUN_ERROR), a sub-worker is a STEP_STARTED/STEP_FINISHED
+ * named after it, streamed text is a TEXT_MESSAGE_START/CONTENT/END, and each action a
+ * TOOL_CALL_START/ARGS/END with its TOOL_CALL_RESULT. One translator per run: it keeps the
+ * open message of each worker, so text around an action becomes two messages.
+ */
+import type { BaseEvent } from '@ag-ui/core';
+import type { WorkerEvent } from '../agent/ui-adapter.js';
+
+export type RunEvent = BaseEvent & Record<string, unknown>;
+
+export class RunEventTranslator {
+  readonly #threadId: string;
+  readonly #runId: string;
+  /** The message each worker is streaming now. */
+  readonly #open = new Map<string, string>();
+  #next = 0;
+
+  /** `threadId`: the conversation (the root session's id); `runId`: this run. */
+  constructor(threadId: string, runId: string) {
+    this.#threadId = threadId;
+    this.#runId = runId;
+  }
+
+  translate(event: WorkerEvent): RunEvent[] {
+    const timestamp = Date.now();
+    const e = (type: string, fields: Record<string, unknown>): RunEvent => ({ type, timestamp, ...fields }) as RunEvent;
+    const worker = event.worker;
+    const step = `worker ${worker.id} (depth ${worker.depth})`;
+    switch (event.type) {
+      case 'worker-start':
+        return [worker.depth === 0 && event.parent === null ? e('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId }) : e('STEP_STARTED', { stepName: step })];
+      case 'text-delta': {
+        if (event.text === '') return [];
+        const out: RunEvent[] = [];
+        let messageId = this.#open.get(worker.id);
+        if (messageId === undefined) {
+          messageId = `${this.#runId}:m${++this.#next}`;
+          this.#open.set(worker.id, messageId);
+          out.push(e('TEXT_MESSAGE_START', { messageId, role: 'assistant' }));
+        }
+        out.push(e('TEXT_MESSAGE_CONTENT', { messageId, delta: event.text }));
+        return out;
+      }
+      case 'action': {
+        const toolCallId = `${this.#runId}:t${++this.#next}`;
+        return [
+          ...this.#close(worker.id, e),
+          e('TOOL_CALL_START', { toolCallId, toolCallName: event.name }),
+          e('TOOL_CALL_ARGS', { toolCallId, delta: JSON.stringify(event.input) }),
+          e('TOOL_CALL_END', { toolCallId }),
+          e('TOOL_CALL_RESULT', { messageId: `${toolCallId}:result`, toolCallId, content: typeof event.output === 'string' ? event.output : JSON.stringify(event.output) }),
+        ];
+      }
+      case 'worker-end': {
+        const out = this.#close(worker.id, e);
+        if (worker.depth > 0) return [...out, e('STEP_FINISHED', { stepName: step })];
+        if (event.status === 'failed') return [...out, e('RUN_ERROR', { message: event.text === '' ? 'the run failed' : event.text, code: 'RUN_FAILED' })];
+        return [...out, e('RUN_FINISHED', { threadId: this.#threadId, runId: this.#runId, result: { status: event.status, text: event.text } })];
+      }
+    }
+  }
+
+  #close(workerId: string, e: (type: string, fields: Record<string, unknown>) => RunEvent): RunEvent[] {
+    const messageId = this.#open.get(workerId);
+    if (messageId === undefined) return [];
+    this.#open.delete(workerId);
+    return [e('TEXT_MESSAGE_END', { messageId })];
+  }
+}
