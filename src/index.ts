@@ -183,3 +183,4 @@ export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPE
 export { serve, type GolemServer, type ServeOptions } from './serve/server.js';
 export { UIStream, type UIState, type UIStreamEvent } from './serve/ui-stream.js';
 export { RunEventTranslator, type RunEvent } from './serve/run-events.js';
+export { applyUiAction, type UIActionEvent, type UIActionMessage, type UIActionResult } from './serve/ui-actions.js';

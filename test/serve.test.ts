@@ -218,4 +218,50 @@ describe('the live UI stream', () => {
     expect(events.at(-1)).toMatchObject({ message: 'the model gave up', code: 'RUN_FAILED' });
     for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
   });
+
+  it("delivers a user's action click: the form's values applied as a patch, then the click to the agent", async () => {
+    const { ws, server } = await started();
+    const session = await ws.sessions.create();
+    const signupForm = {
+      id: 'who',
+      type: 'form',
+      bind: 'state.params',
+      props: {
+        fields: [
+          { label: 'Email', key: 'email', type: 'text' },
+          { label: 'Age', key: 'age', type: 'number' },
+          { label: 'Plan', key: 'plan', type: 'select', options: [{ label: 'Free', value: 'free' }, { label: 'Pro', value: 'pro' }] },
+          { label: 'News', key: 'news', type: 'checkbox' },
+        ],
+      },
+    };
+    // The agent builds the form.
+    const build = scriptedModel([
+      { toolCalls: [{ name: 'patch_ui_state', input: { ...create('signup'), patches: [{ op: 'set', path: 'blocks', value: [signupForm] }, { op: 'set', path: 'actions', value: [{ id: 'submit', label: 'Sign up', style: 'primary' }] }] } as never }] },
+      { text: 'Fill it in.' },
+    ]);
+    await ws.worker({ session, model: build, actions: [ws.ui.action()] }).run('build a signup form');
+    const page = await client(server.socketUrl);
+    const other = await client(server.socketUrl);
+    await page.until(() => page.events.length === 1);
+    const clicks: unknown[] = [];
+    server.onUiAction((e) => clicks.push(e));
+    // A refused submission: a value the field does not take. The page gets the error and the state as it is.
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'submit', values: { email: 'ada@example.com', plan: 'gold' } }));
+    await page.until(() => page.events.length === 3);
+    expect(page.events.slice(1).map((e) => e.type)).toEqual(['RUN_ERROR', 'STATE_SNAPSHOT']);
+    expect(page.events[1]).toMatchObject({ code: 'INVALID_STRUCTURE' });
+    expect(clicks).toEqual([]);
+    // The submission: values applied (both pages see them), then the click reaches the agent.
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'submit', values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true } }));
+    await page.until(() => clicks.length === 1);
+    expect(clicks[0]).toEqual({ instanceId: 'signup', actionId: 'submit', actionLabel: 'Sign up', values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true }, version: 2 });
+    await other.until(() => other.events.some((e) => e.type === 'STATE_DELTA'));
+    expect((other.state().instances.signup as { state: { params: unknown } }).state.params).toEqual({ email: 'ada@example.com', age: 36, plan: 'pro', news: true });
+    // The agent acts on it in the same session.
+    const react = scriptedModel([{ text: 'Welcome, ada@example.com.' }]);
+    const outcome = await ws.worker({ session, model: react }).run(`The user clicked "Sign up" with ${JSON.stringify((clicks[0] as { values: unknown }).values)}`);
+    expect(outcome.status).toBe('done');
+    expect(JSON.stringify(react.calls[0]?.messages.at(-1))).toContain('ada@example.com');
+  });
 });

@@ -14,6 +14,7 @@ import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { RunEventTranslator } from './run-events.js';
+import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 import { UIStream } from './ui-stream.js';
 
 export interface ServeOptions {
@@ -42,6 +43,8 @@ export interface GolemServer {
    * STEP_*, TEXT_MESSAGE_*, TOOL_CALL_*). `threadId`: the conversation, e.g. the session's id.
    */
   workerEvents(threadId: string, runId?: string): (event: WorkerEvent) => void;
+  /** Calls `listener` with each action a user clicked (its form's values already applied); returns the unsubscribe. */
+  onUiAction(listener: (event: UIActionEvent) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -60,6 +63,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   // ws loads here, not with Golem: only a server needs it.
   const { WebSocketServer } = await import('ws');
   const stream = new UIStream(ws.manager);
+  const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
   let origins = new Set<string>();
 
@@ -106,7 +110,19 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       }
       // A client that is behind (a version gap) asks for the whole state again.
       if (message.type === 'SNAPSHOT_REQUEST') return sendEvent(stream.snapshot());
-      sendEvent({ type: 'RUN_ERROR', code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST` });
+      if (message.type === 'UI_ACTION') {
+        void applyUiAction(ws.ui, message as Partial<UIActionMessage>).then((result) => {
+          if (result.ok) {
+            for (const listener of actionListeners) listener(result.event);
+            return;
+          }
+          // Refused: the client's optimistic values are undone by the state as it is.
+          sendEvent({ type: 'RUN_ERROR', code: result.code, message: result.message });
+          sendEvent(stream.snapshot());
+        });
+        return;
+      }
+      sendEvent({ type: 'RUN_ERROR', code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST and UI_ACTION` });
     });
     client.on('close', off);
     client.on('error', off);
@@ -128,6 +144,10 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     token,
     socketUrl: `${url.replace(/^http/, 'ws')}/ws?token=${token}`,
     clients: () => sockets.clients.size,
+    onUiAction(listener) {
+      actionListeners.add(listener);
+      return () => actionListeners.delete(listener);
+    },
     workerEvents(threadId, runId = randomUUID()) {
       const translator = new RunEventTranslator(threadId, runId);
       return (event) => {
@@ -139,6 +159,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     },
     async close() {
       stream.close();
+      actionListeners.clear();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
