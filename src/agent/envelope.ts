@@ -35,6 +35,7 @@ export class Envelope {
   readonly schema: ResponseSchema;
   readonly #options: EnvelopeOptions;
   readonly #commands: CommandSpec[];
+  readonly #readings = new WeakMap<Turn, EnvelopeReading>();
 
   constructor(actions: readonly Action[], options: EnvelopeOptions = {}) {
     this.#options = options;
@@ -74,13 +75,17 @@ export class Envelope {
     ].join('\n');
   }
 
-  /** Reads an answer: invalid (with errors for the model), a command to run, or the end of the task. */
+  /** Reads an answer: invalid (with errors for the model), a command to run, or the end of the task. Turns are immutable: each is read once. */
   read(turn: Turn): EnvelopeReading {
-    const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const result = this.manager.validateAIResponse(text, this.schema);
-    if (!result.valid || result.response === undefined) return { kind: 'invalid', errors: result.errors };
-    const { response } = result;
-    return response.command === undefined ? { kind: 'final', response } : { kind: 'command', response, command: response.command };
+    let reading = this.#readings.get(turn);
+    if (reading === undefined) {
+      const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const result = this.manager.validateAIResponse(text, this.schema);
+      const response = result.response;
+      reading = !result.valid || response === undefined ? { kind: 'invalid', errors: result.errors } : response.command === undefined ? { kind: 'final', response } : { kind: 'command', response, command: response.command };
+      this.#readings.set(turn, reading);
+    }
+    return reading;
   }
 }
 

@@ -686,21 +686,13 @@ export class Worker {
       await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text: errors.join('\n') }], meta: { protocolErrors: true } });
       return;
     }
-    const head = `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}`;
-    const meta = { commandResult: { name: result.name, ok: result.ok } };
-    if (result.observation === undefined) {
-      const text = `${head}\n${typeof result.output === 'string' ? result.output : JSON.stringify(result.output)}`;
-      await this.session.addTurn({ role: 'user', blocks: [{ type: 'text', text }], meta });
-      return;
-    }
-    // The observation (a page snapshot) in a block of its own, which prompts leave out once a newer one follows.
+    const { observation } = result;
+    const body = observation?.summary ?? (typeof result.output === 'string' ? result.output : JSON.stringify(result.output));
+    // An observation (a page snapshot) goes in a block of its own, which prompts leave out once a newer one follows.
     await this.session.addTurn({
       role: 'user',
-      blocks: [
-        { type: 'text', text: `${head}\n${result.observation.summary}` },
-        { type: 'text', text: result.observation.text },
-      ],
-      meta: { ...meta, observation: { key: result.observation.key, block: 1 } },
+      blocks: [{ type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${body}` }, ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }])],
+      meta: { commandResult: { name: result.name, ok: result.ok }, ...(observation !== undefined && { observation: { key: observation.key, block: 1 } }) },
     });
   }
 

@@ -130,9 +130,9 @@ export class BrowserSession {
         details: parameters,
         risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
       }),
-      // The snapshot is an observation: once a newer one of this tab follows, prompts leave it out.
-      render: (result: ExecutionResult) => renderResult(result, this.#secrets, { snapshot: false }),
-      observe: (result: ExecutionResult) => (result.snapshot === undefined ? undefined : { key: `browser:${this.id}`, text: redactSecrets(result.snapshot.text, this.#secrets) }),
+      // The executor hid the secrets in the result already. The snapshot is an observation: once a newer one of this tab follows, prompts leave it out.
+      render: (result: ExecutionResult) => renderResult(result, undefined, { snapshot: false }),
+      observe: (result: ExecutionResult) => (result.snapshot === undefined ? undefined : { key: `browser:${this.id}`, text: result.snapshot.text }),
     }) as Action;
   }
 }

@@ -161,8 +161,7 @@ export class PromptBuilder {
     const sections = (options.systemSections ?? []).filter((x) => x.trim() !== '');
     const withSections = (instruction: string) => [instruction, ...sections].filter((x) => x !== '').join('\n\n');
     const baseSystem = withSections(this.#stages.instructions({ role, preferences, context: [], summaries }));
-    const toolTokens =
-      (options.tools ?? []).reduce((n, t) => n + count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`), 0) + responseFormatTokens(options.responseFormat, count);
+    const toolTokens = declaredTokens(options.tools, options.responseFormat, count);
     const contextEntries = contextRanked.map((r) => {
       const entry = view.context.get(r.id.slice('context:'.length)) as ContextEntry;
       return { id: r.id, entry, score: r.score, tokens: count(`- [${entry.key}] ${entry.content}\n`) };
@@ -316,15 +315,16 @@ const tokenCache = new WeakMap<Turn, WeakMap<object, number>>();
 /** Tokens a document sent by file id is counted as (its bytes are not at hand). */
 export const DOCUMENT_FILE_TOKENS = 1500;
 
-function responseFormatTokens(format: ResponseFormat | undefined, count: (text: string) => number): number {
-  return format?.schema === undefined ? 0 : count(JSON.stringify(format.schema));
+/** The tokens of what a prompt declares besides its text: its tools and its response schema. */
+function declaredTokens(tools: readonly PromptTool[] | undefined, format: ResponseFormat | undefined, count: (text: string) => number): number {
+  let n = format?.schema === undefined ? 0 : count(JSON.stringify(format.schema));
+  for (const t of tools ?? []) n += count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`);
+  return n;
 }
 
 /** The tokens of a prompt as it will be sent: system, tools, and every part of every message. */
 export function countPrompt(prompt: Prompt, count: (text: string) => number): number {
-  let n = count(prompt.system);
-  for (const t of prompt.tools ?? []) n += count(`${t.name} ${t.description} ${JSON.stringify(t.inputSchema)}`);
-  n += responseFormatTokens(prompt.responseFormat, count);
+  let n = count(prompt.system) + declaredTokens(prompt.tools, prompt.responseFormat, count);
   for (const message of prompt.messages) {
     n += 4;
     for (const part of message.content) {

@@ -8,7 +8,7 @@
 import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import { uiInstances, type UIPatchResult } from '../ui/extension.js';
-import type { JsonPatchOperation } from '../ui/patch-engine.js';
+import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 
 /** The client-side state: every instance by id. */
 export interface UIState {
@@ -64,13 +64,9 @@ export class UIStream {
   }
 
   #publish(result: UIPatchResult): void {
-    const base = `/instances/${pointer(result.instanceId)}`;
+    const base = `/instances/${escapePointer(result.instanceId)}`;
     const delta: JsonPatchOperation[] =
       result.kind === 'delete' ? [{ op: 'remove', path: base }] : result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
     this.#emit({ type: 'STATE_DELTA' as StateDeltaEvent['type'], delta, timestamp: Date.now(), metadata: { version: ++this.#version } });
   }
-}
-
-function pointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }

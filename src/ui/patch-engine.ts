@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 import type { JsonValue } from '../content/blocks.js';
-import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, META_STATUSES } from './schema.js';
+import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE = '__CREATE__';
 export const DELETE = '__DELETE__';
@@ -219,13 +219,13 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
     case 'whole': {
       only(['set', 'replace'], `set ${target.part} as a whole`);
       if (target.part === 'meta') {
-        const meta = parse(UIInstanceMeta, value(), 'meta');
+        const meta = parse(UIMeta, value(), 'meta');
         if (!creating && draft.meta !== undefined && meta.pageKey !== draft.meta.pageKey) refuse('SCHEMA_MUTATION', `meta.pageKey is "${draft.meta.pageKey}" for good: it cannot change after creation`);
         draft.meta = meta;
         return [{ op: 'add', path: '/meta', value: meta as unknown as JsonValue }];
       }
       if (target.part === 'state') {
-        const state = parse(UIInstance.shape.state, value(), 'state');
+        const state = parse(UIState, value(), 'state');
         draft.state = state;
         return [{ op: 'add', path: '/state', value: state as unknown as JsonValue }];
       }
@@ -251,7 +251,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
     case 'state': {
       only(['clear', 'set', 'replace'], 'clear it, or set one key with state.' + target.area + '.{key}');
       const state = draft.state ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no state yet; set "state" first`);
-      const next = patch.op === 'clear' ? {} : parse(UIInstance.shape.state.shape.params, value(), patch.path);
+      const next = patch.op === 'clear' ? {} : parse(UIState.shape.params, value(), patch.path);
       state[target.area] = next;
       return [{ op: 'replace', path: `/state/${target.area}`, value: next }];
     }
@@ -327,9 +327,6 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
   }
 }
 
-/** meta as a whole: set at creation (pageKey is checked against the current one after). */
-const UIInstanceMeta = UIInstance.shape.meta;
-
 function parseItems(list: 'blocks' | 'actions', value: JsonValue, path: string): { id: string }[] {
   if (!Array.isArray(value)) return refuse('INVALID_STRUCTURE', `${path} takes a list of ${list}`);
   const schema = list === 'blocks' ? Block : ActionConfig;
@@ -382,6 +379,7 @@ function show(value: unknown): string {
   }
 }
 
-function escapePointer(segment: string): string {
+/** A JSON Pointer segment (RFC 6901): ~ and / escaped. */
+export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
