@@ -70,6 +70,10 @@ export const ERROR_CODES = {
   CLEARANCE_NOT_FOUND: { status: 404, meaning: 'no clearance item with this id' },
   CLEARANCE_DECIDED: { status: 409, meaning: 'the clearance item was already pushed or discarded' },
   CLEARANCE_CONFLICT: { status: 409, meaning: 'the files changed since the item was staged and the changes cannot be merged' },
+  // golem serve
+  SESSION_BUSY: { status: 409, meaning: "the session's agent is running; wait for it or stop it" },
+  NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },
+  UNAUTHORIZED: { status: 401, meaning: 'the token is missing or wrong' },
   PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
   FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },

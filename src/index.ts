@@ -181,6 +181,9 @@ export {
 } from './ui/patch-engine.js';
 export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './ui/schema.js';
 export { serve, type GolemServer, type ServeOptions } from './serve/server.js';
+export { BrowserAdapter } from './serve/browser-adapter.js';
+export type { ServeAgentOptions } from './serve/host.js';
+export type * from './serve/api-types.js';
 export { UIStream, type UIState, type UIStreamEvent } from './serve/ui-stream.js';
 export { RunEventTranslator, type RunEvent } from './serve/run-events.js';
 export { applyUiAction, type UIActionEvent, type UIActionMessage, type UIActionResult } from './serve/ui-actions.js';

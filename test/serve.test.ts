@@ -174,7 +174,9 @@ describe('the live UI stream', () => {
     const outcome = await ws.worker({ session, model, actions: [ws.ui.action()], onEvent: server.workerEvents(session.id, 'run-1') }).run('build a form');
     expect(outcome.status).toBe('done');
     await c.until(() => c.events.some((e) => e.type === 'RUN_FINISHED'));
-    const run = c.events.filter((e) => !e.type.startsWith('STATE_'));
+    // The workspace's changes go out as CUSTOM golem.changed events (for pages to read again), the run as run events.
+    await c.until(() => c.events.some((e) => e.type === 'CUSTOM' && JSON.stringify(e).includes(session.id)));
+    const run = c.events.filter((e) => !e.type.startsWith('STATE_') && e.type !== 'CUSTOM');
     // Runs of streamed text pieces shown as one.
     const types = run.map((e) => e.type).filter((t, i, all) => t !== 'TEXT_MESSAGE_CONTENT' || all[i - 1] !== 'TEXT_MESSAGE_CONTENT');
     expect(types).toEqual([

@@ -10,6 +10,7 @@ import { createWorkspace, type Workspace, type WorkspaceSummary } from '../works
 import { chat } from './chat.js';
 import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
+import { serveCommand } from './serve.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -18,6 +19,8 @@ export interface CliIo {
   /** The terminal, for the chat (default: the process's stdin and stdout). */
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
+  /** Ends a long-running command (`serve`) as Ctrl-C would. */
+  signal?: AbortSignal;
 }
 
 const USAGE = `Usage: golem [command] [options]
@@ -32,6 +35,8 @@ Commands:
   clearance list    What waits for your clearance (staged edits, manual calls)
   clearance diff|push|discard|defer <id>
                     Review a staged change; write it into the files; drop it; keep it for later
+  serve             Golem in a web page: chat, approvals, clearance, sessions and
+                    their branches, and the forms the model builds (prints the address)
   status            Open (or create) the workspace and print its summary
 
 Options:
@@ -42,6 +47,9 @@ Options:
   --new             Start a new session
   --all             sessions list, clearance list: include sub-workers / decided items
   --json            Print machine-readable JSON (status, sessions, clearance list)
+  --port <n>        serve: the port (default 4173; 0 picks a free one)
+  --host <addr>     serve: the address (default 127.0.0.1)
+  --expose          serve: allow an address that is not loopback
   -h, --help        Show this help
   -v, --version     Show Golem's version
 `;
@@ -61,6 +69,9 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         new: { type: 'boolean', default: false },
         all: { type: 'boolean', default: false },
         at: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        expose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -86,6 +97,26 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
   }
   if (command === 'chat' && rest.length === 0) {
     return withWorkspace(dir, io, (ws) => startChat(ws, { model, session: values.session, fresh: values.new }, io, env));
+  }
+  if (command === 'serve' && rest.length === 0) {
+    const port = Number(values.port ?? env.GOLEM_PORT ?? 4173);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      io.stderr(`golem: --port takes a port number (0 to 65535), not "${values.port ?? env.GOLEM_PORT}"\n`);
+      return 2;
+    }
+    return withWorkspace(dir, io, async (ws) => {
+      let serveModel;
+      if (model !== undefined && model !== '') {
+        try {
+          serveModel = cliModel(model, { cwd: io.cwd, env, view: ws.manager.workspace() });
+        } catch (error) {
+          io.stderr(`golem: ${(error as Error).message}\n`);
+          return 2;
+        }
+      }
+      const token = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : env.GOLEM_TOKEN;
+      return serveCommand(ws, { model: serveModel, host: values.host ?? '127.0.0.1', port, exposed: values.expose, token, root: io.cwd, ...(io.signal !== undefined && { signal: io.signal }) }, io);
+    });
   }
   if (command === 'sessions') {
     return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));

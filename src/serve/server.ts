@@ -1,9 +1,10 @@
 /**
- * `golem serve`'s server, first part: an HTTP server on loopback with a WebSocket endpoint
- * (`/ws`) that streams the workspace's UI instances as AG-UI state events (ui-stream.ts).
- * A token (returned by `serve`, for the command to print) is required of every client; a browser's Origin must be the
- * server's own (or one allowed), so another site cannot open the socket with the user's
- * browser.
+ * `golem serve`'s server: an HTTP server on loopback with the page, its JSON API (api.ts)
+ * and a WebSocket endpoint (`/ws`) that streams the workspace's UI instances as AG-UI
+ * state events (ui-stream.ts), runs as AG-UI run events, and the browser adapter's calls.
+ * A token (returned by `serve`, for the command to print) is required of every API call
+ * and socket; a browser's Origin must be the server's own (or one allowed), so another
+ * site cannot open the socket with the user's browser.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -13,6 +14,10 @@ import type { RawData, WebSocket } from 'ws';
 import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
+import { createApi } from './api.js';
+import { BrowserAdapter } from './browser-adapter.js';
+import { ServeHost, type ServeAgentOptions } from './host.js';
+import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
 import { RunEventTranslator } from './run-events.js';
 import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 import { UIStream } from './ui-stream.js';
@@ -28,6 +33,10 @@ export interface ServeOptions {
   allowedOrigins?: readonly string[];
   /** Allow a host that is not loopback (default false: refused). */
   exposed?: boolean;
+  /** The agent that answers the pages' messages (none: the pages read, answer approvals and decide clearance, but cannot chat). */
+  agent?: ServeAgentOptions;
+  /** The built page's folder (default: Golem's dist/web); false serves the API and socket only. */
+  page?: string | false;
 }
 
 export interface GolemServer {
@@ -36,6 +45,12 @@ export interface GolemServer {
   token: string;
   /** The WebSocket address with the token, for a client. */
   socketUrl: string;
+  /** The page's address with the token (in the fragment, which no request carries): what to open in a browser. */
+  pageUrl: string;
+  /** The pages as the worker tree's UIAdapter (approvals, clearance, progress), for a worker you run yourself. */
+  ui: BrowserAdapter;
+  /** Resolves when the session's runs started from a page have ended. */
+  settled(sessionId: string): Promise<void>;
   /** Clients connected now. */
   clients(): number;
   /**
@@ -61,20 +76,28 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const token = options.token ?? randomBytes(32).toString('hex');
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
   // ws loads here, not with Golem: only a server needs it.
-  const { WebSocketServer } = await import('ws');
+  const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([import('ws'), import('@hono/node-server')]);
   const stream = new UIStream(ws.manager);
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
   let origins = new Set<string>();
+  const broadcast = (event: object) => {
+    const text = JSON.stringify(event);
+    for (const client of sockets.clients) if (client.readyState === client.OPEN && client.bufferedAmount <= MAX_BUFFERED) client.send(text);
+  };
+  const runEvents = (threadId: string, runId: string = randomUUID()) => {
+    const translator = new RunEventTranslator(threadId, runId);
+    return (event: WorkerEvent) => {
+      for (const out of translator.translate(event)) broadcast(out);
+    };
+  };
+  const adapter = new BrowserAdapter(broadcast);
+  const agentHost = new ServeHost(ws, adapter, broadcast, runEvents, options.agent);
+  const page = options.page === false ? undefined : loadPage(options.page ?? DEFAULT_PAGE_DIR);
+  const api = await createApi(agentHost, { token: (given) => sameToken(given, token), page, health: () => ({ ok: true, version: stream.version }) });
 
-  const http: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ ok: true, version: stream.version }));
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found\n');
-  });
+  const listener = getRequestListener(api.fetch);
+  const http: Server = createServer((req, res) => void listener(req, res));
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node leaves an upgraded socket without an error handler: a client that resets it must not take the process down.
@@ -114,6 +137,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
         void applyUiAction(ws.ui, message as Partial<UIActionMessage>).then((result) => {
           if (result.ok) {
             for (const listener of actionListeners) listener(result.event);
+            agentHost.uiAction(result.event);
             return;
           }
           // Refused: the client's optimistic values are undone by the state as it is.
@@ -131,8 +155,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, host, () => resolve());
-  }).catch((cause: unknown) => {
+  }).catch(async (cause: unknown) => {
     stream.close();
+    await agentHost.close();
     throw new GolemError('INVALID_ARGUMENT', `cannot listen on ${host}:${options.port ?? 0}: ${(cause as Error).message}`, { cause });
   });
   const { port } = http.address() as AddressInfo;
@@ -143,21 +168,18 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     url,
     token,
     socketUrl: `${url.replace(/^http/, 'ws')}/ws?token=${token}`,
+    pageUrl: `${url}/#token=${token}`,
+    ui: adapter,
+    settled: (sessionId) => agentHost.settled(sessionId),
     clients: () => sockets.clients.size,
     onUiAction(listener) {
       actionListeners.add(listener);
       return () => actionListeners.delete(listener);
     },
-    workerEvents(threadId, runId = randomUUID()) {
-      const translator = new RunEventTranslator(threadId, runId);
-      return (event) => {
-        for (const out of translator.translate(event)) {
-          const text = JSON.stringify(out);
-          for (const client of sockets.clients) if (client.readyState === client.OPEN && client.bufferedAmount <= MAX_BUFFERED) client.send(text);
-        }
-      };
-    },
+    workerEvents: runEvents,
     async close() {
+      await agentHost.close();
+      await adapter.shutdown();
       stream.close();
       actionListeners.clear();
       for (const client of sockets.clients) client.terminate();

@@ -1,0 +1,57 @@
+/**
+ * `golem serve`: Golem in a web page. The server (src/serve/) on loopback, the page it
+ * serves, and the root worker answering the page's messages with the project's actions
+ * and `patch_ui_state`, as the terminal chat does. Runs until the process is stopped
+ * (Ctrl-C) or `signal` aborts.
+ */
+import { projectActions } from '../agent/project-actions.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import { serve } from '../serve/server.js';
+import type { Workspace } from '../workspace/create-workspace.js';
+import { GOLEM_INSTRUCTIONS } from './chat.js';
+import type { CliIo } from './main.js';
+
+export const SERVE_INSTRUCTIONS = [
+  GOLEM_INSTRUCTIONS,
+  'The user sees you in a web page. patch_ui_state builds forms there (seed 004): create an instance with instanceId "__CREATE__" and newInstanceId, then set meta, state, blocks and actions. A click on an action comes to you as a message with the form\'s values.',
+].join('\n');
+
+export interface ServeCommandOptions {
+  model: ModelAdapter | undefined;
+  host: string;
+  port: number;
+  exposed: boolean;
+  token: string | undefined;
+  root: string;
+  signal?: AbortSignal;
+}
+
+export async function serveCommand(ws: Workspace, options: ServeCommandOptions, io: CliIo): Promise<number> {
+  const server = await serve(ws, {
+    host: options.host,
+    port: options.port,
+    exposed: options.exposed,
+    ...(options.token !== undefined && { token: options.token }),
+    ...(options.model !== undefined && {
+      agent: { model: options.model, actions: projectActions(), project: { root: options.root }, instructions: SERVE_INSTRUCTIONS, subWorkers: true },
+    }),
+  });
+  io.stdout(`Golem is serving ${ws.manager.workspace().sessions.size} session(s) of the workspace for ${options.root}\n`);
+  io.stdout(`  Open ${server.pageUrl}\n`);
+  io.stdout(`  (the address carries the access token; keep it to yourself)\n`);
+  io.stdout(options.model === undefined ? '  No model: pages can read, approve and clear, but not chat. Start with --model to chat.\n' : `  Model: ${options.model.provider}:${options.model.modelId}\n`);
+  io.stdout('Press Ctrl-C to stop.\n');
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  let stop = () => undefined as void;
+  await new Promise<void>((resolve) => {
+    stop = () => resolve();
+    if (options.signal?.aborted === true) return resolve();
+    options.signal?.addEventListener('abort', stop, { once: true });
+    for (const signal of signals) process.once(signal, stop);
+  });
+  for (const signal of signals) process.off(signal, stop);
+  options.signal?.removeEventListener('abort', stop);
+  await server.close();
+  io.stderr('Stopped.\n');
+  return 0;
+}

@@ -1,0 +1,123 @@
+/**
+ * What `golem serve`'s HTTP API and WebSocket carry, shared by the server and the page
+ * (web/). Types only: the page imports this file, so it must import nothing at run time.
+ *
+ * HTTP: every `/api/*` request carries the token (`Authorization: Bearer <token>`, or
+ * `?token=`); bodies are JSON; a refusal is `{ error: { code, message } }` with status
+ * 400 (bad input), 401 (token), 404 (`*_NOT_FOUND`), 409 (busy, conflict) or 500.
+ *
+ * WebSocket (`/ws?token=`): AG-UI events. STATE_SNAPSHOT / STATE_DELTA carry the UI
+ * instances (`{ instances: { [id]: UIInstance } }`, `metadata.version` one more per
+ * delta); RUN_* / TEXT_MESSAGE_* / TOOL_CALL_* / STEP_* carry runs (message and tool call
+ * ids start with their run's id and a colon); CUSTOM events carry the rest (`ServeCustomEvent`).
+ * The page sends `SNAPSHOT_REQUEST` and `UI_ACTION` (see ui-actions.ts).
+ */
+
+/** GET /api/state: what every tab shows whatever session it is on. */
+export interface ServeState {
+  /** Chat sessions (not sub-workers'), most recent first. */
+  sessions: SessionSummary[];
+  /** Approvals waiting for the user, oldest first. */
+  approvals: ApprovalView[];
+  /** Clearance items waiting (pending or deferred), oldest first. */
+  clearance: ClearanceView[];
+  /** The model answering, or null when `golem serve` has none (the page is read-only then). */
+  model: { provider: string; modelId: string } | null;
+  /** Sessions with a run in progress. */
+  running: string[];
+}
+
+export interface SessionSummary {
+  id: string;
+  label: string | null;
+  updatedAt: string;
+  /** Turns on the session's path. */
+  turns: number;
+}
+
+/** GET /api/sessions/:id: one session's path, with each turn's versions. */
+export interface SessionDetail {
+  session: SessionSummary & { head: { id: string; version: number } | null };
+  turns: TurnView[];
+  /** The session's worker tree (sub-workers at any depth), in creation order. */
+  workers: WorkerView[];
+  running: boolean;
+}
+
+export interface TurnView {
+  id: string;
+  version: number;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  /** The text blocks, joined. */
+  text: string;
+  /** Tool calls of an assistant turn, and their results when recorded. */
+  toolCalls: { callId: string; name: string; input: unknown }[];
+  toolResults: { callId: string; text: string; isError: boolean }[];
+  /** The versions of this turn the session can see (`versions[currentIndex]` is this one). */
+  branch: { versions: number[]; currentIndex: number; total: number; hasPrev: boolean; hasNext: boolean };
+  createdAt: string;
+}
+
+export interface WorkerView {
+  id: string;
+  parentSessionId: string;
+  depth: number;
+  task: string;
+  status: 'running' | 'done' | 'question' | 'failed';
+  result: string | null;
+}
+
+export interface ApprovalView {
+  id: string;
+  rootSessionId: string;
+  action: string;
+  type: 'tool_call' | 'file_write' | 'command';
+  description: string;
+  details: unknown;
+  risk: 'low' | 'medium' | 'high';
+  /** [root, ..., the worker asking]. */
+  workerPath: { id: string; depth: number; task: string }[];
+  createdAt: string;
+}
+
+export interface ClearanceView {
+  id: string;
+  sessionId: string;
+  type: 'staged_commit' | 'pending_export' | 'binary_output';
+  description: string;
+  status: string;
+  createdAt: string;
+}
+
+/** POST bodies. */
+export interface SendMessageBody {
+  text: string;
+}
+export interface EditTurnBody {
+  text: string;
+}
+export interface SwitchBody {
+  direction: 'left' | 'right';
+}
+export interface ForkBody {
+  /** The turn to fork at (default: the head). */
+  at?: string;
+}
+export interface ApprovalAnswerBody {
+  answer: 'yes' | 'no' | 'always' | 'session';
+  reason?: string;
+}
+export interface ClearanceDecisionBody {
+  action: 'push' | 'discard' | 'defer';
+}
+
+/**
+ * The CUSTOM events of the socket. `golem.changed` says what to read again (another tab,
+ * another process or the agent changed it); the others are the UIAdapter's calls.
+ */
+export type ServeCustomEvent =
+  | { type: 'CUSTOM'; name: 'golem.changed'; value: { topics: ('sessions' | 'approvals' | 'clearance')[]; sessionIds: string[] } }
+  | { type: 'CUSTOM'; name: 'golem.status'; value: { text: string; level: 'info' | 'warning' | 'error' } }
+  | { type: 'CUSTOM'; name: 'golem.progress'; value: { id: string; description: string; depth: number; status: 'waiting' | 'running' | 'complete' | 'failed' } }
+  | { type: 'CUSTOM'; name: 'golem.diff'; value: { title: string; diff: string } }
+  | { type: 'CUSTOM'; name: 'golem.clearance-result'; value: { itemId: string; action: string; ok: boolean; message: string } };

@@ -1,0 +1,94 @@
+/**
+ * `golem serve`'s HTTP side, on Hono: the page's files (no token: they hold nothing of
+ * the workspace) and the JSON API under `/api` (token required), which reads and changes
+ * the workspace through the host. A refusal is `{ error: { code, message } }` with a
+ * status that says whose fault it is.
+ */
+import type { Context, Hono as HonoApp } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import { GolemError } from '../errors.js';
+import type { ServeHost } from './host.js';
+import type { PageFiles } from './page.js';
+
+const MAX_BODY = 1024 * 1024;
+
+const Body = {
+  session: z.strictObject({ label: z.string().max(200).nullable().optional() }),
+  message: z.strictObject({ text: z.string().min(1, 'the message is empty').max(MAX_BODY) }),
+  switch: z.strictObject({ direction: z.enum(['left', 'right']) }),
+  fork: z.strictObject({ at: z.string().min(1).optional() }),
+  approval: z.strictObject({ answer: z.enum(['yes', 'no', 'always', 'session']), reason: z.string().max(2000).optional() }),
+  clearance: z.strictObject({ action: z.enum(['push', 'discard', 'defer']) }),
+};
+
+export async function createApi(host: ServeHost, options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object }): Promise<HonoApp> {
+  // Hono loads with the server, not with Golem.
+  const { Hono } = await import('hono');
+  const app = new Hono();
+
+  app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));
+
+  app.use('/api/*', async (c, next) => {
+    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? c.req.query('token') ?? '';
+    if (!options.token(given)) return c.json({ error: { code: 'UNAUTHORIZED', message: 'the token is missing or wrong; open the address golem serve printed' } }, 401);
+    c.header('cache-control', 'no-store');
+    await next();
+  });
+
+  app.get('/api/state', (c) => c.json(host.state()));
+  app.post('/api/sessions', async (c) => c.json(await host.createSession((await body(c, Body.session)).label ?? null), 201));
+  app.get('/api/sessions/:id', (c) => c.json(host.session(c.req.param('id'))));
+  app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(c.req.param('id'), (await body(c, Body.message)).text), 202));
+  app.post('/api/sessions/:id/turns/:turnId/edit', async (c) => c.json(await host.edit(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202));
+  app.post('/api/sessions/:id/turns/:turnId/switch', async (c) => c.json(await host.switchVersion(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.switch)).direction)));
+  app.post('/api/sessions/:id/fork', async (c) => c.json(await host.fork(c.req.param('id'), (await body(c, Body.fork)).at), 201));
+  app.post('/api/sessions/:id/stop', (c) => c.json({ stopped: host.stop(c.req.param('id')) }));
+  app.post('/api/approvals/:id', async (c) => {
+    const answer = await body(c, Body.approval);
+    await host.answerApproval(c.req.param('id'), answer.reason === undefined ? { answer: answer.answer } : { answer: answer.answer, reason: answer.reason });
+    return c.json({ ok: true });
+  });
+  app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(c.req.param('id')) }));
+  app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(c.req.param('id'), (await body(c, Body.clearance)).action)));
+  app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));
+
+  app.get('*', (c) => {
+    const file = options.page?.get(c.req.path);
+    if (file === undefined) {
+      if (options.page === undefined) return c.text('golem serve: the page is not built; run `npm run build` in the Golem folder\n', 404);
+      return c.text('not found\n', 404);
+    }
+    return c.body(new Uint8Array(file.body), 200, {
+      'content-type': file.type,
+      // Built assets carry a content hash in their names; index.html does not.
+      'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      'referrer-policy': 'no-referrer',
+    });
+  });
+
+  app.onError((error, c) => {
+    const failure = GolemError.isInstance(error) ? error : new GolemError('INTERNAL', error.message, { cause: error });
+    return c.json({ error: { code: failure.code, message: failure.message } }, failure.status as ContentfulStatusCode);
+  });
+  return app;
+}
+
+/** The request's JSON body, checked; INVALID_ARGUMENT says what is wrong with it. */
+async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const length = Number(c.req.header('content-length') ?? 0);
+  if (length > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is ${length} bytes; at most ${MAX_BODY}`);
+  const text = await c.req.text();
+  if (text.length > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is over ${MAX_BODY} bytes`);
+  let json: unknown;
+  try {
+    json = text === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new GolemError('INVALID_ARGUMENT', 'the request body is not JSON');
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new GolemError('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+  return parsed.data;
+}
