@@ -5,12 +5,14 @@
  * the pure engine in lockstep. After every call the invariants hold (the instance parses,
  * ids are unique, pageKey never changes, one version per accepted call, a refused call
  * changes nothing); every accepted call's JSON Patch, replayed by an independent RFC 6902
- * implementation (fast-json-patch) on the previous state, gives exactly the new instance,
+ * implementation (fast-json-patch), and the page's own, on the previous state, give exactly the new instance,
  * and a client that is behind fails loudly on an id-addressed change; the engine never
  * throws, whatever it is given.
  */
 import fc from 'fast-check';
 import jsonpatch, { type Operation } from 'fast-json-patch';
+import { applyPatch as pageApply, PatchError as PagePatchError } from '../web/src/json-patch.js';
+import type { PatchOp as PagePatchOp } from '../web/src/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -763,6 +765,8 @@ async function step(backends: Backend[], id: string, pageKey: string | undefined
         same(replay(undefined, out.jsonPatch), after.instance, () => context(backend));
       } else {
         same(replay(before.instance, out.jsonPatch), after.instance, () => `${context(backend)} jsonPatch ${JSON.stringify(out.jsonPatch)}`);
+        // The page's own applier (web/src/json-patch.ts) computes the same.
+        same(pageApply(before.instance as never, out.jsonPatch as PagePatchOp[]), after.instance, () => `page applier: ${context(backend)} jsonPatch ${JSON.stringify(out.jsonPatch)}`);
       }
     }
     if (first === undefined) first = out;
@@ -884,6 +888,8 @@ describe('patch_ui_state properties', () => {
       // Index 1 of blocks is c now, b for the client behind; index 0 of actions is y now, x behind.
       expect(() => replay(behind, applied.jsonPatch), JSON.stringify(patches)).toThrow(jsonpatch.JsonPatchError);
       expect(() => replay(behind, applied.jsonPatch)).toThrow(/Test operation failed/);
+      expect(() => pageApply(behind as never, applied.jsonPatch as PagePatchOp[])).toThrow(PagePatchError);
+      expect(pageApply(current as never, applied.jsonPatch as PagePatchOp[])).toStrictEqual(applied.instance);
       // Without the guard, the client behind would have changed another item.
       const unguarded = replay(behind, applied.jsonPatch.slice(1)) as UIInstance;
       expect(unguarded).not.toEqual(applied.instance);

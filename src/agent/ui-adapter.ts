@@ -90,6 +90,8 @@ export interface DiffContent {
 export type WorkerEvent =
   | { type: 'worker-start'; worker: WorkerInfo; parent: WorkerInfo | null }
   | { type: 'text-delta'; worker: WorkerInfo; text: string }
+  /** An answer's streamed text is complete and recorded as this turn (its actions run next). */
+  | { type: 'answer'; worker: WorkerInfo; turnId: string; version: number }
   | { type: 'action'; worker: WorkerInfo; name: string; input: JsonValue; ok: boolean; output: JsonValue }
   | { type: 'worker-end'; worker: WorkerInfo; status: 'done' | 'question' | 'failed'; text: string };
 

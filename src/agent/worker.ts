@@ -285,7 +285,7 @@ export class Worker {
       if (e.sessionId === this.session.id && e.part.type === 'text-delta') this.#emit({ type: 'text-delta', worker: this.info, text: e.part.text });
     });
     try {
-      return await this.session.respond({
+      const turn = await this.session.respond({
         ...respondOptions,
         ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
         ...(format !== undefined && {
@@ -296,6 +296,8 @@ export class Worker {
         systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...(envelope === undefined ? [] : [envelope.instructions()]), ...this.#environments.map((e) => e.renderContext())],
         ...(signal !== undefined && { signal }),
       });
+      this.#emit({ type: 'answer', worker: this.info, turnId: turn.id, version: turn.version });
+      return turn;
     } finally {
       off();
     }

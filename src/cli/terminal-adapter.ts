@@ -314,6 +314,7 @@ export class TerminalAdapter implements UIAdapter {
 
   onEvent(event: WorkerEvent): void {
     const { worker } = event;
+    if (event.type === 'answer') return; // the text was shown as it streamed
     if (worker.depth <= 0) {
       this.onRootEvent(event);
       return;

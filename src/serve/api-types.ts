@@ -9,7 +9,8 @@
  * WebSocket (`/ws?token=`): AG-UI events. STATE_SNAPSHOT / STATE_DELTA carry the UI
  * instances (`{ instances: { [id]: UIInstance } }`, `metadata.version` one more per
  * delta); RUN_* / TEXT_MESSAGE_* / TOOL_CALL_* / STEP_* carry runs (message and tool call
- * ids start with their run's id and a colon); CUSTOM events carry the rest (`ServeCustomEvent`).
+ * ids start with their run's id and a colon; a run's RUN_ERROR carries threadId and runId,
+ * a refused UI_ACTION's has neither); CUSTOM events carry the rest (`ServeCustomEvent`).
  * The page sends `SNAPSHOT_REQUEST` and `UI_ACTION` (see ui-actions.ts).
  */
 

@@ -257,7 +257,7 @@ export class ServeHost {
         this.#report(await worker.run(input, { signal: controller.signal }));
       } catch (error) {
         const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
-        this.#broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, timestamp: Date.now() });
+        this.#broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, threadId: session.id, runId, timestamp: Date.now() });
       } finally {
         this.#runs.delete(session.id);
         this.#change(['sessions'], session.id);

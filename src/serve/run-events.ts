@@ -43,6 +43,9 @@ export class RunEventTranslator {
         out.push(e('TEXT_MESSAGE_CONTENT', { messageId, delta: event.text }));
         return out;
       }
+      case 'answer':
+        // Recorded: the page shows the turn now, not the streamed copy (an action may wait for an approval a long time).
+        return this.#close(worker.id, e);
       case 'action': {
         const toolCallId = `${this.#runId}:t${++this.#next}`;
         return [
@@ -56,7 +59,7 @@ export class RunEventTranslator {
       case 'worker-end': {
         const out = this.#close(worker.id, e);
         if (worker.depth > 0) return [...out, e('STEP_FINISHED', { stepName: step })];
-        if (event.status === 'failed') return [...out, e('RUN_ERROR', { message: event.text === '' ? 'the run failed' : event.text, code: 'RUN_FAILED' })];
+        if (event.status === 'failed') return [...out, e('RUN_ERROR', { message: event.text === '' ? 'the run failed' : event.text, code: 'RUN_FAILED', threadId: this.#threadId, runId: this.#runId })];
         return [...out, e('RUN_FINISHED', { threadId: this.#threadId, runId: this.#runId, result: { status: event.status, text: event.text } })];
       }
     }

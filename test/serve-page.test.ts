@@ -1,0 +1,282 @@
+/**
+ * `golem serve`'s page in the system Chromium (playwright-core), against a real server
+ * on loopback and the scripted model: the agent builds a form and receives what the user
+ * submits, an approval answered in the dialog, a staged edit pushed from the clearance
+ * panel, a past message edited and the versions switched, two tabs in step. Each test
+ * takes screenshots (test-results/screenshots/) to look at.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CHROMIUM_ARGS } from '../src/browser/executor.js';
+import { run } from '../src/cli/main.js';
+import { createWorkspace, defineAction, projectActions, serve, type GolemServer, type PatchInput, type ServeAgentOptions, type Workspace } from '../src/index.js';
+import { scriptedModel, type ScriptStep } from '../src/test/index.js';
+import { tempDir } from './helpers.js';
+
+const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS] });
+});
+afterAll(async () => {
+  await browser.close();
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started(agent: ServeAgentOptions | undefined, ws?: Workspace): Promise<{ ws: Workspace; server: GolemServer }> {
+  const workspace = ws ?? (await createWorkspace());
+  const server = await serve(workspace, agent === undefined ? {} : { agent });
+  if (ws === undefined) cleanups.push(() => workspace.close());
+  cleanups.push(() => server.close());
+  return { ws: workspace, server };
+}
+
+/** A tab on the page, connected. */
+async function open(server: GolemServer): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  cleanups.push(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  cleanups.push(async () => expect(problems).toEqual([]));
+  await page.goto(server.pageUrl);
+  await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+  // The token left the address bar (it stays in the tab's session storage).
+  expect(page.url()).not.toContain(server.token);
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  await page.getByTestId('chat-input').fill(text);
+  await page.getByTestId('send').click();
+}
+
+const SIGNUP_FIELDS = [
+  { label: 'Name', key: 'name', type: 'text' },
+  { label: 'Age', key: 'age', type: 'number' },
+  { label: 'About you', key: 'bio', type: 'textarea', description: 'A line or two.' },
+  { label: 'Plan', key: 'plan', type: 'select', options: [{ label: 'Free', value: 'free' }, { label: 'Pro', value: 'pro' }] },
+  { label: 'Send me news', key: 'news', type: 'checkbox' },
+  { label: 'Contact by', key: 'contact', type: 'radio', options: [{ label: 'Email', value: 'email' }, { label: 'Phone', value: 'phone' }] },
+];
+
+const buildSignup: PatchInput[] = [
+  { instanceId: '__CREATE__', newInstanceId: 'signup', patches: [{ op: 'set', path: 'meta', value: { pageKey: 'signup', step: { current: 1, total: 2 }, status: 'idle' } }] },
+  {
+    instanceId: 'signup',
+    patches: [
+      { op: 'add', path: 'blocks+', items: [{ id: 'details', type: 'form', bind: 'state.params', props: { fields: SIGNUP_FIELDS } }] },
+      { op: 'add', path: 'actions+', items: [{ id: 'submit', label: 'Sign up', style: 'primary' }, { id: 'cancel', label: 'Cancel', style: 'secondary' }] },
+    ],
+  },
+];
+
+describe('golem serve in a browser', () => {
+  it('the agent builds a form by patches, the user fills it and clicks submit, and the agent receives the values', async () => {
+    const steps: ScriptStep[] = [
+      { text: 'Here is the form.', toolCalls: buildSignup.map((input) => ({ name: 'patch_ui_state', input: input as never })) },
+      { text: 'Fill it in and press Sign up.' },
+      (prompt) => {
+        const last = JSON.stringify(prompt.messages.at(-1));
+        const values = /The form's values: (\{.*?\})(?:\\n|")/.exec(last)?.[1]?.replaceAll('\\"', '"') ?? '{}';
+        const got = JSON.parse(values) as { name?: string; plan?: string };
+        return { text: `Welcome, ${got.name} (${got.plan}).`, toolCalls: [{ name: 'patch_ui_state', input: { instanceId: 'signup', patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }, { op: 'set', path: 'meta.step', value: { current: 2, total: 2 } }] } }] };
+      },
+      { text: 'You are signed up.' },
+    ];
+    const model = scriptedModel(steps);
+    const { ws, server } = await started({ model });
+    const page = await open(server);
+    await say(page, 'Sign me up');
+    const form = page.getByTestId('ui-instance').and(page.locator('[data-instance-id="signup"]'));
+    await form.waitFor();
+    await expect.poll(() => page.getByTestId('message').count()).toBeGreaterThanOrEqual(2);
+    await page.getByTestId('message').filter({ hasText: 'Fill it in and press Sign up.' }).waitFor();
+    // Every field type, and both actions with their styles.
+    expect(await form.getByTestId('ui-step').textContent()).toContain('1');
+    await form.getByTestId('field-name').fill('Ada Lovelace');
+    await form.getByTestId('field-age').fill('36');
+    await form.getByTestId('field-bio').fill('Wrote the first program.');
+    await form.getByTestId('field-plan').selectOption('pro');
+    await form.getByTestId('field-news').check();
+    await form.getByTestId('field-contact').locator('input[value="phone"]').check();
+    expect(await form.getByTestId('action-submit').getAttribute('data-style')).toBe('primary');
+    expect(await form.getByTestId('action-cancel').getAttribute('data-style')).toBe('secondary');
+    await shot(page, 'form-filled');
+    // Typing is the page's own until a click: nothing reached the server yet.
+    expect(ws.ui.get('signup')?.instance.state.params).toEqual({});
+
+    await form.getByTestId('action-submit').click();
+    await page.getByTestId('message').filter({ hasText: 'You are signed up.' }).waitFor();
+    await expect.poll(() => form.getAttribute('data-status')).toBe('submitted');
+    await shot(page, 'form-submitted');
+    const values = { name: 'Ada Lovelace', age: 36, bio: 'Wrote the first program.', plan: 'pro', news: true, contact: 'phone' };
+    // The values went through patch_ui_state into the instance, and to the agent as the click's message.
+    expect(ws.ui.get('signup')?.instance.state.params).toEqual(values);
+    expect(model.calls).toHaveLength(4);
+    const told = JSON.stringify(model.calls[2]?.messages.at(-1));
+    expect(told).toContain('Sign up');
+    for (const [key, value] of Object.entries(values)) expect(told).toContain(`${JSON.stringify(key)}:${JSON.stringify(value)}`.replaceAll('"', '\\"'));
+    await page.getByTestId('message').filter({ hasText: 'Welcome, Ada Lovelace (pro).' }).waitFor();
+    // The field shows what the server holds now.
+    expect(await form.getByTestId('field-name').inputValue()).toBe('Ada Lovelace');
+  });
+
+  it('asks for an approval in the dialog while the run waits, and goes on after yes', async () => {
+    const deploys: string[] = [];
+    const deploy = defineAction({
+      name: 'deploy',
+      description: 'Deploys the site.',
+      input: z.strictObject({ target: z.string() }),
+      trust: 'supervised',
+      describe: ({ target }) => ({ type: 'command', description: `Deploy the site to ${target}`, details: { target }, risk: 'high' }),
+      run: ({ target }) => {
+        deploys.push(target);
+        return `deployed to ${target}`;
+      },
+    });
+    const model = scriptedModel([{ text: 'Deploying.', toolCalls: [{ name: 'deploy', input: { target: 'production' } }] }, { text: 'It is live.' }]);
+    const { server } = await started({ model, actions: [deploy] });
+    const page = await open(server);
+    await say(page, 'Ship it');
+    const dialog = page.getByTestId('approval-dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('approval-description').textContent()).toContain('Deploy the site to production');
+    expect(await dialog.getByTestId('approval-risk').textContent()).toMatch(/high/i);
+    expect(await dialog.getByTestId('approval-path').textContent()).toContain('Ship it');
+    await shot(page, 'approval-dialog');
+    expect(deploys).toEqual([]);
+    await dialog.getByTestId('approval-yes').click();
+    await page.getByTestId('message').filter({ hasText: 'It is live.' }).waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    expect(deploys).toEqual(['production']);
+    await page.getByTestId('tool-result').filter({ hasText: 'deployed to production' }).waitFor();
+    await shot(page, 'approval-done');
+  });
+
+  it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {
+    const root = tempDir();
+    execFileSync('git', ['init', '-q', root]);
+    writeFileSync(join(root, 'README.md'), '# Demo\n');
+    execFileSync('git', ['-C', root, 'add', '.']);
+    execFileSync('git', ['-C', root, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'start']);
+    const ws = await createWorkspace({ dir: join(root, '.golem') });
+    cleanups.push(() => ws.close());
+    const model = scriptedModel([{ toolCalls: [{ name: 'write_file', input: { path: 'README.md', content: '# Demo\n\nInstall with npm.\n' } }] }, { text: 'I staged the README change for you.' }]);
+    const { server } = await started({ model, actions: projectActions(), project: { root } }, ws);
+    const page = await open(server);
+    await say(page, 'Document the install');
+    const panel = page.getByTestId('clearance-panel');
+    const item = panel.getByTestId('clearance-item');
+    await item.waitFor();
+    expect(await panel.getByTestId('clearance-count').textContent()).toContain('1');
+    await item.getByTestId('clearance-open').click();
+    const diff = item.getByTestId('clearance-diff');
+    await diff.filter({ hasText: '+Install with npm.' }).waitFor();
+    await shot(page, 'clearance-diff');
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# Demo\n'); // staged only
+    await item.getByTestId('clearance-push').click();
+    await item.waitFor({ state: 'detached' });
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toBe('# Demo\n\nInstall with npm.\n');
+    expect(ws.clearance.list()).toEqual([]);
+    await shot(page, 'clearance-pushed');
+  });
+
+  it('edits a past message into a new version, and switches between the versions', async () => {
+    const answer: ScriptStep = (prompt) => ({ text: `Answer to: ${JSON.stringify(prompt.messages.at(-1)).includes('Italy') ? 'Italy' : 'France'}` });
+    const { server } = await started({ model: scriptedModel([answer, answer]) });
+    const page = await open(server);
+    await say(page, 'Capital of France?');
+    await page.getByTestId('message').filter({ hasText: 'Answer to: France' }).waitFor();
+    const question = page.getByTestId('message').and(page.locator('[data-role="user"]')).first();
+    await question.hover();
+    await question.getByTestId('edit-message').click();
+    await question.getByTestId('edit-input').fill('Capital of Italy?');
+    await question.getByTestId('edit-save').click();
+    await page.getByTestId('message').filter({ hasText: 'Answer to: Italy' }).waitFor();
+    const edited = page.getByTestId('message').and(page.locator('[data-role="user"]')).first();
+    await expect.poll(() => edited.getByTestId('version-label').textContent()).toBe('2 / 2');
+    expect(await page.getByTestId('message').filter({ hasText: 'Answer to: France' }).count()).toBe(0);
+    await shot(page, 'branch-edited');
+    await edited.getByTestId('version-prev').click();
+    await page.getByTestId('message').filter({ hasText: 'Answer to: France' }).waitFor();
+    await expect.poll(() => page.getByTestId('message').and(page.locator('[data-role="user"]')).first().getByTestId('version-label').textContent()).toBe('1 / 2');
+    expect(await page.getByTestId('message-text').allTextContents()).toEqual(['Capital of France?', 'Answer to: France']);
+    await shot(page, 'branch-switched');
+  });
+
+  it('keeps two tabs in step, and gives a tab that reconnects the state as it is', async () => {
+    const model = scriptedModel([{ text: 'Hello from Golem.' }]);
+    const { ws, server } = await started({ model });
+    const a = await open(server);
+    const b = await open(server);
+    await say(a, 'Hi there');
+    for (const page of [a, b]) await page.getByTestId('message').filter({ hasText: 'Hello from Golem.' }).waitFor();
+    // A UI built meanwhile shows in both, and a patch reaches both.
+    for (const input of buildSignup) expect((await ws.ui.patch(input)).success).toBe(true);
+    for (const page of [a, b]) await page.locator('[data-testid="ui-instance"][data-instance-id="signup"]').waitFor();
+    await ws.ui.patch({ instanceId: 'signup', patches: [{ op: 'set', path: 'state.params.name', value: 'Grace' }] });
+    for (const page of [a, b]) await expect.poll(() => page.getByTestId('field-name').inputValue()).toBe('Grace');
+    // Tab b goes offline and misses a patch; back online, its snapshot brings it level.
+    await b.context().setOffline(true);
+    await server.close().catch(() => undefined);
+    const again = await serve(ws, { token: server.token, port: Number(new URL(server.url).port) });
+    cleanups.push(() => again.close());
+    await ws.ui.patch({ instanceId: 'signup', patches: [{ op: 'set', path: 'state.params.name', value: 'Hopper' }] });
+    await b.context().setOffline(false);
+    for (const page of [a, b]) {
+      await expect.poll(() => page.getByTestId('field-name').inputValue(), { timeout: 15_000 }).toBe('Hopper');
+      await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+    }
+    await shot(a, 'tabs-a');
+    await shot(b, 'tabs-b');
+    // The session list is the same in both.
+    expect(await b.getByTestId('session-item').count()).toBe(1);
+    expect(await a.getByTestId('session-item').getAttribute('data-session-id')).toBe(await b.getByTestId('session-item').getAttribute('data-session-id'));
+  });
+
+  it('golem serve prints an address that opens the page, and stops on a signal', async () => {
+    const dir = tempDir();
+    const script = join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify([{ text: 'Hello from the scripted model.' }]));
+    const out: string[] = [];
+    const stop = new AbortController();
+    const done = run(['serve', '--port', '0', '--dir', join(dir, '.golem'), '--model', `scripted:${script}`], {
+      stdout: (text) => out.push(text),
+      stderr: (text) => out.push(text),
+      cwd: dir,
+      signal: stop.signal,
+    });
+    const address = await expect.poll(() => /Open (http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64})/.exec(out.join(''))?.[1]).toBeDefined().then(() => /Open (\S+)/.exec(out.join(''))?.[1] as string);
+    const context = await browser.newContext();
+    cleanups.push(() => context.close());
+    const page = await context.newPage();
+    await page.goto(address);
+    await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
+    await page.getByTestId('new-session').click();
+    await say(page, 'Hello?');
+    await page.getByTestId('message').filter({ hasText: 'Hello from the scripted model.' }).waitFor();
+    await shot(page, 'cli-serve');
+    stop.abort();
+    expect(await done).toBe(0);
+    expect(out.join('')).toContain('Model: scripted:');
+    await expect(fetch(address)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,86 @@
+/** The HTTP API of `golem serve` (src/serve/api-types.ts), with the token on every call. */
+import type {
+  ApprovalAnswerBody,
+  ClearanceDecisionBody,
+  ClearanceView,
+  ServeState,
+  SessionDetail,
+  SessionSummary,
+} from '../../src/serve/api-types.js';
+
+/** A refusal of the server (`{ error: { code, message } }`), or a failed request. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export class Api {
+  constructor(
+    private readonly token: string,
+    /** Called on a 401: the token is wrong or stale. */
+    private readonly onUnauthorized: () => void,
+  ) {}
+
+  state(): Promise<ServeState> {
+    return this.request('GET', '/api/state');
+  }
+  createSession(label?: string): Promise<SessionSummary> {
+    return this.request('POST', '/api/sessions', label === undefined ? {} : { label });
+  }
+  session(id: string): Promise<SessionDetail> {
+    return this.request('GET', `/api/sessions/${enc(id)}`);
+  }
+  send(id: string, text: string): Promise<{ runId: string }> {
+    return this.request('POST', `/api/sessions/${enc(id)}/messages`, { text });
+  }
+  edit(id: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
+    return this.request('POST', `/api/sessions/${enc(id)}/turns/${enc(turnId)}/edit`, { text });
+  }
+  switchVersion(id: string, turnId: string, direction: 'left' | 'right'): Promise<{ head: unknown }> {
+    return this.request('POST', `/api/sessions/${enc(id)}/turns/${enc(turnId)}/switch`, { direction });
+  }
+  fork(id: string, at?: string): Promise<SessionSummary> {
+    return this.request('POST', `/api/sessions/${enc(id)}/fork`, at === undefined ? {} : { at });
+  }
+  stop(id: string): Promise<{ stopped: boolean }> {
+    return this.request('POST', `/api/sessions/${enc(id)}/stop`, {});
+  }
+  answer(approvalId: string, body: ApprovalAnswerBody): Promise<{ ok: true }> {
+    return this.request('POST', `/api/approvals/${enc(approvalId)}`, body);
+  }
+  clearanceDiff(itemId: string): Promise<{ diff: string }> {
+    return this.request('GET', `/api/clearance/${enc(itemId)}/diff`);
+  }
+  decide(itemId: string, action: ClearanceDecisionBody['action']): Promise<{ item: ClearanceView; message: string }> {
+    return this.request('POST', `/api/clearance/${enc(itemId)}`, { action } satisfies ClearanceDecisionBody);
+  }
+
+  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    } catch (cause) {
+      throw new ApiError('NETWORK', `the server did not answer (${(cause as Error).message})`, 0);
+    }
+    const data = (await response.json().catch(() => null)) as unknown;
+    if (response.status === 401) this.onUnauthorized();
+    if (!response.ok) {
+      const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      throw new ApiError(
+        typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
+        typeof error?.message === 'string' ? error.message : response.statusText || 'the request failed',
+        response.status,
+      );
+    }
+    return data as T;
+  }
+}
+
+const enc = encodeURIComponent;

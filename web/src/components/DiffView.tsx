@@ -1,0 +1,26 @@
+/** A unified diff, line by line: additions green, removals red, hunks blue, file headers bold. */
+export function DiffView({ diff, testId = 'clearance-diff' }: { diff: string; testId?: string }) {
+  const lines = diff.replace(/\n$/, '').split('\n');
+  return (
+    <pre class="diff" data-testid={testId}>
+      {diff.trim() === '' ? (
+        <span class="muted">(empty diff)</span>
+      ) : (
+        lines.map((line, i) => (
+          <span key={i} class={`diff-line ${lineClass(line)}`}>
+            {line === '' ? ' ' : line}
+            {'\n'}
+          </span>
+        ))
+      )}
+    </pre>
+  );
+}
+
+function lineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') || line.startsWith('index ')) return 'file';
+  if (line.startsWith('@@')) return 'hunk';
+  if (line.startsWith('+')) return 'add';
+  if (line.startsWith('-')) return 'del';
+  return 'ctx';
+}

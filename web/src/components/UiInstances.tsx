@@ -1,0 +1,192 @@
+import type { FieldConfig, UIBlock, UIInstance } from '../types.js';
+import { displayText, fieldValue, type InstanceEdits, type RawEdit } from '../form-values.js';
+
+interface Props {
+  instances: Record<string, UIInstance>;
+  touched: Record<string, number>;
+  edits: Record<string, InstanceEdits>;
+  sending: Record<string, boolean>;
+  errors: Record<string, string>;
+  onEdit: (instanceId: string, key: string, value: RawEdit) => void;
+  onAction: (instanceId: string, actionId: string) => void;
+}
+
+/** The UIs the model built (patch_ui_state), live from the socket's state. */
+export function UiInstances(props: Props) {
+  const ids = Object.keys(props.instances);
+  return (
+    <section class="panel uis">
+      <div class="section-head">
+        <h2>Model-built UIs</h2>
+        <span class="badge">{ids.length}</span>
+      </div>
+      {ids.length === 0 && <p class="muted small">None yet. The agent can build forms here.</p>}
+      {ids.map((id) => {
+        const instance = props.instances[id];
+        return instance === undefined ? null : (
+          <InstanceCard
+            key={id}
+            id={id}
+            instance={instance}
+            version={props.touched[id] ?? 0}
+            edits={props.edits[id]}
+            sending={props.sending[id] === true}
+            error={props.errors[id]}
+            onEdit={props.onEdit}
+            onAction={props.onAction}
+          />
+        );
+      })}
+    </section>
+  );
+}
+
+interface CardProps {
+  id: string;
+  instance: UIInstance;
+  version: number;
+  edits: InstanceEdits | undefined;
+  sending: boolean;
+  error: string | undefined;
+  onEdit: Props['onEdit'];
+  onAction: Props['onAction'];
+}
+
+function InstanceCard({ id, instance, version, edits, sending, error, onEdit, onAction }: CardProps) {
+  const meta = instance.meta;
+  return (
+    <div class={`ui-instance${sending ? ' sending' : ''}`} data-testid="ui-instance" data-instance-id={id} data-version={version} data-status={meta?.status}>
+      <header class="ui-head">
+        <h3>{meta?.pageKey ?? id}</h3>
+        <span class="ui-meta">
+          {meta?.step !== undefined && (
+            <span class="muted small" data-testid="ui-step">
+              step {meta.step.current} / {meta.step.total}
+            </span>
+          )}
+          <span class={`tag status-${meta?.status ?? 'idle'}`}>{meta?.status ?? 'idle'}</span>
+        </span>
+      </header>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+        }}
+      >
+        {(instance.blocks ?? []).map((block) => (
+          <fieldset key={block.id} class="ui-block" disabled={sending}>
+            {(block.props?.fields ?? []).map((field) => (
+              <Field key={field.key} instanceId={id} instance={instance} block={block} field={field} edits={edits} onEdit={onEdit} />
+            ))}
+          </fieldset>
+        ))}
+        {error !== undefined && (
+          <p class="ui-error" role="alert">
+            {error}
+          </p>
+        )}
+        <div class="ui-actions">
+          {sending && <span class="muted small sending-note">sending…</span>}
+          {(instance.actions ?? []).map((action) => (
+            <button
+              key={action.id}
+              type="button"
+              class={`btn btn-${action.style === 'secondary' ? 'secondary' : action.style === 'danger' ? 'danger' : 'primary'} btn-small`}
+              data-testid={`action-${action.id}`}
+              data-style={action.style}
+              disabled={sending}
+              onClick={() => onAction(id, action.id)}
+            >
+              {action.label}
+            </button>
+          ))}
+        </div>
+      </form>
+    </div>
+  );
+}
+
+interface FieldProps {
+  instanceId: string;
+  instance: UIInstance;
+  block: UIBlock;
+  field: FieldConfig;
+  edits: InstanceEdits | undefined;
+  onEdit: Props['onEdit'];
+}
+
+function Field({ instanceId, instance, block, field, edits, onEdit }: FieldProps) {
+  const value = fieldValue(instance, block, field, edits);
+  const text = displayText(field, edits, value);
+  const inputId = `f-${instanceId}-${block.id}-${field.key}`;
+  const testId = `field-${field.key}`;
+  const set = (v: RawEdit) => onEdit(instanceId, field.key, v);
+  const description = field.description !== undefined && <p class="field-desc">{field.description}</p>;
+
+  if (field.type === 'checkbox') {
+    return (
+      <div class="field field-checkbox">
+        <label>
+          <input id={inputId} type="checkbox" data-testid={testId} checked={value === true} onChange={(e) => set(e.currentTarget.checked)} />
+          <span>{field.label}</span>
+        </label>
+        {description}
+      </div>
+    );
+  }
+  if (field.type === 'radio') {
+    return (
+      <div class="field">
+        <div class="field-label" id={`${inputId}-label`}>
+          {field.label}
+        </div>
+        {description}
+        <div class="radio-group" role="radiogroup" aria-labelledby={`${inputId}-label`} data-testid={testId}>
+          {(field.options ?? []).map((option) => (
+            <label key={option.value}>
+              <input type="radio" name={inputId} value={option.value} checked={text === option.value} onChange={() => set(option.value)} />
+              <span>{option.label}</span>
+            </label>
+          ))}
+        </div>
+      </div>
+    );
+  }
+  let control;
+  switch (field.type) {
+    case 'textarea':
+      control = <textarea id={inputId} data-testid={testId} rows={3} value={text} onInput={(e) => set(e.currentTarget.value)} />;
+      break;
+    case 'select': {
+      const known = (field.options ?? []).some((o) => o.value === text);
+      control = (
+        <select id={inputId} data-testid={testId} value={known ? text : ''} onChange={(e) => set(e.currentTarget.value)}>
+          {!known && (
+            <option value="" disabled>
+              Choose…
+            </option>
+          )}
+          {(field.options ?? []).map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    }
+    case 'number':
+      control = <input id={inputId} type="number" data-testid={testId} value={text} onInput={(e) => set(e.currentTarget.value)} />;
+      break;
+    default:
+      control = <input id={inputId} type="text" data-testid={testId} value={text} onInput={(e) => set(e.currentTarget.value)} />;
+  }
+  return (
+    <div class="field">
+      <label class="field-label" for={inputId}>
+        {field.label}
+      </label>
+      {description}
+      {control}
+    </div>
+  );
+}

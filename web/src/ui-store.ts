@@ -1,0 +1,53 @@
+/**
+ * The model-built UIs as the socket streams them: a snapshot replaces them, a delta applies
+ * only on the next version. On a gap or a failing operation the store waits for a snapshot
+ * (the caller sends SNAPSHOT_REQUEST) and ignores deltas until it comes.
+ */
+import { applyPatch, parsePointer } from './json-patch.js';
+import type { PatchOp, UISnapshot } from './types.js';
+
+export interface UiStore {
+  state: UISnapshot;
+  /** The version of the last event applied; null before the first snapshot. */
+  version: number | null;
+  /** The stream version that last touched each instance. */
+  touched: Record<string, number>;
+  awaitingSnapshot: boolean;
+}
+
+export const emptyStore: UiStore = { state: { instances: {} }, version: null, touched: {}, awaitingSnapshot: false };
+
+export interface StoreUpdate {
+  store: UiStore;
+  /** The instances the event changed. */
+  touchedIds: string[];
+  /** Ask the server for a snapshot. */
+  resync: boolean;
+}
+
+export function applySnapshot(store: UiStore, snapshot: UISnapshot, version: number): StoreUpdate {
+  const instances = snapshot.instances ?? {};
+  const ids = Object.keys(instances);
+  const touched: Record<string, number> = { ...store.touched };
+  for (const id of ids) touched[id] = version;
+  return { store: { state: { instances }, version, touched, awaitingSnapshot: false }, touchedIds: ids, resync: false };
+}
+
+export function applyDelta(store: UiStore, delta: readonly PatchOp[], version: number): StoreUpdate {
+  if (store.awaitingSnapshot) return { store, touchedIds: [], resync: false };
+  if (store.version === null || version !== store.version + 1) return { store: { ...store, awaitingSnapshot: true }, touchedIds: [], resync: true };
+  let state: UISnapshot;
+  try {
+    state = applyPatch(store.state, delta);
+  } catch {
+    return { store: { ...store, awaitingSnapshot: true }, touchedIds: [], resync: true };
+  }
+  const ids = new Set<string>();
+  for (const op of delta) {
+    const [head, id] = parsePointer(op.path);
+    if (head === 'instances' && id !== undefined) ids.add(id);
+  }
+  const touched: Record<string, number> = { ...store.touched };
+  for (const id of ids) touched[id] = version;
+  return { store: { state, version, touched, awaitingSnapshot: false }, touchedIds: [...ids], resync: false };
+}
