@@ -6,7 +6,7 @@
  * takes screenshots (test-results/screenshots/) to look at.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -252,28 +252,49 @@ describe('golem serve in a browser', () => {
     expect(await a.getByTestId('session-item').getAttribute('data-session-id')).toBe(await b.getByTestId('session-item').getAttribute('data-session-id'));
   });
 
-  it('golem serve prints an address that opens the page, and stops on a signal', async () => {
-    const dir = tempDir();
-    const script = join(dir, 'script.json');
-    writeFileSync(script, JSON.stringify([{ text: 'Hello from the scripted model.' }]));
+  it("the README's walkthrough: golem serve with the scripted demo, through a form, a staged edit and an approval", async () => {
+    const root = tempDir();
+    execFileSync('git', ['init', '-q', root]);
+    writeFileSync(join(root, 'README.md'), '# My project\n');
+    execFileSync('git', ['-C', root, 'add', '.']);
+    execFileSync('git', ['-C', root, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'start']);
     const out: string[] = [];
     const stop = new AbortController();
-    const done = run(['serve', '--port', '0', '--dir', join(dir, '.golem'), '--model', `scripted:${script}`], {
-      stdout: (text) => out.push(text),
-      stderr: (text) => out.push(text),
-      cwd: dir,
-      signal: stop.signal,
-    });
-    const address = await expect.poll(() => /Open (http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64})/.exec(out.join(''))?.[1]).toBeDefined().then(() => /Open (\S+)/.exec(out.join(''))?.[1] as string);
-    const context = await browser.newContext();
+    const demo = join(import.meta.dirname, '..', 'examples', 'serve', 'demo.json');
+    const done = run(['serve', '--port', '0', '--model', `scripted:${demo}`], { stdout: (text) => out.push(text), stderr: (text) => out.push(text), cwd: root, signal: stop.signal });
+    await expect.poll(() => out.join('')).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}\n/);
+    const address = (/Open (\S+)/.exec(out.join('')) as RegExpExecArray)[1] as string;
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     cleanups.push(() => context.close());
     const page = await context.newPage();
     await page.goto(address);
-    await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
-    await page.getByTestId('new-session').click();
-    await say(page, 'Hello?');
-    await page.getByTestId('message').filter({ hasText: 'Hello from the scripted model.' }).waitFor();
-    await shot(page, 'cli-serve');
+    // 1. The model builds the form.
+    await say(page, 'Sign me up');
+    const form = page.locator('[data-testid="ui-instance"][data-instance-id="signup"]');
+    await page.getByTestId('message').filter({ hasText: 'The form is ready.' }).waitFor();
+    // 2. The user fills it in and signs up; the agent gets the values.
+    await form.getByTestId('field-name').fill('Ada');
+    await form.getByTestId('field-age').fill('36');
+    await form.getByTestId('field-plan').selectOption('pro');
+    await form.getByTestId('action-submit').click();
+    await page.getByTestId('message').and(page.locator('[data-role="user"]')).filter({ hasText: '"name":"Ada","age":36' }).waitFor();
+    await page.getByTestId('message').filter({ hasText: 'SIGNUPS.md is staged' }).waitFor();
+    expect(await form.getAttribute('data-status')).toBe('submitted');
+    // 3. The staged edit, pushed from the panel.
+    await page.getByTestId('clearance-open').click();
+    await page.getByTestId('clearance-diff').filter({ hasText: '+# Sign-ups' }).waitFor();
+    await shot(page, 'walkthrough-clearance');
+    expect(existsSync(join(root, 'SIGNUPS.md'))).toBe(false);
+    await page.getByTestId('clearance-push').click();
+    await page.getByTestId('clearance-item').waitFor({ state: 'detached' });
+    expect(readFileSync(join(root, 'SIGNUPS.md'), 'utf8')).toContain('# Sign-ups');
+    // 4. A supervised command, approved in the dialog.
+    await say(page, "What's in the folder?");
+    await page.getByTestId('approval-dialog').waitFor();
+    await page.getByTestId('approval-yes').click();
+    await page.getByTestId('tool-result').filter({ hasText: 'SIGNUPS.md' }).waitFor();
+    await page.getByTestId('message').filter({ hasText: 'That is what is in the folder.' }).waitFor();
+    await shot(page, 'walkthrough-done');
     stop.abort();
     expect(await done).toBe(0);
     expect(out.join('')).toContain('Model: scripted:');
