@@ -171,6 +171,44 @@ describe('golem serve in a browser', () => {
     await shot(page, 'approval-done');
   });
 
+  it("shows the worker tree, and a sub-worker's approval with its path while the whole tree waits", async () => {
+    const deploys: string[] = [];
+    const deploy = defineAction({
+      name: 'deploy',
+      description: 'Deploys the site.',
+      input: z.strictObject({ target: z.string() }),
+      trust: 'supervised',
+      run: ({ target }) => {
+        deploys.push(target);
+        return `deployed to ${target}`;
+      },
+    });
+    const model = scriptedModel([
+      { text: 'Handing this to a helper.', toolCalls: [{ name: 'spawn_worker', input: { task: 'Deploy the site to staging' } }] },
+      { toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
+      { text: 'Deployed to staging.' },
+      { text: 'The helper deployed it to staging.' },
+    ]);
+    const { server } = await started({ model, actions: [deploy], subWorkers: true });
+    const page = await open(server);
+    await say(page, 'Ship to staging');
+    const dialog = page.getByTestId('approval-dialog');
+    await dialog.waitFor();
+    const path = await dialog.getByTestId('approval-path').textContent();
+    expect(path).toContain('Ship to staging');
+    expect(path).toContain('Deploy the site to staging');
+    const node = page.getByTestId('worker-tree').getByTestId('worker-node');
+    await expect.poll(() => node.getAttribute('data-depth')).toBe('1');
+    expect(await node.getAttribute('data-status')).toBe('running');
+    await shot(page, 'tree-approval');
+    await dialog.getByTestId('approval-yes').click();
+    await page.getByTestId('message').filter({ hasText: 'The helper deployed it to staging.' }).waitFor();
+    // Done: the record says 'done', the live progress 'complete'.
+    await expect.poll(() => node.getAttribute('data-status')).toMatch(/^(done|complete)$/);
+    expect(deploys).toEqual(['staging']);
+    await shot(page, 'tree-done');
+  });
+
   it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {
     const root = tempDir();
     execFileSync('git', ['init', '-q', root]);
