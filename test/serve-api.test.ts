@@ -60,7 +60,12 @@ describe('golem serve: the HTTP API', () => {
     const wrong = await api<Refusal>('GET', '/api/state', undefined, 'x'.repeat(64));
     expect(wrong).toMatchObject({ status: 401, json: { error: { code: 'UNAUTHORIZED' } } });
     expect((await fetch(`${server.url}/api/state`)).status).toBe(401);
-    expect((await fetch(`${server.url}/api/state?token=${server.token}`)).status).toBe(200);
+    // The header only: a token in a query string ends up in logs, and would let another site's form post here.
+    expect((await fetch(`${server.url}/api/state?token=${server.token}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/api/state`, { headers: { authorization: `bearer ${server.token}` } })).status).toBe(200);
+    const form = await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'text/plain' }, body: '{}' });
+    expect(form.status).toBe(415);
+    expect((await api<ServeState>('GET', '/api/state')).json.sessions).toEqual([]);
     expect(await api<Refusal>('GET', '/api/nothing')).toMatchObject({ status: 404, json: { error: { code: 'NOT_FOUND' } } });
     expect(await api<Refusal>('GET', '/api/sessions/nope')).toMatchObject({ status: 404, json: { error: { code: 'SESSION_NOT_FOUND' } } });
     expect(await api<Refusal>('POST', '/api/sessions', '{not json')).toMatchObject({ status: 400, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('not JSON') } } });
@@ -200,6 +205,68 @@ describe('golem serve: the HTTP API', () => {
     expect((await api<ServeState>('GET', '/api/state')).json.clearance).toEqual([]);
     expect(await api<Refusal>('POST', `/api/clearance/${item!.id}`, { action: 'discard' })).toMatchObject({ status: 409, json: { error: { code: 'CLEARANCE_DECIDED' } } });
     expect(await api<Refusal>('POST', '/api/clearance/nope-nope', { action: 'push' })).toMatchObject({ status: 404, json: { error: { code: 'CLEARANCE_NOT_FOUND' } } });
+  });
+});
+
+describe('golem serve: one run at a time, and nothing lost', () => {
+  it('lets one change at a time at a session: an edit and a message racing give one run and one SESSION_BUSY', async () => {
+    let calls = 0;
+    let inFlight = 0;
+    let most = 0;
+    const slow: ScriptStep = async () => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      inFlight--;
+      return { text: `answer ${calls}` };
+    };
+    const { api, server } = await started({ agent: { model: scriptedModel([slow, slow, slow]) } });
+    const session = (await api<SessionSummary>('POST', '/api/sessions', {})).json;
+    await api('POST', `/api/sessions/${session.id}/messages`, { text: 'hi' });
+    await server.settled(session.id);
+    const question = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json.turns[0]!;
+    const raced = await Promise.all([
+      api<Refusal>('POST', `/api/sessions/${session.id}/turns/${question.id}/edit`, { text: 'hi (edited)' }),
+      api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'another' }),
+    ]);
+    expect(raced.map((r) => r.status).sort()).toEqual([202, 409]);
+    expect(raced.find((r) => r.status === 409)?.json.error.code).toBe('SESSION_BUSY');
+    await server.settled(session.id);
+    expect(most).toBe(1);
+    const turns = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json.turns;
+    // A user turn, then its answer: never two questions in a row.
+    expect(turns.map((t) => t.role)).toEqual(raced[0].status === 202 ? ['user', 'assistant'] : ['user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('a stopped run lets go of its approval: a late yes is refused, and close does not wait on a run that is gone', async () => {
+    deploys.length = 0;
+    let signalled: AbortSignal | undefined;
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] },
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return { text: 'later' };
+      },
+    ]);
+    const original = model.stream.bind(model);
+    model.stream = (prompt, options) => {
+      signalled = options?.signal;
+      return original(prompt, options);
+    };
+    const { api, server } = await started({ agent: { model, actions: [deploy] } });
+    const session = (await api<SessionSummary>('POST', '/api/sessions', {})).json;
+    await api('POST', `/api/sessions/${session.id}/messages`, { text: 'ship it' });
+    const approval = await until(async () => (await api<ServeState>('GET', '/api/state')).json.approvals[0]);
+    expect((await api<{ stopped: boolean }>('POST', `/api/sessions/${session.id}/stop`, {})).json.stopped).toBe(true);
+    await server.settled(session.id);
+    // The stop answered no; a yes now finds it answered, and nothing runs.
+    expect(await api<Refusal>('POST', `/api/approvals/${approval.id}`, { answer: 'yes' })).toMatchObject({ status: 409, json: { error: { code: 'APPROVAL_ANSWERED' } } });
+    expect(deploys).toEqual([]);
+    // A new run on the same session: close aborts it (it is not taken for one waiting on an approval).
+    await api('POST', `/api/sessions/${session.id}/messages`, { text: 'never mind' });
+    await until(async () => signalled !== undefined && (await api<ServeState>('GET', '/api/state')).json.running.length === 1);
+    await server.close();
+    expect(signalled?.aborted).toBe(true);
   });
 });
 

@@ -167,7 +167,7 @@ describe('golem serve in a browser', () => {
     await page.getByTestId('message').filter({ hasText: 'It is live.' }).waitFor();
     await dialog.waitFor({ state: 'detached' });
     expect(deploys).toEqual(['production']);
-    await page.getByTestId('tool-result').filter({ hasText: 'deployed to production' }).waitFor();
+    await page.getByTestId('tool-result').filter({ hasText: 'deployed to production' }).first().waitFor();
     await shot(page, 'approval-done');
   });
 
@@ -330,7 +330,8 @@ describe('golem serve in a browser', () => {
     await say(page, "What's in the folder?");
     await page.getByTestId('approval-dialog').waitFor();
     await page.getByTestId('approval-yes').click();
-    await page.getByTestId('tool-result').filter({ hasText: 'SIGNUPS.md' }).waitFor();
+    // (The streamed result and the recorded one may both show for a moment.)
+    await page.getByTestId('tool-result').filter({ hasText: 'SIGNUPS.md' }).first().waitFor();
     await page.getByTestId('message').filter({ hasText: 'That is what is in the folder.' }).waitFor();
     await shot(page, 'walkthrough-done');
     stop.abort();

@@ -221,6 +221,49 @@ describe('the live UI stream', () => {
     for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
   });
 
+  it('turns a click away while the agent that built the form is busy, and survives a click on a form whose session is gone', async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const form = { id: 'who', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } };
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'patch_ui_state', input: { ...create('signup'), patches: [{ op: 'set', path: 'blocks', value: [form] }, { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] }] } as never }] },
+      async () => {
+        await held;
+        return { text: 'Built.' };
+      },
+      { text: 'Got it.' },
+    ]);
+    const server = await serve(ws, { page: false, agent: { model } });
+    cleanups.push(() => server.close());
+    const session = await ws.sessions.create();
+    const page = await client(server.socketUrl);
+    await page.until(() => page.events.length > 0);
+    const sent = await fetch(`${server.url}/api/sessions/${session.id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'a form' }) });
+    expect(sent.status).toBe(202);
+    await page.until(() => ws.ui.get('signup') !== undefined);
+    // The agent is still answering: the click is refused before anything is applied.
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'go', values: { name: 'Ada' } }));
+    await page.until(() => page.events.some((e) => e.type === 'RUN_ERROR' && e.code === 'SESSION_BUSY'));
+    expect(ws.ui.get('signup')?.instance.state.params).toEqual({});
+    release();
+    await server.settled(session.id);
+    // Idle now: the click is applied and answered.
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'go', values: { name: 'Ada' } }));
+    await page.until(() => model.calls.length === 3);
+    await server.settled(session.id);
+    expect(ws.ui.get('signup')?.instance.state.params).toEqual({ name: 'Ada' });
+    expect(JSON.stringify(model.calls[2]?.messages.at(-1))).toContain('Ada');
+    // The session that built it is deleted (a fork keeps its turns): a click is applied, nobody is told, the server stays up.
+    await ws.sessions.fork(session.id);
+    await ws.sessions.delete(session.id);
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'go', values: { name: 'Grace' } }));
+    await page.until(() => ws.ui.get('signup')?.instance.state.params.name === 'Grace');
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect(model.calls).toHaveLength(3);
+  });
+
   it("delivers a user's action click: the form's values applied as a patch, then the click to the agent", async () => {
     const { ws, server } = await started();
     const session = await ws.sessions.create();

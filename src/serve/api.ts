@@ -30,8 +30,12 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
   app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));
 
   app.use('/api/*', async (c, next) => {
-    const given = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1] ?? c.req.query('token') ?? '';
+    // The header only: a token in a query string ends up in logs and histories, and would let another site's form post here.
+    const given = /^bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
     if (!options.token(given)) return c.json({ error: { code: 'UNAUTHORIZED', message: 'the token is missing or wrong; open the address golem serve printed' } }, 401);
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+      return c.json({ error: { code: 'INVALID_ARGUMENT', message: 'send the body as JSON (content-type: application/json)' } }, 415);
+    }
     c.header('cache-control', 'no-store');
     await next();
   });
@@ -64,7 +68,7 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
       // Built assets carry a content hash in their names; index.html does not.
       'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      'content-security-policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       'referrer-policy': 'no-referrer',
     });
   });
@@ -80,8 +84,9 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
 async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   const length = Number(c.req.header('content-length') ?? 0);
   if (length > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is ${length} bytes; at most ${MAX_BODY}`);
-  const text = await c.req.text();
-  if (text.length > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is over ${MAX_BODY} bytes`);
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is over ${MAX_BODY} bytes`);
+  const text = new TextDecoder().decode(bytes);
   let json: unknown;
   try {
     json = text === '' ? {} : JSON.parse(text);

@@ -72,14 +72,20 @@ export class BrowserAdapter implements UIAdapter {
   /**
    * Waits for the user's answer in a page. The approval is already pending in the
    * workspace, which is how every page learns of it (a `golem.changed` event, then
-   * `/api/state`); the dialog's answer comes back through `answer`.
+   * `/api/state`); the dialog's answer comes back through `answer`. Give the run's
+   * `signal`: once it aborts, the question is dropped (the worker records a no).
    */
-  requestApproval(request: ApprovalRequest): Promise<ApprovalResult> {
+  requestApproval(request: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalResult> {
     return new Promise((resolve) => {
+      // A stopped run no longer waits: its question goes, so a late answer is not taken for it.
+      const abandon = () => this.#approvals.delete(request.id);
+      if (signal?.aborted === true) return;
+      signal?.addEventListener('abort', abandon, { once: true });
       this.#approvals.set(request.id, {
         request,
         resolve: (result) => {
           this.#approvals.delete(request.id);
+          signal?.removeEventListener('abort', abandon);
           resolve(result);
         },
       });

@@ -42,10 +42,12 @@ export interface ServeAgentOptions {
 }
 
 interface Run {
-  runId: string;
   controller: AbortController;
   done: Promise<void>;
 }
+
+/** How long `close` waits for runs to end after aborting them. */
+const CLOSE_GRACE_MS = 5_000;
 
 type Broadcast = (event: object) => void;
 type RunEvents = (threadId: string, runId: string) => (event: WorkerEvent) => void;
@@ -59,8 +61,8 @@ export class ServeHost {
   readonly #actions: Action[];
   readonly #clearance: ClearanceApi;
   readonly #runs = new Map<string, Run>();
-  /** Inputs (UI action clicks) waiting for their session's run to end. */
-  readonly #queued = new Map<string, string[]>();
+  /** Sessions a change is being made to (an edit, a version switch) before a run starts: taken before any await. */
+  readonly #reserved = new Set<string>();
   /** Approvals answered through a page and not yet recorded by the run that asked. */
   readonly #answered = new Set<string>();
   readonly #offs: (() => void)[];
@@ -90,7 +92,8 @@ export class ServeHost {
     const model = this.#agent?.model;
     return {
       sessions: this.#chatSessions().map((s) => this.#summary(s)),
-      approvals: this.#ws.approvals.pending().map(approvalView),
+      // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
+      approvals: this.#ws.approvals.pending().filter((a) => !this.#answered.has(a.id)).map(approvalView),
       clearance: this.#clearance.list().map(clearanceView),
       model: model === undefined ? null : { provider: model.provider, modelId: model.modelId },
       running: [...this.#runs.keys()],
@@ -121,33 +124,40 @@ export class ServeHost {
     const session = this.#session(sessionId);
     this.#requireIdle(session.id);
     this.#requireAgent();
-    this.#adapter.input(text);
     return { runId: this.#start(session, text) };
   }
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */
   async edit(sessionId: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
     const session = this.#session(sessionId);
-    this.#requireIdle(session.id);
     const turn = session.turn(turnId);
     if (turn === undefined) throw new GolemError('TURN_NOT_FOUND', `session "${session.id}" has no turn "${turnId}"`);
     if (turn.blocks.some((b) => b.type !== 'text')) throw new GolemError('INVALID_ARGUMENT', `turn "${turnId}" holds more than text (${turn.blocks.map((b) => b.type).join(', ')}); only text messages are edited here`);
     const blocks: ContentBlock[] = [{ type: 'text', text }];
-    const edited = await session.editTurn(turn.id, blocks);
+    const edited = await this.#reserving(session.id, () => session.editTurn(turn.id, blocks));
     const runId = edited.role === 'user' && this.#agent !== undefined ? this.#start(session, undefined) : null;
     return { runId, turn: { id: edited.id, version: edited.version } };
   }
 
   async switchVersion(sessionId: string, turnId: string, direction: 'left' | 'right'): Promise<{ head: { id: string; version: number } }> {
     const session = this.#session(sessionId);
-    this.#requireIdle(session.id);
-    return { head: direction === 'left' ? await session.switchVersionLeft(turnId) : await session.switchVersionRight(turnId) };
+    return { head: await this.#reserving(session.id, () => (direction === 'left' ? session.switchVersionLeft(turnId) : session.switchVersionRight(turnId))) };
   }
 
   async fork(sessionId: string, at: string | undefined): Promise<SessionSummary> {
     const record = this.#record(sessionId);
     const fork = await this.#ws.sessions.fork(record.id, at, { label: `fork of ${record.label ?? 'untitled'}` });
     return this.#summary(fork.record());
+  }
+
+  /** A message for a user's click on an instance whose agent cannot take it now (busy), or undefined when it can. */
+  refuseAction(instanceId: string): string | undefined {
+    if (this.#agent === undefined) return undefined;
+    const sessionId = this.#builderOf(instanceId);
+    if (sessionId !== undefined && (this.#runs.has(sessionId) || this.#reserved.has(sessionId))) {
+      return 'the agent is still working on its last answer; click again once it has answered';
+    }
+    return undefined;
   }
 
   /** Stops the session's run (a pending approval is answered no); false when none runs. */
@@ -174,8 +184,9 @@ export class ServeHost {
       return approval;
     }
     const answered = await this.#ws.approvals.answer(approval.id, result, { fingerprint: approval.fingerprint });
-    if (this.#agent !== undefined && !this.#runs.has(approval.rootSessionId) && this.#ws.manager.workspace().sessions.has(approval.rootSessionId)) {
-      this.#start(this.#session(approval.rootSessionId), undefined);
+    const root = approval.rootSessionId;
+    if (this.#agent !== undefined && !this.#runs.has(root) && !this.#reserved.has(root) && this.#ws.manager.workspace().sessions.has(root)) {
+      this.#start(this.#session(root), undefined);
     }
     return answered;
   }
@@ -186,7 +197,7 @@ export class ServeHost {
 
   async decideClearance(itemId: string, action: 'push' | 'discard' | 'defer'): Promise<{ item: ClearanceView; message: string }> {
     const decided = await this.#clearance[action](itemId);
-    const message = decided.outcome ?? (action === 'defer' ? 'Deferred; it stays staged.' : 'Discarded; the files are as they were.');
+    const message = decided.outcome ?? { push: 'Pushed.', defer: 'Deferred; it stays staged.', discard: 'Discarded; the files are as they were.' }[action];
     this.#adapter.decided(decided.id, { action });
     this.#adapter.displayClearanceResult({
       item: { id: decided.id, type: decided.type, description: decided.description, createdAt: Date.parse(decided.createdAt), metadata: {} },
@@ -197,23 +208,26 @@ export class ServeHost {
     return { item: clearanceView(decided), message };
   }
 
-  /** A click on a model-built UI: told to the session whose agent built the instance (after its current run). */
+  /**
+   * A click on a model-built UI (its values already applied): told to the session whose
+   * agent built the instance. `refuseAction` turned clicks away while that agent is busy,
+   * so nothing acknowledged waits in memory here.
+   */
   uiAction(event: UIActionEvent): void {
     if (this.#agent === undefined || this.#closed) return;
     const sessionId = this.#builderOf(event.instanceId);
-    if (sessionId === undefined) return;
+    if (sessionId === undefined || this.#runs.has(sessionId) || this.#reserved.has(sessionId)) return;
     const text = [
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,
     ].join('\n');
-    if (this.#runs.has(sessionId)) {
-      this.#queued.set(sessionId, [...(this.#queued.get(sessionId) ?? []), text]);
-      return;
-    }
     this.#start(this.#session(sessionId), text);
   }
 
-  /** Runs in progress end (aborted), except those waiting for an approval: that stays pending in the workspace for the next server. */
+  /**
+   * Runs in progress are aborted and waited for (at most a few seconds), except those
+   * waiting for an approval: that stays pending in the workspace for the next server.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     for (const off of this.#offs) off();
@@ -224,7 +238,9 @@ export class ServeHost {
       run.controller.abort();
       ending.push(run.done);
     }
-    await Promise.all(ending);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ending), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Waits for the session's run (and the queued inputs after it) to end. */
@@ -236,6 +252,7 @@ export class ServeHost {
 
   #start(session: Session, input: string | undefined): string {
     const agent = this.#requireAgent();
+    this.#requireIdle(session.id);
     const runId = randomUUID();
     const controller = new AbortController();
     const worker = this.#ws.worker({
@@ -243,6 +260,7 @@ export class ServeHost {
       model: agent.model,
       actions: this.#actions,
       ui: this.#adapter,
+      requestApproval: (request) => this.#adapter.requestApproval(request, controller.signal),
       onEvent: this.#runEvents(session.id, runId),
       ...(agent.instructions !== undefined && { instructions: agent.instructions }),
       ...(agent.project !== undefined && { project: agent.project }),
@@ -261,11 +279,9 @@ export class ServeHost {
       } finally {
         this.#runs.delete(session.id);
         this.#change(['sessions'], session.id);
-        const next = this.#queued.get(session.id)?.shift();
-        if (next !== undefined && !this.#closed) this.#start(session, next);
       }
     })();
-    this.#runs.set(session.id, { runId, controller, done });
+    this.#runs.set(session.id, { controller, done });
     this.#change(['sessions'], session.id);
     return runId;
   }
@@ -315,7 +331,10 @@ export class ServeHost {
       const names = turn.blocks.some((b) => b.type === 'tool_use' && b.name === 'patch_ui_state' && (b.args.instanceId === instanceId || b.args.newInstanceId === instanceId));
       if (names) latest = turn;
     }
-    return latest === undefined ? undefined : this.#rootOf(latest.sessionId);
+    if (latest === undefined) return undefined;
+    const root = this.#rootOf(latest.sessionId);
+    // The session may be gone since (its turns live on in forks): then nobody is told.
+    return this.#ws.manager.workspace().sessions.has(root) ? root : undefined;
   }
 
   #rootOf(sessionId: string): string {
@@ -342,8 +361,19 @@ export class ServeHost {
     return session;
   }
 
+  /** Runs `change` with the session reserved: no run starts on it meanwhile, nor another change. */
+  async #reserving<T>(sessionId: string, change: () => Promise<T>): Promise<T> {
+    this.#requireIdle(sessionId);
+    this.#reserved.add(sessionId);
+    try {
+      return await change();
+    } finally {
+      this.#reserved.delete(sessionId);
+    }
+  }
+
   #requireIdle(sessionId: string): void {
-    if (this.#runs.has(sessionId)) throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
+    if (this.#runs.has(sessionId) || this.#reserved.has(sessionId)) throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
   }
 
   #requireAgent(): ServeAgentOptions {

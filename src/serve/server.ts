@@ -81,9 +81,15 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
   let origins = new Set<string>();
+  /** Sends to one client; one that does not read is not buffered for without end: it is dropped, and reconnects to a snapshot. */
+  const sendTo = (client: WebSocket, text: string) => {
+    if (client.readyState !== client.OPEN) return;
+    if (client.bufferedAmount > MAX_BUFFERED) return void client.terminate();
+    client.send(text);
+  };
   const broadcast = (event: object) => {
     const text = JSON.stringify(event);
-    for (const client of sockets.clients) if (client.readyState === client.OPEN && client.bufferedAmount <= MAX_BUFFERED) client.send(text);
+    for (const client of sockets.clients) sendTo(client, text);
   };
   const runEvents = (threadId: string, runId: string = randomUUID()) => {
     const translator = new RunEventTranslator(threadId, runId);
@@ -108,19 +114,16 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/ws') return refuse(404, 'Not Found');
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) return refuse(403, 'Forbidden');
+    // Exposed, the page is reached by whatever name the machine has on the network: its own origin is the Host it asked.
+    const own = options.exposed === true && req.headers.host !== undefined && origin === `http://${req.headers.host}`;
+    if (origin !== undefined && !origins.has(origin) && !own) return refuse(403, 'Forbidden');
     const given = url.searchParams.get('token') ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     if (!sameToken(given, token)) return refuse(401, 'Unauthorized');
     sockets.handleUpgrade(req, socket, head, (client) => attach(client));
   });
 
   function attach(client: WebSocket): void {
-    const send = (text: string) => {
-      if (client.readyState !== client.OPEN) return;
-      // A client that does not read is not buffered for without end: it is dropped, and reconnects to a snapshot.
-      if (client.bufferedAmount > MAX_BUFFERED) return void client.terminate();
-      client.send(text);
-    };
+    const send = (text: string) => sendTo(client, text);
     const sendEvent = (event: unknown) => send(JSON.stringify(event));
     sendEvent(stream.snapshot());
     const off = stream.subscribe((_event, text) => send(text));
@@ -134,16 +137,21 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       // A client that is behind (a version gap) asks for the whole state again.
       if (message.type === 'SNAPSHOT_REQUEST') return sendEvent(stream.snapshot());
       if (message.type === 'UI_ACTION') {
-        void applyUiAction(ws.ui, message as Partial<UIActionMessage>).then((result) => {
-          if (result.ok) {
+        const refused = (code: string, text: string) => {
+          // The client's optimistic values are undone by the state as it is.
+          sendEvent({ type: 'RUN_ERROR', code, message: text });
+          sendEvent(stream.snapshot());
+        };
+        const action = message as Partial<UIActionMessage>;
+        const busy = typeof action.instanceId === 'string' ? agentHost.refuseAction(action.instanceId) : undefined;
+        if (busy !== undefined) return refused('SESSION_BUSY', busy);
+        applyUiAction(ws.ui, action)
+          .then((result) => {
+            if (!result.ok) return refused(result.code, result.message);
             for (const listener of actionListeners) listener(result.event);
             agentHost.uiAction(result.event);
-            return;
-          }
-          // Refused: the client's optimistic values are undone by the state as it is.
-          sendEvent({ type: 'RUN_ERROR', code: result.code, message: result.message });
-          sendEvent(stream.snapshot());
-        });
+          })
+          .catch((error: unknown) => refused(GolemError.isInstance(error) ? error.code : 'INTERNAL', (error as Error).message));
         return;
       }
       sendEvent({ type: 'RUN_ERROR', code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST and UI_ACTION` });

@@ -54,7 +54,8 @@ export function dropEnded(runs: LiveRuns, threadId: string, before: number): Liv
 
 /** Applies a TEXT_MESSAGE_* / TOOL_CALL_* event to its run; events of unknown runs are ignored. */
 export function applyRunEvent(runs: LiveRuns, event: SocketEvent): LiveRuns {
-  const id = 'messageId' in event ? event.messageId : 'toolCallId' in event ? event.toolCallId : null;
+  // TOOL_CALL_RESULT carries a messageId of its own: a tool call's events go by toolCallId.
+  const id = 'toolCallId' in event ? event.toolCallId : 'messageId' in event ? event.messageId : null;
   if (id === null) return runs;
   const run = runs[runIdOf(id)];
   if (run === undefined) return runs;

@@ -62,7 +62,7 @@ export type SocketEvent =
   | { type: 'TOOL_CALL_START'; toolCallId: string; toolCallName: string }
   | { type: 'TOOL_CALL_ARGS'; toolCallId: string; delta: string }
   | { type: 'TOOL_CALL_END'; toolCallId: string }
-  | { type: 'TOOL_CALL_RESULT'; toolCallId: string; content: string }
+  | { type: 'TOOL_CALL_RESULT'; messageId: string; toolCallId: string; content: string }
   | { type: 'STEP_STARTED' | 'STEP_FINISHED'; stepName: string }
   | ServeCustomEvent;
 

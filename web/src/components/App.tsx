@@ -165,7 +165,8 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
 
   const onRunError = (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => {
     const refused = pendingAction.current;
-    if (refused !== null && event.code !== 'RUN_FAILED') {
+    // A refused UI_ACTION's RUN_ERROR names no run; a run's does.
+    if (refused !== null && event.runId === undefined) {
       // The UI_ACTION was refused: a snapshot follows and resets the values.
       pendingAction.current = null;
       stopSending(refused);
@@ -263,7 +264,11 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       (event) => onEventRef.current(event),
       (state) => {
         setConnection(state);
-        if (state === 'closed') reconnecting = true;
+        if (state === 'closed') {
+          reconnecting = true;
+          // A socket refused for a stale token (the server restarted) says nothing; the API says 401, which shows the token screen.
+          if (navigator.onLine) void loadState();
+        }
         // Whatever changed while the socket was down, read it again.
         if (state === 'open' && reconnecting) {
           void loadState();
@@ -385,9 +390,11 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       await api.answer(id, body);
       setAnswered((prev) => new Set(prev).add(id));
     } catch (error) {
-      fail(error);
-      // Answered elsewhere already: let it go.
-      if (error instanceof ApiError && error.status === 404) setAnswered((prev) => new Set(prev).add(id));
+      // Answered in another tab first: that answer stands, and this dialog goes.
+      if (error instanceof ApiError && (error.status === 404 || error.code === 'APPROVAL_ANSWERED')) {
+        setAnswered((prev) => new Set(prev).add(id));
+        notify('Another tab answered this approval first.', 'info');
+      } else fail(error);
     }
     void loadState();
   };
@@ -419,13 +426,13 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
 
   return (
     <div class="app">
-      <header class="topbar">
+      <header class="topbar" inert={approval !== undefined}>
         <span class="brand">Golem</span>
         <span class="muted small model">{serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}</span>
         <span class="spacer" />
         <ConnectionBadge state={connection} />
       </header>
-      <aside class="sidebar">
+      <aside class="sidebar" inert={approval !== undefined}>
         <SessionList sessions={serve?.sessions ?? []} openId={openId} running={serve?.running ?? []} onOpen={open} onNew={() => void newSession()} />
         {openId !== null && detail !== null && <WorkerTree sessionId={openId} label={sessionLabel} running={running} workers={detail.workers} progress={progress} />}
       </aside>
@@ -441,8 +448,9 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         onEdit={edit}
         onFork={fork}
         onSwitch={switchVersion}
+        inert={approval !== undefined}
       />
-      <aside class="side-panel">
+      <aside class="side-panel" inert={approval !== undefined}>
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
         <UiInstances instances={ui.state.instances} touched={ui.touched} edits={edits} sending={sending} errors={uiErrors} onEdit={editField} onAction={runAction} />
         <ClearancePanel items={serve?.clearance ?? []} loadDiff={loadDiff} decide={decide} />

@@ -19,6 +19,8 @@ interface Props {
   onEdit: (turnId: string, text: string) => Promise<boolean>;
   onFork: (turnId: string) => void;
   onSwitch: (turnId: string, direction: 'left' | 'right') => void;
+  /** True while a modal dialog is open: nothing here takes focus or clicks. */
+  inert: boolean;
 }
 
 export function Chat(props: Props) {
@@ -34,7 +36,7 @@ export function Chat(props: Props) {
   }, [size, sessionId]);
 
   return (
-    <main class="chat">
+    <main class="chat" inert={props.inert}>
       <header class="chat-head">
         <h1>{detail === null ? (props.loading ? 'Loading…' : 'New conversation') : (detail.session.label ?? 'Untitled')}</h1>
         {detail !== null && <span class="muted small">{detail.session.turns} turns</span>}
