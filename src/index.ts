@@ -69,9 +69,10 @@ export type { BranchInfo } from './workspace/turn-tree.js';
 export type { TurnDeleteResult } from './workspace/commands/index.js';
 export { checkInvariants, type InvariantViolation } from './workspace/invariants.js';
 
-export type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite, Write } from './store/store.js';
+export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, Write } from './store/store.js';
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
+export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './store/postgres-store.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';
 export { FsBlobStorage } from './store/fs-blob-storage.js';
 

@@ -2,15 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, SqliteStore, type Store } from '../src/index.js';
+import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, PostgresStore, SqliteStore, type Store } from '../src/index.js';
 import { describeBlobStorageConformance } from '../src/test/blob-storage-conformance.js';
 import { describeStoreConformance } from '../src/test/store-conformance.js';
 import { tempDir } from './helpers.js';
+import { PG_URL, pgStore } from './pg-helpers.js';
 
 describeStoreConformance('memory', { create: async () => new MemoryStore() });
 describeStoreConformance('sqlite', {
   create: async () => new SqliteStore({ path: join(tempDir(), 'workspace.db') }),
   reopen: async (store: Store) => new SqliteStore({ path: (store as SqliteStore).path }),
+});
+describeStoreConformance('postgres', {
+  create: async () => pgStore(),
+  reopen: async (store: Store) => new PostgresStore({ url: PG_URL, schema: (store as PostgresStore).schema }),
 });
 describeBlobStorageConformance('memory', async () => new MemoryBlobStorage());
 describeBlobStorageConformance('fs', async () => new FsBlobStorage(join(tempDir(), 'blobs')));

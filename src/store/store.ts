@@ -37,6 +37,12 @@ export interface CommandLogInput {
 /** A command read back from the log. Seqs run 1, 2, 3... with no gaps, in commit order. */
 export type CommandLogEntry = CommandLogInput;
 
+/** One committed command's writes, as a process that fell behind applies them. */
+export interface StoreChange {
+  seq: number;
+  writes: StoredWrite[];
+}
+
 /** A record as the store holds it. */
 export interface StoredRecord {
   collection: string;
@@ -78,4 +84,14 @@ export interface Store {
   commandLog(options?: { after?: number; limit?: number }): Promise<CommandLogEntry[]>;
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
+  /**
+   * Optional, for stores several processes share. The writes of each command after
+   * `after`, oldest first: a process catches up from the last seq it applied instead of
+   * reloading every record.
+   */
+  changes?(after: number): Promise<StoreChange[]>;
+  /** Optional: runs `work` while no other process runs its own `exclusive` work on this workspace (the serializer across processes). */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /** Optional: calls `listener` with the seq of each command any process commits (NaN: some may have been missed). Returns the unsubscribe. */
+  subscribe?(listener: (seq: number) => void): () => void;
 }

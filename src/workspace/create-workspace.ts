@@ -22,6 +22,7 @@ import { ClearanceApi } from '../agent/clearance.js';
 import { Worker, type WorkerOptions } from '../agent/worker.js';
 import { Bm25Retriever } from '../prompt/context-retriever.js';
 import { PromptBuilder } from '../prompt/prompt-builder.js';
+import { postgresStore } from '../store/postgres-store.js';
 import type { EventBus } from './event-bus.js';
 
 export interface CreateWorkspaceOptions {
@@ -30,8 +31,14 @@ export interface CreateWorkspaceOptions {
    * `<dir>/blobs/<sha256>`. Created when missing.
    */
   dir?: string;
-  /** A store of your own (overrides `dir` for records). Default: SQLite under `dir`, else in memory. */
+  /**
+   * A store of your own (overrides `dir` for records), e.g. `postgresStore(url, { schema })`.
+   * Default: PostgreSQL when `GOLEM_DATABASE_URL` is set (schema `GOLEM_DATABASE_SCHEMA`,
+   * default 'golem'), else SQLite under `dir`, else in memory.
+   */
   store?: Store;
+  /** Where `GOLEM_DATABASE_URL` is read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
   /** A blob storage of your own. Default: files under `dir/blobs`, else in memory. */
   blobStorage?: BlobStorage;
   /** SQLite durability under `dir` (default 'full': every commit is fsynced). */
@@ -112,9 +119,15 @@ export interface Workspace {
  */
 export async function createWorkspace(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
+  const env = options.env ?? process.env;
+  const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
   const store =
     options.store ??
-    (dir !== undefined ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' }) : new MemoryStore());
+    (databaseUrl !== undefined
+      ? postgresStore(databaseUrl, env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA })
+      : dir !== undefined
+        ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' })
+        : new MemoryStore());
   const blobStorage = options.blobStorage ?? (dir !== undefined ? new FsBlobStorage(join(dir, 'blobs')) : new MemoryBlobStorage());
   const manager = new WorkspaceManager({
     store,

@@ -60,7 +60,7 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   command: CommittedEvent;
   /** A command that was refused; nothing was written. */
   rejected: { command: Command; error: GolemError };
-  /** The index was rebuilt from the store. */
+  /** The index was rebuilt from the store, or caught up with commands of another process: what was read before may have changed. */
   'index:rebuilt': { lastSeq: number };
   /** A listener threw; the emitter carried on. */
   'listener:error': { type: string; error: unknown };
@@ -104,6 +104,7 @@ export class WorkspaceManager {
   readonly #actor: string | null;
   #closed = false;
   #storeClosed = false;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(options: WorkspaceManagerOptions) {
     this.store = options.store;
@@ -120,10 +121,17 @@ export class WorkspaceManager {
     this.extend({ name: 'core', commands: CORE_COMMANDS });
   }
 
-  /** Opens the store and builds the index from it. */
+  /**
+   * Opens the store and builds the index from it. A store several processes share tells
+   * of their commits, and the index follows them.
+   */
   async open(): Promise<void> {
     await this.store.open();
     await this.#rebuild();
+    this.#unsubscribe = this.store.subscribe?.((seq) => {
+      if (this.#closed || seq <= this.#index.lastSeq) return; // NaN: something may have been missed, so look
+      this.refresh().catch((error: unknown) => this.events.emit('listener:error', { type: 'store:subscribe', error }));
+    });
   }
 
   /**
@@ -231,17 +239,14 @@ export class WorkspaceManager {
    */
   async refresh(): Promise<boolean> {
     if (this.#closed) return false;
-    return this.#serializer.run(async () => {
-      if (this.#storeClosed || (await this.store.lastSeq()) === this.#index.lastSeq) return false;
-      await this.#rebuild();
-      return true;
-    });
+    return this.#serializer.run(async () => (this.#storeClosed ? false : this.#catchUp()));
   }
 
   /** Waits for queued commands, then closes the store. Later dispatches fail with WORKSPACE_CLOSED. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#unsubscribe?.();
     await this.#serializer.idle();
     // Run the store's close through the queue, so a command still in middleware finds it closed, never half-open.
     await this.#serializer.run(async () => {
@@ -258,15 +263,17 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    let attempt = await this.#attempt(command);
-    if (!attempt.ok && attempt.error.code === 'STORE_CONFLICT') {
-      // Another process wrote first: catch up with the store, then decide again on the state as it is now.
-      try {
-        await this.#rebuild();
-      } catch (error) {
-        return err(toGolemError(error, 'STORE_ERROR'));
+    let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
+    try {
+      // A store shared by processes: hold its lock, catch up with what the others committed, then decide and commit.
+      attempt = this.store.exclusive === undefined ? await this.#attempt(command) : await this.store.exclusive(async () => (await this.#catchUp(), this.#attempt(command)));
+      if (!attempt.ok && attempt.error.code === 'STORE_CONFLICT') {
+        // Another process wrote first: catch up with the store, then decide again on the state as it is now.
+        await this.#catchUp();
+        attempt = await this.#attempt(command);
       }
-      attempt = await this.#attempt(command);
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
     }
     if (!attempt.ok) return attempt;
     const { seq, payload, change, applied } = attempt.value;
@@ -358,6 +365,31 @@ export class WorkspaceManager {
       }
     }
     return ok(applied);
+  }
+
+  /**
+   * Applies what other processes committed since the index's last seq: their writes, one
+   * command at a time, where the store keeps them; else a rebuild. Resolves with whether
+   * anything was new.
+   */
+  async #catchUp(): Promise<boolean> {
+    if (this.store.changes === undefined) {
+      if ((await this.store.lastSeq()) === this.#index.lastSeq) return false;
+      await this.#rebuild();
+      return true;
+    }
+    const changes = await this.store.changes(this.#index.lastSeq);
+    if (changes.length === 0) return false;
+    for (const change of changes) {
+      if (change.seq !== this.#index.lastSeq + 1) {
+        await this.#rebuild();
+        return true;
+      }
+      this.#index.apply(change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+      this.#index.lastSeq = change.seq;
+    }
+    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+    return true;
   }
 
   async #rebuild(): Promise<void> {

@@ -1,0 +1,344 @@
+/**
+ * The PostgreSQL store (node-postgres, loaded when a store opens): the same records and
+ * command log as SQLite, in one schema of a database, for several Golem processes on one
+ * workspace. Each command's log entry carries its writes, so a process that fell behind
+ * catches up from the last seq it applied instead of reloading everything; a commit
+ * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
+ * processes' commands (`exclusive`).
+ */
+import type pgModule from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { GolemError } from '../errors.js';
+import { encode, seqMismatch } from './memory-store.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from './store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** The PostgreSQL schema holding this workspace's tables (default 'golem'); tests and tenants can share a database this way. */
+  schema?: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+}
+
+interface Migration {
+  version: number;
+  description: string;
+  sql: (schema: string) => string;
+}
+
+/** The PostgreSQL schema, as an ordered list of migrations (never edit one that has shipped: add the next). */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'records and the command log, with each command\'s writes',
+    sql: (s) => `
+      CREATE TABLE ${s}.records (
+        id         BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        UNIQUE (collection, key)
+      );
+      CREATE TABLE ${s}.command_log (
+        seq       BIGINT PRIMARY KEY,
+        id        TEXT NOT NULL UNIQUE,
+        type      TEXT NOT NULL,
+        payload   TEXT NOT NULL,
+        actor     TEXT,
+        timestamp TEXT NOT NULL,
+        writes    TEXT NOT NULL
+      );
+      CREATE INDEX command_log_type ON ${s}.command_log (type);
+    `,
+  },
+];
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
+
+/** `createWorkspace({ store: postgresStore(url, { schema }) })`. */
+export function postgresStore(url: string, options: Omit<PostgresStoreOptions, 'url'> = {}): PostgresStore {
+  return new PostgresStore({ url, ...options });
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  readonly schema: string;
+  readonly #url: string;
+  readonly #poolSize: number;
+  /** `"schema"`, quoted for SQL. */
+  readonly #s: string;
+  /**
+   * The advisory locks of this workspace, one pair per schema: `exclusive` holds the
+   * first across a whole command (on its own connection); a commit takes the second for
+   * its transaction (on the commit's connection; the same key would wait on itself).
+   */
+  readonly #lockKey: string;
+  readonly #commitLockKey: string;
+  readonly #channel: string;
+  #pool: Pool | undefined;
+  #listener: PoolClient | undefined;
+  /** The listening connection being made, for `close` to wait for. */
+  #listening: Promise<void> | undefined;
+  readonly #subscribers = new Set<(seq: number) => void>();
+
+  constructor(options: PostgresStoreOptions) {
+    const schema = options.schema ?? 'golem';
+    if (!SCHEMA_NAME.test(schema)) throw new GolemError('INVALID_ARGUMENT', `a schema name is 1 to 41 lowercase letters, digits or _, not starting with a digit: "${schema}"`);
+    this.schema = schema;
+    this.#url = options.url;
+    this.#poolSize = options.poolSize ?? 10;
+    this.#s = `"${schema}"`;
+    this.#lockKey = `golem:${schema}`;
+    this.#commitLockKey = `golem:${schema}:commit`;
+    this.#channel = `golem_${schema}`;
+  }
+
+  async open(): Promise<void> {
+    if (this.#pool !== undefined) return;
+    let pg: typeof pgModule;
+    try {
+      pg = (await import('pg')).default;
+    } catch (cause) {
+      throw new GolemError('STORE_ERROR', 'the PostgreSQL store needs the pg package (npm install pg)', { cause });
+    }
+    const pool = new pg.Pool({ connectionString: this.#url, max: this.#poolSize });
+    // An idle connection the server dropped is reported here; without a listener it would take the process down.
+    pool.on('error', () => undefined);
+    try {
+      await this.#migrate(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    this.#pool = pool;
+  }
+
+  async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
+    const payload = encode(entry.payload);
+    await this.#transaction(`the commit of ${entry.type}`, async (client) => {
+      // Serializes commits across processes: the seq check below sees every earlier commit.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
+      const last = Number((await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0);
+      if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
+      await client.query(`INSERT INTO ${this.#s}.command_log (seq, id, type, payload, actor, timestamp, writes) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+        entry.seq,
+        entry.id,
+        entry.type,
+        payload,
+        entry.actor,
+        entry.timestamp,
+        JSON.stringify(writes),
+      ]);
+      for (const w of writes) {
+        if (w.op === 'put') {
+          await client.query(`INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`, [w.collection, w.key, w.json]);
+        } else if (w.op === 'delete') {
+          await client.query(`DELETE FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [w.collection, w.key]);
+        } else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
+      }
+      // Delivered to the other processes' listeners when (and only if) the transaction commits.
+      await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(entry.seq)]);
+    });
+  }
+
+  async lastSeq(): Promise<number> {
+    const rows = await this.#query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`);
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  async load(): Promise<StoredRecord[]> {
+    const rows = await this.#query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`);
+    return rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+  }
+
+  async get(collection: string, key: string): Promise<unknown> {
+    const rows = await this.#query<{ value: string }>(`SELECT value FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [collection, key]);
+    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as unknown);
+  }
+
+  async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
+    const rows = await this.#query<{ seq: string; id: string; type: string; payload: string; actor: string | null; timestamp: string }>(
+      `SELECT seq, id, type, payload, actor, timestamp FROM ${this.#s}.command_log WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [options.after ?? 0, options.limit === undefined || options.limit < 0 ? null : options.limit],
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), id: row.id, type: row.type, payload: JSON.parse(row.payload) as unknown, actor: row.actor, timestamp: row.timestamp }));
+  }
+
+  /** The writes of each command after `after`, oldest first: how another process's commits are applied. */
+  async changes(after: number): Promise<StoreChange[]> {
+    const rows = await this.#query<{ seq: string; writes: string }>(`SELECT seq, writes FROM ${this.#s}.command_log WHERE seq > $1 ORDER BY seq`, [after]);
+    return rows.map((row) => ({ seq: Number(row.seq), writes: JSON.parse(row.writes) as StoredWrite[] }));
+  }
+
+  /**
+   * Runs `work` holding this workspace's advisory lock: no other process's `exclusive`
+   * work runs meanwhile, so reading the latest state and committing on it is one step.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const pool = this.#requirePool();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [this.#lockKey]);
+    } catch (cause) {
+      throw unavailable('taking the workspace lock', cause);
+    }
+    let broken = false;
+    try {
+      return await work();
+    } finally {
+      try {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [this.#lockKey]);
+      } catch {
+        broken = true; // the connection is gone, and the lock with it
+      }
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Calls `listener` with the seq of every command committed from now on, by any process
+   * (this one too). The listening connection reconnects by itself if it drops.
+   */
+  subscribe(listener: (seq: number) => void): () => void {
+    this.#subscribers.add(listener);
+    if (this.#listener === undefined && this.#listening === undefined) this.#startListening();
+    return () => this.#subscribers.delete(listener);
+  }
+
+  async stats(): Promise<StoreStats> {
+    const [counts, log, bytes] = await Promise.all([
+      this.#query<{ collection: string; n: string }>(`SELECT collection, count(*) AS n FROM ${this.#s}.records GROUP BY collection`),
+      this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#s}.command_log`),
+      this.#query<{ bytes: string }>(`SELECT pg_total_relation_size('${this.schema}.records') + pg_total_relation_size('${this.schema}.command_log') AS bytes`),
+    ]);
+    const records: Record<string, number> = {};
+    for (const row of counts) records[row.collection] = Number(row.n);
+    const version = await this.#query<{ version: number }>(`SELECT max(version) AS version FROM ${this.#s}.migrations`);
+    return { kind: this.kind, bytes: Number(bytes[0]?.bytes ?? 0), commands: Number(log[0]?.n ?? 0), records, schemaVersion: version[0]?.version ?? 0 };
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#subscribers.clear();
+    await this.#listening;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.release(true);
+    await pool?.end();
+  }
+
+  #startListening(): void {
+    this.#listening = this.#listen().finally(() => (this.#listening = undefined));
+  }
+
+  async #listen(): Promise<void> {
+    const pool = this.#pool;
+    if (pool === undefined || this.#subscribers.size === 0) return;
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+      await client.query(`LISTEN "${this.#channel}"`);
+    } catch {
+      // The server is away: try again shortly (commits catch up by themselves meanwhile).
+      if (this.#pool === pool) setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
+      return;
+    }
+    if (this.#pool !== pool) return void client.release(true); // closed meanwhile
+    this.#listener = client;
+    client.on('notification', (message) => {
+      if (message.channel !== this.#channel) return;
+      const seq = Number(message.payload);
+      for (const subscriber of this.#subscribers) subscriber(seq);
+    });
+    client.on('error', () => {
+      if (this.#listener !== client) return;
+      this.#listener = undefined;
+      client.release(true);
+      // Commits made while it was away were not notified: the subscribers catch up on the next one, or now.
+      for (const subscriber of this.#subscribers) subscriber(Number.NaN);
+      setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
+    });
+  }
+
+  async #migrate(pool: Pool): Promise<void> {
+    const client = await pool.connect().catch((cause: unknown) => {
+      throw unavailable('connecting', cause);
+    });
+    try {
+      await client.query('BEGIN');
+      // Two processes opening a new workspace at once: one migrates, the other waits and finds it done.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#lockKey}:migrate`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#s}.migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const current = (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${this.#s}.migrations`)).rows[0]?.version ?? 0;
+      const newest = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
+      if (current > newest) {
+        throw new GolemError('STORE_VERSION_TOO_NEW', `the database schema "${this.schema}" is at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, { details: { current, newest } });
+      }
+      for (const migration of POSTGRES_MIGRATIONS) {
+        if (migration.version <= current) continue;
+        await client.query(migration.sql(this.#s));
+        await client.query(`INSERT INTO ${this.#s}.migrations (version, description) VALUES ($1, $2)`, [migration.version, migration.description]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      if (GolemError.isInstance(error)) throw error;
+      throw unavailable('migrating', error);
+    } finally {
+      client.release();
+    }
+  }
+
+  async #transaction(what: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const pool = this.#requirePool();
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (cause) {
+      throw unavailable(what, cause);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      if (GolemError.isInstance(error)) throw error;
+      // A COMMIT that failed with the connection may or may not have landed: the seq check of the next commit finds out.
+      throw new GolemError('STORE_ERROR', `${what} failed: ${message(error)}`, { cause: error });
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async #query<R extends object>(sql: string, params: unknown[] = []): Promise<R[]> {
+    const pool = this.#requirePool();
+    try {
+      return (await pool.query<R>(sql, params)).rows;
+    } catch (cause) {
+      throw unavailable('a read', cause);
+    }
+  }
+
+  #requirePool(): Pool {
+    if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
+    return this.#pool;
+  }
+}
+
+function unavailable(what: string, cause: unknown): GolemError {
+  return new GolemError('STORE_ERROR', `PostgreSQL: ${what} failed: ${message(cause)}`, { cause });
+}
+
+function message(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,0 +1,105 @@
+/**
+ * Golem on PostgreSQL: a workspace on the store, several processes on one workspace
+ * (their commands serialized by the workspace's advisory lock, each index following the
+ * others through LISTEN/NOTIFY), and racing appends that never make a phantom branch.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorkspace, postgresStore, type Workspace } from '../src/index.js';
+import { freshSchema, PG_URL } from './pg-helpers.js';
+
+const run = promisify(execFile);
+const open: Workspace[] = [];
+afterEach(async () => {
+  for (const ws of open.splice(0)) await ws.close();
+});
+
+async function workspace(schema: string): Promise<Workspace> {
+  const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
+  open.push(ws);
+  return ws;
+}
+
+/** Polls until `check` holds (at most 5 s). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('Golem on PostgreSQL', () => {
+  it('keeps a workspace: sessions, turns, edits and forks, across a reopen', async () => {
+    const schema = freshSchema();
+    const ws = await workspace(schema);
+    const s = await ws.sessions.create({ label: 'pg' });
+    const q = await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'How many chambers has the heart?' }] });
+    await s.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Four.' }] });
+    await s.editTurn(q.id, [{ type: 'text', text: 'And a fish heart?' }]);
+    const fork = await ws.sessions.fork(s.id, q.id);
+    expect((await ws.summary()).store).toBe('postgres');
+    await ws.close();
+    open.splice(open.indexOf(ws), 1);
+
+    const again = await workspace(schema);
+    const back = again.sessions.get(s.id);
+    expect((await back?.transcript())?.map((t) => t.blocks)).toEqual([[{ type: 'text', text: 'And a fish heart?' }]]);
+    expect(await back?.branchInfo(q.id)).toMatchObject({ total: 2, currentIndex: 1 });
+    // The fork was made at the question as the path had it then: its edited version.
+    expect(again.sessions.get(fork.id)?.head()).toEqual({ id: q.id, version: 1 });
+    const log = await again.manager.store.commandLog();
+    expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
+    expect(log.slice(-5).map((e) => e.type)).toEqual(['session:create', 'turn:add', 'turn:add', 'turn:edit', 'session:fork']);
+  });
+
+  it('keeps two workspaces on one database in step: a commit in one reaches the other by itself', async () => {
+    const schema = freshSchema();
+    const a = await workspace(schema);
+    const b = await workspace(schema);
+    const rebuilt: number[] = [];
+    b.manager.events.on('index:rebuilt', (e) => rebuilt.push(e.lastSeq));
+    const s = await a.sessions.create({ label: 'shared' });
+    await a.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
+    // No refresh: b hears of the commits (NOTIFY) and applies their writes.
+    await until(() => b.sessions.get(s.id) !== undefined && b.ui.get('form') !== undefined);
+    expect(rebuilt.at(-1)).toBe(a.manager.workspace().lastSeq);
+    // b writes on what a wrote; a follows.
+    await b.sessions.get(s.id)?.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'from b' }] });
+    await until(async () => (await a.sessions.get(s.id)?.transcript())?.length === 1);
+    expect(a.manager.workspace().lastSeq).toBe(b.manager.workspace().lastSeq);
+  });
+
+  it('serializes racing appends from several processes: one linear history, no phantom branch, a totally ordered log', async () => {
+    const schema = freshSchema();
+    const ws = await workspace(schema);
+    const session = await ws.sessions.create({ label: 'race' });
+    const script = join(import.meta.dirname, 'fixtures', 'pg-racer.ts');
+    const processes = 4;
+    const each = 250;
+    const outputs = await Promise.all(
+      Array.from({ length: processes }, (_, i) =>
+        run(process.execPath, ['--import', 'tsx', script, PG_URL, schema, session.id, `p${i}`, String(each)], { timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout) as { name: string; failures: string[]; turns: number }),
+      ),
+    );
+    for (const out of outputs) expect(out.failures).toEqual([]);
+    await ws.manager.refresh();
+    const path = await session.transcript();
+    expect(path).toHaveLength(processes * each);
+    // Every turn of the session: each has at most one child (no two appends on one parent), and all are on the path.
+    const turns = [...ws.manager.workspace().turns.values()].filter((t) => t.sessionId === session.id);
+    expect(turns).toHaveLength(processes * each);
+    const children = new Map<string, number>();
+    for (const t of turns) if (t.parent !== null) children.set(t.parent.id, (children.get(t.parent.id) ?? 0) + 1);
+    expect(Math.max(...children.values())).toBe(1);
+    // Each process's own appends are all there; each saw at least its own when it finished.
+    for (let i = 0; i < processes; i++) expect(path.filter((t) => t.blocks[0]?.type === 'text' && t.blocks[0].text.startsWith(`p${i} `))).toHaveLength(each);
+    for (const out of outputs) expect(out.turns).toBeGreaterThanOrEqual(each);
+    const log = await ws.manager.store.commandLog();
+    expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
+    expect(log).toHaveLength(ws.manager.workspace().lastSeq);
+    expect(log.filter((e) => e.type === 'turn:add')).toHaveLength(processes * each);
+  });
+});
