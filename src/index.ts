@@ -73,6 +73,7 @@ export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, 
 export { MemoryStore } from './store/memory-store.js';
 export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
 export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './store/postgres-store.js';
+export { PostgresBlobStorage, postgresBlobStorage, type PostgresBlobStorageOptions } from './store/postgres-blob-storage.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';
 export { FsBlobStorage } from './store/fs-blob-storage.js';
 

@@ -50,7 +50,7 @@ async function open(server: GolemServer, options: { outage?: boolean } = {}): Pr
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
     // A test that takes the server down sees the page's reads fail meanwhile (the browser logs each).
-    if (message.type() === 'error' && !(options.outage === true && /ERR_CONNECTION_REFUSED|ERR_INTERNET_DISCONNECTED/.test(message.text()))) problems.push(message.text());
+    if (message.type() === 'error' && !(options.outage === true && /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|INTERNET_DISCONNECTED|EMPTY_RESPONSE)/.test(message.text()))) problems.push(message.text());
   });
   cleanups.push(async () => expect(problems).toEqual([]));
   await page.goto(server.pageUrl);

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
-import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, PostgresStore, SqliteStore, type Store } from '../src/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, PostgresBlobStorage, PostgresStore, SqliteStore, type Store } from '../src/index.js';
 import { describeBlobStorageConformance } from '../src/test/blob-storage-conformance.js';
 import { describeStoreConformance } from '../src/test/store-conformance.js';
 import { tempDir } from './helpers.js';
-import { PG_URL, pgStore } from './pg-helpers.js';
+import { freshSchema, PG_URL, pgStore } from './pg-helpers.js';
 
 describeStoreConformance('memory', { create: async () => new MemoryStore() });
 describeStoreConformance('sqlite', {
@@ -19,6 +19,19 @@ describeStoreConformance('postgres', {
 });
 describeBlobStorageConformance('memory', async () => new MemoryBlobStorage());
 describeBlobStorageConformance('fs', async () => new FsBlobStorage(join(tempDir(), 'blobs')));
+const pgBlobStorages: PostgresBlobStorage[] = [];
+describeBlobStorageConformance('postgres', async () => {
+  const storage = new PostgresBlobStorage({ url: PG_URL, schema: freshSchema() });
+  pgBlobStorages.push(storage);
+  return storage;
+});
+// Before pg-helpers drops the schemas (after hooks run last registered first): dropping a table leaves its large objects behind.
+afterAll(async () => {
+  for (const storage of pgBlobStorages) {
+    for (const sha of await storage.list()) await storage.delete(sha);
+    await storage.close();
+  }
+});
 
 describe('SqliteStore', () => {
   it('runs in WAL mode with its schema version recorded', async () => {

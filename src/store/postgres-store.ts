@@ -6,9 +6,9 @@
  * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
  * processes' commands (`exclusive`).
  */
-import type pgModule from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../errors.js';
+import { checkout, checkSchemaName, message, openPool, unavailable } from './postgres-common.js';
 import { encode, seqMismatch } from './memory-store.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
@@ -54,8 +54,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
-
 /** `createWorkspace({ store: postgresStore(url, { schema }) })`. */
 export function postgresStore(url: string, options: Omit<PostgresStoreOptions, 'url'> = {}): PostgresStore {
   return new PostgresStore({ url, ...options });
@@ -83,8 +81,7 @@ export class PostgresStore implements Store {
   readonly #subscribers = new Set<(seq: number) => void>();
 
   constructor(options: PostgresStoreOptions) {
-    const schema = options.schema ?? 'golem';
-    if (!SCHEMA_NAME.test(schema)) throw new GolemError('INVALID_ARGUMENT', `a schema name is 1 to 41 lowercase letters, digits or _, not starting with a digit: "${schema}"`);
+    const schema = checkSchemaName(options.schema ?? 'golem');
     this.schema = schema;
     this.#url = options.url;
     this.#poolSize = options.poolSize ?? 10;
@@ -96,21 +93,7 @@ export class PostgresStore implements Store {
 
   async open(): Promise<void> {
     if (this.#pool !== undefined) return;
-    let pg: typeof pgModule;
-    try {
-      pg = (await import('pg')).default;
-    } catch (cause) {
-      throw new GolemError('STORE_ERROR', 'the PostgreSQL store needs the pg package (npm install pg)', { cause });
-    }
-    const pool = new pg.Pool({ connectionString: this.#url, max: this.#poolSize });
-    // An idle connection the server dropped is reported here; without a listener it would take the process down.
-    pool.on('error', () => undefined);
-    try {
-      await this.#migrate(pool);
-    } catch (error) {
-      await pool.end().catch(() => undefined);
-      throw error;
-    }
+    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) => this.#migrate(p));
     this.#pool = pool;
   }
 
@@ -179,12 +162,17 @@ export class PostgresStore implements Store {
     const pool = this.#requirePool();
     let client: PoolClient;
     try {
-      client = await pool.connect();
-      await client.query('SELECT pg_advisory_lock(hashtext($1))', [this.#lockKey]);
+      client = await checkout(pool);
     } catch (cause) {
       throw unavailable('taking the workspace lock', cause);
     }
     let broken = false;
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [this.#lockKey]);
+    } catch (cause) {
+      client.release(true);
+      throw unavailable('taking the workspace lock', cause);
+    }
     try {
       return await work();
     } finally {
@@ -237,34 +225,40 @@ export class PostgresStore implements Store {
   async #listen(): Promise<void> {
     const pool = this.#pool;
     if (pool === undefined || this.#subscribers.size === 0) return;
-    let client: PoolClient;
+    let client: PoolClient | undefined;
     try {
-      client = await pool.connect();
+      client = await checkout(pool);
       await client.query(`LISTEN "${this.#channel}"`);
     } catch {
+      client?.release(true);
       // The server is away: try again shortly (commits catch up by themselves meanwhile).
       if (this.#pool === pool) setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
       return;
     }
     if (this.#pool !== pool) return void client.release(true); // closed meanwhile
     this.#listener = client;
+    // Commits made before this connection listened (at first, or while it was away) were not heard: look now.
+    for (const subscriber of this.#subscribers) subscriber(Number.NaN);
     client.on('notification', (message) => {
       if (message.channel !== this.#channel) return;
       const seq = Number(message.payload);
       for (const subscriber of this.#subscribers) subscriber(seq);
     });
-    client.on('error', () => {
+    const lost = () => {
       if (this.#listener !== client) return;
       this.#listener = undefined;
       client.release(true);
       // Commits made while it was away were not notified: the subscribers catch up on the next one, or now.
       for (const subscriber of this.#subscribers) subscriber(Number.NaN);
       setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
-    });
+    };
+    // The connection dropped (the server went away or restarted): listen again once it is back.
+    client.on('error', lost);
+    client.on('end', lost);
   }
 
   async #migrate(pool: Pool): Promise<void> {
-    const client = await pool.connect().catch((cause: unknown) => {
+    const client = await checkout(pool).catch((cause: unknown) => {
       throw unavailable('connecting', cause);
     });
     try {
@@ -297,7 +291,7 @@ export class PostgresStore implements Store {
     const pool = this.#requirePool();
     let client: PoolClient;
     try {
-      client = await pool.connect();
+      client = await checkout(pool);
     } catch (cause) {
       throw unavailable(what, cause);
     }
@@ -333,12 +327,4 @@ export class PostgresStore implements Store {
     if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
     return this.#pool;
   }
-}
-
-function unavailable(what: string, cause: unknown): GolemError {
-  return new GolemError('STORE_ERROR', `PostgreSQL: ${what} failed: ${message(cause)}`, { cause });
-}
-
-function message(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
 }
