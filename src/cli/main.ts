@@ -205,7 +205,8 @@ async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Pr
   }
   // Keep the workspace out of the project's git status.
   const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeFileSync(ignore, '# Golem\'s workspace: not part of the project\n*\n');
+  // (A workspace on PostgreSQL has no folder.)
+  if (existsSync(dir) && !existsSync(ignore)) writeFileSync(ignore, '# Golem\'s workspace: not part of the project\n*\n');
   try {
     return await body(ws);
   } catch (error) {

@@ -153,7 +153,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   }
   if (manager.workspace().meta === undefined) {
     const created = await manager.dispatch({ type: 'workspace:create', payload: options.name === undefined ? {} : { name: options.name } });
-    if (!created.ok) {
+    // WORKSPACE_EXISTS: another process sharing the store created it first, and this one has caught up with it.
+    if (!created.ok && created.error.code !== 'WORKSPACE_EXISTS') {
       await manager.close();
       throw created.error;
     }
