@@ -28,6 +28,16 @@ afterAll(async () => {
 
 const goalFor = (url: string) => `Open ${url} and do what the page asks.`;
 
+/**
+ * The episode's reward as the server recorded it. The page shows its verdict at once and
+ * reports it with a fetch that may still be on its way when the model has read the verdict
+ * and finished: wait for it a little (a second at most).
+ */
+async function reported(episode: string): Promise<ReturnType<TaskServer['reward']>> {
+  for (let waited = 0; server.reward(episode) === undefined && waited < 1000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  return server.reward(episode);
+}
+
 describe('the web tasks, solved through the task loop in Chromium', () => {
   for (const task of TASKS) {
     for (const seed of [3, 11]) {
@@ -38,7 +48,7 @@ describe('the web tasks, solved through the task loop in Chromium', () => {
         expect(outcome.status, outcome.error?.message ?? outcome.decision?.message).toBe('done');
         expect(outcome.decision?.message).toMatch(/Reward: 1/);
         // The page's own verdict, as the server recorded it.
-        expect(server.reward(episode)).toMatchObject({ task: task.name, seed, reward: 1 });
+        expect(await reported(episode)).toMatchObject({ task: task.name, seed, reward: 1 });
         // Every command went through the protocol and left its result in the session.
         const transcript = await session.transcript();
         const results = transcript.filter((t) => t.meta.commandResult !== undefined);
@@ -61,7 +71,7 @@ describe('the task loop', () => {
     const model = taskPolicy('multi-page', { staleRefAt: 1 });
     const { outcome, session } = await browser.runTask({ goal: goalFor(server.taskUrl('multi-page', 5, episode)), model });
     expect(outcome.status).toBe('done');
-    expect(server.reward(episode)?.reward).toBe(1);
+    expect((await reported(episode))?.reward).toBe(1);
     expect(outcome.actions.filter((a) => !a.ok)).toHaveLength(1);
     const transcript = await session.transcript();
     const failed = transcript.filter((t) => (t.meta.commandResult as { ok?: boolean } | undefined)?.ok === false);
@@ -83,7 +93,7 @@ describe('the task loop', () => {
     const model = taskPolicy('login');
     const { outcome, session } = await browser.runTask({ goal: goalFor(url), model, secrets: { password: secret as string } });
     expect(outcome.status).toBe('done');
-    expect(server.reward(episode)?.reward).toBe(1);
+    expect((await reported(episode))?.reward).toBe(1);
     // The page shows the password in its query; the snapshots show ${password} instead, and the policy typed that.
     expect(model.calls.some((p) => observe(p).snapshot?.includes('password "${password}"'))).toBe(true);
     // Not in any form: the prompts, the stored turns and the events' results never hold it.
