@@ -101,5 +101,5 @@ describe('Golem on PostgreSQL', () => {
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
     expect(log).toHaveLength(ws.manager.workspace().lastSeq);
     expect(log.filter((e) => e.type === 'turn:add')).toHaveLength(processes * each);
-  });
+  }, 180_000);
 });
