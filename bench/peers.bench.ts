@@ -291,7 +291,8 @@ function table(results: Figures[]): void {
     const values = results.map(get);
     if (values.every((v) => v === undefined)) return;
     const cell = (r: Figures, v: number | undefined): string => (v !== undefined ? show(v, r) : r.reached < size ? 'not reached' : 'n/a');
-    rows.push([measure, ...results.map((r, i) => cell(r, values[i])), ratio(lgSql && get(lgSql), golemSql && get(golemSql))]);
+    // A ratio only between figures at the same size (the systems may stop at different sizes).
+    rows.push([measure, ...results.map((r, i) => cell(r, values[i])), size === 0 ? '' : ratio(lgSql && get(lgSql), golemSql && get(golemSql))]);
   };
   const kb = (bytes: number): string => (bytes >= 10_000 ? `${(bytes / 1024).toFixed(0)} KB` : `${Math.round(bytes).toLocaleString('en')} B`);
   rows.push(['messages reached', ...results.map((r) => `${r.reached.toLocaleString('en')}${r.stopped ? ` (${r.stopped})` : ''}`), '']);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkspace, postgresStore, type Workspace } from '../src/index.js';
+import { createWorkspace, PostgresStore, postgresStore, type Workspace } from '../src/index.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const run = promisify(execFile);
@@ -70,6 +70,74 @@ describe('Golem on PostgreSQL', () => {
     await b.sessions.get(s.id)?.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'from b' }] });
     await until(async () => (await a.sessions.get(s.id)?.transcript())?.length === 1);
     expect(a.manager.workspace().lastSeq).toBe(b.manager.workspace().lastSeq);
+  });
+
+  it('takes GOLEM_DATABASE_URL: records and blobs in the database, seen by every process; refuses a pool too small to work', async () => {
+    const schema = freshSchema();
+    const env = { GOLEM_DATABASE_URL: PG_URL, GOLEM_DATABASE_SCHEMA: schema };
+    const a = await createWorkspace({ env });
+    open.push(a);
+    const b = await createWorkspace({ env });
+    open.push(b);
+    expect((await a.summary()).store).toBe('postgres');
+    const bytes = new TextEncoder().encode('shared bytes');
+    const blob = await a.blobs.register(bytes, { mediaType: 'text/plain' });
+    await b.manager.refresh();
+    expect(new TextDecoder().decode(await b.blobs.read(blob.sha256))).toBe('shared bytes');
+    expect(() => new PostgresStore({ url: PG_URL, poolSize: 2 })).toThrow(/at least 3/);
+  });
+
+  it('creates a new workspace once when several processes open it at the same moment', async () => {
+    const script = join(import.meta.dirname, 'fixtures', 'pg-open.ts');
+    for (let round = 0; round < 3; round++) {
+      const schema = freshSchema();
+      const outputs = await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', script, PG_URL, schema], { timeout: 60_000 })));
+      const ids = new Set(outputs.map(({ stdout }) => (JSON.parse(stdout) as { id: string }).id));
+      expect(ids.size).toBe(1);
+      const ws = await workspace(schema);
+      expect((await ws.manager.store.commandLog()).filter((e) => e.type === 'workspace:create')).toHaveLength(1);
+      expect(ids.has(ws.meta().id)).toBe(true);
+    }
+  }, 120_000);
+
+  it('opens on a consistent view while another process commits, and follows a process with an extension it lacks', async () => {
+    const schema = freshSchema();
+    const writer = await workspace(schema);
+    const session = await writer.sessions.create();
+    let writing = true;
+    const appends = (async () => {
+      for (let i = 0; writing; i++) await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `t${i}` }] });
+    })();
+    try {
+      for (let i = 0; i < 25; i++) {
+        const reader = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
+        // Read together, before anything else can run (the reader follows the writer as soon as it may).
+        const seq = reader.manager.workspace().lastSeq;
+        const indexed = [...reader.manager.workspace().turns.values()].length;
+        const logged = (await reader.manager.store.commandLog({ limit: seq })).filter((e) => e.type === 'turn:add').length;
+        await reader.close();
+        // The index holds exactly the turns the log had up to the seq it says it is at.
+        expect(indexed).toBe(logged);
+      }
+    } finally {
+      writing = false;
+      await appends;
+    }
+    // A process with an extension (a collection) the other lacks: the other catches up and goes on working.
+    const { z } = await import('zod');
+    const { defineCommand } = await import('../src/workspace/extension.js');
+    const noteAdd = defineCommand({
+      type: 'note:add',
+      description: 'adds a note',
+      payload: z.strictObject({ id: z.string(), text: z.string() }),
+      reduce: (payload) => ({ writes: [{ op: 'put', collection: 'note', key: payload.id, value: payload }], result: payload }),
+    });
+    const withNotes = await createWorkspace({ store: postgresStore(PG_URL, { schema }), extensions: [{ name: 'notes', collections: { note: z.strictObject({ id: z.string(), text: z.string() }) }, commands: [noteAdd] }] });
+    open.push(withNotes);
+    expect((await withNotes.manager.dispatch({ type: 'note:add', payload: { id: 'n1', text: 'hello' } })).ok).toBe(true);
+    const other = await writer.sessions.create({ label: 'after the note' });
+    expect(other.label).toBe('after the note');
+    expect(writer.manager.workspace().collections.get('note')?.get('n1')).toEqual({ id: 'n1', text: 'hello' });
   });
 
   it('serializes racing appends from several processes: one linear history, no phantom branch, a totally ordered log', async () => {

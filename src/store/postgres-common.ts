@@ -31,7 +31,16 @@ export async function openPool(
   } catch (cause) {
     throw new GolemError('STORE_ERROR', `the PostgreSQL ${what} needs the pg package (npm install pg)`, { cause });
   }
-  const pool = new pg.Pool({ connectionString: options.url, max: options.max, connectionTimeoutMillis: options.connectionTimeoutMillis, allowExitOnIdle: options.allowExitOnIdle ?? false });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max,
+    connectionTimeoutMillis: options.connectionTimeoutMillis,
+    allowExitOnIdle: options.allowExitOnIdle ?? false,
+    // A connection that died in silence (a cable, a firewall) is noticed, not waited on for ever.
+    keepAlive: true,
+    // Nothing waits on a lock for ever: a stuck holder makes the waiter fail with a STORE_ERROR instead.
+    options: '-c lock_timeout=30000',
+  });
   pool.on('error', () => undefined);
   try {
     await prepare(pool);

@@ -85,6 +85,8 @@ export class PostgresStore implements Store {
     this.schema = schema;
     this.#url = options.url;
     this.#poolSize = options.poolSize ?? 10;
+    // One connection listens, one holds the workspace lock, one commits.
+    if (!Number.isInteger(this.#poolSize) || this.#poolSize < 3) throw new GolemError('INVALID_ARGUMENT', `poolSize is at least 3 (one listens, one holds the workspace lock, one commits), not ${this.#poolSize}`);
     this.#s = `"${schema}"`;
     this.#lockKey = `golem:${schema}`;
     this.#commitLockKey = `golem:${schema}:commit`;
@@ -99,6 +101,22 @@ export class PostgresStore implements Store {
 
   async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     const payload = encode(entry.payload);
+    try {
+      await this.#commit(entry, payload, writes);
+    } catch (error) {
+      // The connection failed around COMMIT: the command may have landed all the same. Ask, on another connection.
+      if (!(GolemError.isInstance(error) && error.code === 'STORE_ERROR')) throw error;
+      let landed: boolean;
+      try {
+        landed = (await this.#query<{ seq: string }>(`SELECT seq FROM ${this.#s}.command_log WHERE id = $1`, [entry.id]))[0]?.seq === String(entry.seq);
+      } catch {
+        throw new GolemError('STORE_ERROR', `${error.message}; whether command ${entry.id} (seq ${entry.seq}) was committed is unknown until the database is back`, { cause: error, details: { outcome: 'unknown', id: entry.id, seq: entry.seq } });
+      }
+      if (!landed) throw error;
+    }
+  }
+
+  async #commit(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]): Promise<void> {
     await this.#transaction(`the commit of ${entry.type}`, async (client) => {
       // Serializes commits across processes: the seq check below sees every earlier commit.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
@@ -146,6 +164,30 @@ export class PostgresStore implements Store {
       [options.after ?? 0, options.limit === undefined || options.limit < 0 ? null : options.limit],
     );
     return rows.map((row) => ({ seq: Number(row.seq), id: row.id, type: row.type, payload: JSON.parse(row.payload) as unknown, actor: row.actor, timestamp: row.timestamp }));
+  }
+
+  /** Every record and the last seq in one snapshot (REPEATABLE READ): what an index is built from while others commit. */
+  async snapshot(): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    const pool = this.#requirePool();
+    let client: PoolClient;
+    try {
+      client = await checkout(pool);
+    } catch (cause) {
+      throw unavailable('reading the workspace', cause);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
+      const rows = (await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)).rows;
+      await client.query('COMMIT');
+      return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+    } catch (cause) {
+      broken = true;
+      throw unavailable('reading the workspace', cause);
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** The writes of each command after `after`, oldest first: how another process's commits are applied. */
@@ -307,7 +349,6 @@ export class PostgresStore implements Store {
         broken = true;
       }
       if (GolemError.isInstance(error)) throw error;
-      // A COMMIT that failed with the connection may or may not have landed: the seq check of the next commit finds out.
       throw new GolemError('STORE_ERROR', `${what} failed: ${message(error)}`, { cause: error });
     } finally {
       client.release(broken);

@@ -90,6 +90,8 @@ export interface Store {
    * reloading every record.
    */
   changes?(after: number): Promise<StoreChange[]>;
+  /** Optional, for stores other processes write to: every record and the last seq, read in one consistent snapshot. */
+  snapshot?(): Promise<{ records: StoredRecord[]; lastSeq: number }>;
   /** Optional: runs `work` while no other process runs its own `exclusive` work on this workspace (the serializer across processes). */
   exclusive?<T>(work: () => Promise<T>): Promise<T>;
   /** Optional: calls `listener` with the seq of each command any process commits (NaN: some may have been missed). Returns the unsubscribe. */

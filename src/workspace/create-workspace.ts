@@ -22,6 +22,7 @@ import { ClearanceApi } from '../agent/clearance.js';
 import { Worker, type WorkerOptions } from '../agent/worker.js';
 import { Bm25Retriever } from '../prompt/context-retriever.js';
 import { PromptBuilder } from '../prompt/prompt-builder.js';
+import { postgresBlobStorage } from '../store/postgres-blob-storage.js';
 import { postgresStore } from '../store/postgres-store.js';
 import type { EventBus } from './event-bus.js';
 
@@ -128,7 +129,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
       : dir !== undefined
         ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' })
         : new MemoryStore());
-  const blobStorage = options.blobStorage ?? (dir !== undefined ? new FsBlobStorage(join(dir, 'blobs')) : new MemoryBlobStorage());
+  const schema = env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA };
+  // On PostgreSQL the blobs live there too, so every process and machine sees the same bytes; closed with the workspace.
+  const ownBlobs = options.blobStorage === undefined && options.store === undefined && databaseUrl !== undefined ? postgresBlobStorage(databaseUrl, schema) : undefined;
+  const blobStorage = options.blobStorage ?? ownBlobs ?? (dir !== undefined ? new FsBlobStorage(join(dir, 'blobs')) : new MemoryBlobStorage());
   const manager = new WorkspaceManager({
     store,
     blobStorage,
@@ -218,6 +222,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     },
     // The browsers this workspace launched close first: their sessions are recorded as closed while the store is open.
     // (Without browsers the manager starts closing at once: commands dispatched after close() are refused.)
-    close: () => (browser.launched === 0 ? manager.close() : browser.closeAll().then(() => manager.close())),
+    close: async () => {
+      if (browser.launched > 0) await browser.closeAll();
+      await manager.close();
+      await ownBlobs?.close();
+    },
   };
 }

@@ -264,26 +264,25 @@ export class WorkspaceManager {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
     let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
+    // Decide on the index, commit, then run the effects (a blob's bytes deleted): with a store shared by processes,
+    // all of it under the workspace's lock, after catching up with what the others committed.
+    const step = async () => {
+      const outcome = await this.#attempt(command);
+      if (outcome.ok) await this.#runEffects(command, outcome.value.change);
+      return outcome;
+    };
+    const exclusive = this.store.exclusive?.bind(this.store);
     try {
-      // A store shared by processes: hold its lock, catch up with what the others committed, then decide and commit.
-      attempt = this.store.exclusive === undefined ? await this.#attempt(command) : await this.store.exclusive(async () => (await this.#catchUp(), this.#attempt(command)));
-      if (!attempt.ok && attempt.error.code === 'STORE_CONFLICT') {
-        // Another process wrote first: catch up with the store, then decide again on the state as it is now.
-        await this.#catchUp();
-        attempt = await this.#attempt(command);
+      attempt = exclusive === undefined ? await step() : await exclusive(async () => (await this.#catchUp(), step()));
+      // Another process wrote first (its lock was lost, or it does not take one): catch up, decide again on the state as it is now.
+      for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
+        attempt = exclusive === undefined ? await (async () => (await this.#catchUp(), step()))() : await exclusive(async () => (await this.#catchUp(), step()));
       }
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     if (!attempt.ok) return attempt;
     const { seq, payload, change, applied } = attempt.value;
-    for (const effect of change.effects ?? []) {
-      try {
-        await effect();
-      } catch (error) {
-        this.events.emit('effect:error', { command, error });
-      }
-    }
     // A result that is a record just written comes back as the index's (frozen) copy of it.
     const written = change.writes.findIndex((w) => w.op === 'put' && w.value === change.result);
     const result = written === -1 ? change.result : (applied[written] as { value: unknown }).value;
@@ -292,6 +291,16 @@ export class WorkspaceManager {
     this.events.emit('command', event);
     const turns = applied.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
     return ok({ result, turns });
+  }
+
+  async #runEffects(command: Command, change: Change<unknown>): Promise<void> {
+    for (const effect of change.effects ?? []) {
+      try {
+        await effect();
+      } catch (error) {
+        this.events.emit('effect:error', { command, error });
+      }
+    }
   }
 
   /** Reduces the command on the index as it is and commits it at the next seq. */
@@ -385,7 +394,18 @@ export class WorkspaceManager {
         await this.#rebuild();
         return true;
       }
-      this.#index.apply(change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+      // A write to a collection this process does not know (another process has an extension this one lacks), or one
+      // that does not apply: a rebuild keeps such collections as they are, and is the truth either way.
+      if (change.writes.some((w) => !this.#index.hasCollection(w.collection))) {
+        await this.#rebuild();
+        return true;
+      }
+      try {
+        this.#index.apply(change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+      } catch {
+        await this.#rebuild();
+        return true;
+      }
       this.#index.lastSeq = change.seq;
     }
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
@@ -393,7 +413,8 @@ export class WorkspaceManager {
   }
 
   async #rebuild(): Promise<void> {
-    const [records, lastSeq] = await Promise.all([this.store.load(), this.store.lastSeq()]);
+    // One snapshot where the store has them: records and last seq read apart could miss a commit made in between.
+    const { records, lastSeq } = this.store.snapshot !== undefined ? await this.store.snapshot() : { records: await this.store.load(), lastSeq: await this.store.lastSeq() };
     this.#index.rebuild(records, lastSeq);
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
   }
