@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createWorkspace, postgresStore } from '../src/index.js';
+import { z } from 'zod';
+import { createWorkspace, defineAction, postgresStore, serve } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -134,5 +136,50 @@ describe('golem serve as several processes on PostgreSQL', () => {
     const log = await ws.manager.store.commandLog();
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
     expect(log.filter((e) => e.type === 'ui:patch')).toHaveLength(1 + clients.length);
+  });
+
+  it('an approval answered through another process reaches the run waiting in the first, which performs the call once', async () => {
+    const schema = freshSchema();
+    const deploys: string[] = [];
+    const deploy = defineAction({
+      name: 'deploy',
+      description: 'Deploys the site.',
+      input: z.strictObject({ target: z.string() }),
+      trust: 'supervised',
+      run: ({ target }) => {
+        deploys.push(target);
+        return `deployed to ${target}`;
+      },
+    });
+    const open = async (model: ReturnType<typeof scriptedModel>) => {
+      const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
+      const server = await serve(ws, { page: false, agent: { model, actions: [deploy] } });
+      cleanups.push(() => ws.close(), () => server.close());
+      return { ws, server };
+    };
+    const a = await open(scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] }, { text: 'Deployed.' }]));
+    const b = await open(scriptedModel([{ text: 'b must not answer' }]));
+    const call = (server: typeof a.server, method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const session = await a.ws.sessions.create();
+    expect((await call(a.server, 'POST', `/api/sessions/${session.id}/messages`, { text: 'ship it' })).status).toBe(202);
+    // Process b sees the approval (it follows a), and the user answers it there.
+    let approvalId: string | undefined;
+    for (let i = 0; i < 250 && approvalId === undefined; i++) {
+      approvalId = ((await (await call(b.server, 'GET', '/api/state')).json()) as { approvals: { id: string }[] }).approvals[0]?.id;
+      if (approvalId === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(approvalId).toBeDefined();
+    expect((await call(b.server, 'POST', `/api/approvals/${approvalId}`, { answer: 'yes' })).status).toBe(200);
+    // a's run takes the answer from the workspace and goes on; b starts no run of its own.
+    await a.server.settled(session.id);
+    for (let i = 0; i < 250 && deploys.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await a.server.settled(session.id);
+    expect(deploys).toEqual(['prod']);
+    expect(((await (await call(b.server, 'GET', '/api/state')).json()) as { running: string[] }).running).toEqual([]);
+    await a.ws.manager.refresh();
+    const texts = (await a.ws.sessions.get(session.id)?.transcript())?.map((t) => t.blocks.map((x) => (x.type === 'text' ? x.text : x.type)).join(' '));
+    expect(texts?.at(-1)).toBe('Deployed.');
+    expect(texts?.some((t) => t.includes('b must not answer'))).toBe(false);
   });
 });

@@ -100,6 +100,11 @@ export class BrowserAdapter implements UIAdapter {
     return true;
   }
 
+  /** The approvals runs wait for here. */
+  waitingApprovals(): string[] {
+    return [...this.#approvals.keys()];
+  }
+
   /** The root sessions whose runs wait for an answer here. */
   waitingSessions(): Set<string> {
     return new Set([...this.#approvals.values()].map((a) => a.request.workerPath[0]?.id ?? ''));

@@ -82,6 +82,7 @@ export class ServeHost {
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
       ws.manager.events.on('index:rebuilt', () => {
         for (const s of ws.sessions.list()) this.#change(['sessions', 'approvals', 'clearance'], s.id);
+        this.#answeredElsewhere();
       }),
     ];
   }
@@ -185,10 +186,25 @@ export class ServeHost {
     }
     const answered = await this.#ws.approvals.answer(approval.id, result, { fingerprint: approval.fingerprint });
     const root = approval.rootSessionId;
-    if (this.#agent !== undefined && !this.#runs.has(root) && !this.#reserved.has(root) && this.#ws.manager.workspace().sessions.has(root)) {
+    // Its run is gone (an earlier server): resume it here. With a store other processes share, the run may be waiting
+    // in one of them, which takes the answer from the workspace; a second run here would perform the call twice.
+    const shared = this.#ws.manager.store.exclusive !== undefined;
+    if (!shared && this.#agent !== undefined && !this.#runs.has(root) && !this.#reserved.has(root) && this.#ws.manager.workspace().sessions.has(root)) {
       this.#start(this.#session(root), undefined);
     }
     return answered;
+  }
+
+  /**
+   * Another process sharing the store answered an approval a run here waits for: the run
+   * takes that answer (and records nothing twice: the answer is on record already).
+   */
+  #answeredElsewhere(): void {
+    for (const id of this.#adapter.waitingApprovals()) {
+      const record = recordsOf<ApprovalRecord>(this.#ws.manager.workspace(), 'approval').find((a) => a.id === id);
+      if (record === undefined || record.status === 'pending' || record.answer === null) continue;
+      this.#adapter.answer(id, resultOf({ answer: record.answer, ...(record.reason !== null && { reason: record.reason }) }));
+    }
   }
 
   async clearanceDiff(itemId: string): Promise<string> {
