@@ -271,12 +271,13 @@ export class WorkspaceManager {
       if (outcome.ok) await this.#runEffects(command, outcome.value.change);
       return outcome;
     };
+    const caughtUp = async () => (await this.#catchUp(), step());
     const exclusive = this.store.exclusive?.bind(this.store);
     try {
-      attempt = exclusive === undefined ? await step() : await exclusive(async () => (await this.#catchUp(), step()));
+      attempt = exclusive === undefined ? await step() : await exclusive(caughtUp);
       // Another process wrote first (its lock was lost, or it does not take one): catch up, decide again on the state as it is now.
       for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
-        attempt = exclusive === undefined ? await (async () => (await this.#catchUp(), step()))() : await exclusive(async () => (await this.#catchUp(), step()));
+        attempt = exclusive === undefined ? await caughtUp() : await exclusive(caughtUp);
       }
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
