@@ -68,6 +68,7 @@ export type { IndexChange, Indexer, TurnNode, WorkspaceView } from './workspace/
 export type { BranchInfo } from './workspace/turn-tree.js';
 export type { TurnDeleteResult } from './workspace/commands/index.js';
 export { checkInvariants, type InvariantViolation } from './workspace/invariants.js';
+export { doctor, type DoctorReport } from './workspace/doctor.js';
 
 export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, Write } from './store/store.js';
 export { MemoryStore } from './store/memory-store.js';

@@ -11,6 +11,7 @@ import { chat } from './chat.js';
 import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
+import { doctor, type DoctorReport } from '../workspace/doctor.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -38,6 +39,8 @@ Commands:
   serve             Golem in a web page: chat, approvals, clearance, sessions and
                     their branches, and the forms the model builds (prints the address)
   status            Open (or create) the workspace and print its summary
+  doctor [--repair] Check the workspace (invariants, index against the store, blob files);
+                    --repair fixes reference counts and deletes orphan blob files
 
 Options:
   --dir <path>      The workspace folder (default: ./.golem, or $GOLEM_DIR)
@@ -72,6 +75,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         port: { type: 'string' },
         host: { type: 'string' },
         expose: { type: 'boolean', default: false },
+        repair: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -116,6 +120,14 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
       }
       const token = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : env.GOLEM_TOKEN;
       return serveCommand(ws, { model: serveModel, host: values.host ?? '127.0.0.1', port, exposed: values.expose, token, root: io.cwd, ...(io.signal !== undefined && { signal: io.signal }) }, io);
+    });
+  }
+  if (command === 'doctor' && rest.length === 0) {
+    return withWorkspace(dir, io, async (ws) => {
+      const report = await doctor(ws.manager, { repair: values.repair });
+      if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+      else io.stdout(formatDoctor(report));
+      return report.healthy ? 0 : 1;
     });
   }
   if (command === 'sessions') {
@@ -276,4 +288,15 @@ export function formatBytes(bytes: number): string {
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}
+
+export function formatDoctor(report: DoctorReport): string {
+  const lines: string[] = [];
+  for (const sha256 of report.repaired.blobCounts) lines.push(`repaired  the reference count of blob ${sha256}`);
+  for (const sha256 of report.repaired.orphanBlobsDeleted) lines.push(`repaired  deleted orphan blob file ${sha256}`);
+  for (const v of report.violations) lines.push(`problem   [${v.code}] ${v.message}`);
+  for (const sha256 of report.orphanBlobs) lines.push(`problem   [BLOB_ORPHAN] blob file ${sha256} is named by no record (golem doctor --repair deletes it)`);
+  for (const id of report.indexDrift) lines.push(`problem   [INDEX_DRIFT] ${id} differs between the index and the store`);
+  lines.push(report.healthy ? 'The workspace is sound.' : `${report.violations.length + report.orphanBlobs.length + report.indexDrift.length} problem(s).${report.violations.some((v) => v.code === 'BLOB_COUNT') || report.orphanBlobs.length > 0 ? ' golem doctor --repair fixes counts and orphan files.' : ''}`);
+  return `${lines.join('\n')}\n`;
 }

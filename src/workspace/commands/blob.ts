@@ -1,6 +1,6 @@
 /** Blob commands (seed 001 section 8.5). The bytes are stored before `blob:register` is dispatched. */
 import { z } from 'zod';
-import { Sha256 } from '../../content/blocks.js';
+import { blobRefsOf, Sha256 } from '../../content/blocks.js';
 import { fail } from '../../errors.js';
 import { defineCommand, type ReducerContext } from '../extension.js';
 import type { BlobRecord } from '../records.js';
@@ -106,5 +106,21 @@ export const blobCollect = defineCommand({
       effects: unused.map((b) => () => ctx.blobStorage.delete(b.sha256)),
       result: { collected: unused.map((b) => b.sha256) },
     };
+  },
+});
+
+export const blobRecount = defineCommand({
+  type: 'blob:recount',
+  description: "Sets each blob's reference count to its holds plus the turns that reference it (golem doctor --repair).",
+  payload: z.strictObject({}),
+  reduce(_payload, ctx) {
+    const references = new Map<string, number>();
+    for (const turn of ctx.index.turns.values()) for (const sha256 of blobRefsOf(turn.blocks)) references.set(sha256, (references.get(sha256) ?? 0) + 1);
+    const fixed: BlobRecord[] = [];
+    for (const blob of ctx.index.blobs.values()) {
+      const refCount = blob.holds + (references.get(blob.sha256) ?? 0);
+      if (blob.refCount !== refCount) fixed.push({ ...blob, refCount });
+    }
+    return { writes: fixed.map((b) => ({ op: 'put' as const, collection: 'blob', key: b.sha256, value: b })), result: { fixed: fixed.map((b) => b.sha256) } };
   },
 });

@@ -1,5 +1,5 @@
 /** The core commands of seed 001, every one defined with `defineCommand`. */
-import { blobCollect, blobRecordRemoteId, blobRegister, blobRelease, blobRetain } from './blob.js';
+import { blobCollect, blobRecordRemoteId, blobRecount, blobRegister, blobRelease, blobRetain } from './blob.js';
 import { contextAdd, contextDelete, contextUpdate, preferenceAdd, preferenceDelete, preferenceUpdate } from './resource.js';
 import { roleAdd, roleDelete, roleUpdate } from './role.js';
 import { sessionCreate, sessionDelete, sessionFork, sessionRoleSwitch, sessionUpdate } from './session.js';
@@ -34,6 +34,7 @@ export const CORE_COMMANDS = [
   blobRelease,
   blobRecordRemoteId,
   blobCollect,
+  blobRecount,
 ] as const;
 
 type Definition = (typeof CORE_COMMANDS)[number];
