@@ -21,11 +21,11 @@
  * The price: a large object is not dropped with its table. `DROP SCHEMA ... CASCADE`
  * leaves the blobs' large objects behind (unlink them first, or run `vacuumlo`).
  */
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { Sha256 } from '../content/blocks.js';
 import { GolemError } from '../errors.js';
 import { sha256Of, type BlobStorage } from './blob-storage.js';
-import { checkout, checkSchemaName, openPool, unavailable } from './postgres-common.js';
+import { checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
 
 export interface PostgresBlobStorageOptions {
   /** postgres://user:password@host:port/database */
@@ -40,14 +40,8 @@ export interface PostgresBlobStorageOptions {
   chunkSize?: number;
 }
 
-interface Migration {
-  version: number;
-  description: string;
-  sql: (schema: string) => string;
-}
-
 /** The blob tables, as an ordered list of migrations (never edit one that has shipped: add the next). */
-const BLOB_MIGRATIONS: readonly Migration[] = [
+const BLOB_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     description: 'blobs: one large object per SHA-256',
@@ -103,7 +97,7 @@ export class PostgresBlobStorage implements BlobStorage {
     // Already there (the usual case for a repeated blob): no need to send the bytes.
     if (await this.has(sha)) return sha;
     const what = `writing blob ${sha}`;
-    await this.#transaction(what, 'BEGIN', async (client) => {
+    await transaction(await this.#ready(), what, async (client) => {
       const first = slice(bytes, 0, this.#chunk);
       const oid = (await client.query<{ oid: number }>('SELECT lo_from_bytea(0, $1) AS oid', [first])).rows[0]?.oid;
       if (oid === undefined) throw new GolemError('STORE_ERROR', `${what}: lo_from_bytea returned nothing`);
@@ -130,7 +124,7 @@ export class PostgresBlobStorage implements BlobStorage {
     if (row === undefined) return null;
     if (row.bytes !== null) return verified(sha256, Number(row.size), [row.bytes]);
     // Several slices: in one repeatable-read snapshot, so a delete meanwhile cannot cut the blob short.
-    const blob = await this.#transaction(what, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+    const blob = await transaction(await this.#ready(), what, async (client) => {
       const again = (await client.query<{ oid: number; size: string }>(`SELECT oid, size FROM ${this.#s}.blobs WHERE sha256 = $1`, [sha256])).rows[0];
       if (again === undefined) return null; // deleted meanwhile
       const size = Number(again.size);
@@ -141,7 +135,7 @@ export class PostgresBlobStorage implements BlobStorage {
         parts.push(part);
       }
       return { size, parts };
-    });
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     return blob === null ? null : verified(sha256, blob.size, blob.parts);
   }
 
@@ -197,65 +191,10 @@ export class PostgresBlobStorage implements BlobStorage {
   async #open(): Promise<Pool> {
     // Nothing here listens or holds a lock between calls: idle connections need not keep the process alive.
     const options = { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: this.#connectionTimeoutMillis, allowExitOnIdle: true };
-    return openPool('blob storage', options, (pool) => this.#migrate(pool));
-  }
-
-  async #migrate(pool: Pool): Promise<void> {
-    const client = await checkout(pool).catch((cause: unknown) => {
-      throw unavailable('connecting', cause);
-    });
-    try {
-      await client.query('BEGIN');
-      // The PostgreSQL store's migration lock for this schema: both may create the schema, and must not race at it.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`golem:${this.schema}:migrate`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#s}.blob_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      const current = (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${this.#s}.blob_migrations`)).rows[0]?.version ?? 0;
-      const newest = BLOB_MIGRATIONS.at(-1)?.version ?? 0;
-      if (current > newest) {
-        throw new GolemError('STORE_VERSION_TOO_NEW', `the blob tables of schema "${this.schema}" are at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, { details: { current, newest } });
-      }
-      for (const migration of BLOB_MIGRATIONS) {
-        if (migration.version <= current) continue;
-        await client.query(migration.sql(this.#s));
-        await client.query(`INSERT INTO ${this.#s}.blob_migrations (version, description) VALUES ($1, $2)`, [migration.version, migration.description]);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      if (GolemError.isInstance(error)) throw error;
-      throw unavailable('migrating the blob tables', error);
-    } finally {
-      client.release();
-    }
-  }
-
-  /** Runs `work` in a transaction begun with `begin`: committed if it returns, rolled back if it throws. */
-  async #transaction<T>(what: string, begin: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const pool = await this.#ready();
-    let client: PoolClient;
-    try {
-      client = await checkout(pool);
-    } catch (cause) {
-      throw unavailable(what, cause);
-    }
-    let broken = false;
-    try {
-      await client.query(begin);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
-      }
-      if (GolemError.isInstance(error)) throw error;
-      throw unavailable(what, error);
-    } finally {
-      client.release(broken);
-    }
+    return openPool('blob storage', options, (pool) =>
+      // The store's migration lock for this schema: both may create the schema, and must not race at it.
+      migrate(pool, { schema: this.schema, lockKey: `golem:${this.schema}:migrate`, table: 'blob_migrations', migrations: BLOB_MIGRATIONS, what: 'the blob tables' }),
+    );
   }
 
   async #query<R extends object>(what: string, sql: string, params: unknown[] = []): Promise<R[]> {

@@ -62,6 +62,69 @@ export async function checkout(pool: Pool): Promise<PoolClient> {
   return client;
 }
 
+/** A schema change: `sql` gets the quoted schema name. */
+export interface PostgresMigration {
+  version: number;
+  description: string;
+  sql: (schema: string) => string;
+}
+
+/**
+ * Brings a set of tables in the schema up to the newest migration, recording each in its
+ * own `table`, all in one transaction under `lockKey`: two processes opening a new
+ * workspace at once do not race at it (one migrates, the other finds it done).
+ */
+export async function migrate(pool: Pool, options: { schema: string; lockKey: string; table: string; migrations: readonly PostgresMigration[]; what: string }): Promise<void> {
+  const s = `"${options.schema}"`;
+  const log = `${s}.${options.table}`;
+  await transaction(pool, `migrating ${options.what}`, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [options.lockKey]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${log} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const current = (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${log}`)).rows[0]?.version ?? 0;
+    const newest = options.migrations.at(-1)?.version ?? 0;
+    if (current > newest) {
+      throw new GolemError('STORE_VERSION_TOO_NEW', `${options.what} in schema "${options.schema}" are at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, { details: { current, newest } });
+    }
+    for (const migration of options.migrations) {
+      if (migration.version <= current) continue;
+      await client.query(migration.sql(s));
+      await client.query(`INSERT INTO ${log} (version, description) VALUES ($1, $2)`, [migration.version, migration.description]);
+    }
+  });
+}
+
+/**
+ * Runs `work` in a transaction (begun with `begin`) on a connection of its own: committed
+ * if it returns, rolled back if it throws. A GolemError from `work` goes through as it is;
+ * a failure of the server or connection becomes STORE_ERROR naming `what`.
+ */
+export async function transaction<T>(pool: Pool, what: string, work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  let client: PoolClient;
+  try {
+    client = await checkout(pool);
+  } catch (cause) {
+    throw unavailable(what, cause);
+  }
+  let broken = false;
+  try {
+    await client.query(begin);
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true; // the connection is gone: it is not given back to the pool
+    }
+    if (GolemError.isInstance(error)) throw error;
+    throw unavailable(what, error);
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** STORE_ERROR for a failure of the server or the connection, naming what was being done. */
 export function unavailable(what: string, cause: unknown): GolemError {
   return new GolemError('STORE_ERROR', `PostgreSQL: ${what} failed: ${message(cause)}`, { cause });

@@ -8,7 +8,7 @@
  */
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../errors.js';
-import { checkout, checkSchemaName, message, openPool, unavailable } from './postgres-common.js';
+import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
 import { encode, seqMismatch } from './memory-store.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
@@ -21,14 +21,8 @@ export interface PostgresStoreOptions {
   poolSize?: number;
 }
 
-interface Migration {
-  version: number;
-  description: string;
-  sql: (schema: string) => string;
-}
-
 /** The PostgreSQL schema, as an ordered list of migrations (never edit one that has shipped: add the next). */
-export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
     description: 'records and the command log, with each command\'s writes',
@@ -95,7 +89,7 @@ export class PostgresStore implements Store {
 
   async open(): Promise<void> {
     if (this.#pool !== undefined) return;
-    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) => this.#migrate(p));
+    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) => migrate(p, { schema: this.schema, lockKey: `${this.#lockKey}:migrate`, table: 'migrations', migrations: POSTGRES_MIGRATIONS, what: 'the workspace tables' }));
     this.#pool = pool;
   }
 
@@ -117,7 +111,7 @@ export class PostgresStore implements Store {
   }
 
   async #commit(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]): Promise<void> {
-    await this.#transaction(`the commit of ${entry.type}`, async (client) => {
+    await transaction(this.#requirePool(), `the commit of ${entry.type}`, async (client) => {
       // Serializes commits across processes: the seq check below sees every earlier commit.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
       const last = Number((await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0);
@@ -168,26 +162,16 @@ export class PostgresStore implements Store {
 
   /** Every record and the last seq in one snapshot (REPEATABLE READ): what an index is built from while others commit. */
   async snapshot(): Promise<{ records: StoredRecord[]; lastSeq: number }> {
-    const pool = this.#requirePool();
-    let client: PoolClient;
-    try {
-      client = await checkout(pool);
-    } catch (cause) {
-      throw unavailable('reading the workspace', cause);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
-      const rows = (await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)).rows;
-      await client.query('COMMIT');
-      return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
-    } catch (cause) {
-      broken = true;
-      throw unavailable('reading the workspace', cause);
-    } finally {
-      client.release(broken);
-    }
+    return transaction(
+      this.#requirePool(),
+      'reading the workspace',
+      async (client) => {
+        const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
+        const rows = (await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)).rows;
+        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 
   /** The writes of each command after `after`, oldest first: how another process's commits are applied. */
@@ -297,62 +281,6 @@ export class PostgresStore implements Store {
     // The connection dropped (the server went away or restarted): listen again once it is back.
     client.on('error', lost);
     client.on('end', lost);
-  }
-
-  async #migrate(pool: Pool): Promise<void> {
-    const client = await checkout(pool).catch((cause: unknown) => {
-      throw unavailable('connecting', cause);
-    });
-    try {
-      await client.query('BEGIN');
-      // Two processes opening a new workspace at once: one migrates, the other waits and finds it done.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#lockKey}:migrate`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.#s}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#s}.migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-      const current = (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${this.#s}.migrations`)).rows[0]?.version ?? 0;
-      const newest = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
-      if (current > newest) {
-        throw new GolemError('STORE_VERSION_TOO_NEW', `the database schema "${this.schema}" is at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, { details: { current, newest } });
-      }
-      for (const migration of POSTGRES_MIGRATIONS) {
-        if (migration.version <= current) continue;
-        await client.query(migration.sql(this.#s));
-        await client.query(`INSERT INTO ${this.#s}.migrations (version, description) VALUES ($1, $2)`, [migration.version, migration.description]);
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      if (GolemError.isInstance(error)) throw error;
-      throw unavailable('migrating', error);
-    } finally {
-      client.release();
-    }
-  }
-
-  async #transaction(what: string, work: (client: PoolClient) => Promise<void>): Promise<void> {
-    const pool = this.#requirePool();
-    let client: PoolClient;
-    try {
-      client = await checkout(pool);
-    } catch (cause) {
-      throw unavailable(what, cause);
-    }
-    let broken = false;
-    try {
-      await client.query('BEGIN');
-      await work(client);
-      await client.query('COMMIT');
-    } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
-      }
-      if (GolemError.isInstance(error)) throw error;
-      throw new GolemError('STORE_ERROR', `${what} failed: ${message(error)}`, { cause: error });
-    } finally {
-      client.release(broken);
-    }
   }
 
   async #query<R extends object>(sql: string, params: unknown[] = []): Promise<R[]> {
