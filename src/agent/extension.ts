@@ -114,6 +114,12 @@ export function recordsOf<T>(view: WorkspaceView, collection: 'worker' | 'trust'
   return [...(view.collections.get(collection)?.values() ?? [])] as T[];
 }
 
+/** The sessions that are chats, not sub-workers' (in the order given). */
+export function chatSessions<S extends { id: string }>(view: WorkspaceView, sessions: readonly S[]): S[] {
+  const workers = view.collections.get('worker');
+  return sessions.filter((s) => workers?.has(s.id) !== true);
+}
+
 // --- the worker tree ---
 
 export const workerSpawn = defineCommand({

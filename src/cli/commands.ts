@@ -1,6 +1,7 @@
 /** `golem sessions ...` and `golem clearance ...`: what the chat did, and what waits for the user. */
 import { ClearanceApi, findById } from '../agent/clearance.js';
-import { recordsOf, type WorkerRecord } from '../agent/extension.js';
+import { chatSessions, recordsOf, type WorkerRecord } from '../agent/extension.js';
+import { pathLength } from '../workspace/turn-tree.js';
 import { projectActions } from '../agent/project-actions.js';
 import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
@@ -13,7 +14,7 @@ import type { CliIo } from './main.js';
  * or the most recent chat (sub-workers' sessions are not chats).
  */
 export async function pickSession(ws: Workspace, options: { session: string | undefined; fresh: boolean; label: string | null }): Promise<Session> {
-  const chats = chatSessions(ws);
+  const chats = chatSessionsOf(ws);
   if (options.session !== undefined) {
     const record = findById(ws.sessions.list(), options.session, 'SESSION_NOT_FOUND', 'session');
     return ws.sessions.get(record.id) as Session;
@@ -24,9 +25,8 @@ export async function pickSession(ws: Workspace, options: { session: string | un
 }
 
 /** Sessions that are not sub-workers', most recent first. */
-function chatSessions(ws: Workspace): SessionRecord[] {
-  const workers = ws.manager.workspace().collections.get('worker');
-  return ws.sessions.list().filter((s) => workers?.has(s.id) !== true);
+function chatSessionsOf(ws: Workspace): SessionRecord[] {
+  return chatSessions(ws.manager.workspace(), ws.sessions.list());
 }
 
 export async function sessionsCommand(ws: Workspace, args: string[], options: { json: boolean; all: boolean; at: string | undefined }, io: CliIo): Promise<number> {
@@ -35,7 +35,7 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
   const view = ws.manager.workspace();
   const workers = new Map(recordsOf<WorkerRecord>(view, 'worker').map((w) => [w.id, w]));
   if (sub === 'list') {
-    const sessions = options.all ? ws.sessions.list() : chatSessions(ws);
+    const sessions = options.all ? ws.sessions.list() : chatSessionsOf(ws);
     if (options.json) {
       io.stdout(`${JSON.stringify(sessions.map((s) => ({ ...s, worker: workers.get(s.id) ?? null })), null, 2)}\n`);
       return 0;
@@ -43,7 +43,7 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
     if (sessions.length === 0) io.stdout('No sessions yet. Start one with: golem\n');
     for (const s of sessions) {
       const worker = workers.get(s.id);
-      const turns = s.head === null ? 0 : pathLength(ws, s);
+      const turns = pathLength(view, s.head);
       io.stdout(`${s.id}  ${s.updatedAt.slice(0, 16).replace('T', ' ')}  ${String(turns).padStart(4)} turns  ${worker === undefined ? (s.label ?? '') : `worker d${worker.depth} of ${worker.parentSessionId}: ${worker.task.slice(0, 50)}`}\n`);
     }
     return 0;
@@ -70,13 +70,6 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
     return 0;
   }
   throw new GolemError('INVALID_ARGUMENT', `unknown command "golem sessions ${sub}" (list, show, fork)`);
-}
-
-function pathLength(ws: Workspace, s: SessionRecord): number {
-  const view = ws.manager.workspace();
-  let n = 0;
-  for (let turn = s.head === null ? undefined : view.turn(s.head); turn !== undefined; turn = turn.parent === null ? undefined : view.turn(turn.parent)) n++;
-  return n;
 }
 
 function formatTurn(turn: Turn, children: readonly WorkerRecord[]): string {

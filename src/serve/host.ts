@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, Trust } from '../agent/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
-import { recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from '../agent/extension.js';
+import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from '../agent/extension.js';
 import type { ApprovalResult, WorkerEvent } from '../agent/ui-adapter.js';
 import type { WorkerOutcome } from '../agent/worker.js';
 import type { ContentBlock } from '../content/blocks.js';
@@ -19,7 +19,7 @@ import type { Workspace } from '../workspace/create-workspace.js';
 import type { CommittedEvent } from '../workspace/manager.js';
 import type { Session as SessionRecord, Turn } from '../workspace/records.js';
 import type { Session } from '../workspace/session.js';
-import { pathTo, SessionView } from '../workspace/turn-tree.js';
+import { pathLength, pathTo, SessionView } from '../workspace/turn-tree.js';
 import type { ApprovalAnswerBody, ApprovalView, ClearanceView, ServeState, SessionDetail, SessionSummary, TurnView, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
@@ -92,7 +92,7 @@ export class ServeHost {
   state(): ServeState {
     const model = this.#agent?.model;
     return {
-      sessions: this.#chatSessions().map((s) => this.#summary(s)),
+      sessions: chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list()).map((s) => this.#summary(s)),
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
       approvals: this.#ws.approvals.pending().filter((a) => !this.#answered.has(a.id)).map(approvalView),
       clearance: this.#clearance.list().map(clearanceView),
@@ -358,13 +358,8 @@ export class ServeHost {
     return worker?.rootSessionId ?? sessionId;
   }
 
-  #chatSessions(): SessionRecord[] {
-    const workers = this.#ws.manager.workspace().collections.get('worker');
-    return this.#ws.sessions.list().filter((s) => workers?.has(s.id) !== true);
-  }
-
   #summary(record: SessionRecord, turns?: number): SessionSummary {
-    return { id: record.id, label: record.label, updatedAt: record.updatedAt, turns: turns ?? pathTo(this.#ws.manager.workspace(), record.head).length };
+    return { id: record.id, label: record.label, updatedAt: record.updatedAt, turns: turns ?? pathLength(this.#ws.manager.workspace(), record.head) };
   }
 
   #record(sessionId: string): SessionRecord {

@@ -22,6 +22,14 @@ export function pathTo(index: WorkspaceView, head: TurnRef | null): Turn[] {
   return path.reverse();
 }
 
+/** How many turns the path from the root to `head` has (what `pathTo(...).length` says, without building the path). */
+export function pathLength(index: WorkspaceView, head: TurnRef | null): number {
+  let n = 0;
+  const limit = index.turns.size;
+  for (let at = head === null ? undefined : index.turn(head); at !== undefined && n <= limit; at = index.parentOf(at)) n++;
+  return n;
+}
+
 /** `ref` and its ancestors, nearest first. */
 export function* ancestry(index: WorkspaceView, ref: TurnRef | null): Generator<Turn> {
   let at = ref;
