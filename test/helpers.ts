@@ -1,9 +1,10 @@
-/** Shared test helpers: temp folders, a deterministic clock and ids, snapshots. */
+/** Shared test helpers: temp folders, a deterministic clock and ids, snapshots, a supervised action. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
-import { createWorkspace, type CreateWorkspaceOptions, type StoredRecord, type Workspace } from '../src/index.js';
+import { z } from 'zod';
+import { createWorkspace, defineAction, type Action, type CreateWorkspaceOptions, type StoredRecord, type Workspace } from '../src/index.js';
 import { WorkspaceIndex } from '../src/workspace/workspace-index.js';
 
 const dirs: string[] = [];
@@ -63,3 +64,24 @@ export async function expectIndexMatchesStore(ws: Workspace): Promise<void> {
 }
 
 export const text = (value: string) => ({ type: 'text' as const, text: value });
+
+/**
+ * A supervised action that "deploys" to a target: it asks before it runs (a high-risk
+ * command), and `deploys` lists the targets it ran for, so a test sees whether and how
+ * often an approved call was performed.
+ */
+export function deployAction(): { deploy: Action; deploys: string[] } {
+  const deploys: string[] = [];
+  const deploy = defineAction({
+    name: 'deploy',
+    description: 'Deploys the site to a target.',
+    input: z.strictObject({ target: z.string() }),
+    trust: 'supervised',
+    describe: ({ target }) => ({ type: 'command', description: `Deploy the site to ${target}`, details: { target }, risk: 'high' }),
+    run: ({ target }) => {
+      deploys.push(target);
+      return `deployed to ${target}`;
+    },
+  }) as Action;
+  return { deploy, deploys };
+}

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { z } from 'zod';
-import { createWorkspace, defineAction, postgresStore, serve } from '../src/index.js';
+import { createWorkspace, postgresStore, serve } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
+import { deployAction } from './helpers.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -140,17 +140,7 @@ describe('golem serve as several processes on PostgreSQL', () => {
 
   it('an approval answered through another process reaches the run waiting in the first, which performs the call once', async () => {
     const schema = freshSchema();
-    const deploys: string[] = [];
-    const deploy = defineAction({
-      name: 'deploy',
-      description: 'Deploys the site.',
-      input: z.strictObject({ target: z.string() }),
-      trust: 'supervised',
-      run: ({ target }) => {
-        deploys.push(target);
-        return `deployed to ${target}`;
-      },
-    });
+    const { deploy, deploys } = deployAction();
     const open = async (model: ReturnType<typeof scriptedModel>) => {
       const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
       const server = await serve(ws, { page: false, agent: { model, actions: [deploy] } });

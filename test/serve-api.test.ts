@@ -8,11 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createWorkspace, defineAction, projectActions, serve, type GolemServer, type ServeOptions, type Workspace } from '../src/index.js';
+import { createWorkspace, projectActions, serve, type GolemServer, type ServeOptions, type Workspace } from '../src/index.js';
 import type { ServeState, SessionDetail, SessionSummary } from '../src/serve/api-types.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
-import { tempDir } from './helpers.js';
+import { deployAction, tempDir } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -42,17 +41,7 @@ function apiOf(server: GolemServer): Api {
 
 type Refusal = { error: { code: string; message: string } };
 
-const deploys: string[] = [];
-const deploy = defineAction({
-  name: 'deploy',
-  description: 'Deploys the site to a target.',
-  input: z.strictObject({ target: z.string() }),
-  trust: 'supervised',
-  run: ({ target }) => {
-    deploys.push(target);
-    return `deployed to ${target}`;
-  },
-});
+const { deploy, deploys } = deployAction();
 
 describe('golem serve: the HTTP API', () => {
   it('wants the token on every API call, and says what is wrong with a bad request', async () => {

@@ -10,12 +10,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { CHROMIUM_ARGS } from '../src/browser/executor.js';
 import { run } from '../src/cli/main.js';
-import { createWorkspace, defineAction, projectActions, serve, type GolemServer, type PatchInput, type ServeAgentOptions, type Workspace } from '../src/index.js';
+import { createWorkspace, projectActions, serve, type GolemServer, type PatchInput, type ServeAgentOptions, type Workspace } from '../src/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
-import { tempDir } from './helpers.js';
+import { deployAction, tempDir } from './helpers.js';
 
 const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
 let browser: Browser;
@@ -141,18 +140,7 @@ describe('golem serve in a browser', () => {
   });
 
   it('asks for an approval in the dialog while the run waits, and goes on after yes', async () => {
-    const deploys: string[] = [];
-    const deploy = defineAction({
-      name: 'deploy',
-      description: 'Deploys the site.',
-      input: z.strictObject({ target: z.string() }),
-      trust: 'supervised',
-      describe: ({ target }) => ({ type: 'command', description: `Deploy the site to ${target}`, details: { target }, risk: 'high' }),
-      run: ({ target }) => {
-        deploys.push(target);
-        return `deployed to ${target}`;
-      },
-    });
+    const { deploy, deploys } = deployAction();
     const model = scriptedModel([{ text: 'Deploying.', toolCalls: [{ name: 'deploy', input: { target: 'production' } }] }, { text: 'It is live.' }]);
     const { server } = await started({ model, actions: [deploy] });
     const page = await open(server);
@@ -173,17 +161,7 @@ describe('golem serve in a browser', () => {
   });
 
   it("shows the worker tree, and a sub-worker's approval with its path while the whole tree waits", async () => {
-    const deploys: string[] = [];
-    const deploy = defineAction({
-      name: 'deploy',
-      description: 'Deploys the site.',
-      input: z.strictObject({ target: z.string() }),
-      trust: 'supervised',
-      run: ({ target }) => {
-        deploys.push(target);
-        return `deployed to ${target}`;
-      },
-    });
+    const { deploy, deploys } = deployAction();
     const model = scriptedModel([
       { text: 'Handing this to a helper.', toolCalls: [{ name: 'spawn_worker', input: { task: 'Deploy the site to staging' } }] },
       { toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
