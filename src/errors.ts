@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   BLOB_NOT_FOUND: { status: 404, meaning: 'no blob record with this sha256' },
   BLOB_NOT_STORED: { status: 409, meaning: 'the blob storage does not hold these bytes' },
   BLOB_NOT_HELD: { status: 409, meaning: 'the blob has no explicit hold to release' },
+  BLOB_TOO_LARGE: { status: 413, meaning: "the bytes are larger than the workspace's maxBlobBytes" },
   // Models
   MODEL_UNKNOWN_PROVIDER: { status: 400, meaning: 'the model spec names a provider Golem does not know' },
   MODEL_KEY_MISSING: { status: 401, meaning: "the provider's API key is not set" },
@@ -43,6 +44,7 @@ export const ERROR_CODES = {
   MODEL_UNREACHABLE: { status: 502, meaning: 'the model server could not be reached' },
   MODEL_ERROR: { status: 502, meaning: 'the model provider answered with an error' },
   MODEL_ABORTED: { status: 499, meaning: 'the model call was cancelled' },
+  MODEL_TIMEOUT: { status: 504, meaning: 'the model sent nothing for too long, or took longer than its time limit' },
   MODEL_SCRIPT_EXHAUSTED: { status: 500, meaning: 'a scripted model was called more times than it has steps' },
   PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
   // Actions

@@ -38,7 +38,7 @@ export {
 export { createWorkspace, type CreateWorkspaceOptions, type TopicUsage, type Workspace, type WorkspaceSummary } from './workspace/create-workspace.js';
 export { Session, type NewTurn } from './workspace/session.js';
 export { SessionManager } from './workspace/session-manager.js';
-export { BlobApi } from './workspace/blob-api.js';
+export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './workspace/blob-api.js';
 export { ContextApi, PreferenceApi, RoleApi } from './workspace/resource-api.js';
 export {
   WorkspaceManager,
@@ -80,6 +80,7 @@ export { FsBlobStorage } from './store/fs-blob-storage.js';
 
 export type { ModelAdapter, StreamPart, Usage, StopReason, GenerateResult, CallOptions } from './models/model-adapter.js';
 export { MODEL_ADAPTER_SPEC, collectStream } from './models/model-adapter.js';
+export { withTimeLimits, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, type ModelTimeLimits } from './models/time-limits.js';
 export type { Prompt, PromptMessage, PromptPart, PromptTool, PromptMedia, ResponseFormat, ToolResultOutput } from './models/prompt.js';
 export { AiSdkAdapter, toProviderPrompt, type AiSdkAdapterOptions } from './models/ai-sdk-adapter.js';
 export { resolveModel, MODEL_SPEC_FORMS, type ResolveModelOptions } from './models/resolve-model.js';

@@ -7,12 +7,13 @@ import type { ContentBlock, JsonObject } from '../content/blocks.js';
 import { GolemError, toGolemError } from '../errors.js';
 import type { ModelAdapter, StopReason, StreamPart, Usage } from '../models/model-adapter.js';
 import { costOf, type Price } from '../models/pricing.js';
+import { withTimeLimits, type ModelTimeLimits } from '../models/time-limits.js';
 import type { WorkspaceManager } from '../workspace/manager.js';
 import type { Session, Turn } from '../workspace/records.js';
 import type { BuildOptions, BuiltPrompt, PromptBuilder, PromptRecord } from './prompt-builder.js';
 import { summarizeInChunks } from './summarizer.js';
 
-export interface RespondOptions extends Omit<BuildOptions, 'model'> {
+export interface RespondOptions extends Omit<BuildOptions, 'model'>, ModelTimeLimits {
   model: ModelAdapter;
   signal?: AbortSignal;
   /** Summarise the turns that no longer fit, with this session's model or another (default: off). */
@@ -73,7 +74,8 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
   const answer = new Answer();
   let failure: GolemError | undefined;
   try {
-    for await (const part of model.stream(built.prompt, signal === undefined ? {} : { signal })) {
+    const limits = { ...(signal !== undefined && { signal }), ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
+    for await (const part of withTimeLimits((s) => model.stream(built.prompt, { signal: s }), limits)) {
       answer.add(part);
       manager.events.emit('model:part', { sessionId, part });
     }

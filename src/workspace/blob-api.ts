@@ -2,12 +2,19 @@ import { fail, unwrap } from '../errors.js';
 import type { CommandMap, WorkspaceManager } from './manager.js';
 import type { BlobRecord } from './records.js';
 
+/** The largest blob a workspace takes unless told otherwise (`createWorkspace({ maxBlobBytes })`): 256 MiB. */
+export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024 * 1024;
+
 /** `ws.blobs`: content-addressed assets with reference counting. */
 export class BlobApi {
   readonly #manager: WorkspaceManager;
+  /** Bytes larger than this are refused before anything is stored. */
+  readonly maxBytes: number;
 
-  constructor(manager: WorkspaceManager) {
+  constructor(manager: WorkspaceManager, options: { maxBytes?: number } = {}) {
     this.#manager = manager;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
+    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw fail('INVALID_ARGUMENT', `maxBlobBytes must be a positive whole number of bytes, not ${this.maxBytes}`);
   }
 
   /**
@@ -20,6 +27,12 @@ export class BlobApi {
    */
   async register(bytes: Uint8Array, options: { mediaType: string; filename?: string; hold?: boolean }): Promise<BlobRecord> {
     if (!(bytes instanceof Uint8Array)) throw fail('INVALID_ARGUMENT', 'blob bytes must be a Uint8Array (a Buffer is one)');
+    if (bytes.byteLength > this.maxBytes) {
+      throw fail('BLOB_TOO_LARGE', `the blob is ${bytes.byteLength} bytes; this workspace takes at most ${this.maxBytes} (createWorkspace({ maxBlobBytes }))`, {
+        size: bytes.byteLength,
+        maxBytes: this.maxBytes,
+      });
+    }
     // The bytes are stored outside the serializer (a large write must not hold up every command), so the
     // last reference to the same bytes may be released, and the file deleted, between the put and the
     // register. The register then finds no bytes: store them again and retry.

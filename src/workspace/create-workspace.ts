@@ -42,6 +42,8 @@ export interface CreateWorkspaceOptions {
   env?: NodeJS.ProcessEnv;
   /** A blob storage of your own. Default: files under `dir/blobs`, else in memory. */
   blobStorage?: BlobStorage;
+  /** The largest blob `ws.blobs.register` takes, in bytes (default 256 MiB); larger ones fail with BLOB_TOO_LARGE, nothing stored. */
+  maxBlobBytes?: number;
   /** SQLite durability under `dir` (default 'full': every commit is fsynced). */
   durability?: Durability;
   /** The workspace's name, used when it is first created. */
@@ -119,6 +121,10 @@ export interface Workspace {
  * await ws.close()
  */
 export async function createWorkspace(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
+  const { maxBlobBytes } = options;
+  if (maxBlobBytes !== undefined && (!Number.isSafeInteger(maxBlobBytes) || maxBlobBytes < 1)) {
+    throw new GolemError('INVALID_ARGUMENT', `maxBlobBytes must be a positive whole number of bytes, not ${maxBlobBytes}`);
+  }
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
   const env = options.env ?? process.env;
   const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
@@ -176,7 +182,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     manager,
     sessions,
     prompts,
-    blobs: new BlobApi(manager),
+    blobs: new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) }),
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),
     context: new ContextApi(manager),

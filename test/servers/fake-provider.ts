@@ -17,6 +17,8 @@ export interface FakeAnswer {
   retryAfter?: number;
   /** Stop the stream after this many events, holding the connection open (for cancellation tests). */
   hangAfterEvents?: number;
+  /** Wait this long before each event after the first (a slow, steady stream). */
+  delayBetweenEventsMs?: number;
   /** Anthropic only: answer 200 and then an `error` event of this type in the stream (e.g. overloaded_error). */
   streamError?: string;
 }
@@ -67,8 +69,23 @@ export async function startFakeProvider(kind: 'openai' | 'anthropic', script: (F
       open.add(res);
       res.on('close', () => open.delete(res));
       const limit = answer.hangAfterEvents ?? events.length;
-      for (const event of events.slice(0, limit)) res.write(event);
-      if (limit >= events.length) res.end();
+      const sent = events.slice(0, limit);
+      const finish = () => {
+        if (limit >= events.length) res.end();
+      };
+      if (answer.delayBetweenEventsMs === undefined) {
+        for (const event of sent) res.write(event);
+        finish();
+        return;
+      }
+      const delay = answer.delayBetweenEventsMs;
+      const next = (i: number) => {
+        if (res.destroyed) return;
+        if (i === sent.length) return finish();
+        res.write(sent[i]);
+        setTimeout(() => next(i + 1), delay);
+      };
+      next(0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
