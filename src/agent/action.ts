@@ -65,6 +65,13 @@ export interface Action<I = unknown, O = unknown> {
    * actions wait as a whole call for the user to run.
    */
   readonly stages: boolean;
+  /**
+   * True when running a call again does no harm: it only reads, or sets what it sets to
+   * the same value. A run resumed after a crash runs such a call again if it never got its
+   * result; any other action's call that was started is not repeated, and the model is told
+   * its outcome is unknown. Default false.
+   */
+  readonly repeatable: boolean;
   /** How a run's output is shown to the model (default: as JSON). */
   render?(output: O): string;
   /**
@@ -98,6 +105,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   /** Default: the input as canonical JSON (a grant covers exactly this call). */
   grantKey?(input: z.output<S>): string;
   stages?: boolean;
+  /** Running a call again does no harm (it only reads, or sets a value): see Action.repeatable. Default false. */
+  repeatable?: boolean;
   /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
   render?(output: O): string;
   /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
@@ -133,6 +142,7 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     describe: (input) => definition.describe?.(input) ?? { type: 'tool_call', description: `${name} ${canonicalJson(input)}`, details: input, risk: 'medium' },
     grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
     stages: definition.stages ?? false,
+    repeatable: definition.repeatable ?? false,
     ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
     ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),

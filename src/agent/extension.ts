@@ -102,6 +102,21 @@ export const ClearanceRecord = z.strictObject({
 });
 export type ClearanceRecord = z.infer<typeof ClearanceRecord>;
 
+/**
+ * The call a worker (its session) last started running, kept until the next one: a run
+ * resumed after a crash finds a call started but never answered here, and does not run
+ * it again unless its action is repeatable.
+ */
+export const CallStart = z.strictObject({
+  sessionId: Id,
+  /** The answer that made the call, and the call's id in it. */
+  turnId: Id,
+  callId: z.string(),
+  action: z.string(),
+  startedAt: Timestamp,
+});
+export type CallStart = z.infer<typeof CallStart>;
+
 /** The fingerprint an approval is bound to. */
 export function callFingerprint(action: string, input: unknown): string {
   return createHash('sha256').update(action).update('\0').update(canonicalJson(input)).digest('hex');
@@ -110,7 +125,7 @@ export function callFingerprint(action: string, input: unknown): string {
 const get = <T>(view: WorkspaceView, collection: string, key: string) => view.collections.get(collection)?.get(key) as T | undefined;
 
 /** Every record of an agent collection. */
-export function recordsOf<T>(view: WorkspaceView, collection: 'worker' | 'trust' | 'grant' | 'approval' | 'clearance'): T[] {
+export function recordsOf<T>(view: WorkspaceView, collection: 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call'): T[] {
   return [...(view.collections.get(collection)?.values() ?? [])] as T[];
 }
 
@@ -346,6 +361,25 @@ export const approvalAnswer = defineCommand({
   },
 });
 
+// --- calls ---
+
+export const callStart = defineCommand({
+  type: 'call:start',
+  description: "Records that a worker starts running a call (the session's one record, replacing the last): a resumed run does not run it again.",
+  payload: z.strictObject({ sessionId: Id, turnId: Id, callId: z.string().min(1), action: z.string().min(1) }),
+  reduce(payload, ctx) {
+    requireSession(ctx.index, payload.sessionId);
+    const started: CallStart = { ...payload, startedAt: ctx.now };
+    return { writes: [{ op: 'put', collection: 'call', key: payload.sessionId, value: started }], result: started };
+  },
+});
+
+/** The call the session's worker started last, if it is this one. */
+export function startedCall(view: WorkspaceView, sessionId: string, turnId: string, callId: string): CallStart | undefined {
+  const started = get<CallStart>(view, 'call', sessionId);
+  return started?.turnId === turnId && started.callId === callId ? started : undefined;
+}
+
 // --- clearance ---
 
 export const clearanceStage = defineCommand({
@@ -418,11 +452,11 @@ export const clearanceDecide = defineCommand({
   },
 });
 
-export const AGENT_COMMANDS = [workerSpawn, workerFinish, trustSet, grantAdd, grantRevoke, approvalRequest, approvalAnswer, clearanceStage, clearanceDecide] as const;
+export const AGENT_COMMANDS = [workerSpawn, workerFinish, trustSet, grantAdd, grantRevoke, approvalRequest, approvalAnswer, callStart, clearanceStage, clearanceDecide] as const;
 
 export const agentExtension: WorkspaceExtension = {
   name: 'agent',
-  collections: { worker: WorkerRecord, trust: TrustOverrides, grant: Grant, approval: ApprovalRecord, clearance: ClearanceRecord },
+  collections: { worker: WorkerRecord, trust: TrustOverrides, grant: Grant, approval: ApprovalRecord, call: CallStart, clearance: ClearanceRecord },
   commands: AGENT_COMMANDS as unknown as readonly CommandDefinition<unknown, unknown, unknown>[],
 };
 

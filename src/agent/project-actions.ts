@@ -59,6 +59,7 @@ export function projectActions(options: ProjectActionsOptions = {}): Action[] {
 
   const readFile = defineAction({
     name: 'read_file',
+    repeatable: true,
     description: `Reads a text file of the project, with line numbers (as cat -n). Shows at most ${READ_LINES} lines from offset; use offset and limit to read a long file in parts.`,
     input: z.object({
       path: z.string().min(1).describe('The file, relative to the project root'),
@@ -77,6 +78,7 @@ export function projectActions(options: ProjectActionsOptions = {}): Action[] {
 
   const listFiles = defineAction({
     name: 'list_files',
+    repeatable: true,
     description: `Lists the project's files under a folder, one path per line relative to the project root, sorted; at most ${LIST_CAP}. In a git repository, files that .gitignore ignores are left out; elsewhere, node_modules, .git and .golem are.`,
     input: z.object({
       path: z.string().min(1).optional().describe("The folder, relative to the project root (default '.')"),
@@ -102,6 +104,7 @@ export function projectActions(options: ProjectActionsOptions = {}): Action[] {
 
   const searchFiles = defineAction({
     name: 'search_files',
+    repeatable: true,
     description: `Searches the project's text files line by line for a JavaScript regular expression; answers "path:line: text" for each match, at most ${SEARCH_CAP}. Binary files and files over 1 MiB are skipped, and so are files .gitignore ignores.`,
     input: z.object({
       pattern: z.string().min(1).describe("A JavaScript regular expression, without slashes, e.g. 'function \\w+\\('"),

@@ -31,6 +31,8 @@ export function spawnWorkerAction(start: (input: SpawnInput, ctx: ActionContext)
       'Hands a task to a sub-worker, which does it with its own tool loop and returns its result, or a question when it lacks information. ' +
       'Use it for self-contained pieces of work; write everything it needs into the task.',
     input: SpawnInput,
+    // Its sub-worker is linked to the call: running it again resumes or reports that worker, never a second one.
+    repeatable: true,
     run: start,
   }) as Action;
 }
@@ -41,6 +43,7 @@ export const askParentAction: Action = defineAction({
   description:
     'Ends your task with a question for the worker that gave it to you, when you cannot finish without information you do not have. Ask one precise question; do not guess.',
   input: z.object({ question: z.string().min(1) }),
+  repeatable: true,
   run: ({ question }) => ({ asked: question }),
 }) as Action;
 

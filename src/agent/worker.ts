@@ -22,7 +22,7 @@ import type { Turn } from '../workspace/records.js';
 import type { Session } from '../workspace/session.js';
 import type { SessionManager } from '../workspace/session-manager.js';
 import { defineAction, type Action, type ActionContext, type Observation, type Trust } from './action.js';
-import { callFingerprint, findApproval, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
+import { callFingerprint, findApproval, recordsOf, startedCall, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
 import type { FileAccess } from './files.js';
 import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
 import { answerOf } from './agent-api.js';
@@ -364,15 +364,24 @@ export class Worker {
     const valid = action.validate(input);
     if (!valid.ok) return { name, input, ok: false, output: valid.error.message };
     try {
+      // Started before the process ended, never answered: whether it took effect is unknown, and running it again could do it twice.
+      if (!action.repeatable && startedCall(this.#manager.workspace(), this.session.id, call.turnId, call.callId) !== undefined) {
+        return {
+          name,
+          input,
+          ok: false,
+          output: `${name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`,
+        };
+      }
       const decision = decide(this.#manager.workspace(), action, action.grantKey(valid.value), this.#position.rootSessionId, this.#options.trust);
       switch (decision.kind) {
         case 'run':
-          return await this.#execute(action, call, valid.value, signal);
+          return await this.#execute(action, call, valid.value, signal, true);
         case 'ask': {
           const answer = await this.#approve(action, call, valid.value, signal);
           if (answer.kind === 'paused') return { name, input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: answer.approval } };
           if (answer.kind === 'denied') return { name, input, ok: false, output: answer.message };
-          return await this.#execute(action, call, valid.value, signal);
+          return await this.#execute(action, call, valid.value, signal, true);
         }
         case 'stage':
           return await this.#stage(action, call, valid.value, signal);
@@ -385,9 +394,13 @@ export class Worker {
     }
   }
 
-  async #execute(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, files = this.#readThroughFiles()): Promise<ActionOutcome> {
+  /** Runs a call; `direct`: its effects are real (not on a staging view), so a call that is not repeatable is marked started first. */
+  async #execute(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, direct: boolean, files = this.#readThroughFiles()): Promise<ActionOutcome> {
     const ctx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
     try {
+      if (direct && !action.repeatable) {
+        unwrap(await this.#manager.dispatch({ type: 'call:start', payload: { sessionId: this.session.id, turnId: call.turnId, callId: call.callId, action: action.name } }));
+      }
       const output = await action.run(input, ctx);
       if (action.name === 'ask_parent') {
         const question = (input as { question: string }).question;
@@ -462,7 +475,7 @@ export class Worker {
     const staging = await this.#staging();
     const open = this.#openStagedItem();
     const view = staging.view(refOf(open), disk);
-    const result = await this.#execute(action, call, input, signal, view);
+    const result = await this.#execute(action, call, input, signal, false, view);
     const changes = view.changes();
     if (!result.ok || changes.length === 0) return result;
     const id = open?.id ?? this.#manager.newId();
@@ -494,7 +507,9 @@ export class Worker {
 
   /** Manual mode, other actions: the call itself waits for the user to run (push) or discard it. */
   async #defer(action: Action, call: Call): Promise<ActionOutcome> {
-    const item = unwrap(
+    // Staged before the process ended, not yet answered: the same item, not a second one.
+    const earlier = recordsOf<ClearanceRecord>(this.#manager.workspace(), 'clearance').find((c) => c.type === 'pending_export' && c.workerId === this.session.id && c.metadata.turnId === call.turnId && c.metadata.callId === call.callId);
+    const item = earlier ?? unwrap(
       await this.#manager.dispatch({
         type: 'clearance:stage',
         payload: {
@@ -502,7 +517,7 @@ export class Worker {
           description: `Run ${action.name} ${JSON.stringify(call.input).slice(0, 200)}`,
           sessionId: this.#position.rootSessionId,
           workerId: this.session.id,
-          metadata: { action: action.name, input: call.input, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
+          metadata: { action: action.name, input: call.input, turnId: call.turnId, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
         },
       }),
     );
@@ -735,6 +750,8 @@ export class Worker {
     const single = this.#environments.length === 1 ? this.#environments[0] : undefined;
     const update = defineAction({
       name: 'update_editable_status',
+      // Sets a field to the value given: setting it again changes nothing.
+      repeatable: true,
       description: `Sets an editable field of ${single === undefined ? 'an environment' : `the ${single.info.name}`} directly (see its context for the fields and their constraints).`,
       input: z.object({
         fieldName: z.string().min(1),

@@ -123,6 +123,8 @@ export class BrowserSession {
       description: BROWSER_COMMAND_DESCRIPTIONS[name],
       input,
       trust,
+      // Reading the page again does no harm; a click or a typed text done twice might.
+      repeatable: name === 'GET_DOM',
       run: (parameters: Record<string, string>) => this.execute({ action: name, parameters }),
       describe: (parameters: Record<string, string>): ApprovalDescription => ({
         type: 'tool_call',

@@ -114,6 +114,7 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     return [
       defineAction({
         name: 'semantic_search',
+        repeatable: true,
         description: 'Searches every page of every book on the shelf; returns the best pages with a snippet each.',
         input: z.object({ query: z.string().min(1).describe('What to look for'), limit: z.number().int().min(1).max(20).optional() }),
         run: async ({ query, limit }) => {
