@@ -76,6 +76,8 @@ export const ERROR_CODES = {
   SESSION_BUSY: { status: 409, meaning: "the session's agent is running; wait for it or stop it" },
   NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },
   UNAUTHORIZED: { status: 401, meaning: 'the token is missing or wrong' },
+  HOST_NOT_ALLOWED: { status: 403, meaning: 'the request names a host this server does not answer for (DNS rebinding)' },
+  ORIGIN_NOT_ALLOWED: { status: 403, meaning: "the request comes from a page of another origin than the server's own" },
   PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
   FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },

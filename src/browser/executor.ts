@@ -60,6 +60,8 @@ interface Tab {
   secrets: Readonly<Record<string, string>>;
   /** Tabs the page opened (and were closed) since the last result. */
   closedTabs: string[];
+  /** The last navigation of the page the allowlist stopped (a meta refresh, a script, a form), not yet reported. */
+  stopped?: string;
 }
 
 /** Snapshots remembered per session for their staleness check. */
@@ -136,6 +138,15 @@ export class BrowserExecutor {
       const page = await context.newPage();
       const tab: Tab = { context, page, generation: 0, snapshots: new Map(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
       page.on('domcontentloaded', () => tab.generation++);
+      // A navigation the page starts on its own (a meta refresh, a script, a form) and the allowlist stops is remembered:
+      // the command it happened during (or the next one) fails with URL_NOT_ALLOWED, instead of showing an error page.
+      page.on('requestfailed', (request) => {
+        try {
+          if (request.isNavigationRequest() && request.frame() === page.mainFrame() && this.#blocked(request.url(), true)) tab.stopped = request.url();
+        } catch {
+          // a request of no frame (a service worker's): not a navigation of this tab
+        }
+      });
       // One tab per session: a page that opens another (target=_blank, window.open) has it closed, and the next result says so.
       context.on('page', (other) => {
         if (other === page) return;
@@ -201,12 +212,19 @@ export class BrowserExecutor {
     return Object.keys(tab.secrets).length === 0 ? result : redactStrings(result, tab.secrets);
   }
 
-  /** A page that ended up off the allowlist (a redirect, a script) is left for a blank one, and the command fails. */
+  /**
+   * A page that ended up off the allowlist (a redirect, a script), or that tried to and was stopped (a meta refresh, a
+   * script, a form: it ends on Chromium's error page), is left for a blank one, and the command fails.
+   */
   async #checkWhereItLanded(tab: Tab): Promise<void> {
     const url = tab.page.url();
-    if (this.security.allowedDomains === undefined || !this.#blocked(url, true) || url.startsWith('chrome-error:')) return;
+    const stopped = tab.stopped;
+    delete tab.stopped;
+    if (this.security.allowedDomains === undefined) return;
+    const offList = stopped ?? (!url.startsWith('chrome-error:') && this.#blocked(url, true) ? url : undefined);
+    if (offList === undefined) return;
     await tab.page.goto('about:blank').catch(() => undefined);
-    throw new GolemError('URL_NOT_ALLOWED', `the page went to ${new URL(url).host}, which is not on the allowlist; it was left for a blank page`);
+    throw new GolemError('URL_NOT_ALLOWED', `the page went to ${hostOf(offList)}, which is not on the allowlist; it was stopped, and the tab left for a blank page`);
   }
 
   /** A URL this session may not load: a navigation must pass every rule, anything else its host. */
@@ -415,6 +433,14 @@ function pageError(cause: unknown, allowlist: boolean): GolemError {
   // With an allowlist, Chromium resolves no other host: a redirect off the list ends here.
   if (allowlist && /ERR_NAME_NOT_RESOLVED/.test(message)) return new GolemError('URL_NOT_ALLOWED', `the page (or a redirect from it) leads to a host that is not on the allowlist, or that does not resolve: ${message}`, { cause });
   return new GolemError('BROWSER_ERROR', message, { cause });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host || url;
+  } catch {
+    return url;
+  }
 }
 
 function firstLine(cause: unknown): string {

@@ -3,8 +3,9 @@
  * and a WebSocket endpoint (`/ws`) that streams the workspace's UI instances as AG-UI
  * state events (ui-stream.ts), runs as AG-UI run events, and the browser adapter's calls.
  * A token (returned by `serve`, for the command to print) is required of every API call
- * and socket; a browser's Origin must be the server's own (or one allowed), so another
- * site cannot open the socket with the user's browser.
+ * and socket; before it, every request must name this server as its Host and a browser's
+ * Origin must be the server's own (request-guard.ts), so another site's page can neither
+ * open the socket nor call the API with the user's browser, even through DNS rebinding.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -18,6 +19,7 @@ import { createApi } from './api.js';
 import { BrowserAdapter } from './browser-adapter.js';
 import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
+import { requestGuard } from './request-guard.js';
 import { RunEventTranslator } from './run-events.js';
 import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 import { UIStream } from './ui-stream.js';
@@ -31,6 +33,11 @@ export interface ServeOptions {
   token?: string;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
+  /**
+   * Host names the server answers for besides loopback's, IP addresses and `host` (a request
+   * naming another host is refused with HOST_NOT_ALLOWED: DNS rebinding).
+   */
+  allowedHosts?: readonly string[];
   /** Allow a host that is not loopback (default false: refused). */
   exposed?: boolean;
   /** The agent that answers the pages' messages (none: the pages read, answer approvals and decide clearance, but cannot chat). */
@@ -103,7 +110,13 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const api = await createApi(agentHost, { token: (given) => sameToken(given, token), page, health: () => ({ ok: true, version: stream.version }) });
 
   const listener = getRequestListener(api.fetch);
-  const http: Server = createServer((req, res) => void listener(req, res));
+  // Host and Origin first, for the page, the API and the socket alike.
+  const guard = requestGuard({ host, exposed: options.exposed === true, ...(options.allowedHosts !== undefined && { allowedHosts: options.allowedHosts }), origins: () => origins });
+  const http: Server = createServer((req, res) => {
+    const refused = guard(req.headers);
+    if (refused === undefined) return void listener(req, res);
+    res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify({ error: refused }));
+  });
 
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     // Node leaves an upgraded socket without an error handler: a client that resets it must not take the process down.
@@ -113,10 +126,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     };
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/ws') return refuse(404, 'Not Found');
-    const origin = req.headers.origin;
-    // Exposed, the page is reached by whatever name the machine has on the network: its own origin is the Host it asked.
-    const own = options.exposed === true && req.headers.host !== undefined && origin === `http://${req.headers.host}`;
-    if (origin !== undefined && !origins.has(origin) && !own) return refuse(403, 'Forbidden');
+    if (guard(req.headers) !== undefined) return refuse(403, 'Forbidden');
     const given = url.searchParams.get('token') ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     if (!sameToken(given, token)) return refuse(401, 'Unauthorized');
     sockets.handleUpgrade(req, socket, head, (client) => attach(client));
