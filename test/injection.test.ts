@@ -345,6 +345,9 @@ describe('trust reaches sub-workers', () => {
     await ws.worker({ session, model, actions: [deploy], requestApproval: async (request) => (asked.push(request), { approved: true }) }).run('deploy once');
     expect(asked).toHaveLength(1);
     expect(deploys).toEqual(['prod']);
+    // The copies are answered as copies, not as calls cut short by a crash.
+    const told = JSON.stringify(await session.transcript());
+    expect(told.split('an earlier call of your answer has the same id (call_1)')).toHaveLength(3);
     // Calls with ids of their own each ask.
     const separate = scriptedModel([{ toolCalls: [1, 2].map((n) => ({ name: 'deploy', input: { target: 'prod' }, callId: `call_${n}` })) }, { text: 'Deployed twice.' }]);
     await ws.worker({ session: await ws.sessions.create(), model: separate, actions: [deploy], requestApproval: async (request) => (asked.push(request), { approved: true }) }).run('deploy twice');

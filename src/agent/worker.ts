@@ -330,9 +330,15 @@ export class Worker {
   async #performAll(mode: ActionMode, pending: { calls: Call[]; errors: string[] }, outcome: WorkerOutcome, signal: AbortSignal | undefined): Promise<ActionOutcome['stop']> {
     const results: ActionOutcome[] = [];
     let stop: ActionOutcome['stop'];
+    const seen = new Set<string>();
     for (const call of pending.calls) {
       let result: ActionOutcome;
-      if (signal?.aborted === true) {
+      const repeated = seen.has(call.callId);
+      seen.add(call.callId);
+      if (repeated) {
+        // One id, one call: a copy is not run (one approval must not run a call once per copy).
+        result = { name: call.name, input: call.input, ok: false, output: `Not run: an earlier call of your answer has the same id (${call.callId}); give each call an id of its own.` };
+      } else if (signal?.aborted === true) {
         // Cancelled: the calls not yet run are answered as such, so the history stays whole.
         result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
       } else if (stop !== undefined) {
