@@ -171,7 +171,7 @@ describe('time limits on browser commands', () => {
     await new Promise<void>((resolve) => slow?.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
     const ws = await workspace();
-    const browser = await ws.browser.launch({ timeoutMs: 300 });
+    const browser = await ws.browser.launch({ timeoutMs: 1_000 });
     cleanups.push(() => browser.close());
     const tab = await browser.open({ session: await ws.sessions.create() });
     const hung = await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base}/hang` } });
@@ -180,7 +180,7 @@ describe('time limits on browser commands', () => {
     expect(await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base}/empty` } })).toMatchObject({ success: true });
     const missing = await tab.execute({ action: 'CLICK_ELEMENT', parameters: { selector: '#never' } });
     expect(missing).toMatchObject({ success: false, error: { code: 'ELEMENT_NOT_FOUND' } });
-    expect(missing.error?.message).toContain('waited 300 ms');
+    expect(missing.error?.message).toContain('waited 1000 ms');
     await tab.close();
   });
 });

@@ -250,8 +250,8 @@ describe('golem serve: loopback unless told otherwise', () => {
     let out = '';
     let err = '';
     const refused = await run(['serve', '--host', '0.0.0.0', '--port', '0'], { stdout: (t) => (out += t), stderr: (t) => (err += t), cwd }, {});
-    expect(refused).toBe(1);
-    expect(err).toContain('0.0.0.0');
+    expect(refused).toBe(2);
+    expect(err).toContain('--host 0.0.0.0 would serve the workspace beyond this machine; add --expose');
     expect(out).not.toContain('Open');
 
     const controller = new AbortController();
@@ -265,6 +265,23 @@ describe('golem serve: loopback unless told otherwise', () => {
     expect(await running).toBe(0);
     expect(new URL(address).hostname).toBe('127.0.0.1');
     expect(new URL(address).search).toBe('');
+  });
+
+  it('golem serve --allow-host answers for that name as well, and for no other', async () => {
+    const controller = new AbortController();
+    let out = '';
+    let printed!: () => void;
+    const opened = new Promise<void>((resolve) => (printed = resolve));
+    const running = run(['serve', '--port', '0', '--allow-host', 'golem.lan'], { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd: tempDir(), signal: controller.signal }, {});
+    await opened;
+    const address = new URL(/Open (\S+)/.exec(out)?.[1] ?? '');
+    const token = new URLSearchParams(address.hash.slice(1)).get('token') ?? '';
+    const port = address.port;
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}` } })).status).toBe(200);
+    expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `other.lan:${port}` } })).status).toBe(403);
+    controller.abort();
+    expect(await running).toBe(0);
   });
 });
 

@@ -53,6 +53,7 @@ Options:
   --port <n>        serve: the port (default 4173; 0 picks a free one)
   --host <addr>     serve: the address (default 127.0.0.1)
   --expose          serve: allow an address that is not loopback
+  --allow-host <n>  serve: also answer requests for this host name (repeatable)
   -h, --help        Show this help
   -v, --version     Show Golem's version
 `;
@@ -75,6 +76,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         port: { type: 'string' },
         host: { type: 'string' },
         expose: { type: 'boolean', default: false },
+        'allow-host': { type: 'string', multiple: true },
         repair: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
@@ -119,7 +121,8 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         }
       }
       const token = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : env.GOLEM_TOKEN;
-      return serveCommand(ws, { model: serveModel, host: values.host ?? '127.0.0.1', port, exposed: values.expose, token, root: io.cwd, ...(io.signal !== undefined && { signal: io.signal }) }, io);
+      const options = { model: serveModel, host: values.host ?? '127.0.0.1', port, exposed: values.expose, allowedHosts: values['allow-host'] ?? [], token, root: io.cwd };
+      return serveCommand(ws, { ...options, ...(io.signal !== undefined && { signal: io.signal }) }, io);
     });
   }
   if (command === 'doctor' && rest.length === 0) {

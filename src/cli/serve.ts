@@ -21,16 +21,23 @@ export interface ServeCommandOptions {
   host: string;
   port: number;
   exposed: boolean;
+  /** Host names requests may use besides loopback's, IP addresses and `host` (e.g. the machine's name on the network). */
+  allowedHosts: readonly string[];
   token: string | undefined;
   root: string;
   signal?: AbortSignal;
 }
 
 export async function serveCommand(ws: Workspace, options: ServeCommandOptions, io: CliIo): Promise<number> {
+  if (!isLoopback(options.host) && !options.exposed) {
+    io.stderr(`golem: --host ${options.host} would serve the workspace beyond this machine; add --expose if that is meant\n`);
+    return 2;
+  }
   const server = await serve(ws, {
     host: options.host,
     port: options.port,
     exposed: options.exposed,
+    allowedHosts: options.allowedHosts,
     ...(options.token !== undefined && { token: options.token }),
     ...(options.model !== undefined && {
       agent: { model: options.model, actions: projectActions(), project: { root: options.root }, instructions: SERVE_INSTRUCTIONS, subWorkers: true },
@@ -39,6 +46,9 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
   io.stdout(`Golem is serving ${ws.manager.workspace().sessions.size} session(s) of the workspace for ${options.root}\n`);
   io.stdout(`  Open ${server.pageUrl}\n`);
   io.stdout(`  (the address carries the access token; keep it to yourself)\n`);
+  if (options.exposed) {
+    io.stdout(`  Exposed on ${options.host}: open it by this machine's address or a name given with --allow-host. Plain HTTP: the token crosses the network readable; put TLS in front beyond a trusted network.\n`);
+  }
   io.stdout(options.model === undefined ? '  No model: pages can read, approve and clear, but not chat. Start with --model to chat.\n' : `  Model: ${options.model.provider}:${options.model.modelId}\n`);
   io.stdout('Press Ctrl-C to stop.\n');
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -54,4 +64,9 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
   await server.close();
   io.stderr('Stopped.\n');
   return 0;
+}
+
+/** The addresses serve() takes without `exposed`. */
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost';
 }
