@@ -45,6 +45,8 @@ export interface KillCheck {
   failures: string[];
   /** Blob files (or PostgreSQL blob rows) no record names, deleted by `doctor --repair`. */
   orphansCollected: number;
+  /** Blob writes the kill cut short (temporary files), deleted by the repair. */
+  partialWritesCollected: number;
   /** Commands this child committed that it never saw acknowledged: in flight when it was killed. */
   inFlight: number;
   /** Commands this child committed in all. */
@@ -88,12 +90,13 @@ export class CrashChecker {
     const failures: string[] = [];
     const fail = (message: string) => failures.push(`${label}: ${message}`);
 
-    // 1. golem doctor, repairing what a crash may leave (orphan blob files); a wrong count is a failure, not a repair.
-    const report = await doctor(ws.manager, { repair: true });
+    // 1. golem doctor, repairing what a crash may leave (orphan blob files, partial writes: no writer is alive); a wrong count is a failure, not a repair.
+    const report = await doctor(ws.manager, { repair: true, staleAfterMs: 0 });
     for (const sha256 of report.repaired.blobCounts) fail(`BLOB_COUNT before repair: blob ${sha256}`);
     for (const v of report.violations) fail(`[${v.code}] ${v.message}`);
     for (const id of report.indexDrift) fail(`INDEX_DRIFT ${id}: the index differs from the store`);
     for (const sha256 of report.orphanBlobs) fail(`BLOB_ORPHAN ${sha256} is still there after the repair`);
+    for (const name of report.partialWrites) fail(`BLOB_PARTIAL_WRITE ${name} is still there after the repair`);
 
     // 2. The log since the last check, seq after seq.
     const fresh = await ws.manager.store.commandLog({ after: this.lastSeq });
@@ -130,7 +133,7 @@ export class CrashChecker {
     this.#checkUi(view, fail);
     this.#checkApprovals(view, fail);
     await this.#checkBlobBytes(ws, fail);
-    return { checked, failures, orphansCollected: report.repaired.orphanBlobsDeleted.length, inFlight, committed: mine.length };
+    return { checked, failures, orphansCollected: report.repaired.orphanBlobsDeleted.length, partialWritesCollected: report.repaired.partialWritesDeleted.length, inFlight, committed: mine.length };
   }
 
   /** At the end: the whole log read again is the one checked piecemeal (nothing earlier changed or vanished). */

@@ -55,7 +55,9 @@ export interface CrashReport {
   /** The first failures, for debugging (each names its kill and the child's seed). */
   failures: string[];
   orphansCollected: number;
-  /** Temporary blob files (`.tmp-*`) a kill left mid-write; nothing collects them. */
+  /** Blob writes kills cut short (`.tmp-*` files), collected by doctor's repair. */
+  partialWritesCollected: number;
+  /** Temporary blob files still there at the end (the repair missed them: a failure). */
   tempFilesLeft: number;
   /** Commands the children committed in all, and those committed but never acknowledged (in flight at the kill). */
   committed: number;
@@ -96,6 +98,7 @@ export function crashRow(r: CrashReport): ReliabilityRow {
   const name = r.store === 'sqlite' ? 'SQLite' : 'PostgreSQL';
   const detail = [
     `${r.orphansCollected} orphan blob ${r.store === 'sqlite' ? 'files' : 'rows'} collected`,
+    ...(r.store === 'sqlite' ? [`${r.partialWritesCollected} partial blob writes collected`] : []),
     ...(r.tempFilesLeft > 0 ? [`${r.tempFilesLeft} temporary blob files left`] : []),
     `median child life ${Math.round(r.medianLifeMs)} ms (started ahead in ${Math.round(r.medianLoadMs)} ms, ${r.launcher}; opening ${Math.round(r.medianOpenMs)} ms)`,
     `${r.committed} commands committed, ${r.inFlight} of them in flight at ${r.killsWithInFlight} kills`,
@@ -118,6 +121,7 @@ export async function crashRun(options: CrashOptions): Promise<CrashReport> {
     failureCount: 0,
     failures: [],
     orphansCollected: 0,
+    partialWritesCollected: 0,
     tempFilesLeft: 0,
     committed: 0,
     inFlight: 0,
@@ -190,6 +194,7 @@ export async function crashRun(options: CrashOptions): Promise<CrashReport> {
         const check = await checker.afterKill(ws, run.acks, label);
         report.checked += check.checked;
         report.orphansCollected += check.orphansCollected;
+        report.partialWritesCollected += check.partialWritesCollected;
         report.committed += check.committed;
         report.inFlight += check.inFlight;
         if (check.inFlight > 0) {
@@ -212,6 +217,7 @@ export async function crashRun(options: CrashOptions): Promise<CrashReport> {
       await ws.close();
     }
     report.tempFilesLeft = await target.tempFiles();
+    if (report.tempFilesLeft > 0) failed([`${report.tempFilesLeft} temporary blob files left after the last repair`]);
   } finally {
     unsubscribe?.();
     next?.child.kill();

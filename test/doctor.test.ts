@@ -4,7 +4,7 @@
  * count and a record changed behind the index's back are each reported with a code, and
  * `--repair` mends the first two through the write path.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -65,6 +65,37 @@ describe('golem doctor', () => {
     await after.close();
   });
 
+  it('reports a partial blob write a crash left (a temporary file) once it is stale, and --repair deletes it; a fresh one may be under way', async () => {
+    const cwd = tempDir();
+    const dir = join(cwd, '.golem');
+    const ws = await createWorkspace({ dir });
+    await ws.blobs.register(new TextEncoder().encode('whole'), { mediaType: 'text/plain' });
+    await ws.close();
+    const stale = join(dir, 'blobs', '.tmp-00112233aabbccdd');
+    const fresh = join(dir, 'blobs', '.tmp-ffeeddccbbaa9988');
+    writeFileSync(stale, 'half a bl');
+    writeFileSync(fresh, 'being writ');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, hourAgo, hourAgo);
+
+    const found = await golem(['doctor'], cwd);
+    expect(found.code).toBe(1);
+    expect(found.stdout).toContain('[BLOB_PARTIAL_WRITE] .tmp-00112233aabbccdd is a blob write a crash cut short');
+    expect(found.stdout).not.toContain('.tmp-ffeeddccbbaa9988');
+    const repaired = await golem(['doctor', '--repair'], cwd);
+    expect(repaired).toMatchObject({ code: 0 });
+    expect(repaired.stdout).toContain('repaired  deleted partial blob write .tmp-00112233aabbccdd');
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+    // A caller that knows no write is under way (every writer is dead) can say so.
+    const after = await createWorkspace({ dir });
+    expect((await doctor(after.manager, { repair: true, staleAfterMs: 0 })).repaired.partialWritesDeleted).toEqual(['.tmp-ffeeddccbbaa9988']);
+    expect(existsSync(fresh)).toBe(false);
+    await expect(after.manager.blobStorage.removePartialWrite?.('../workspace.db')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(existsSync(join(dir, 'workspace.db'))).toBe(true);
+    await after.close();
+  });
+
   it('reports a record changed behind the index, and a registered blob whose file is gone, which it cannot repair', async () => {
     const cwd = tempDir();
     const dir = join(cwd, '.golem');
@@ -81,7 +112,7 @@ describe('golem doctor', () => {
     expect(report.healthy).toBe(false);
     expect(report.indexDrift).toEqual([`session/${s.id}`]);
     expect(report.violations.map((v) => v.code)).toEqual(['BLOB_FILE_MISSING']);
-    expect(report.repaired).toEqual({ blobCounts: [], orphanBlobsDeleted: [] });
+    expect(report.repaired).toEqual({ blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] });
     await ws.close();
   });
 });

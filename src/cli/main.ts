@@ -297,9 +297,13 @@ export function formatDoctor(report: DoctorReport): string {
   const lines: string[] = [];
   for (const sha256 of report.repaired.blobCounts) lines.push(`repaired  the reference count of blob ${sha256}`);
   for (const sha256 of report.repaired.orphanBlobsDeleted) lines.push(`repaired  deleted orphan blob file ${sha256}`);
+  for (const name of report.repaired.partialWritesDeleted) lines.push(`repaired  deleted partial blob write ${name}`);
   for (const v of report.violations) lines.push(`problem   [${v.code}] ${v.message}`);
   for (const sha256 of report.orphanBlobs) lines.push(`problem   [BLOB_ORPHAN] blob file ${sha256} is named by no record (golem doctor --repair deletes it)`);
+  for (const name of report.partialWrites) lines.push(`problem   [BLOB_PARTIAL_WRITE] ${name} is a blob write a crash cut short (golem doctor --repair deletes it)`);
   for (const id of report.indexDrift) lines.push(`problem   [INDEX_DRIFT] ${id} differs between the index and the store`);
-  lines.push(report.healthy ? 'The workspace is sound.' : `${report.violations.length + report.orphanBlobs.length + report.indexDrift.length} problem(s).${report.violations.some((v) => v.code === 'BLOB_COUNT') || report.orphanBlobs.length > 0 ? ' golem doctor --repair fixes counts and orphan files.' : ''}`);
+  const problems = report.violations.length + report.orphanBlobs.length + report.partialWrites.length + report.indexDrift.length;
+  const repairable = report.violations.some((v) => v.code === 'BLOB_COUNT') || report.orphanBlobs.length > 0 || report.partialWrites.length > 0;
+  lines.push(report.healthy ? 'The workspace is sound.' : `${problems} problem(s).${repairable ? ' golem doctor --repair fixes counts, orphan files and partial writes.' : ''}`);
   return `${lines.join('\n')}\n`;
 }

@@ -19,6 +19,13 @@ export interface BlobStorage {
   list(): Promise<string[]>;
   /** Bytes stored in all. */
   size(): Promise<number>;
+  /**
+   * Writes that never finished (a crash mid-write leaves them; no digest names them), with
+   * how long ago each was last written to. Optional: storages whose writes are atomic have none.
+   */
+  partialWrites?(): Promise<{ name: string; ageMs: number }[]>;
+  /** Removes one of `partialWrites()`; removing one that is gone is not an error. */
+  removePartialWrite?(name: string): Promise<void>;
 }
 
 /** The lowercase hex SHA-256 of some bytes. */

@@ -6,6 +6,7 @@ import { GolemError } from '../errors.js';
 import { sha256Of, type BlobStorage } from './blob-storage.js';
 
 const TEMP_PREFIX = '.tmp-';
+const TEMP_NAME = /^\.tmp-[0-9a-f]{16}$/;
 
 /**
  * Blob files under one folder, named by their SHA-256 (`<dir>/<sha256>`).
@@ -80,6 +81,27 @@ export class FsBlobStorage implements BlobStorage {
       if (isNotFound(error)) return [];
       throw error;
     }
+  }
+
+  async partialWrites(): Promise<{ name: string; ageMs: number }[]> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((name) => TEMP_NAME.test(name));
+    } catch (error) {
+      if (isNotFound(error)) return [];
+      throw error;
+    }
+    const out: { name: string; ageMs: number }[] = [];
+    for (const name of names) {
+      const info = await stat(join(this.dir, name)).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error as Error)));
+      if (info !== undefined) out.push({ name, ageMs: Math.max(0, Date.now() - info.mtimeMs) });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async removePartialWrite(name: string): Promise<void> {
+    if (!TEMP_NAME.test(name)) throw new GolemError('INVALID_ARGUMENT', `"${name.slice(0, 100)}" is not the name of a partial blob write`);
+    await rm(join(this.dir, name), { force: true });
   }
 
   async size(): Promise<number> {

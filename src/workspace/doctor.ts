@@ -14,22 +14,27 @@ export interface DoctorReport {
   violations: InvariantViolation[];
   /** Blob files no record names. */
   orphanBlobs: string[];
+  /** Blob writes a crash cut short (temporary files), older than `staleAfterMs`: nothing will finish them. */
+  partialWrites: string[];
   /** Records where the index and the store disagree ("collection/key"); empty when the index equals a rebuild. */
   indexDrift: string[];
   /** What `repair` did. */
-  repaired: { blobCounts: string[]; orphanBlobsDeleted: string[] };
+  repaired: { blobCounts: string[]; orphanBlobsDeleted: string[]; partialWritesDeleted: string[] };
   /** True when nothing is wrong (any more). */
   healthy: boolean;
 }
 
 /**
  * Checks the workspace; with `repair`, fixes reference counts and deletes orphan blob
- * files, then checks again. Run a repair while no other process writes to the workspace:
- * bytes stored by a `register` in flight look like an orphan until its record commits.
+ * files and stale partial writes, then checks again. Run a repair while no other process
+ * writes to the workspace: bytes stored by a `register` in flight look like an orphan
+ * until its record commits. `staleAfterMs` (default 10 minutes) is how old a partial
+ * write must be to count as left by a crash rather than under way.
  */
-export async function doctor(manager: WorkspaceManager, options: { repair?: boolean } = {}): Promise<DoctorReport> {
+export async function doctor(manager: WorkspaceManager, options: { repair?: boolean; staleAfterMs?: number } = {}): Promise<DoctorReport> {
   await manager.refresh();
-  const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [] };
+  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
+  const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] };
   if (options.repair === true) {
     const before = await checkInvariants(manager.workspace(), manager.blobStorage);
     if (before.some((v) => v.code === 'BLOB_COUNT')) repaired.blobCounts = unwrap(await manager.dispatch({ type: 'blob:recount', payload: {} })).fixed;
@@ -39,11 +44,21 @@ export async function doctor(manager: WorkspaceManager, options: { repair?: bool
       await manager.blobStorage.delete(sha256);
       repaired.orphanBlobsDeleted.push(sha256);
     }
+    for (const name of await stalePartialWrites(manager, staleAfterMs)) {
+      await manager.blobStorage.removePartialWrite?.(name);
+      repaired.partialWritesDeleted.push(name);
+    }
   }
   const violations = await checkInvariants(manager.workspace(), manager.blobStorage);
   const orphanBlobs = await orphans(manager);
   const indexDrift = await drift(manager);
-  return { violations, orphanBlobs, indexDrift, repaired, healthy: violations.length === 0 && orphanBlobs.length === 0 && indexDrift.length === 0 };
+  const partialWrites = await stalePartialWrites(manager, staleAfterMs);
+  const healthy = violations.length === 0 && orphanBlobs.length === 0 && indexDrift.length === 0 && partialWrites.length === 0;
+  return { violations, orphanBlobs, partialWrites, indexDrift, repaired, healthy };
+}
+
+async function stalePartialWrites(manager: WorkspaceManager, staleAfterMs: number): Promise<string[]> {
+  return ((await manager.blobStorage.partialWrites?.()) ?? []).filter((w) => w.ageMs >= staleAfterMs).map((w) => w.name);
 }
 
 async function orphans(manager: WorkspaceManager): Promise<string[]> {
