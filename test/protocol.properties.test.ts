@@ -8,6 +8,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSchemaManager, parseResponseText, type ResponseSchema, type SchemaValidationError, type ValidationResult } from '../src/index.js';
+import { mutate, nest, nesting, render, rendering, responseCommand, responseMutation, responseText, wellFormedResponse } from '../reliability/arbitraries.js';
 
 type Json = Record<string, unknown>;
 
@@ -130,195 +131,10 @@ function checkError(error: SchemaValidationError): void {
   if (typeof error.value === 'string') expect(error.value.length).toBeLessThanOrEqual(200);
 }
 
-// Well-formed responses.
-/** Some text, now and then with a code fence or braces in it (as models write in messages). */
-const text = fc.oneof(
-  { weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }) },
-  { weight: 1, arbitrary: fc.constantFrom('Type ```true``` into the box', 'Run ```json\n{"a": 1}\n``` first', 'a } b { c', '```', '{}') },
-);
-const anyText = fc.string({ maxLength: 40, unit: 'binary' });
-const selector = fc.oneof(
-  fc.tuple(fc.constantFrom('', '#', '.', 'div ', 'form > ', 'button.'), fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/)).map(([a, b]) => a + b),
-  fc.tuple(fc.nat({ max: 99 }), fc.option(fc.nat({ max: 9 }), { nil: undefined }), fc.nat({ max: 999 })).map(([s, f, e]) => `ref=s${s}/${f === undefined ? '' : `f${f}`}e${e}`),
-  fc.stringMatching(/^[a-z]{1,10}$/).map((t) => `text=${t}`),
-  fc.constantFrom("input[name='username']", "role=button[name='Log in']", 'xpath=//a[1]', 'data-testid=submit'),
-);
-const variableName = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,20}$/);
-const url = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), variableName.map((v) => `https://\${${v}}/path`), variableName.map((v) => `\${${v}}`));
-const withReason = (parameters: fc.Arbitrary<Json>, action: string, optional: boolean) =>
-  fc.record({ action: fc.constant(action), parameters, ...(optional && { reasoning: anyText }) }, { requiredKeys: ['action', 'parameters'] });
-const command = (optional: boolean): fc.Arbitrary<Json> =>
-  fc.oneof(
-    withReason(fc.record({ url }), 'OPEN_PAGE', optional),
-    withReason(fc.record({ selector }), 'CLICK_ELEMENT', optional),
-    withReason(fc.record({ selector, text: fc.string({ maxLength: 60, unit: 'binary' }) }), 'INPUT_TEXT', optional),
-    withReason(fc.record({ selector, variableName }), 'SAVE_VARIABLE', optional),
-    withReason(fc.constant({}), 'GET_DOM', optional),
-  );
-
-/** A response that follows the schema `name` (the full one's optional fields only where it has them). */
-function wellFormed(name: SchemaName): fc.Arbitrary<Json> {
-  const optional = name !== 'minimal';
-  const resultValidation = fc.record(
-    { success: fc.boolean(), expectedElements: fc.array(anyText, { maxLength: 4 }), actualState: anyText, issues: fc.array(anyText, { maxLength: 3 }) },
-    { requiredKeys: ['success', 'expectedElements', 'actualState'] },
-  );
-  return fc
-    .record({
-      action: fc.constantFrom('PROCEED', 'RETRY', 'ABORT'),
-      message: text,
-      resultValidation: fc.option(resultValidation, { nil: undefined }),
-      reasoning: fc.record({ analysis: text, rationale: text, expectedOutcome: text, alternatives: fc.option(anyText, { nil: undefined }) }),
-      withReasoning: fc.boolean(),
-      command: command(optional),
-      withCommand: fc.boolean(),
-      context: fc.option(fc.record({ progress: anyText, notes: anyText }, { requiredKeys: [] }), { nil: undefined }),
-    })
-    .map((r) => {
-      const { alternatives, ...required } = r.reasoning;
-      const hasCommand = r.action === 'RETRY' || (r.action === 'PROCEED' && r.withCommand);
-      return {
-        decision: { action: r.action, message: r.message, ...(optional && r.resultValidation !== undefined && { resultValidation: r.resultValidation }) },
-        ...((optional || r.withReasoning) && { reasoning: { ...required, ...(optional && alternatives !== undefined && { alternatives }) } }),
-        ...(hasCommand && { command: r.command }),
-        ...(optional && r.context !== undefined && { context: r.context }),
-      };
-    });
-}
-
-/** The ways a model writes its answer: the object itself, or text around it. */
-const rendering = fc.constantFrom('object', 'json', 'pretty', 'fence', 'prose');
-function render(response: Json, how: string): unknown {
-  const json = JSON.stringify(response);
-  switch (how) {
-    case 'json':
-      return json;
-    case 'pretty':
-      return `\n${JSON.stringify(response, null, 2)}\n`;
-    case 'fence':
-      return `\`\`\`json\n${json}\n\`\`\``;
-    case 'prose':
-      return `Here is my answer:\n${json}\nLet me know.`;
-    default:
-      return response;
-  }
-}
-
-// Mutations.
-type Path = (string | number)[];
-/** The mutations reach this deep (a nested value is changed as a whole below it). */
-const REACH = 8;
-/** Every path to a value inside `value` (the root excluded). */
-function paths(value: unknown, at: Path = []): Path[] {
-  if (at.length >= REACH) return [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => [[...at, i], ...paths(v, [...at, i])]);
-  if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => [[...at, k], ...paths(v, [...at, k])]);
-  return [];
-}
-/** Every path to an object inside `value` (the root included). */
-function containers(value: unknown, at: Path = []): Path[] {
-  if (at.length >= REACH) return [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => containers(v, [...at, i]));
-  if (isObject(value)) return [at, ...Object.entries(value).flatMap(([k, v]) => containers(v, [...at, k]))];
-  return [];
-}
-function get(root: unknown, path: Path): unknown {
-  return path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)[k], root);
-}
-/** Sets an own, enumerable property (so "__proto__" is data, as JSON.parse makes it). */
-function put(target: unknown, key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-type Mutation =
-  | { k: 'drop'; pick: number }
-  | { k: 'retype'; pick: number; value: unknown }
-  | { k: 'hostile'; pick: number; key: string; value: unknown }
-  | { k: 'huge'; pick: number; size: number }
-  | { k: 'decide'; action: string; command: Json | null };
-
-const jsonValue = fc.jsonValue({ maxDepth: 3 });
-const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ k: fc.constant('drop' as const), pick: fc.nat() }),
-  fc.record({ k: fc.constant('retype' as const), pick: fc.nat(), value: fc.oneof(jsonValue, fc.constantFrom(null, 0, -1, '', [], {}, true, 'PROCEED', 'OPEN_PAGE')) }),
-  fc.record({
-    k: fc.constant('hostile' as const),
-    pick: fc.nat(),
-    key: fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'a.b', 'a/b', '~0', '', 'command'),
-    value: fc.oneof(fc.constant({ polluted: true }), fc.constant({ prototype: { polluted: true } }), jsonValue),
-  }),
-  fc.record({ k: fc.constant('huge' as const), pick: fc.nat(), size: fc.integer({ min: 1_000, max: 100_000 }) }),
-  fc.record({ k: fc.constant('decide' as const), action: fc.constantFrom('PROCEED', 'RETRY', 'ABORT', 'proceed', 'STOP', ''), command: fc.option(command(true), { nil: null }) }),
-);
-
-interface Nesting {
-  pick: number;
-  depth: number;
-  array: boolean;
-}
-const nesting: fc.Arbitrary<Nesting> = fc.record({ pick: fc.nat(), depth: fc.integer({ min: 50, max: 2000 }), array: fc.boolean() });
-
-/** The value at one of the response's paths wrapped `depth` times (in place: too deep to copy). */
-function nest(response: Json, n: Nesting): Json {
-  const all = paths(response);
-  const path = all.length === 0 ? undefined : all[n.pick % all.length];
-  if (path === undefined) return response;
-  let value = get(response, path);
-  for (let i = 0; i < n.depth; i++) value = n.array ? [value] : { v: value };
-  put(get(response, path.slice(0, -1)), path.at(-1) as string | number, value);
-  return response;
-}
-
-/** The response with the mutation applied (to a copy). */
-function mutate(original: Json, m: Mutation): Json {
-  const response = structuredClone(original);
-  const all = paths(response);
-  const at = <T>(list: T[], pick: number): T | undefined => (list.length === 0 ? undefined : list[pick % list.length]);
-  const replace = (path: Path, value: unknown) => {
-    const parent = get(response, path.slice(0, -1));
-    put(parent, path.at(-1) as string | number, value);
-  };
-  switch (m.k) {
-    case 'drop': {
-      const path = at(all, m.pick);
-      if (path !== undefined) {
-        const parent = get(response, path.slice(0, -1));
-        if (Array.isArray(parent)) parent.splice(path.at(-1) as number, 1);
-        else delete (parent as Json)[path.at(-1) as string];
-      }
-      return response;
-    }
-    case 'retype': {
-      const path = at(all, m.pick);
-      if (path !== undefined) replace(path, m.value);
-      return response;
-    }
-    case 'hostile': {
-      const path = at(containers(response), m.pick) ?? [];
-      put(get(response, path), m.key, m.value);
-      return response;
-    }
-    case 'huge': {
-      const strings = all.filter((p) => typeof get(response, p) === 'string');
-      const path = at(strings, m.pick);
-      if (path !== undefined) replace(path, `${get(response, path) as string}${'x'.repeat(m.size)}`);
-      return response;
-    }
-    case 'decide': {
-      // On what an earlier mutation left of the decision (it may be gone or no object any more).
-      if (isObject(response.decision)) put(response.decision, 'action', m.action);
-      else response.decision = { action: m.action, message: 'decided' };
-      if (m.command === null) delete response.command;
-      else response.command = m.command;
-      return response;
-    }
-  }
-}
-
 describe('validateAIResponse, properties', () => {
   it('(d) well-formed responses are always valid and executor compatible, as objects or as the model\'s text', () => {
     fc.assert(
-      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormed(name), rendering)), ([name, response, how]) => {
+      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), rendering)), ([name, response, how]) => {
         const result = check(render(response, how), name);
         expect(result.errors).toEqual([]);
         expect(result).toMatchObject({ valid: true, executorCompatible: true, warnings: [] });
@@ -339,14 +155,8 @@ describe('validateAIResponse, properties', () => {
   });
 
   it('(a–c) arbitrary text never throws: what does not parse is one error at the response itself', () => {
-    const texts = fc.oneof(
-      fc.string({ maxLength: 200, unit: 'binary' }),
-      fc.json().map((j) => `prose { ${j} } more prose`),
-      fc.jsonValue().map((v) => `\`\`\`json\n${JSON.stringify(v)}\n\`\`\``),
-      fc.array(fc.constantFrom('{', '}', '[', ']', '"', '```', 'json', '\n', ':', ',', 'decision', 'PROCEED', '\\'), { maxLength: 40 }).map((parts) => parts.join('')),
-    );
     fc.assert(
-      fc.property(texts, schemaName, (input, name) => {
+      fc.property(responseText, schemaName, (input, name) => {
         const result = check(input, name);
         if (!parseResponseText(input).ok) {
           expect(result.errors).toHaveLength(1);
@@ -362,7 +172,7 @@ describe('validateAIResponse, properties', () => {
     fc.assert(
       fc.property(
         schemaName.chain((name) =>
-          fc.tuple(fc.constant(name), wellFormed(name), fc.array(mutation, { minLength: 1, maxLength: 3 }), fc.option(nesting, { nil: undefined, freq: 4 }), fc.constantFrom('object', 'json', 'prose')),
+          fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), fc.array(responseMutation, { minLength: 1, maxLength: 3 }), fc.option(nesting, { nil: undefined, freq: 4 }), fc.constantFrom('object', 'json', 'prose')),
         ),
         ([name, response, mutations, deep, how]) => {
           const changed = mutations.reduce(mutate, response);
@@ -397,7 +207,7 @@ describe('validateAIResponse, properties', () => {
 
   it('(b) the decision rules: RETRY without a command and ABORT with one are never valid', () => {
     fc.assert(
-      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormed(name), command(name !== 'minimal'))), ([name, response, cmd]) => {
+      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), responseCommand(name !== 'minimal'))), ([name, response, cmd]) => {
         const { command: _dropped, ...without } = response;
         const retry = check({ ...without, decision: { ...(response.decision as Json), action: 'RETRY' } }, name);
         expect(retry.valid).toBe(false);

@@ -16,10 +16,8 @@ import type { PatchOp as PagePatchOp } from '../web/src/types.js';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ACTION_STYLES,
   applyPatchInput,
   createWorkspace,
-  FIELD_TYPES,
   META_STATUSES,
   UI_PATCH_ERROR_CODES,
   UIInstance,
@@ -31,6 +29,16 @@ import {
   type UIPatchErrorCode,
   type Workspace,
 } from '../src/index.js';
+import {
+  anything,
+  FORBIDDEN_STATE_KEYS as FORBIDDEN_KEYS,
+  nearUiCall,
+  uiActionBodyArb as actionBodyArb,
+  uiBlockBodyArb as blockBodyArb,
+  uiJsonArb as jsonArb,
+  uiKeyArb as keyArb,
+  usableStateKey as usableKey,
+} from '../reliability/arbitraries.js';
 
 /** Scale the runs up for a long hunt: GOLEM_PROPERTY_SCALE=20 npm test. */
 const SCALE = Number(process.env.GOLEM_PROPERTY_SCALE ?? 1);
@@ -50,39 +58,8 @@ const clone = <T>(value: T): T => structuredClone(value);
 // Arbitraries
 // ---------------------------------------------------------------------------------------
 
-/** JSON values, now and then one carrying an own "__proto__" key (JSON.parse makes those). */
-const jsonArb: fc.Arbitrary<JsonValue> = fc.oneof(
-  { arbitrary: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>, weight: 9 },
-  { arbitrary: fc.constant(JSON.parse('{"__proto__":{"polluted":true},"kept":1}') as JsonValue), weight: 1 },
-);
-const FORBIDDEN_KEYS = ['__proto__', 'constructor', 'prototype'];
-/** A state key usable in a path (no line terminator: `.` in the path pattern does not match one). */
-const usableKey = (key: string) => !FORBIDDEN_KEYS.includes(key) && !/[\n\r\u2028\u2029]/.test(key);
-const keyArb = fc.oneof(fc.constantFrom('count', 'name', 'status', 'a.b', 'x/y', 'm~n', '~1', 'with space', '0', '-', 'é'), fc.string({ minLength: 1, maxLength: 6 })).filter(usableKey);
 const dictArb = fc.dictionary(keyArb, jsonArb, { maxKeys: 3 });
-
-const fieldArb = fc
-  .record({
-    label: fc.string({ minLength: 1, maxLength: 8 }),
-    key: fc.string({ minLength: 1, maxLength: 6 }),
-    type: fc.constantFrom(...FIELD_TYPES),
-    options: fc.array(fc.record({ label: fc.string({ maxLength: 4 }), value: fc.string({ maxLength: 4 }) }), { minLength: 1, maxLength: 3 }),
-    withOptions: fc.boolean(),
-    extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: jsonArb, description: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
-  })
-  .map(({ label, key, type, options, withOptions, extra }) => ({ label, key, type, ...extra, ...(type === 'select' || type === 'radio' || withOptions ? { options } : {}) }));
-
-/** A valid form block, without its id. */
-const blockBodyArb = fc
-  .record({
-    bind: fc.constantFrom('state.params', 'state.runtime'),
-    fields: fc.uniqueArray(fieldArb, { selector: (f) => f.key, maxLength: 3 }),
-    flags: fc.record({ showProgress: fc.boolean(), showStatus: fc.boolean(), showImages: fc.boolean(), showTable: fc.boolean(), showCountInput: fc.boolean(), showTaskId: fc.boolean() }, { requiredKeys: [] }),
-  })
-  .map(({ bind, fields, flags }) => ({ type: 'form', bind, props: { fields, ...flags } }));
 type Body = Json;
-/** A valid action, without its id. */
-const actionBodyArb: fc.Arbitrary<Body> = fc.record({ label: fc.string({ minLength: 1, maxLength: 8 }), style: fc.constantFrom(...ACTION_STYLES) });
 const stepArb = fc.nat({ max: 5 }).chain((total) => fc.record({ current: fc.nat({ max: total + 1 }), total: fc.constant(total + 1) }));
 
 const VALID_KINDS = ['paramSet', 'paramRemove', 'areaClear', 'areaSet', 'stateSet', 'metaStatus', 'metaStep', 'metaWhole', 'layout', 'listSet', 'append', 'indexSet', 'byIdSet', 'byIdRemove'] as const;
@@ -928,49 +905,6 @@ describe('patch_ui_state properties', () => {
       }
     }
 
-    const anything = fc.anything({
-      maxDepth: 3,
-      withBigInt: true,
-      withBoxedValues: true,
-      withDate: true,
-      withMap: true,
-      withSet: true,
-      withNullPrototype: true,
-      withObjectString: true,
-      withSparseArray: true,
-      withTypedArray: true,
-      withUnicodeString: true,
-    });
-    /** Values JSON.stringify throws on or has no text for. */
-    const oddity = fc.oneof(fc.bigInt(), fc.bigInt().map((n) => Object(n) as unknown), fc.constant(Symbol('op')), fc.constant(() => 'set'), fc.constant(undefined));
-    const PATHS = ['state.params.count', 'state.params.new', 'state.runtime.busy', 'state.params', 'state.runtime', 'state', 'meta', 'meta.status', 'meta.step', 'meta.pageKey', 'meta.x', 'layout', 'blocks', 'blocks+', 'blocks-0', 'blocks-1', 'blocks-2', 'blocks["a"]', 'blocks[b]', 'blocks["z"]', 'blocks-"a"', 'blocks-b', 'actions', 'actions+', 'actions-0', 'actions["s"]', 'actions-"s"', 'actions-s', 'state.params.__proto__', ''];
-    const nearValue = fc.oneof(anything, oddity, fc.jsonValue({ maxDepth: 3 }), blockBodyArb.map((b) => ({ id: 'n', ...b })), actionBodyArb.map((a) => ({ id: 'n', ...a })), fc.constant({ pageKey: 'p', step: { current: 1, total: 1 }, status: 'idle' }));
-    const nearPatch = fc.oneof(
-      { arbitrary: anything, weight: 1 },
-      {
-        weight: 4,
-        arbitrary: fc.record(
-        {
-          op: fc.oneof(fc.constantFrom('set', 'add', 'remove', 'clear', 'delete', 'create', 'replace'), anything, oddity),
-          path: fc.oneof(fc.constantFrom(...PATHS), fc.string(), anything, oddity),
-          value: nearValue,
-          items: fc.oneof(fc.array(nearValue, { maxLength: 3 }), anything, oddity),
-          condition: fc.oneof(fc.string(), anything, oddity),
-        },
-        { requiredKeys: ['op', 'path'] },
-      ),
-      },
-    );
-    const nearCall = fc.record(
-      {
-        instanceId: fc.oneof({ arbitrary: fc.constant('p'), weight: 4 }, { arbitrary: fc.constantFrom('q', CREATE, DELETE, ''), weight: 2 }, anything, oddity),
-        newInstanceId: fc.oneof(fc.constantFrom('p', 'q', 'bad id'), anything),
-        targetInstanceId: fc.oneof(fc.constantFrom('p', 'q'), anything),
-        patches: fc.oneof({ arbitrary: fc.array(nearPatch, { maxLength: 5 }), weight: 5 }, { arbitrary: anything, weight: 1 }),
-      },
-      { requiredKeys: ['instanceId', 'patches'] },
-    );
-
     it('for any JSON value as the call', () => {
       fc.assert(fc.property(fc.jsonValue(), survive), runs(300));
     });
@@ -978,13 +912,13 @@ describe('patch_ui_state properties', () => {
       fc.assert(fc.property(anything, survive), runs(300));
     });
     it('for calls that are nearly right, with anything in their parts', () => {
-      fc.assert(fc.property(nearCall, survive), runs(300));
+      fc.assert(fc.property(nearUiCall, survive), runs(300));
     });
     it('and ws.ui.patch answers any JSON call without throwing', async () => {
       const id = `any_${instanceCounter++}`;
       await ws.ui.patch({ instanceId: CREATE, newInstanceId: id, patches: [] });
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.jsonValue(), nearCall.map((c) => asJson({ ...c, instanceId: c.instanceId === 'p' ? id : c.instanceId }))), async (input) => {
+        fc.asyncProperty(fc.oneof(fc.jsonValue(), nearUiCall.map((c) => asJson({ ...c, instanceId: c.instanceId === 'p' ? id : c.instanceId }))), async (input) => {
           const before = ws.ui.get(id);
           const response = await ws.ui.patch(input as PatchInput);
           if (!response.success) {

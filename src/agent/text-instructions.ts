@@ -22,11 +22,19 @@ export interface InstructionError {
   snippet: string;
 }
 
+/** Braces not closed that are read (each to the end of the text) before the rest is left unread: the reading stays linear. */
+const MAX_UNCLOSED = 50;
+
 export function extractInstructions(text: string): { requests: ActionRequest[]; errors: InstructionError[] } {
   const requests: ActionRequest[] = [];
   const errors: InstructionError[] = [];
+  let unclosed = 0;
   for (let at = text.indexOf('{'); at !== -1; ) {
     const end = matchingBrace(text, at);
+    if (end === -1 && ++unclosed > MAX_UNCLOSED) {
+      errors.push({ message: `more than ${MAX_UNCLOSED} "{" are not closed; the rest of the answer was not read for instructions`, snippet: text.slice(at, at + 200) });
+      break;
+    }
     if (end === -1) {
       // Not closed: a stray brace in prose, or a cut-off instruction. Report the latter; read on either way.
       const rest = text.slice(at);

@@ -52,16 +52,37 @@ export type DocumentBlock = z.infer<typeof DocumentBlock>;
 
 /** A JSON value (what tool arguments and results are made of). */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export const JsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+const JsonTree: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
     z.string(),
     z.number().refine(Number.isFinite, 'must be a finite number'),
     z.boolean(),
     z.null(),
-    z.array(JsonValue),
-    z.record(z.string(), JsonValue),
+    z.array(JsonTree),
+    z.record(z.string(), JsonTree),
   ]),
 );
+
+/** How deep a JSON value may nest: far beyond any real one, and well within what validation follows without running out of stack. */
+const MAX_JSON_DEPTH = 256;
+
+/** Whether a value's arrays and objects nest deeper than `limit` (a cycle does), counted without recursion. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [inner, depth] = next;
+    if (inner === null || typeof inner !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(inner) ? inner : Object.values(inner)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A JSON value, nested at most 256 deep (checked first, so a hostile one is refused, never a stack overflow). */
+export const JsonValue: z.ZodType<JsonValue> = z
+  .unknown()
+  .refine((value) => !nestsDeeperThan(value, MAX_JSON_DEPTH), `must not nest deeper than ${MAX_JSON_DEPTH} levels`)
+  .pipe(JsonTree);
 
 /** A JSON object: what metadata, settings and constraints are made of. */
 export const JsonObject = z.record(z.string(), JsonValue);

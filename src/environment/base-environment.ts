@@ -24,8 +24,9 @@ export type FieldSpec = Omit<EditableStatus, 'value' | 'readonly'> & { readonly?
 export abstract class BaseEnvironment<F extends string = string> implements Environment {
   abstract readonly info: EnvironmentInfo;
   abstract get env(): Record<string, JsonValue>;
-  readonly #fields: Record<string, EditableStatus> = {};
-  readonly #initial: Record<string, string | null> = {};
+  // No prototype: a field name the model sends ("__proto__", "toString") finds no field, never Object.prototype.
+  readonly #fields: Record<string, EditableStatus> = Object.create(null) as Record<string, EditableStatus>;
+  readonly #initial: Record<string, string | null> = Object.create(null) as Record<string, string | null>;
   #manager: WorkspaceManager | undefined;
 
   protected constructor(fields: Record<F, FieldSpec>) {

@@ -11,12 +11,13 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { RawData, WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import { GolemError } from '../errors.js';
 import type { Workspace } from '../workspace/create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { createApi } from './api.js';
 import { BrowserAdapter } from './browser-adapter.js';
+import { readClientMessage } from './client-message.js';
 import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
 import { requestGuard } from './request-guard.js';
@@ -138,12 +139,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     sendEvent(stream.snapshot());
     const off = stream.subscribe((_event, text) => send(text));
     client.on('message', (data) => {
-      let message: { type?: unknown };
-      try {
-        message = JSON.parse(textOf(data)) as { type?: unknown };
-      } catch {
-        return sendEvent({ type: 'RUN_ERROR', code: 'INVALID_MESSAGE', message: 'a message is one JSON object' });
-      }
+      const read = readClientMessage(data);
+      if (!read.ok) return sendEvent({ type: 'RUN_ERROR', code: read.code, message: read.message });
+      const message = read.message;
       // A client that is behind (a version gap) asks for the whole state again.
       if (message.type === 'SNAPSHOT_REQUEST') return sendEvent(stream.snapshot());
       if (message.type === 'UI_ACTION') {
@@ -162,9 +160,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
             agentHost.uiAction(result.event);
           })
           .catch((error: unknown) => refused(GolemError.isInstance(error) ? error.code : 'INTERNAL', (error as Error).message));
-        return;
       }
-      sendEvent({ type: 'RUN_ERROR', code: 'UNKNOWN_MESSAGE', message: `unknown message type ${JSON.stringify(message.type)}; this server takes SNAPSHOT_REQUEST and UI_ACTION` });
     });
     client.on('close', off);
     client.on('error', off);
@@ -207,10 +203,6 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       await closed;
     },
   };
-}
-
-function textOf(data: RawData): string {
-  return (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8');
 }
 
 function sameToken(given: string, expected: string): boolean {

@@ -321,7 +321,13 @@ export class WorkspaceManager {
     if (definition === undefined) {
       return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
     }
-    const payload = definition.payload.safeParse(command.payload);
+    let payload: ReturnType<typeof definition.payload.safeParse>;
+    try {
+      payload = definition.payload.safeParse(command.payload);
+    } catch (error) {
+      // A schema that cannot follow the payload (a recursive one, on a value nested past the stack): refused, not a store failure.
+      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${error instanceof Error ? error.message : String(error)})`, { type: command.type }));
+    }
     if (!payload.success) {
       const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
       const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
