@@ -19,7 +19,7 @@ export class MemoryStore implements Store {
   async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     this.#assertOpen();
     if (entry.seq !== this.#log.length + 1) throw seqMismatch(entry.seq, this.#log.length);
-    if (this.#ids.has(entry.id)) throw new GolemError('STORE_ERROR', `the command log already holds a command with id "${entry.id}"`);
+    if (this.#ids.has(entry.id)) throw duplicateCommand(entry.id);
     // Check everything first: a write that cannot be stored fails the whole commit.
     for (const w of writes) assertStorable(w);
     const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
@@ -82,6 +82,11 @@ export function assertStorable(w: StoredWrite): void {
 }
 
 /** The error for a commit at the wrong position in the log. */
+/** A command whose id the log already holds (a caller's id given twice): refused, nothing written. */
+export function duplicateCommand(id: string): GolemError {
+  return new GolemError('DUPLICATE_ID', `the command log already holds a command with id "${id}"; give each command an id of its own`, { details: { id } });
+}
+
 export function seqMismatch(seq: number, last: number): GolemError {
   return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
     details: { seq, last },

@@ -9,7 +9,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../errors.js';
 import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
-import { encode, seqMismatch } from './memory-store.js';
+import { duplicateCommand, encode, seqMismatch } from './memory-store.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -116,15 +116,20 @@ export class PostgresStore implements Store {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
       const last = Number((await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0);
       if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
-      await client.query(`INSERT INTO ${this.#s}.command_log (seq, id, type, payload, actor, timestamp, writes) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-        entry.seq,
-        entry.id,
-        entry.type,
-        payload,
-        entry.actor,
-        entry.timestamp,
-        JSON.stringify(writes),
-      ]);
+      await client
+        .query(`INSERT INTO ${this.#s}.command_log (seq, id, type, payload, actor, timestamp, writes) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+          entry.seq,
+          entry.id,
+          entry.type,
+          payload,
+          entry.actor,
+          entry.timestamp,
+          JSON.stringify(writes),
+        ])
+        .catch((error: unknown) => {
+          // 23505: a unique key taken; the seq was checked under the lock above, so it is the id.
+          throw (error as { code?: unknown }).code === '23505' ? duplicateCommand(entry.id) : error;
+        });
       for (const w of writes) {
         if (w.op === 'put') {
           await client.query(`INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`, [w.collection, w.key, w.json]);

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { GolemError } from '../errors.js';
-import { encode, seqMismatch } from './memory-store.js';
+import { duplicateCommand, encode, seqMismatch } from './memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
 
@@ -112,6 +112,8 @@ export class SqliteStore implements Store {
       commitTx(entry, payload, writes);
     } catch (cause) {
       if (GolemError.isInstance(cause)) throw cause;
+      const { code } = cause as { code?: unknown };
+      if (code === 'SQLITE_CONSTRAINT_UNIQUE' && message(cause).includes('command_log.id')) throw duplicateCommand(entry.id);
       throw new GolemError('STORE_ERROR', `the commit of ${entry.type} failed: ${message(cause)}`, { cause });
     }
   }

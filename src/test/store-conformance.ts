@@ -120,7 +120,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const first = entry();
       await store.commit(first, []);
       await expect(store.commit({ ...entry(), id: first.id }, [put('c', 'x', 1)])).rejects.toSatisfy(
-        (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_ERROR',
+        (e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID',
       );
       expect(await store.load()).toEqual([]);
       expect((await store.commandLog()).length).toBe(1);
