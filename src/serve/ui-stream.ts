@@ -4,10 +4,15 @@
  * its RFC 6902 operations rebased under `/instances/<id>`. Each event carries a version
  * (`metadata.version`), one more per delta, so a client that misses one knows to ask for
  * a snapshot instead of applying the next to the wrong state.
+ *
+ * A snapshot is the instances as the events sent so far have them, not the index as it is
+ * now: on a store shared by processes the index holds a command before its event is
+ * emitted (the lock's release comes between), and a snapshot read from it then would
+ * already hold a change whose delta the client is about to get, at the version before it.
  */
 import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
 import type { WorkspaceManager } from '../workspace/manager.js';
-import { uiInstances, type UIPatchResult } from '../ui/extension.js';
+import { uiInstances, type UIInstanceRecord, type UIPatchResult } from '../ui/extension.js';
 import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 
 /** The client-side state: every instance by id. */
@@ -22,13 +27,23 @@ export class UIStream {
   readonly #listeners = new Set<(event: UIStreamEvent, text: string) => void>();
   readonly #offs: (() => void)[];
   #version = 0;
+  /** Every instance as of the last event sent (the index may be ahead of it: see above). */
+  #instances = new Map<string, unknown>();
 
   constructor(manager: WorkspaceManager) {
     this.#manager = manager;
+    this.#load();
     this.#offs = [
-      manager.events.on('ui:patch', (e) => this.#publish(e.result as UIPatchResult)),
+      manager.events.on('ui:patch', (e) => {
+        const result = e.result as UIPatchResult;
+        const put = e.writes.find((w) => w.op === 'put' && w.collection === 'ui_instance' && w.key === result.instanceId);
+        if (result.kind === 'delete') this.#instances.delete(result.instanceId);
+        else this.#instances.set(result.instanceId, put?.op === 'put' ? (put.value as UIInstanceRecord).instance : result.instance);
+        this.#publish(result);
+      }),
       // Another process wrote to the workspace and the index was rebuilt: no delta says what changed, a snapshot does.
       manager.events.on('index:rebuilt', () => {
+        this.#load();
         this.#version++;
         this.#emit(this.snapshot());
       }),
@@ -40,10 +55,9 @@ export class UIStream {
     return this.#version;
   }
 
-  /** Every instance now, as a snapshot event at the current version. */
+  /** Every instance as the events sent so far have them, as a snapshot event at the current version. */
   snapshot(): UIStreamEvent {
-    const instances: Record<string, unknown> = {};
-    for (const record of uiInstances(this.#manager.workspace())) instances[record.id] = record.instance;
+    const instances: Record<string, unknown> = Object.fromEntries(this.#instances);
     return { type: 'STATE_SNAPSHOT' as StateSnapshotEvent['type'], snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
   }
 
@@ -56,6 +70,10 @@ export class UIStream {
   close(): void {
     for (const off of this.#offs) off();
     this.#listeners.clear();
+  }
+
+  #load(): void {
+    this.#instances = new Map(uiInstances(this.#manager.workspace()).map((record) => [record.id, record.instance]));
   }
 
   #emit(event: UIStreamEvent): void {
