@@ -184,3 +184,21 @@ describe('time limits on browser commands', () => {
     await tab.close();
   });
 });
+
+describe('withTimeLimits', () => {
+  it('counts only the wait for the model: a caller slower than idleTimeoutMs between parts is not timed out', async () => {
+    const { withTimeLimits } = await import('../src/index.js');
+    async function* parts() {
+      for (let i = 0; i < 3; i++) {
+        await Promise.resolve();
+        yield { type: 'text-delta' as const, text: `p${i} ` };
+      }
+    }
+    const seen: string[] = [];
+    for await (const part of withTimeLimits(() => parts(), { idleTimeoutMs: 50 })) {
+      if (part.type === 'text-delta') seen.push(part.text);
+      await new Promise((resolve) => setTimeout(resolve, 120));
+    }
+    expect(seen).toEqual(['p0 ', 'p1 ', 'p2 ']);
+  });
+});

@@ -112,33 +112,71 @@ describe('a run killed at each step', () => {
 });
 
 describe('a call started but never answered', () => {
-  /** A worker whose last answer called `action`, with the call marked started (as a run killed inside it leaves it). */
-  async function interrupted(repeatable: boolean) {
+  /** A session whose last answer called `touch` on `paths`, and the actions' runs. */
+  async function answered(paths: string[], mode: 'tools' | 'text' = 'tools') {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();
+    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'touch them' }] });
+    const blocks =
+      mode === 'tools'
+        ? paths.map((path, i) => ({ type: 'tool_use' as const, callId: `k${i}`, name: 'touch', args: { path } }))
+        : [{ type: 'text' as const, text: paths.map((path) => JSON.stringify({ action: 'touch', path })).join('\n') }];
+    const answer = await session.addTurn({ role: 'assistant', blocks });
     const runs: string[] = [];
-    const action = defineAction({ name: 'touch', description: 'Touches a file.', input: z.strictObject({ path: z.string() }), repeatable, run: ({ path }) => runs.push(path) }) as Action;
-    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'touch a' }] });
-    const answer = await session.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'k1', name: 'touch', args: { path: 'a' } }] });
-    await ws.manager.dispatch({ type: 'call:start', payload: { sessionId: session.id, turnId: answer.id, callId: 'k1', action: 'touch' } });
-    const worker = ws.worker({ session, model: scriptedModel({ text: 'done' }), actions: [action] });
-    expect(worker.interrupted()).toBe(true);
-    const outcome = await worker.run();
-    const [, , result] = await session.transcript();
-    await ws.close();
-    return { runs, outcome, result };
+    const action = (repeatable: boolean) => defineAction({ name: 'touch', description: 'Touches a file.', input: z.strictObject({ path: z.string() }), repeatable, run: ({ path }) => runs.push(path) }) as Action;
+    /** Marks calls started, as a run killed inside (or after) them leaves them. */
+    const start = async (...callIds: string[]) => {
+      for (const callId of callIds) await ws.manager.dispatch({ type: 'call:start', payload: { sessionId: session.id, turn: { id: answer.id, version: answer.version }, callId, action: 'touch' } });
+    };
+    return { ws, session, answer, runs, action, start };
   }
 
   it('is not run again when its action is not repeatable, and the model is told why', async () => {
-    const { runs, outcome, result } = await interrupted(false);
+    const { ws, session, runs, action, start } = await answered(['a']);
+    await start('k0');
+    const worker = ws.worker({ session, model: scriptedModel({ text: 'done' }), actions: [action(false)] });
+    expect(worker.interrupted()).toBe(true);
+    const outcome = await worker.run();
     expect(runs).toEqual([]);
     expect(outcome).toMatchObject({ status: 'done', actions: [{ name: 'touch', ok: false }] });
+    const [, , result] = await session.transcript();
     expect(JSON.stringify(result?.blocks)).toContain('touch was started, but the run stopped');
+    await ws.close();
   });
 
   it('is run again when its action is repeatable', async () => {
-    const { runs, outcome } = await interrupted(true);
+    const { ws, session, runs, action, start } = await answered(['a']);
+    await start('k0');
+    const outcome = await ws.worker({ session, model: scriptedModel({ text: 'done' }), actions: [action(true)] }).run();
     expect(runs).toEqual(['a']);
     expect(outcome).toMatchObject({ status: 'done', actions: [{ name: 'touch', ok: true }] });
+    await ws.close();
+  });
+
+  it('remembers every call of the answer started, in text mode too, where results are recorded together', async () => {
+    const { ws, session, runs, action, start } = await answered(['a', 'b', 'c'], 'text');
+    const [, answer] = await session.transcript();
+    await start(`${answer?.id}#0`, `${answer?.id}#1`); // a ran, b was running: the kill came before the results were recorded
+    await ws.worker({ session, model: scriptedModel({ text: 'done' }), actions: [action(false)], mode: 'text' }).run();
+    expect(runs).toEqual(['c']);
+    await ws.close();
+  });
+
+  it('is not run again from a fork that shares the answer', async () => {
+    const { ws, session, runs, action, start, answer } = await answered(['a']);
+    await start('k0');
+    const fork = await ws.sessions.fork(session.id, answer.id);
+    await ws.worker({ session: fork, model: scriptedModel({ text: 'done' }), actions: [action(false)] }).run();
+    expect(runs).toEqual([]);
+    await ws.close();
+  });
+
+  it('does not hold back a call of a later version of the answer with the same id', async () => {
+    const { ws, session, runs, action, start, answer } = await answered(['a']);
+    await start('k0');
+    await session.editTurn(answer.id, [{ type: 'tool_use', callId: 'k0', name: 'touch', args: { path: 'b' } }]);
+    await ws.worker({ session, model: scriptedModel({ text: 'done' }), actions: [action(false)] }).run();
+    expect(runs).toEqual(['b']);
+    await ws.close();
   });
 });

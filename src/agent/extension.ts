@@ -12,7 +12,7 @@ import type { Write } from '../store/store.js';
 import { appendTurn } from '../workspace/commands/turn.js';
 import { makeTurn, putSession, requireSession } from '../workspace/commands/kit.js';
 import { defineCommand, type CommandDefinition, type ReducerContext, type WorkspaceExtension } from '../workspace/extension.js';
-import { Id, Timestamp, type Session } from '../workspace/records.js';
+import { Id, Timestamp, TurnRef, turnKey, type Session } from '../workspace/records.js';
 import type { WorkspaceView } from '../workspace/workspace-index.js';
 import { canonicalJson } from './action.js';
 
@@ -103,17 +103,15 @@ export const ClearanceRecord = z.strictObject({
 export type ClearanceRecord = z.infer<typeof ClearanceRecord>;
 
 /**
- * The call a worker (its session) last started running, kept until the next one: a run
- * resumed after a crash finds a call started but never answered here, and does not run
- * it again unless its action is repeatable.
+ * The calls of one answer (a turn version) that a worker started running: a run resumed
+ * after a crash finds a call started but never answered here, and does not run it again
+ * unless its action is repeatable. Keyed by the answer, so a fork sharing it sees it too.
  */
 export const CallStart = z.strictObject({
+  turn: TurnRef,
+  /** The session whose worker started the first of them. */
   sessionId: Id,
-  /** The answer that made the call, and the call's id in it. */
-  turnId: Id,
-  callId: z.string(),
-  action: z.string(),
-  startedAt: Timestamp,
+  calls: z.array(z.strictObject({ callId: z.string(), action: z.string(), startedAt: Timestamp })),
 });
 export type CallStart = z.infer<typeof CallStart>;
 
@@ -365,19 +363,24 @@ export const approvalAnswer = defineCommand({
 
 export const callStart = defineCommand({
   type: 'call:start',
-  description: "Records that a worker starts running a call (the session's one record, replacing the last): a resumed run does not run it again.",
-  payload: z.strictObject({ sessionId: Id, turnId: Id, callId: z.string().min(1), action: z.string().min(1) }),
+  description: 'Records that a worker starts running a call of an answer: a resumed run does not run it again.',
+  payload: z.strictObject({ sessionId: Id, turn: TurnRef, callId: z.string().min(1), action: z.string().min(1) }),
   reduce(payload, ctx) {
     requireSession(ctx.index, payload.sessionId);
-    const started: CallStart = { ...payload, startedAt: ctx.now };
-    return { writes: [{ op: 'put', collection: 'call', key: payload.sessionId, value: started }], result: started };
+    const key = turnKey(payload.turn);
+    const earlier = get<CallStart>(ctx.index, 'call', key);
+    const started: CallStart = {
+      turn: payload.turn,
+      sessionId: earlier?.sessionId ?? payload.sessionId,
+      calls: [...(earlier?.calls.filter((c) => c.callId !== payload.callId) ?? []), { callId: payload.callId, action: payload.action, startedAt: ctx.now }],
+    };
+    return { writes: [{ op: 'put', collection: 'call', key, value: started }], result: started };
   },
 });
 
-/** The call the session's worker started last, if it is this one. */
-export function startedCall(view: WorkspaceView, sessionId: string, turnId: string, callId: string): CallStart | undefined {
-  const started = get<CallStart>(view, 'call', sessionId);
-  return started?.turnId === turnId && started.callId === callId ? started : undefined;
+/** The start of this call of the answer `turn`, if a worker recorded one. */
+export function startedCall(view: WorkspaceView, turn: { id: string; version: number }, callId: string): CallStart['calls'][number] | undefined {
+  return get<CallStart>(view, 'call', turnKey(turn))?.calls.find((c) => c.callId === callId);
 }
 
 // --- clearance ---

@@ -114,8 +114,9 @@ interface ActionOutcome {
 }
 
 interface Call {
-  /** The answer that made the call. */
+  /** The answer (turn version) that made the call. */
   turnId: string;
+  turnVersion: number;
   callId: string;
   name: string;
   input: JsonValue;
@@ -371,7 +372,7 @@ export class Worker {
     if (!valid.ok) return { name, input, ok: false, output: valid.error.message };
     try {
       // Started before the process ended, never answered: whether it took effect is unknown, and running it again could do it twice.
-      if (!action.repeatable && startedCall(this.#manager.workspace(), this.session.id, call.turnId, call.callId) !== undefined) {
+      if (!action.repeatable && startedCall(this.#manager.workspace(), { id: call.turnId, version: call.turnVersion }, call.callId) !== undefined) {
         return {
           name,
           input,
@@ -405,7 +406,7 @@ export class Worker {
     const ctx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
     try {
       if (direct && !action.repeatable) {
-        unwrap(await this.#manager.dispatch({ type: 'call:start', payload: { sessionId: this.session.id, turnId: call.turnId, callId: call.callId, action: action.name } }));
+        unwrap(await this.#manager.dispatch({ type: 'call:start', payload: { sessionId: this.session.id, turn: { id: call.turnId, version: call.turnVersion }, callId: call.callId, action: action.name } }));
       }
       const output = await action.run(input, ctx);
       if (action.name === 'ask_parent') {
@@ -514,7 +515,7 @@ export class Worker {
   /** Manual mode, other actions: the call itself waits for the user to run (push) or discard it. */
   async #defer(action: Action, call: Call): Promise<ActionOutcome> {
     // Staged before the process ended, not yet answered: the same item, not a second one.
-    const earlier = recordsOf<ClearanceRecord>(this.#manager.workspace(), 'clearance').find((c) => c.type === 'pending_export' && c.workerId === this.session.id && c.metadata.turnId === call.turnId && c.metadata.callId === call.callId);
+    const earlier = recordsOf<ClearanceRecord>(this.#manager.workspace(), 'clearance').find((c) => c.type === 'pending_export' && c.workerId === this.session.id && c.metadata.turnId === call.turnId && c.metadata.turnVersion === call.turnVersion && c.metadata.callId === call.callId);
     const item = earlier ?? unwrap(
       await this.#manager.dispatch({
         type: 'clearance:stage',
@@ -523,7 +524,7 @@ export class Worker {
           description: `Run ${action.name} ${JSON.stringify(call.input).slice(0, 200)}`,
           sessionId: this.#position.rootSessionId,
           workerId: this.session.id,
-          metadata: { action: action.name, input: call.input, turnId: call.turnId, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
+          metadata: { action: action.name, input: call.input, turnId: call.turnId, turnVersion: call.turnVersion, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
         },
       }),
     );
@@ -726,7 +727,7 @@ export class Worker {
     const reading = (this.#envelope as Envelope).read(turn);
     if (reading.kind === 'invalid') return { calls: [], errors: [invalidResponseMessage(reading.errors)] };
     if (reading.kind === 'final') return { calls: [], errors: [] };
-    return { calls: [{ turnId: turn.id, callId: `${turn.id}#command`, name: reading.command.action, input: reading.command.parameters }], errors: [] };
+    return { calls: [{ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#command`, name: reading.command.action, input: reading.command.parameters }], errors: [] };
   }
 
   /** The run's end once the model asks for nothing more: in envelope mode, its decision says how. */
@@ -833,14 +834,14 @@ function finalText(turn: Turn | undefined): string {
 }
 
 function toolCalls(turn: Turn): { calls: Call[]; errors: string[] } {
-  return { calls: turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ turnId: turn.id, callId: b.callId, name: b.name, input: b.args }] : [])), errors: [] };
+  return { calls: turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ turnId: turn.id, turnVersion: turn.version, callId: b.callId, name: b.name, input: b.args }] : [])), errors: [] };
 }
 
 function textRequests(turn: Turn): { calls: Call[]; errors: string[] } {
   const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
   const { requests, errors } = extractInstructions(text);
   return {
-    calls: requests.map((r, i) => ({ turnId: turn.id, callId: `${turn.id}#${i}`, name: r.action, input: r.params })),
+    calls: requests.map((r, i) => ({ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#${i}`, name: r.action, input: r.params })),
     errors: errors.map((e) => `${e.message}: ${e.snippet}`),
   };
 }

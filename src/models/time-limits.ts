@@ -25,26 +25,32 @@ export async function* withTimeLimits(start: (signal: AbortSignal) => AsyncItera
   const totalMs = checked('timeoutMs', limits.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const outer = limits.signal;
   const controller = new AbortController();
-  let stopped: (why: 'aborted') => void = () => undefined;
-  const aborted = new Promise<'aborted'>((resolve) => (stopped = resolve));
+  // One promise settles when a limit passes or the caller aborts; each part races it (timers re-armed, not re-made).
+  let stop: (why: 'idle' | 'total' | 'aborted') => void = () => undefined;
+  const stopped = new Promise<'idle' | 'total' | 'aborted'>((resolve) => (stop = resolve));
   const onAbort = () => {
     controller.abort(outer?.reason);
-    stopped('aborted');
+    stop('aborted');
   };
   if (outer?.aborted === true) onAbort();
   else outer?.addEventListener('abort', onAbort, { once: true });
-  const deadline = performance.now() + totalMs;
+  // The idle limit counts only while waiting for the model, not while the caller handles a part.
+  let waiting = false;
+  const idle = setTimeout(() => (waiting ? stop('idle') : idle.refresh()), idleMs);
+  const total = setTimeout(() => stop('total'), totalMs);
+  // A caller that drops the stream without closing it must not keep the process alive for the limits' sake.
+  idle.unref();
+  total.unref();
   const iterator = start(controller.signal)[Symbol.asyncIterator]();
   let finished = false;
   try {
     for (;;) {
-      const left = deadline - performance.now();
-      const wait = Math.max(0, Math.min(idleMs, left));
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'idle' | 'total'>((resolve) => (timer = setTimeout(() => resolve(left <= idleMs ? 'total' : 'idle'), wait)));
+      idle.refresh(); // the wait for the next part starts now
+      waiting = true;
       const next = iterator.next();
       next.catch(() => undefined); // when a limit wins the race, the adapter's late failure is nobody's to hear
-      const first = await Promise.race([next, timeout, aborted]).finally(() => clearTimeout(timer));
+      const first = await Promise.race([next, stopped]);
+      waiting = false;
       if (first === 'aborted') throw new GolemError('MODEL_ABORTED', 'the model call was cancelled');
       if (first === 'idle' || first === 'total') {
         controller.abort(new Error('time limit'));
@@ -59,6 +65,8 @@ export async function* withTimeLimits(start: (signal: AbortSignal) => AsyncItera
       yield first.value;
     }
   } finally {
+    clearTimeout(idle);
+    clearTimeout(total);
     outer?.removeEventListener('abort', onAbort);
     // Left early (a limit, a cancellation, or the consumer stopped): let the adapter close its stream, without waiting on it.
     if (!finished) iterator.return?.()?.catch(() => undefined);
