@@ -228,6 +228,8 @@ describe('golem serve: Origin and Host', () => {
     const auth = { authorization: `Bearer ${server.token}` };
     expect((await raw(`${server.url}/api/state`, { headers: { ...auth, host: `golem.lan:${port}`, origin: `http://golem.lan:${port}` } })).status).toBe(200);
     expect(await upgrade(server.socketUrl, { host: `golem.lan:${port}`, origin: `http://golem.lan:${port}` })).toBe(101);
+    // Behind a proxy that adds TLS, the page's origin is https.
+    expect((await raw(`${server.url}/api/state`, { headers: { ...auth, host: `golem.lan:${port}`, origin: `https://golem.lan:${port}` } })).status).toBe(200);
     expect(await upgrade(server.socketUrl, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` })).toBe(403);
     const rebound = await raw(`${server.url}/api/state`, { headers: { ...auth, host: `evil.example:${port}`, origin: `http://evil.example:${port}` } });
     expect([rebound.status, json(rebound.body).error?.code]).toEqual([403, 'HOST_NOT_ALLOWED']);
@@ -267,18 +269,20 @@ describe('golem serve: loopback unless told otherwise', () => {
     expect(new URL(address).search).toBe('');
   });
 
-  it('golem serve --allow-host answers for that name as well, and for no other', async () => {
+  it('golem serve --allow-host answers for that name and its pages as well, and for no other', async () => {
     const controller = new AbortController();
     let out = '';
     let printed!: () => void;
     const opened = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['serve', '--port', '0', '--allow-host', 'golem.lan'], { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd: tempDir(), signal: controller.signal }, {});
+    const running = run(['serve', '--port', '0', '--allow-host', 'golem.lan:1234'], { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd: tempDir(), signal: controller.signal }, {});
     await opened;
     const address = new URL(/Open (\S+)/.exec(out)?.[1] ?? '');
     const token = new URLSearchParams(address.hash.slice(1)).get('token') ?? '';
     const port = address.port;
     const auth = { authorization: `Bearer ${token}` };
     expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}` } })).status).toBe(200);
+    // The page opened by that name calls back from its origin (the port given with the name does not matter).
+    expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}`, origin: `http://golem.lan:${port}` } })).status).toBe(200);
     expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `other.lan:${port}` } })).status).toBe(403);
     controller.abort();
     expect(await running).toBe(0);

@@ -29,18 +29,21 @@ export interface RequestGuardOptions {
 /** The check, as a function of a request's headers: a refusal, or undefined when the request may go on. */
 export function requestGuard(options: RequestGuardOptions): (headers: IncomingHttpHeaders) => RequestRefusal | undefined {
   const names = new Set(['localhost', options.host, ...(options.allowedHosts ?? [])].map(hostName));
+  // The port of an allowed name does not matter: it is this server's.
+  for (const name of options.allowedHosts ?? []) names.add(hostName(name).replace(/:\d+$/, ''));
   return (headers) => {
     const host = headers.host;
     // Every browser sends a Host; a client that sends none is not a page another site could use.
     if (host !== undefined && !hostAllowed(host, names)) {
       return {
         code: 'HOST_NOT_ALLOWED',
-        message: `this server does not answer for the host "${host.slice(0, 200)}"; open it by its address (http://127.0.0.1:<port>), or serve it with --host set to that name (and --expose)`,
+        message: `this server does not answer for the host "${host.slice(0, 200)}"; open it by its address (http://127.0.0.1:<port>), or allow that name with --allow-host (serve()'s allowedHosts)`,
       };
     }
     const origin = headers.origin;
     if (origin === undefined || options.origins().has(origin)) return undefined;
-    if (options.exposed && host !== undefined && origin === `http://${host}`) return undefined;
+    // Exposed, its own origin is the Host it was asked by, over HTTP or behind a proxy that adds TLS.
+    if (options.exposed && host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return undefined;
     return { code: 'ORIGIN_NOT_ALLOWED', message: `requests from pages of ${origin.slice(0, 200)} are not allowed; use the page this server serves` };
   };
 }

@@ -176,7 +176,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   });
   const { port } = http.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...(options.allowedOrigins ?? [])]);
+  // A page opened by an allowed name calls back from that name's origin.
+  const named = (options.allowedHosts ?? []).map((name) => `http://${name.replace(/:\d+$/, '')}:${port}`);
+  origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...named, ...(options.allowedOrigins ?? [])]);
 
   return {
     url,
