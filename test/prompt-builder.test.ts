@@ -159,6 +159,17 @@ describe('summaries', () => {
     await ws.close();
   });
 
+  it('are asked for within the same time limits as an answer: a summarizer that never answers fails with MODEL_TIMEOUT', async () => {
+    const { ws, s } = await conversation(24, 60);
+    const before = ws.manager.workspace().turns.size;
+    const silent = scriptedModel(() => new Promise<never>(() => undefined));
+    const answerer = scriptedModel([{ text: 'Noted.' }]);
+    await expect(s.respond({ model: answerer, tokenBudget: { total: 1200, reserve: 200 }, summarize: { model: silent }, idleTimeoutMs: 100 })).rejects.toMatchObject({ code: 'MODEL_TIMEOUT' });
+    expect(answerer.calls).toHaveLength(0);
+    expect(ws.manager.workspace().turns.size).toBe(before);
+    await ws.close();
+  });
+
   it('are written by the summarizer when history no longer fits, leaving the summarised turns in the DAG', async () => {
     const { ws, s } = await conversation(24, 60);
     const before = ws.manager.workspace().turns.size;

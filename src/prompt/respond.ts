@@ -50,6 +50,8 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
         budget: options.tokenBudget?.total ?? 128_000,
         ...(built.summaries.length > 0 && { earlier: built.summaries.join('\n\n') }),
         ...(signal !== undefined && { signal }),
+        ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
+        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       });
     } catch (error) {
       throw toGolemError(error, 'MODEL_ERROR');

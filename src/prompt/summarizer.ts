@@ -3,7 +3,9 @@
  * into a `summary` block. The summarised turns stay in the DAG, untouched; the prompt
  * pipeline sends the summary in their place.
  */
-import type { ModelAdapter } from '../models/model-adapter.js';
+import { collectStream, type ModelAdapter } from '../models/model-adapter.js';
+import type { Prompt } from '../models/prompt.js';
+import { withTimeLimits, type ModelTimeLimits } from '../models/time-limits.js';
 import type { Turn } from '../workspace/records.js';
 
 export const SUMMARY_INSTRUCTION =
@@ -35,7 +37,7 @@ function lineOf(t: Turn): string {
 export async function summarizeInChunks(
   model: ModelAdapter,
   turns: readonly Turn[],
-  options: { budget: number; earlier?: string; signal?: AbortSignal },
+  options: { budget: number; earlier?: string; signal?: AbortSignal } & ModelTimeLimits,
 ): Promise<string> {
   // Half the budget for the turns of one call: the rest for the instruction, the summary so far and the answer.
   const room = Math.max(256, Math.floor(options.budget / 2));
@@ -44,7 +46,8 @@ export async function summarizeInChunks(
   let used = 0;
   const flush = async () => {
     if (chunk.length === 0) return;
-    summary = await summarize(model, chunk, { ...(summary !== undefined && { earlier: summary }), ...(options.signal !== undefined && { signal: options.signal }) });
+    const { budget: _budget, earlier: _earlier, ...call } = options;
+    summary = await summarize(model, chunk, { ...call, ...(summary !== undefined && { earlier: summary }) });
     chunk = [];
     used = 0;
   };
@@ -64,12 +67,11 @@ export async function summarizeInChunks(
 }
 
 /** Asks `model` for a summary of `turns` (and of an earlier summary they continue). */
-export async function summarize(model: ModelAdapter, turns: readonly Turn[], options: { earlier?: string; signal?: AbortSignal } = {}): Promise<string> {
+export async function summarize(model: ModelAdapter, turns: readonly Turn[], options: { earlier?: string; signal?: AbortSignal } & ModelTimeLimits = {}): Promise<string> {
   const lines = turns.map(lineOf);
   const earlier = options.earlier === undefined ? '' : `Summary of what came before:\n${options.earlier}\n\n`;
-  const result = await model.generate(
-    { system: SUMMARY_INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text: `${earlier}Conversation:\n${lines.join('\n')}` }] }] },
-    options.signal === undefined ? {} : { signal: options.signal },
-  );
+  const prompt: Prompt = { system: SUMMARY_INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text: `${earlier}Conversation:\n${lines.join('\n')}` }] }] };
+  // The same time limits as an answer's: a summariser that stops sending must not hold the run.
+  const result = await collectStream(withTimeLimits((signal) => model.stream(prompt, { signal }), options));
   return result.text.trim();
 }
