@@ -338,7 +338,7 @@ export class Worker {
       seen.add(call.callId);
       if (repeated) {
         // One id, one call: a copy is not run (one approval must not run a call once per copy).
-        result = { name: call.name, input: call.input, ok: false, output: `Not run: an earlier call of your answer has the same id (${call.callId}); give each call an id of its own.` };
+        result = { name: call.name, input: call.input, ok: false, output: `Not run: an earlier call of your answer has the same id (${call.callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.` };
       } else if (signal?.aborted === true) {
         // Cancelled: the calls not yet run are answered as such, so the history stays whole.
         result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
