@@ -12,7 +12,7 @@
  */
 import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
 import type { WorkspaceManager } from '../workspace/manager.js';
-import { uiInstances, type UIInstanceRecord, type UIPatchResult } from '../ui/extension.js';
+import { uiInstances, type UIPatchResult } from '../ui/extension.js';
 import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 
 /** The client-side state: every instance by id. */
@@ -36,9 +36,8 @@ export class UIStream {
     this.#offs = [
       manager.events.on('ui:patch', (e) => {
         const result = e.result as UIPatchResult;
-        const put = e.writes.find((w) => w.op === 'put' && w.collection === 'ui_instance' && w.key === result.instanceId);
-        if (result.kind === 'delete') this.#instances.delete(result.instanceId);
-        else this.#instances.set(result.instanceId, put?.op === 'put' ? (put.value as UIInstanceRecord).instance : result.instance);
+        if (result.instance === undefined) this.#instances.delete(result.instanceId);
+        else this.#instances.set(result.instanceId, result.instance);
         this.#publish(result);
       }),
       // Another process wrote to the workspace and the index was rebuilt: no delta says what changed, a snapshot does.

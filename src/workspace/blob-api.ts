@@ -5,6 +5,12 @@ import type { BlobRecord } from './records.js';
 /** The largest blob a workspace takes unless told otherwise (`createWorkspace({ maxBlobBytes })`): 256 MiB. */
 export const DEFAULT_MAX_BLOB_BYTES = 256 * 1024 * 1024;
 
+/** `maxBlobBytes` if it is a positive whole number of bytes; else INVALID_ARGUMENT. */
+export function checkMaxBlobBytes(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw fail('INVALID_ARGUMENT', `maxBlobBytes must be a positive whole number of bytes, not ${value}`);
+  return value;
+}
+
 /** `ws.blobs`: content-addressed assets with reference counting. */
 export class BlobApi {
   readonly #manager: WorkspaceManager;
@@ -13,8 +19,7 @@ export class BlobApi {
 
   constructor(manager: WorkspaceManager, options: { maxBytes?: number } = {}) {
     this.#manager = manager;
-    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BLOB_BYTES;
-    if (!Number.isSafeInteger(this.maxBytes) || this.maxBytes < 1) throw fail('INVALID_ARGUMENT', `maxBlobBytes must be a positive whole number of bytes, not ${this.maxBytes}`);
+    this.maxBytes = checkMaxBlobBytes(options.maxBytes ?? DEFAULT_MAX_BLOB_BYTES);
   }
 
   /**

@@ -5,7 +5,7 @@ import { FsBlobStorage } from '../store/fs-blob-storage.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { SqliteStore, type Durability } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
-import { BlobApi } from './blob-api.js';
+import { BlobApi, checkMaxBlobBytes } from './blob-api.js';
 import type { WorkspaceExtension, Middleware } from './extension.js';
 import { WorkspaceManager, type WorkspaceEvents } from './manager.js';
 import { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
@@ -121,10 +121,8 @@ export interface Workspace {
  * await ws.close()
  */
 export async function createWorkspace(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
-  const { maxBlobBytes } = options;
-  if (maxBlobBytes !== undefined && (!Number.isSafeInteger(maxBlobBytes) || maxBlobBytes < 1)) {
-    throw new GolemError('INVALID_ARGUMENT', `maxBlobBytes must be a positive whole number of bytes, not ${maxBlobBytes}`);
-  }
+  // Checked before anything opens, so a bad limit leaves nothing to close.
+  const maxBlobBytes = options.maxBlobBytes === undefined ? undefined : checkMaxBlobBytes(options.maxBlobBytes);
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
   const env = options.env ?? process.env;
   const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
