@@ -23,11 +23,10 @@ import type { Session } from '../workspace/session.js';
 import type { SessionManager } from '../workspace/session-manager.js';
 import { defineAction, type Action, type ActionContext, type Observation, type Trust } from './action.js';
 import { callFingerprint, findApproval, recordsOf, startedCall, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
-import type { FileAccess } from './files.js';
-import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
+import type { GitStaging } from './git-staging.js';
 import { answerOf } from './agent-api.js';
-import { clearanceItems, stageRefOf, toClearanceItem } from './clearance.js';
-import { DiskFiles } from './project-files.js';
+import { clearanceItems, toClearanceItem } from './clearance.js';
+import { StagedProject } from './staged-project.js';
 import { Envelope, invalidResponseMessage, type EnvelopeOptions } from './envelope.js';
 import { extractInstructions } from './text-instructions.js';
 import { decide } from './trust.js';
@@ -138,7 +137,8 @@ export class Worker {
   readonly #environments: Environment[];
   readonly #position: TreePosition;
   readonly #maxDepth: number;
-  readonly #disk: DiskFiles | undefined;
+  /** The project's files, staged in manual mode (none without a project). */
+  readonly #project: StagedProject | undefined;
   readonly #sessions: SessionManager | undefined;
   readonly #envelope: Envelope | undefined;
 
@@ -157,7 +157,8 @@ export class Worker {
     };
     const sub = options.subWorkers;
     this.#maxDepth = sub === undefined || sub === false ? 0 : sub === true ? 4 : (sub.maxDepth ?? 4);
-    this.#disk = options.project === undefined ? undefined : new DiskFiles(options.project.root);
+    this.#project =
+      options.project === undefined ? undefined : new StagedProject(manager, options.project, { rootSessionId: this.#position.rootSessionId, workerId: this.session.id, shared: this.#position.shared });
     const ids = this.#environments.map((e) => e.info.id);
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
     if (twice !== undefined) throw new GolemError('INVALID_ARGUMENT', `two environments have the id "${twice}"; give each its own (their values are kept under it)`);
@@ -402,7 +403,7 @@ export class Worker {
   }
 
   /** Runs a call; `direct`: its effects are real (not on a staging view), so a call that is not repeatable is marked started first. */
-  async #execute(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, direct: boolean, files = this.#readThroughFiles()): Promise<ActionOutcome> {
+  async #execute(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, direct: boolean, files = this.#project?.files()): Promise<ActionOutcome> {
     const ctx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
     try {
       if (direct && !action.repeatable) {
@@ -477,39 +478,9 @@ export class Worker {
 
   /** Manual mode, file changes: runs the action on a staging view; its changes join the conversation's open staged commit. */
   async #stage(action: Action, call: Call, input: unknown, signal: AbortSignal | undefined): Promise<ActionOutcome> {
-    const disk = this.#disk;
-    if (disk === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} needs a project to stage its changes in, and this worker has none.` };
-    const staging = await this.#staging();
-    const open = this.#openStagedItem();
-    const view = staging.view(refOf(open), disk);
-    const result = await this.#execute(action, call, input, signal, false, view);
-    const changes = view.changes();
-    if (!result.ok || changes.length === 0) return result;
-    const id = open?.id ?? this.#manager.newId();
-    const ref = await staging.stage(id, refOf(open), changes, `${call.name}: ${changes.map((c) => c.path).join(', ')}`);
-    const item = unwrap(
-      await this.#manager.dispatch({
-        type: 'clearance:stage',
-        payload: {
-          id,
-          type: 'staged_commit',
-          description: `Changes to ${ref.files.join(', ')}`,
-          sessionId: this.#position.rootSessionId,
-          workerId: this.session.id,
-          metadata: { ...ref, root: staging.root, mode: staging.mode, stagingDir: this.#stagingDir() },
-        },
-      }),
-    );
-    return {
-      ...result,
-      staged: true,
-      output: {
-        result: result.output,
-        staged: true,
-        clearanceId: item.id,
-        note: `Staged for the user's review as clearance item ${item.id} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
-      },
-    };
+    const project = this.#project;
+    if (project === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} needs a project to stage its changes in, and this worker has none.` };
+    return project.stage(call.name, (view) => this.#execute(action, call, input, signal, false, view));
   }
 
   /** Manual mode, other actions: the call itself waits for the user to run (push) or discard it. */
@@ -524,7 +495,7 @@ export class Worker {
           description: `Run ${action.name} ${JSON.stringify(call.input).slice(0, 200)}`,
           sessionId: this.#position.rootSessionId,
           workerId: this.session.id,
-          metadata: { action: action.name, input: call.input, turnId: call.turnId, turnVersion: call.turnVersion, callId: call.callId, ...(this.#disk !== undefined && { root: this.#disk.root }) },
+          metadata: { action: action.name, input: call.input, turnId: call.turnId, turnVersion: call.turnVersion, callId: call.callId, ...(this.#project !== undefined && { root: this.#project.disk.root }) },
         },
       }),
     );
@@ -540,53 +511,6 @@ export class Worker {
   #notifyClearance(): void {
     const items = clearanceItems(this.#manager.workspace(), { sessionId: this.#position.rootSessionId });
     this.#options.ui?.notifyClearancePending(items.map(toClearanceItem));
-  }
-
-  #openStagedItem(): ClearanceRecord | undefined {
-    return clearanceItems(this.#manager.workspace(), { sessionId: this.#position.rootSessionId })
-      .filter((c) => c.type === 'staged_commit')
-      .at(-1);
-  }
-
-  /** The files as an action that changes them directly sees them: staged versions readable, writes to disk. */
-  #readThroughFiles(): FileAccess | undefined {
-    const disk = this.#disk;
-    const open = this.#openStagedItem();
-    if (disk === undefined || open === undefined) return disk;
-    return {
-      root: disk.root,
-      kind: 'disk',
-      relative: (path) => disk.relative(path),
-      read: async (path) => (await this.#staging()).view(refOf(open), disk).read(path),
-      write: async (path, content) => {
-        // Writing a file with staged changes would put the unreviewed staged version on disk.
-        const rel = disk.relative(path);
-        if (stageRefOf(open)?.files.includes(rel) === true) {
-          throw new GolemError('CLEARANCE_CONFLICT', `${rel} has staged changes waiting for clearance (item ${open.id}); they must be pushed or discarded before it is changed directly`, {
-            details: { path: rel, clearanceId: open.id },
-          });
-        }
-        await disk.write(path, content);
-      },
-    };
-  }
-
-  #stagingDir(): string {
-    const project = this.#options.project as { root: string; stagingDir?: string };
-    return project.stagingDir ?? defaultStagingDir(project.root);
-  }
-
-  #staging(): Promise<GitStaging> {
-    const project = this.#options.project as { root: string; stagingDir?: string };
-    const shared = this.#position.shared;
-    if (shared.staging === undefined) {
-      const opening = GitStaging.open({ root: project.root, shadowDir: this.#stagingDir() });
-      shared.staging = opening;
-      opening.catch(() => {
-        if (shared.staging === opening) delete shared.staging; // try again next time
-      });
-    }
-    return shared.staging;
   }
 
   /** `spawn_worker`: starts (or resumes, or reports) the sub-worker linked to this call. */
@@ -784,10 +708,6 @@ class Paused extends Error {
     super(`waiting for approval ${approval.id}`);
     this.approval = approval;
   }
-}
-
-function refOf(item: ClearanceRecord | undefined): StageRef | null {
-  return item === undefined ? null : (stageRefOf(item) ?? null);
 }
 
 function reportOf(record: WorkerRecord): SubWorkerReport {

@@ -1,0 +1,124 @@
+/**
+ * A worker's project files as manual mode sees them (seed 003): an action that changes
+ * files runs on a staging view, and its changes join the conversation's open staged
+ * commit (a clearance item) instead of the disk; an action that changes them directly
+ * reads the staged versions and may not overwrite a file with staged changes.
+ * One per worker; the git staging itself is opened once for the whole worker tree.
+ */
+import type { JsonValue } from '../content/blocks.js';
+import { GolemError, unwrap } from '../errors.js';
+import type { WorkspaceManager } from '../workspace/manager.js';
+import { clearanceItems, stageRefOf } from './clearance.js';
+import type { ClearanceRecord } from './extension.js';
+import type { FileAccess } from './files.js';
+import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
+import { DiskFiles } from './project-files.js';
+
+/** Where the staging lives, and what it belongs to. */
+export interface StagedProjectScope {
+  /** The conversation (root session) whose clearance items these are, and the worker's session. */
+  rootSessionId: string;
+  workerId: string;
+  /** Shared by the whole worker tree: the git staging, opened on first use. */
+  shared: { staging?: Promise<GitStaging> };
+}
+
+export class StagedProject {
+  readonly disk: DiskFiles;
+  readonly #manager: WorkspaceManager;
+  readonly #root: string;
+  readonly #stagingDir: string;
+  readonly #scope: StagedProjectScope;
+
+  constructor(manager: WorkspaceManager, project: { root: string; stagingDir?: string }, scope: StagedProjectScope) {
+    this.#manager = manager;
+    this.disk = new DiskFiles(project.root);
+    this.#root = project.root;
+    this.#stagingDir = project.stagingDir ?? defaultStagingDir(project.root);
+    this.#scope = scope;
+  }
+
+  /** The files as an action that changes them directly sees them: staged versions readable, writes to disk. */
+  files(): FileAccess {
+    const disk = this.disk;
+    const open = this.#openItem();
+    if (open === undefined) return disk;
+    return {
+      root: disk.root,
+      kind: 'disk',
+      relative: (path) => disk.relative(path),
+      read: async (path) => (await this.#staging()).view(refOf(open), disk).read(path),
+      write: async (path, content) => {
+        // Writing a file with staged changes would put the unreviewed staged version on disk.
+        const rel = disk.relative(path);
+        if (stageRefOf(open)?.files.includes(rel) === true) {
+          throw new GolemError('CLEARANCE_CONFLICT', `${rel} has staged changes waiting for clearance (item ${open.id}); they must be pushed or discarded before it is changed directly`, {
+            details: { path: rel, clearanceId: open.id },
+          });
+        }
+        await disk.write(path, content);
+      },
+    };
+  }
+
+  /**
+   * Runs `run` on a staging view; what it changed joins the open staged commit, and the
+   * outcome says so. A failed run, or one that changed nothing, is returned as it is.
+   */
+  async stage<R extends { ok: boolean; output: JsonValue }>(callName: string, run: (view: FileAccess) => Promise<R>): Promise<R | (R & { staged: true })> {
+    const staging = await this.#staging();
+    const open = this.#openItem();
+    const view = staging.view(refOf(open), this.disk);
+    const result = await run(view);
+    const changes = view.changes();
+    if (!result.ok || changes.length === 0) return result;
+    const id = open?.id ?? this.#manager.newId();
+    const ref = await staging.stage(id, refOf(open), changes, `${callName}: ${changes.map((c) => c.path).join(', ')}`);
+    const item = unwrap(
+      await this.#manager.dispatch({
+        type: 'clearance:stage',
+        payload: {
+          id,
+          type: 'staged_commit',
+          description: `Changes to ${ref.files.join(', ')}`,
+          sessionId: this.#scope.rootSessionId,
+          workerId: this.#scope.workerId,
+          metadata: { ...ref, root: staging.root, mode: staging.mode, stagingDir: this.#stagingDir },
+        },
+      }),
+    );
+    return {
+      ...result,
+      staged: true,
+      output: {
+        result: result.output,
+        staged: true,
+        clearanceId: item.id,
+        note: `Staged for the user's review as clearance item ${item.id} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
+      },
+    };
+  }
+
+  /** The conversation's staged commit still open for more changes. */
+  #openItem(): ClearanceRecord | undefined {
+    return clearanceItems(this.#manager.workspace(), { sessionId: this.#scope.rootSessionId })
+      .filter((c) => c.type === 'staged_commit')
+      .at(-1);
+  }
+
+  #staging(): Promise<GitStaging> {
+    const shared = this.#scope.shared;
+    if (shared.staging === undefined) {
+      const opening = GitStaging.open({ root: this.#root, shadowDir: this.#stagingDir });
+      shared.staging = opening;
+      opening.catch(() => {
+        if (shared.staging === opening) delete shared.staging; // try again next time
+      });
+    }
+    return shared.staging;
+  }
+}
+
+function refOf(item: ClearanceRecord | undefined): StageRef | null {
+  return item === undefined ? null : (stageRefOf(item) ?? null);
+}
