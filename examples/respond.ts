@@ -18,10 +18,11 @@ await ws.roles.add({ name: 'tutor', persona: 'You are a patient anatomy tutor.',
 const s = await ws.sessions.create({ role: 'tutor', topics: ['anatomy'] });
 await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'How many chambers does the heart have?' }] });
 
-ws.events.on('model:part', (e) => {
-  if (e.part.type === 'text-delta') process.stdout.write(e.part.text);
+const turn = await s.respond({
+  model,
+  tokenBudget: { total: 8000 },
+  onPart: (part) => part.type === 'text-delta' && process.stdout.write(part.text),
 });
-const turn = await s.respond({ model, tokenBudget: { total: 8000 } });
 const record = promptRecordOf(turn);
 console.log(`\n\nsent ${record?.turns.count} turn(s); context: ${record?.context.map((c) => `${c.key} (${c.score})`).join(', ')}; preferences: ${record?.preferences.map((p) => `${p.id} [${p.tier}]`).join(', ')}`);
 console.log(`tokens: ${JSON.stringify(record?.tokens)}; usage: ${JSON.stringify(turn.meta.usage)}`);

@@ -22,7 +22,7 @@ import {
   type Workspace,
 } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
-import { TurnInput } from '../src/workspace/commands/index.js';
+import { TurnInput } from '../src/core/commands/index.js';
 import { Reader } from '../test/fixtures/reader.js';
 import {
   contentBlockArb,

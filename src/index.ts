@@ -2,8 +2,8 @@
  * Golem: a TypeScript runtime for AI workspaces.
  * The public entry point; everything a user imports comes from here.
  */
-export { uuidv7 } from './ids.js';
-export { ERROR_CODES, GolemError, err, fail, ok, toGolemError, unwrap, type ErrorCode, type Result } from './errors.js';
+export { uuidv7 } from './core/ids.js';
+export { ERROR_CODES, GolemError, err, fail, ok, toGolemError, unwrap, type ErrorCode, type Result } from './core/errors.js';
 
 export {
   BlobRef,
@@ -20,7 +20,7 @@ export {
   ToolResultBlock,
   ToolUseBlock,
   blobRefsOf,
-} from './content/blocks.js';
+} from './core/blocks.js';
 
 export {
   BlobRecord,
@@ -33,13 +33,13 @@ export {
   TurnRole,
   WorkspaceMeta,
   turnKey,
-} from './workspace/records.js';
+} from './core/records.js';
 
-export { createWorkspace, type CreateWorkspaceOptions, type TopicUsage, type Workspace, type WorkspaceSummary } from './workspace/create-workspace.js';
-export { Session, type NewTurn } from './workspace/session.js';
-export { SessionManager } from './workspace/session-manager.js';
-export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './workspace/blob-api.js';
-export { ContextApi, PreferenceApi, RoleApi } from './workspace/resource-api.js';
+export { createWorkspace, type CreateWorkspaceOptions, type TopicUsage, type Workspace, type WorkspaceSummary } from './create-workspace.js';
+export { Session, type NewTurn } from './prompt/session.js';
+export { SessionManager } from './prompt/session-manager.js';
+export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './core/blob-api.js';
+export { ContextApi, PreferenceApi, RoleApi } from './core/resource-api.js';
 export {
   WorkspaceManager,
   type CommandMap,
@@ -48,7 +48,7 @@ export {
   type TypedCommand,
   type WorkspaceEvents,
   type WorkspaceManagerOptions,
-} from './workspace/manager.js';
+} from './core/manager.js';
 export {
   CommandInput,
   defineCommand,
@@ -61,21 +61,21 @@ export {
   type ReducerContext,
   type TurnProcessor,
   type WorkspaceExtension,
-} from './workspace/extension.js';
-export { EventBus, type Listener } from './workspace/event-bus.js';
-export { Serializer } from './workspace/serializer.js';
-export type { IndexChange, Indexer, TurnNode, WorkspaceView } from './workspace/workspace-index.js';
-export type { BranchInfo } from './workspace/turn-tree.js';
-export type { TurnDeleteResult } from './workspace/commands/index.js';
-export { checkInvariants, type InvariantViolation } from './workspace/invariants.js';
-export { doctor, type DoctorReport } from './workspace/doctor.js';
+} from './core/plugin.js';
+export { EventBus, type Listener } from './core/event-bus.js';
+export { Serializer } from './core/serializer.js';
+export type { IndexChange, Indexer, TurnNode, WorkspaceView } from './core/workspace-index.js';
+export type { BranchInfo } from './core/turn-tree.js';
+export type { TurnDeleteResult } from './core/commands/index.js';
+export { checkInvariants, type InvariantViolation } from './core/invariants.js';
+export { doctor, type DoctorReport } from './core/doctor.js';
 
-export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, Write } from './store/store.js';
-export { MemoryStore } from './store/memory-store.js';
+export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, Write } from './core/store.js';
+export { MemoryStore } from './core/memory-store.js';
 export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
-export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './store/postgres-store.js';
-export { PostgresBlobStorage, postgresBlobStorage, type PostgresBlobStorageOptions } from './store/postgres-blob-storage.js';
-export { MemoryBlobStorage, sha256Of, type BlobStorage } from './store/blob-storage.js';
+export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
+export { PostgresBlobStorage, postgresBlobStorage, type PostgresBlobStorageOptions } from './store/postgres/postgres-blob-storage.js';
+export { MemoryBlobStorage, sha256Of, type BlobStorage } from './core/blob-storage.js';
 export { FsBlobStorage } from './store/fs-blob-storage.js';
 
 export type { ModelAdapter, StreamPart, Usage, StopReason, GenerateResult, CallOptions } from './models/model-adapter.js';
@@ -94,7 +94,7 @@ export { snapshot, groupTurns, supersede, SUPERSEDED_NOTE, type Snapshot } from 
 export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from './prompt/messages.js';
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './prompt/summarizer.js';
 export { promptRecordOf, type RespondOptions } from './prompt/respond.js';
-export { canonicalJson, defineAction, type Action, type ActionContext, type ApprovalDescription, type InputIssue, type Trust } from './agent/action.js';
+export { canonicalJson, defineAction, type Action, type ActionContext, type ApprovalDescription, type InputIssue, type Trust } from './action/action.js';
 export {
   agentExtension,
   ApprovalRecord,
@@ -104,14 +104,14 @@ export {
   TrustOverrides,
   WorkerRecord,
   type AgentCommandMap,
-} from './agent/extension.js';
+} from './agent/agent-plugin.js';
 export { decide, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './agent/trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent/agent-api.js';
 export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './agent/clearance.js';
-export { defaultStagingDir, GitStaging, type StageRef } from './agent/git-staging.js';
-export type { FileAccess, FileChange } from './agent/files.js';
-export { DiskFiles } from './agent/project-files.js';
-export { projectActions } from './agent/project-actions.js';
+export { defaultStagingDir, GitStaging, type StageRef } from './project/git-staging.js';
+export type { FileAccess, FileChange } from './action/files.js';
+export { DiskFiles } from './project/project-files.js';
+export { projectActions } from './project/project-actions.js';
 export type {
   ApprovalRequest,
   ApprovalResult,
@@ -127,12 +127,12 @@ export type {
   WorkerEvent,
   WorkerInfo,
 } from './agent/ui-adapter.js';
-export { TerminalAdapter, type TerminalAdapterOptions } from './cli/terminal-adapter.js';
+export { TerminalAdapter, type TerminalAdapterOptions } from './terminal/terminal-adapter.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
 export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment/environment.js';
 export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
-export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/extension.js';
+export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/environment-plugin.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './agent/envelope.js';
 export { createSchemaManager, PROTOCOL_VERSION, type SchemaManager } from './protocol/schema-manager.js';
@@ -164,10 +164,10 @@ export {
 export { BrowserExecutor, CHROMIUM_ARGS, type ExecutionResult, type ExecutorOptions } from './browser/executor.js';
 export { compactSnapshot, type CompactOptions, type PageSnapshot } from './browser/snapshot.js';
 export { Browser, BrowserApi, BrowserSession, browserInstructions, renderResult, type BrowserTaskOptions, type BrowserTaskResult } from './browser/browser-session.js';
-export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser/extension.js';
+export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser/browser-plugin.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';
 export { UIApi, PatchUiStateInput, type UIPatchResponse } from './ui/ui-api.js';
-export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui/extension.js';
+export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui/ui-plugin.js';
 export {
   applyPatchInput,
   parsePath,

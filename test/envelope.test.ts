@@ -47,8 +47,8 @@ describe('envelope mode', () => {
     ]);
     const events: WorkerEvent[] = [];
     const steps: number[] = [];
-    ws.events.on('worker:step', (e) => steps.push(e.requested));
-    const outcome = await ws.worker({ session, model, actions, mode: 'envelope', onEvent: (e) => events.push(e) }).run('Save a note and add 2 and 3');
+    const onEvent = (e: WorkerEvent) => (e.type === 'step' ? steps.push(e.requested) : events.push(e));
+    const outcome = await ws.worker({ session, model, actions, mode: 'envelope', onEvent }).run('Save a note and add 2 and 3');
 
     expect(outcome).toMatchObject({
       status: 'done',
@@ -249,8 +249,8 @@ describe('envelope mode', () => {
     const model = scriptedModel([answer('PROCEED', 'Checking.', { action: 'add', parameters: { a: 1, b: 1 } }), answer('ABORT', 'The task needs a calculator that can divide.')]);
     const events: WorkerEvent[] = [];
     const stepsSeen: number[] = [];
-    ws.events.on('worker:step', (e) => stepsSeen.push(e.step));
-    const outcome = await ws.worker({ session, model, actions, mode: 'envelope', onEvent: (e) => events.push(e) }).run('divide 1 by 0');
+    const onEvent = (e: WorkerEvent) => (e.type === 'step' ? stepsSeen.push(e.step) : events.push(e));
+    const outcome = await ws.worker({ session, model, actions, mode: 'envelope', onEvent }).run('divide 1 by 0');
     expect(outcome).toMatchObject({ status: 'failed', steps: 2, decision: { action: 'ABORT', message: 'The task needs a calculator that can divide.' }, actions: [{ name: 'add', ok: true }] });
     expect(outcome.error).toBeUndefined();
     expect(stepsSeen).toEqual([1, 2]);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace, defineAction, type Action, type CreateWorkspaceOptions, type StoredRecord, type Workspace } from '../src/index.js';
-import { WorkspaceIndex } from '../src/workspace/workspace-index.js';
+import { WorkspaceIndex } from '../src/core/workspace-index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

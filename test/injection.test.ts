@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { recordsOf } from '../src/agent/extension.js';
+import { recordsOf } from '../src/agent/agent-plugin.js';
 import {
   BookshelfEnvironment,
   createWorkspace,

@@ -125,7 +125,7 @@ describe('Golem on PostgreSQL', () => {
     }
     // A process with an extension (a collection) the other lacks: the other catches up and goes on working.
     const { z } = await import('zod');
-    const { defineCommand } = await import('../src/workspace/extension.js');
+    const { defineCommand } = await import('../src/core/plugin.js');
     const noteAdd = defineCommand({
       type: 'note:add',
       description: 'adds a note',

@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Action, ActionContext } from '../src/agent/action.js';
-import type { FileAccess } from '../src/agent/files.js';
-import { commandRisk, projectActions } from '../src/agent/project-actions.js';
-import { DiskFiles } from '../src/agent/project-files.js';
-import { GolemError } from '../src/errors.js';
+import type { Action, ActionContext } from '../src/action/action.js';
+import type { FileAccess } from '../src/action/files.js';
+import { commandRisk, projectActions } from '../src/project/project-actions.js';
+import { DiskFiles } from '../src/project/project-files.js';
+import { GolemError } from '../src/core/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -21,8 +21,7 @@ describe('session.respond', () => {
     const s = await chat(ws);
     const model = scriptedModel([{ thinking: 'Basic anatomy.', text: 'Four.', toolCalls: [{ name: 'lookup', input: { organ: 'heart' }, callId: 'c1' }], usage: { inputTokens: 30, outputTokens: 9 } }]);
     const parts: StreamPart['type'][] = [];
-    ws.events.on('model:part', (e) => parts.push(e.part.type));
-    const turn = await s.respond({ model, tokenBudget: { total: 8000 } });
+    const turn = await s.respond({ model, tokenBudget: { total: 8000 }, onPart: (part) => parts.push(part.type) });
     expect(turn.role).toBe('assistant');
     expect(turn.blocks).toEqual([
       { type: 'thinking', thinking: 'Basic anatomy.' },
@@ -78,10 +77,10 @@ describe('session.respond', () => {
     const ws = await createWorkspace();
     const s = await chat(ws);
     const controller = new AbortController();
-    ws.events.on('model:part', (e) => {
-      if (e.part.type === 'text-delta') controller.abort();
-    });
-    const failure = await s.respond({ model: scriptedModel([{ text: 'one two three' }]), signal: controller.signal }).catch((e: unknown) => e);
+    const onPart = (part: StreamPart) => {
+      if (part.type === 'text-delta') controller.abort();
+    };
+    const failure = await s.respond({ model: scriptedModel([{ text: 'one two three' }]), signal: controller.signal, onPart }).catch((e: unknown) => e);
     expect((failure as GolemError).code).toBe('MODEL_ABORTED');
     const recorded = (failure as GolemError).details.turn as { id: string };
     expect(s.turn(recorded.id)?.blocks).toEqual([text('one ')]);

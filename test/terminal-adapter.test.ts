@@ -7,7 +7,7 @@ import {
   taskSlug,
   TerminalAdapter,
   type TerminalAdapterOptions,
-} from '../src/cli/terminal-adapter.js';
+} from '../src/terminal/terminal-adapter.js';
 
 const open: TerminalAdapter[] = [];
 afterEach(async () => {

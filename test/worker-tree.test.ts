@@ -112,8 +112,8 @@ describe('the worker tree', () => {
       return { text: 'stopped' };
     });
     const results: string[] = [];
-    ws.events.on('worker:action', (e) => results.push(`${e.ok}:${typeof e.output === 'string' ? e.output : JSON.stringify(e.output)}`));
-    await ws.worker({ session: chat, model, subWorkers: { maxDepth: 2 } }).run('dig');
+    const onEvent = (e: WorkerEvent) => e.type === 'action' && results.push(`${e.ok}:${typeof e.output === 'string' ? e.output : JSON.stringify(e.output)}`);
+    await ws.worker({ session: chat, model, subWorkers: { maxDepth: 2 }, onEvent }).run('dig');
     expect(workersOf(ws).map((w) => w.depth)).toEqual([1, 2]);
     expect(results[0]).toMatch(/^false:spawn_worker failed: a sub-worker at depth 3 would pass the depth limit of 2/);
     await ws.close();
@@ -312,11 +312,12 @@ describe('review findings, kept fixed', () => {
       { toolCalls: [{ name: 'edit_file', input: { path: 'a.txt', old_string: 'three', new_string: 'THREE' } }] },
       { text: 'done' },
     ]);
-    const worker = ws.worker({ session: chat, model, actions: projectActions(), project: { root, stagingDir: join(root, '.golem', 'staging.git') } });
+    const results: string[] = [];
+    const onEvent = (e: WorkerEvent) => e.type === 'action' && results.push(JSON.stringify(e.output));
+    const worker = ws.worker({ session: chat, model, actions: projectActions(), project: { root, stagingDir: join(root, '.golem', 'staging.git') }, onEvent });
     await worker.run('stage one');
     await ws.trust.set('edit_file', 'autonomous', { sessionId: chat.id });
-    const results: string[] = [];
-    ws.events.on('worker:action', (e) => results.push(JSON.stringify(e.output)));
+    results.length = 0; // the second run's results only
     await worker.run('now edit directly');
     expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
     expect(results[0]).toMatch(/a\.txt has staged changes waiting for clearance/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, defineAction, type Prompt } from '../src/index.js';
+import { createWorkspace, defineAction, type Prompt, type WorkerEvent } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { Reader } from './fixtures/reader.js';
 import { tempDir } from './helpers.js';
@@ -20,8 +20,8 @@ describe('the worker loop', () => {
       { text: 'The heart is on page 212 of Anatomy.' },
     ]);
     const steps: number[] = [];
-    ws.events.on('worker:step', (e) => steps.push(e.requested));
-    const worker = ws.worker({ session, model, environments: [reader], actions: [lookup] });
+    const onEvent = (e: WorkerEvent) => e.type === 'step' && steps.push(e.requested);
+    const worker = ws.worker({ session, model, environments: [reader], actions: [lookup], onEvent });
     const outcome = await worker.run('Find the chapter on the heart and open it');
     expect(outcome).toMatchObject({ status: 'done', steps: 4, actions: [{ name: 'lookup', ok: true }, { name: 'update_editable_status', ok: true }, { name: 'update_editable_status', ok: true }] });
     expect(reader.editableStatus.selected_book_name?.value).toBe('Anatomy');
@@ -92,8 +92,8 @@ describe('the worker loop', () => {
     const limited = await ws.worker({ session, model: loop, environments: [new Reader()], maxSteps: 3 }).run('go');
     expect(limited).toMatchObject({ status: 'step_limit', steps: 3 });
     const controller = new AbortController();
-    ws.events.on('worker:action', () => controller.abort());
-    const stopped = await ws.worker({ session, model: loop, environments: [new Reader()] }).run('again', { signal: controller.signal });
+    const onEvent = (e: WorkerEvent) => e.type === 'action' && controller.abort();
+    const stopped = await ws.worker({ session, model: loop, environments: [new Reader()], onEvent }).run('again', { signal: controller.signal });
     expect(stopped).toMatchObject({ status: 'aborted', steps: 1 });
     await ws.close();
   });

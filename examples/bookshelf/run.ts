@@ -8,7 +8,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BookshelfEnvironment, createWorkspace, resolveModel, type ModelAdapter, type Prompt } from '../../src/index.js';
+import { BookshelfEnvironment, createWorkspace, resolveModel, type ModelAdapter, type Prompt, type WorkerEvent } from '../../src/index.js';
 import { scriptedModel } from '../../src/test/index.js';
 
 /** The scripted moves: search, open the book found, go to its page, read it from the context. */
@@ -33,19 +33,20 @@ const ws = await createWorkspace({ dir: process.argv[2] ?? mkdtempSync(join(tmpd
 const session = await ws.sessions.create({ label: 'bookshelf' });
 const shelf = new BookshelfEnvironment({ dir: join(import.meta.dirname, 'books'), pageSize: 600 });
 
-ws.events.on('worker:action', (e) => console.log(`  ${e.ok ? '✓' : '✗'} ${e.name} ${JSON.stringify(e.input)}`));
 let midLine = false;
-ws.events.on('model:part', (e) => {
-  if (e.part.type === 'text-delta') {
-    process.stdout.write(e.part.text);
+// The run's own stream: answers as they stream, then each action the model asked for.
+const onEvent = (e: WorkerEvent) => {
+  if (e.type === 'action') console.log(`  ${e.ok ? '✓' : '✗'} ${e.name} ${JSON.stringify(e.input)}`);
+  else if (e.type === 'text-delta') {
+    process.stdout.write(e.text);
     midLine = true;
-  } else if (e.part.type === 'finish' && midLine) {
+  } else if (e.type === 'answer' && midLine) {
     process.stdout.write('\n');
     midLine = false;
   }
-});
+};
 
-const worker = ws.worker({ session, model, environments: [shelf], maxSteps: 8 });
+const worker = ws.worker({ session, model, environments: [shelf], maxSteps: 8, onEvent });
 const outcome = await worker.run('Find the chapter on the heart and read me what it says about its chambers.');
 console.log(`\n${outcome.status} after ${outcome.steps} model calls; the shelf is at ${shelf.editableStatus.selected_book_name?.value}, page ${shelf.editableStatus.current_page?.value}`);
 await ws.close();

@@ -1,9 +1,9 @@
 /** `ws.trust` and `ws.approvals`: the trust settings, grants and pending approvals of a workspace (seed 003). */
-import { unwrap } from '../errors.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Trust } from './action.js';
+import { unwrap } from '../core/errors.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Trust } from '../action/action.js';
 import { findById } from './clearance.js';
-import { recordsOf, type ApprovalRecord, type Grant, type TrustOverrides } from './extension.js';
+import { recordsOf, type ApprovalRecord, type Grant, type TrustOverrides } from './agent-plugin.js';
 import type { ApprovalResult } from './ui-adapter.js';
 
 export class TrustApi {

@@ -4,14 +4,14 @@
  * files; a pending export is a call the user runs by pushing it. Every decision is
  * recorded and told to the root worker as a system message.
  */
-import { fail, toGolemError, unwrap } from '../errors.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { WorkspaceView } from '../workspace/workspace-index.js';
+import { fail, toGolemError, unwrap } from '../core/errors.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
 import type { ClearanceItem } from './ui-adapter.js';
-import type { Action } from './action.js';
-import { recordsOf, type ClearanceRecord } from './extension.js';
-import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
-import { DiskFiles } from './project-files.js';
+import type { Action } from '../action/action.js';
+import { recordsOf, type ClearanceRecord } from './agent-plugin.js';
+import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
+import { DiskFiles } from '../project/project-files.js';
 
 export interface ClearanceOptions {
   /** The actions a pending export may name (the user runs them by pushing). */

@@ -6,13 +6,13 @@
  * it, and every answer is validated, an invalid one going back to the model with its
  * errors.
  */
-import type { JsonObject } from '../content/blocks.js';
+import type { JsonObject } from '../core/blocks.js';
 import type { ResponseFormat } from '../models/prompt.js';
 import { providerSchema } from '../protocol/schema-generator.js';
 import { createSchemaManager } from '../protocol/schema-manager.js';
 import type { AIGeneratedCommand, AIResponse, AISchemaManager, CommandSpec, ResponseSchema, SchemaOptions, SchemaValidationError, SecurityPolicy } from '../protocol/types.js';
-import type { Turn } from '../workspace/records.js';
-import type { Action } from './action.js';
+import type { Turn } from '../core/records.js';
+import type { Action } from '../action/action.js';
 
 export interface EnvelopeOptions {
   schemaOptions?: SchemaOptions;

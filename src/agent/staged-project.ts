@@ -5,14 +5,14 @@
  * reads the staged versions and may not overwrite a file with staged changes.
  * One per worker; the git staging itself is opened once for the whole worker tree.
  */
-import type { JsonValue } from '../content/blocks.js';
-import { GolemError, unwrap } from '../errors.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
+import type { JsonValue } from '../core/blocks.js';
+import { GolemError, unwrap } from '../core/errors.js';
+import type { WorkspaceManager } from '../core/manager.js';
 import { clearanceItems, stageRefOf } from './clearance.js';
-import type { ClearanceRecord } from './extension.js';
-import type { FileAccess } from './files.js';
-import { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
-import { DiskFiles } from './project-files.js';
+import type { ClearanceRecord } from './agent-plugin.js';
+import type { FileAccess } from '../action/files.js';
+import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
+import { DiskFiles } from '../project/project-files.js';
 
 /** Where the staging lives, and what it belongs to. */
 export interface StagedProjectScope {

@@ -5,7 +5,7 @@
  * Extraction finds every JSON object in the text, wherever it stands (code fences, prose
  * around it, several in one answer), and reports the ones it cannot read, never swallowing them.
  */
-import type { JsonObject, JsonValue } from '../content/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 
 /** An action the text asks for. */
 export interface ActionRequest {

@@ -3,9 +3,9 @@
  * worker does with a call in that mode. Pure functions of the workspace's state, so the
  * whole policy can be tested exhaustively.
  */
-import type { WorkspaceView } from '../workspace/workspace-index.js';
-import type { Trust } from './action.js';
-import { recordsOf, type Grant, type TrustOverrides } from './extension.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
+import type { Trust } from '../action/action.js';
+import { recordsOf, type Grant, type TrustOverrides } from './agent-plugin.js';
 
 /** Where a call's mode came from, most specific first. */
 export type TrustSource = 'session' | 'workspace' | 'worker' | 'action';

@@ -3,7 +3,11 @@
  * interface, whatever the platform. The terminal implements it now (`golem`), the
  * browser later (`golem serve`), tests in-process.
  */
-import type { JsonValue } from '../content/blocks.js';
+import type { JsonValue } from '../core/blocks.js';
+import type { Turn } from '../core/records.js';
+import type { ApprovalRequest, WorkerInfo } from '../action/approval.js';
+
+export type { ApprovalRequest, Risk, WorkerInfo } from '../action/approval.js';
 
 /** A message shown to the user. */
 export interface UIMessage {
@@ -13,28 +17,6 @@ export interface UIMessage {
     toolCalls?: { name: string; input: JsonValue }[];
     timestamp: number;
   };
-}
-
-/** One worker of the tree, as the user is shown it. */
-export interface WorkerInfo {
-  /** The worker's id (its session's id). */
-  id: string;
-  depth: number;
-  task: string;
-}
-
-export type Risk = 'low' | 'medium' | 'high';
-
-/** A supervised action waiting for the user's yes (seed 003 section 5). */
-export interface ApprovalRequest {
-  /** The approval's id in the workspace (`approval:*`). */
-  id: string;
-  type: 'tool_call' | 'file_write' | 'command';
-  description: string;
-  details: unknown;
-  risk: Risk;
-  /** [root, ..., the worker asking]. */
-  workerPath: WorkerInfo[];
 }
 
 /**
@@ -92,6 +74,8 @@ export type WorkerEvent =
   | { type: 'text-delta'; worker: WorkerInfo; text: string }
   /** An answer's streamed text is complete and recorded as this turn (its actions run next). */
   | { type: 'answer'; worker: WorkerInfo; turnId: string; version: number }
+  /** A model call finished (step `step` of the run) and its answer asks for `requested` actions, which run next. */
+  | { type: 'step'; worker: WorkerInfo; step: number; turn: Turn; requested: number }
   | { type: 'action'; worker: WorkerInfo; name: string; input: JsonValue; ok: boolean; output: JsonValue }
   | { type: 'worker-end'; worker: WorkerInfo; status: 'done' | 'question' | 'failed'; text: string };
 

@@ -6,7 +6,7 @@
  * given about its place in it.
  */
 import { z } from 'zod';
-import { defineAction, type Action, type ActionContext } from './action.js';
+import { defineAction, type Action, type ActionContext } from '../action/action.js';
 import type { WorkerInfo } from './ui-adapter.js';
 
 /** How a sub-worker ended, as its parent's model reads it. */

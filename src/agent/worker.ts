@@ -11,19 +11,19 @@
  * is asked again, a sub-worker is resumed, not restarted).
  */
 import { z } from 'zod';
-import type { ContentBlock, JsonValue } from '../content/blocks.js';
-import { GolemError, toGolemError, unwrap } from '../errors.js';
+import type { ContentBlock, JsonValue } from '../core/blocks.js';
+import { GolemError, toGolemError, unwrap } from '../core/errors.js';
 import type { Environment } from '../environment/environment.js';
 import type { AIResponse } from '../protocol/types.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { RespondOptions } from '../prompt/respond.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Turn } from '../workspace/records.js';
-import type { Session } from '../workspace/session.js';
-import type { SessionManager } from '../workspace/session-manager.js';
-import { defineAction, type Action, type ActionContext, type Observation, type Trust } from './action.js';
-import { callFingerprint, findApproval, recordsOf, startedCall, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './extension.js';
-import type { GitStaging } from './git-staging.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Turn } from '../core/records.js';
+import type { Session } from '../prompt/session.js';
+import type { SessionManager } from '../prompt/session-manager.js';
+import { defineAction, type Action, type ActionContext, type Observation, type Trust } from '../action/action.js';
+import { callFingerprint, findApproval, recordsOf, startedCall, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from './agent-plugin.js';
+import type { GitStaging } from '../project/git-staging.js';
 import { answerOf } from './agent-api.js';
 import { clearanceItems, toClearanceItem } from './clearance.js';
 import { StagedProject } from './staged-project.js';
@@ -270,7 +270,7 @@ export class Worker {
         return { ...outcome, status: 'error', error: failure };
       }
       const requested = this.#requests(mode, outcome.turn);
-      this.#manager.events.emit('worker:step', { sessionId: this.session.id, step: outcome.steps, turn: outcome.turn, requested: requested.calls.length });
+      this.#emit({ type: 'step', worker: this.info, step: outcome.steps, turn: outcome.turn, requested: requested.calls.length });
     }
   }
 
@@ -283,11 +283,7 @@ export class Worker {
     const envelope = this.#envelope;
     const format = envelope?.responseFormat();
     const tree = this.depth > 0 ? [subWorkerInstructions(this.#position.path, this.#actions.has('spawn_worker'))] : this.#maxDepth > 0 ? [rootInstructions(this.#maxDepth)] : [];
-    const off = this.#manager.events.on('model:part', (e) => {
-      if (e.sessionId === this.session.id && e.part.type === 'text-delta') this.#emit({ type: 'text-delta', worker: this.info, text: e.part.text });
-    });
-    try {
-      const turn = await this.session.respond({
+    const turn = await this.session.respond({
         ...respondOptions,
         ...(mode === 'tools' && this.#actions.size > 0 && { tools: this.actions.map((a) => a.toTool()) }),
         ...(format !== undefined && {
@@ -297,12 +293,12 @@ export class Worker {
         }),
         systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...(envelope === undefined ? [] : [envelope.instructions()]), ...this.#environments.map((e) => e.renderContext())],
         ...(signal !== undefined && { signal }),
+        onPart: (part) => {
+          if (part.type === 'text-delta') this.#emit({ type: 'text-delta', worker: this.info, text: part.text });
+        },
       });
       this.#emit({ type: 'answer', worker: this.info, turnId: turn.id, version: turn.version });
       return turn;
-    } finally {
-      off();
-    }
   }
 
   /**
@@ -350,7 +346,6 @@ export class Worker {
         if (result.stop?.status === 'paused') return result.stop; // no result yet: the call waits for its approval
         stop = result.stop;
         outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
-        this.#manager.events.emit('worker:action', { sessionId: this.session.id, name: result.name, input: result.input, ok: result.ok, output: result.output });
         this.#emit({ type: 'action', worker: this.info, name: result.name, input: result.input, ok: result.ok, output: result.output });
         if (result.staged === true) this.#notifyClearance();
       }

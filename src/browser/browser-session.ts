@@ -7,17 +7,17 @@
  */
 import type { z } from 'zod';
 import type { Page } from 'playwright-core';
-import { GolemError, unwrap } from '../errors.js';
-import { defineAction, type Action, type ApprovalDescription, type Trust } from '../agent/action.js';
+import { GolemError, unwrap } from '../core/errors.js';
+import { defineAction, type Action, type ApprovalDescription, type Trust } from '../action/action.js';
 import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker.js';
 import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
 import { redactSecrets, toExecutorCommand } from '../protocol/interpolation.js';
 import type { AIGeneratedCommand, CommandAction } from '../protocol/types.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Session } from '../workspace/session.js';
-import type { SessionManager } from '../workspace/session-manager.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Session } from '../prompt/session.js';
+import type { SessionManager } from '../prompt/session-manager.js';
 import { BrowserExecutor, type ExecutionResult, type ExecutorOptions } from './executor.js';
-import { browserSessions, browserVariables, type BrowserSessionRecord } from './extension.js';
+import { browserSessions, browserVariables, type BrowserSessionRecord } from './browser-plugin.js';
 import type { PageSnapshot } from './snapshot.js';
 
 /** Default trust of each command: reading and typing are autonomous; so is clicking (set CLICK_ELEMENT 'supervised' for sites where a click spends money). */

@@ -9,8 +9,8 @@
 import { existsSync } from 'node:fs';
 import type * as PlaywrightModule from 'playwright-core';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { JsonObject } from '../content/blocks.js';
-import { GolemError, type ErrorCode } from '../errors.js';
+import type { JsonObject } from '../core/blocks.js';
+import { GolemError, type ErrorCode } from '../core/errors.js';
 import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';

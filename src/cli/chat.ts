@@ -4,15 +4,15 @@
  * manual edits are staged for clearance (`/clearance` here, or `golem clearance`).
  * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
  */
-import { projectActions } from '../agent/project-actions.js';
+import { projectActions } from '../project/project-actions.js';
 import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
 import type { Worker, WorkerOutcome } from '../agent/worker.js';
-import { GolemError } from '../errors.js';
+import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
-import type { Workspace } from '../workspace/create-workspace.js';
-import type { Session } from '../workspace/session.js';
+import type { Workspace } from '../create-workspace.js';
+import type { Session } from '../prompt/session.js';
 import { CLI_MODEL_FORMS } from './cli-model.js';
-import { TerminalAdapter } from './terminal-adapter.js';
+import { TerminalAdapter } from '../terminal/terminal-adapter.js';
 
 /** What the root worker is told about itself. */
 export const GOLEM_INSTRUCTIONS = [

@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { JsonObject } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import { JsonObject } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
 import { scriptedModel, type ScriptedResponse } from '../test/scripted-model.js';
-import type { WorkspaceView } from '../workspace/workspace-index.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
 
 export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (replays scripted responses; a test double)'];
 

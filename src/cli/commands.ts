@@ -1,13 +1,13 @@
 /** `golem sessions ...` and `golem clearance ...`: what the chat did, and what waits for the user. */
 import { ClearanceApi, findById } from '../agent/clearance.js';
-import { chatSessions, recordsOf, type WorkerRecord } from '../agent/extension.js';
-import { pathLength } from '../workspace/turn-tree.js';
-import { projectActions } from '../agent/project-actions.js';
-import { GolemError } from '../errors.js';
-import type { Workspace } from '../workspace/create-workspace.js';
-import type { Session as SessionRecord, Turn } from '../workspace/records.js';
-import type { Session } from '../workspace/session.js';
-import type { CliIo } from './main.js';
+import { chatSessions, recordsOf, type WorkerRecord } from '../agent/agent-plugin.js';
+import { pathLength } from '../core/turn-tree.js';
+import { projectActions } from '../project/project-actions.js';
+import { GolemError } from '../core/errors.js';
+import type { Workspace } from '../create-workspace.js';
+import type { Session as SessionRecord, Turn } from '../core/records.js';
+import type { Session } from '../prompt/session.js';
+import type { CliIo } from './io.js';
 
 /**
  * The session to open: the one named (by id, or a unique start or end of it), a new one,

@@ -5,24 +5,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { GolemError } from '../errors.js';
-import { createWorkspace, type Workspace, type WorkspaceSummary } from '../workspace/create-workspace.js';
+import { GolemError } from '../core/errors.js';
+import type { StreamPart } from '../models/model-adapter.js';
+import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat } from './chat.js';
 import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
-import { doctor, type DoctorReport } from '../workspace/doctor.js';
+import type { CliIo } from './io.js';
 
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  cwd: string;
-  /** The terminal, for the chat (default: the process's stdin and stdout). */
-  input?: NodeJS.ReadableStream;
-  output?: NodeJS.WritableStream;
-  /** Ends a long-running command (`serve`) as Ctrl-C would. */
-  signal?: AbortSignal;
-}
+export type { CliIo } from './io.js';
+import { doctor, type DoctorReport } from '../core/doctor.js';
 
 const USAGE = `Usage: golem [command] [options]
 
@@ -185,14 +178,14 @@ async function ask(
     const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: message });
     const question = await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
     let streamed = false;
-    const off = ws.events.on('model:part', (e) => {
-      if (e.sessionId === session.id && e.part.type === 'text-delta') {
-        io.stdout(e.part.text);
+    const onPart = (part: StreamPart) => {
+      if (part.type === 'text-delta') {
+        io.stdout(part.text);
         streamed = true;
       }
-    });
+    };
     try {
-      const turn = await session.respond({ model });
+      const turn = await session.respond({ model, onPart });
       const usage = turn.meta.usage as { inputTokens?: number; outputTokens?: number } | undefined;
       io.stdout('\n');
       io.stderr(`[${model.provider}:${model.modelId} · ${usage?.inputTokens ?? '?'} in, ${usage?.outputTokens ?? '?'} out · session ${session.id}]\n`);
@@ -201,8 +194,6 @@ async function ask(
       if (!(GolemError.isInstance(error) && 'turn' in error.details)) await session.deleteTurn(question.id, question.version).catch(() => undefined);
       if (streamed) io.stdout('\n');
       throw error;
-    } finally {
-      off();
     }
     return 0;
   });

@@ -4,12 +4,12 @@
  * and `patch_ui_state`, as the terminal chat does. Runs until the process is stopped
  * (Ctrl-C) or `signal` aborts.
  */
-import { projectActions } from '../agent/project-actions.js';
+import { projectActions } from '../project/project-actions.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import { serve } from '../serve/server.js';
-import type { Workspace } from '../workspace/create-workspace.js';
+import type { Workspace } from '../create-workspace.js';
 import { GOLEM_INSTRUCTIONS } from './chat.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
 
 export const SERVE_INSTRUCTIONS = [
   GOLEM_INSTRUCTIONS,

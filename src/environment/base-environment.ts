@@ -3,10 +3,10 @@
  * checked again, and every change persisted in the workspace as an `environment:update`
  * command before it is applied (so values survive a restart and sit in the command log).
  */
-import type { JsonValue } from '../content/blocks.js';
-import { Serializer } from '../workspace/serializer.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Action } from '../agent/action.js';
+import type { JsonValue } from '../core/blocks.js';
+import { Serializer } from '../core/serializer.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Action } from '../action/action.js';
 import {
   validateFieldValue,
   type ActionResult,

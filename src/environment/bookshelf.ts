@@ -7,11 +7,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, parse } from 'node:path';
 import MiniSearch from 'minisearch';
 import { z } from 'zod';
-import type { JsonValue } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
-import { defineAction, type Action } from '../agent/action.js';
+import type { JsonValue } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
+import { defineAction, type Action } from '../action/action.js';
 import { terms } from '../prompt/context-retriever.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
+import type { WorkspaceManager } from '../core/manager.js';
 import { BaseEnvironment } from './base-environment.js';
 import type { EditableStatusUpdateResult, EnvironmentInfo } from './environment.js';
 

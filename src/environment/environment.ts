@@ -4,9 +4,9 @@
  * field. Seed 000 calls them workspaces; in Golem the workspace is the state engine, so
  * these are Environments. Their members keep the seed's names.
  */
-import type { JsonValue } from '../content/blocks.js';
-import type { Action } from '../agent/action.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
+import type { JsonValue } from '../core/blocks.js';
+import type { Action } from '../action/action.js';
+import type { WorkspaceManager } from '../core/manager.js';
 
 /** The kinds of value a field holds. Values travel as strings (or null), as in the seed. */
 export type EditableFieldType = 'string' | 'number' | 'boolean' | 'enum';

@@ -13,8 +13,8 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { JsonObject } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import type { JsonObject } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import { MODEL_ADAPTER_SPEC, type CallOptions, type GenerateResult, type ModelAdapter, type StopReason, type StreamPart } from './model-adapter.js';
 import type { Prompt, PromptPart, ToolResultOutput } from './prompt.js';
 import { estimateTokens } from './tokens.js';

@@ -2,7 +2,7 @@
  * The model adapter spec, version 1: the one boundary between Golem and a language
  * model. `stream` yields typed parts; `generate` collects them.
  */
-import type { JsonObject } from '../content/blocks.js';
+import type { JsonObject } from '../core/blocks.js';
 import type { Prompt } from './prompt.js';
 
 export const MODEL_ADAPTER_SPEC = 'golem.model/v1' as const;

@@ -2,7 +2,7 @@
  * The provider-agnostic prompt (seed 001 section 6.5): what the prompt pipeline
  * assembles and every model adapter maps to its provider's wire format.
  */
-import type { JsonObject, JsonValue } from '../content/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 
 /** Bytes of an image or document: inline (base64), or a file the provider already holds. */
 export type PromptMedia = { base64: string; fileId?: never } | { fileId: string; base64?: never };

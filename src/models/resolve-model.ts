@@ -2,7 +2,7 @@
  * `resolveModel('provider:model')`: one string chooses the model. Keys come from each
  * provider's usual environment variable; provider packages load on the first call.
  */
-import { GolemError } from '../errors.js';
+import { GolemError } from '../core/errors.js';
 import { AiSdkAdapter } from './ai-sdk-adapter.js';
 import { countOpenAiTokens } from './tokens.js';
 

@@ -3,7 +3,7 @@
  * ends, must not hold a run (and its session) forever: the call is cancelled and fails
  * with MODEL_TIMEOUT, whatever the adapter does with its signal.
  */
-import { GolemError } from '../errors.js';
+import { GolemError } from '../core/errors.js';
 import type { StreamPart } from './model-adapter.js';
 
 export interface ModelTimeLimits {

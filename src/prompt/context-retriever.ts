@@ -3,8 +3,8 @@
  * session's topics and recent turns.
  */
 import MiniSearch from 'minisearch';
-import type { IndexChange, Indexer } from '../workspace/workspace-index.js';
-import type { ContextEntry, Preference } from '../workspace/records.js';
+import type { IndexChange, Indexer } from '../core/workspace-index.js';
+import type { ContextEntry, Preference } from '../core/records.js';
 
 /** Something retrievable: a context entry or a preference. */
 export interface Retrievable {

@@ -9,7 +9,7 @@
  * two preferences conflict, the later one wins: a session's choice beats a topic's, which
  * beats the role's default, and a newer one beats an older one.
  */
-import type { Preference, Role } from '../workspace/records.js';
+import type { Preference, Role } from '../core/records.js';
 
 export type PreferenceTier = 'role' | 'topic' | 'session';
 export const CONFLICT_RULE = 'When two preferences conflict, follow the one listed later.';

@@ -4,9 +4,9 @@
  * stands without its call, tool results carry text (their media follow as a user message),
  * and the conversation opens with the user.
  */
-import type { ContentBlock } from '../content/blocks.js';
+import type { ContentBlock } from '../core/blocks.js';
 import type { PromptMedia, PromptMessage, PromptPart } from '../models/prompt.js';
-import type { Turn } from '../workspace/records.js';
+import type { Turn } from '../core/records.js';
 
 /** The user message put first when the history sent opens with an answer. */
 export const CONTINUED = '(The conversation continues from earlier turns not shown here.)';

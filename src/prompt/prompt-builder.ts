@@ -4,13 +4,13 @@
  * result is a provider-agnostic Prompt (stage 5 is the model adapter's) and a record of
  * how it was built.
  */
-import type { ContentBlock } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import type { ContentBlock } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Prompt, PromptMedia, PromptMessage, PromptTool, ResponseFormat } from '../models/prompt.js';
-import type { BlobStorage } from '../store/blob-storage.js';
-import type { ContextEntry, Session, Turn, TurnRef } from '../workspace/records.js';
-import type { WorkspaceView } from '../workspace/workspace-index.js';
+import type { BlobStorage } from '../core/blob-storage.js';
+import type { ContextEntry, Session, Turn, TurnRef } from '../core/records.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
 import { retrievableOf, terms, type ContextRetriever } from './context-retriever.js';
 import { orderPreferences, systemInstruction, type PreferenceTier } from './instructions.js';
 import { CONTINUED, toMessages } from './messages.js';

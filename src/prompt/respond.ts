@@ -1,15 +1,15 @@
 /**
  * `session.respond`: one model call. Builds the prompt, streams the answer (publishing
- * each part as a `model:part` event), and records it as one assistant turn with the
+ * each part to `onPart`), and records it as one assistant turn with the
  * record of how its prompt was built, its token usage and its cost.
  */
-import type { ContentBlock, JsonObject } from '../content/blocks.js';
-import { GolemError, toGolemError } from '../errors.js';
+import type { ContentBlock, JsonObject } from '../core/blocks.js';
+import { GolemError, toGolemError } from '../core/errors.js';
 import type { ModelAdapter, StopReason, StreamPart, Usage } from '../models/model-adapter.js';
 import { costOf, type Price } from '../models/pricing.js';
 import { withTimeLimits, type ModelTimeLimits } from '../models/time-limits.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import type { Session, Turn } from '../workspace/records.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Session, Turn } from '../core/records.js';
 import type { BuildOptions, BuiltPrompt, PromptBuilder, PromptRecord } from './prompt-builder.js';
 import { summarizeInChunks } from './summarizer.js';
 
@@ -20,6 +20,8 @@ export interface RespondOptions extends Omit<BuildOptions, 'model'>, ModelTimeLi
   summarize?: boolean | { model: ModelAdapter };
   /** Prices for the cost on the turn (default: DEFAULT_PRICES). */
   pricing?: Readonly<Record<string, Price>>;
+  /** Sees each part of the answer as it streams (text and thinking deltas, tool calls, the finish). A listener that throws is reported as `listener:error` on `ws.events`; the answer goes on. */
+  onPart?: (part: StreamPart) => void;
 }
 
 /** The record of how an assistant turn's prompt was built, read back typed (undefined for other turns). */
@@ -79,7 +81,13 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
     const limits = { ...(signal !== undefined && { signal }), ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
     for await (const part of withTimeLimits((s) => model.stream(built.prompt, { signal: s }), limits)) {
       answer.add(part);
-      manager.events.emit('model:part', { sessionId, part });
+      if (options.onPart !== undefined) {
+        try {
+          options.onPart(part);
+        } catch (error) {
+          manager.events.emit('listener:error', { type: 'model:part', error });
+        }
+      }
     }
   } catch (error) {
     failure = toGolemError(error, 'MODEL_ERROR');

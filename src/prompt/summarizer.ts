@@ -6,7 +6,7 @@
 import { collectStream, type ModelAdapter } from '../models/model-adapter.js';
 import type { Prompt } from '../models/prompt.js';
 import { withTimeLimits, type ModelTimeLimits } from '../models/time-limits.js';
-import type { Turn } from '../workspace/records.js';
+import type { Turn } from '../core/records.js';
 
 export const SUMMARY_INSTRUCTION =
   'You compress conversations. Summarise the conversation below so it can replace it: keep facts, decisions, names, numbers, commitments and open questions; drop pleasantries. When a summary of what came before is given, your summary replaces it too, so carry its content forward. Write only the summary, in the language of the conversation.';

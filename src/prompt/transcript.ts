@@ -2,10 +2,10 @@
  * Stage 1 of the prompt pipeline: the ancestry walk, with summaries standing in for the
  * turns they summarise, grouped so a tool call is never separated from its result.
  */
-import type { SummaryBlock } from '../content/blocks.js';
-import { turnKey, type Turn, type TurnRef } from '../workspace/records.js';
-import { pathTo } from '../workspace/turn-tree.js';
-import type { WorkspaceView } from '../workspace/workspace-index.js';
+import type { SummaryBlock } from '../core/blocks.js';
+import { turnKey, type Turn, type TurnRef } from '../core/records.js';
+import { pathTo } from '../core/turn-tree.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
 
 /** The transcript the prompt is built from. */
 export interface Snapshot {

@@ -4,7 +4,7 @@
  * and the browser actions validate with the same schemas.
  */
 import { z } from 'zod';
-import type { JsonObject } from '../content/blocks.js';
+import type { JsonObject } from '../core/blocks.js';
 import type { CommandAction, CommandSpec } from './types.js';
 
 /** A variable name (seed 002: `^[a-zA-Z_][a-zA-Z0-9_]*$`). */

@@ -3,8 +3,8 @@
  * (seed 002): variables and secrets are filled in outside the model, and the session id
  * is injected, so the model never writes either and never sees a secret.
  */
-import type { JsonObject } from '../content/blocks.js';
-import { GolemError, type Result } from '../errors.js';
+import type { JsonObject } from '../core/blocks.js';
+import { GolemError, type Result } from '../core/errors.js';
 import { VARIABLE_REFERENCE } from './browser-commands.js';
 import type { AIGeneratedCommand, ExecutorCommand } from './types.js';
 

@@ -3,7 +3,7 @@
  * decision, the reasoning, one optional command (one branch per command, told apart by
  * its `action`), and the decision rules (RETRY needs a command, ABORT forbids one).
  */
-import type { JsonObject } from '../content/blocks.js';
+import type { JsonObject } from '../core/blocks.js';
 import { DECISION_ACTIONS, type CommandSpec, type ResponseSchema, type SchemaOptions } from './types.js';
 
 export const RESPONSE_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';

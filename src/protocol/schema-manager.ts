@@ -5,9 +5,9 @@
  * Generated schemas are cached and frozen; compiled validators are cached per schema.
  */
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { schemaCompiler } from '../json-schema.js';
-import type { JsonObject } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import { schemaCompiler } from '../core/json-schema.js';
+import type { JsonObject } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import { browserCommandDefinitions } from './browser-commands.js';
 import { buildResponseSchema, commandBranch } from './schema-generator.js';
 import type { AISchemaManager, AISchemaManagerConfig, CommandSpec, ExecutorMethodSchemas, ResponseSchema, SchemaOptions, SecurityPolicy, ValidationResult } from './types.js';

@@ -3,7 +3,7 @@
  * model's decision, its reasoning and at most one command. The shapes here are the
  * seed's, under its names.
  */
-import type { JsonObject, JsonValue } from '../content/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 
 /** What the model decides after looking at the last result (seed 002 "Decision Action Types"). */
 export const DECISION_ACTIONS = ['PROCEED', 'RETRY', 'ABORT'] as const;

@@ -5,7 +5,7 @@
  * words a model can act on; nothing here throws.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { JsonObject, JsonValue } from '../content/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { selectorProblem, urlProblem } from './security.js';
 import { COMMAND_ACTIONS, type AIResponse, type CommandSpec, type ResponseSchema, type SchemaValidationError, type SecurityPolicy, type ValidationResult } from './types.js';
 

@@ -7,7 +7,7 @@
 import type { Context, Hono as HonoApp } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
-import { GolemError } from '../errors.js';
+import { GolemError } from '../core/errors.js';
 import type { ServeHost } from './host.js';
 import type { PageFiles } from './page.js';
 

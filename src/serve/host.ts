@@ -7,19 +7,19 @@
  * every page; a user's click on a model-built UI goes to the session whose agent built it.
  */
 import { randomUUID } from 'node:crypto';
-import type { Action, Trust } from '../agent/action.js';
+import type { Action, Trust } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
-import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from '../agent/extension.js';
+import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from '../agent/agent-plugin.js';
 import type { ApprovalResult, WorkerEvent } from '../agent/ui-adapter.js';
 import type { WorkerOutcome } from '../agent/worker.js';
-import type { ContentBlock } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import type { ContentBlock } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
-import type { Workspace } from '../workspace/create-workspace.js';
-import type { CommittedEvent } from '../workspace/manager.js';
-import type { Session as SessionRecord, Turn } from '../workspace/records.js';
-import type { Session } from '../workspace/session.js';
-import { pathLength, pathTo, SessionView } from '../workspace/turn-tree.js';
+import type { Workspace } from '../create-workspace.js';
+import type { CommittedEvent } from '../core/manager.js';
+import type { Session as SessionRecord, Turn } from '../core/records.js';
+import type { Session } from '../prompt/session.js';
+import { pathLength, pathTo, SessionView } from '../core/turn-tree.js';
 import type { ApprovalAnswerBody, ApprovalView, ClearanceView, ServeState, SessionDetail, SessionSummary, TurnView, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';

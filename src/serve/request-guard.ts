@@ -8,7 +8,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../core/errors.js';
 
 export interface RequestRefusal {
   code: Extract<ErrorCode, 'HOST_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED'>;

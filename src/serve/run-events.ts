@@ -43,6 +43,8 @@ export class RunEventTranslator {
         out.push(e('TEXT_MESSAGE_CONTENT', { messageId, delta: event.text }));
         return out;
       }
+      case 'step':
+        return []; // the answer closed its message already; its actions follow as their own events
       case 'answer':
         // Recorded: the page shows the turn now, not the streamed copy (an action may wait for an approval a long time).
         return this.#close(worker.id, e);

@@ -4,7 +4,7 @@
  * against the instance's fields and applied as one `patch_ui_state` call (the one write
  * path); the click then goes to whoever listens (the agent).
  */
-import type { JsonValue } from '../content/blocks.js';
+import type { JsonValue } from '../core/blocks.js';
 import type { UIApi } from '../ui/ui-api.js';
 import type { PatchOperation } from '../ui/patch-engine.js';
 import type { FieldConfig } from '../ui/schema.js';

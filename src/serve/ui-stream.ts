@@ -11,8 +11,8 @@
  * already hold a change whose delta the client is about to get, at the version before it.
  */
 import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import { uiInstances, type UIPatchResult } from '../ui/extension.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import { uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
 import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 
 /** The client-side state: every instance by id. */

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Sha256 } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
-import { sha256Of, type BlobStorage } from './blob-storage.js';
+import { Sha256 } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
+import { sha256Of, type BlobStorage } from '../core/blob-storage.js';
 
 const TEMP_PREFIX = '.tmp-';
 const TEMP_NAME = /^\.tmp-[0-9a-f]{16}$/;

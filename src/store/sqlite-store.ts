@@ -2,10 +2,10 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
-import { GolemError } from '../errors.js';
-import { duplicateCommand, encode, seqMismatch } from './memory-store.js';
+import { GolemError } from '../core/errors.js';
+import { duplicateCommand, encode, seqMismatch } from '../core/memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
-import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from '../core/store.js';
 
 /** How hard a commit works to survive a crash. */
 export type Durability =

@@ -1,6 +1,6 @@
 /** The blob storage conformance suite: every BlobStorage implementation passes it unchanged. */
 import { describe, expect, it } from 'vitest';
-import { sha256Of, type BlobStorage } from '../index.js';
+import { sha256Of, type BlobStorage } from '../core/blob-storage.js';
 
 export function describeBlobStorageConformance(name: string, create: () => Promise<BlobStorage>): void {
   describe(`BlobStorage conformance: ${name}`, () => {

@@ -3,7 +3,7 @@
  * passes it unchanged. A harness makes an adapter that answers its calls in order.
  */
 import { describe, expect, it } from 'vitest';
-import { GolemError } from '../errors.js';
+import { GolemError } from '../core/errors.js';
 import type { ModelAdapter, StreamPart } from '../models/model-adapter.js';
 import type { Prompt } from '../models/prompt.js';
 import type { ScriptedResponse } from './scripted-model.js';

@@ -2,8 +2,8 @@
  * A scripted model: a test double that answers from a script instead of a language
  * model, and records every prompt it was given. Use it in tests and offline demos.
  */
-import type { JsonObject } from '../content/blocks.js';
-import { GolemError } from '../errors.js';
+import type { JsonObject } from '../core/blocks.js';
+import { GolemError } from '../core/errors.js';
 import { collectStream, MODEL_ADAPTER_SPEC, type CallOptions, type ModelAdapter, type StopReason, type StreamPart, type Usage } from '../models/model-adapter.js';
 import type { Prompt } from '../models/prompt.js';
 import { estimateTokens } from '../models/tokens.js';

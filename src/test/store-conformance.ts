@@ -3,7 +3,8 @@
  * Call `describeStoreConformance` from a test file with a factory for the store.
  */
 import { describe, expect, it } from 'vitest';
-import { GolemError, type CommandLogInput, type Store, type StoredWrite } from '../index.js';
+import { GolemError } from '../core/errors.js';
+import type { CommandLogInput, Store, StoredWrite } from '../core/store.js';
 
 export interface StoreHarness {
   /** A fresh, empty, unopened store. */

@@ -6,7 +6,7 @@
  * Pure: the `ui:patch` command runs it, and so can anyone checking a call first.
  */
 import type { z } from 'zod';
-import type { JsonValue } from '../content/blocks.js';
+import type { JsonValue } from '../core/blocks.js';
 import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE = '__CREATE__';

@@ -3,7 +3,7 @@
  * state, blocks, actions, layout). These are the shapes every accepted patch must leave.
  */
 import { z } from 'zod';
-import { JsonValue } from '../content/blocks.js';
+import { JsonValue } from '../core/blocks.js';
 
 export const FIELD_TYPES = ['text', 'number', 'textarea', 'select', 'checkbox', 'radio'] as const;
 export const BLOCK_TYPES = ['form'] as const;

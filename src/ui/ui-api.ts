@@ -3,9 +3,9 @@
  * for workers. `ws.ui.patch(input)` and the action are one path: the `ui:patch` command.
  */
 import { z } from 'zod';
-import { defineAction, type Action } from '../agent/action.js';
-import type { WorkspaceManager } from '../workspace/manager.js';
-import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './extension.js';
+import { defineAction, type Action } from '../action/action.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 
 export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: false; errors: UIPatchError[] };

@@ -1,0 +1,172 @@
+/**
+ * An action: the unit of capability a model can ask for (ARCHITECTURE.md, "The agent
+ * loop"). Its input schema is a Zod schema; the JSON Schema the model sees is generated
+ * from it once and compiled with ajv, and every input is validated before `run`, with
+ * errors a model can read and correct.
+ */
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { z } from 'zod';
+import type { JsonObject } from '../core/blocks.js';
+import { fail, GolemError, type Result } from '../core/errors.js';
+import type { PromptTool } from '../models/prompt.js';
+import type { FileAccess } from './files.js';
+import type { ApprovalRequest, Risk } from './approval.js';
+import { schemaCompiler } from '../core/json-schema.js';
+
+/** Who may run an action (seed 003): the model alone, the model after the user agrees, or only the user. */
+export type Trust = 'autonomous' | 'supervised' | 'manual';
+
+/** One problem with an input, at a JSON path. */
+export interface InputIssue {
+  /** Where, as a JSON Pointer into the input ('' for the input itself). */
+  path: string;
+  message: string;
+}
+
+/** What an action's `run` gets besides its input. */
+export interface ActionContext {
+  signal?: AbortSignal;
+  /** The id of the model's call this run answers. */
+  callId?: string;
+  /**
+   * The project's files, when the worker has a project: the files on disk, or (manual
+   * mode) a staging view whose writes become a clearance item.
+   */
+  files?: FileAccess;
+}
+
+/** How a supervised call is put to the user (seed 003 `ApprovalRequest` without the worker path). */
+export interface ApprovalDescription {
+  type: ApprovalRequest['type'];
+  description: string;
+  details: unknown;
+  risk: Risk;
+}
+
+export interface Action<I = unknown, O = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly trust: Trust;
+  /** The input's JSON Schema, as generated from the Zod schema (what the model is shown). */
+  readonly jsonSchema: JsonObject;
+  /** Checks an input: the typed value, or ACTION_INPUT_INVALID with every issue and a message for the model. */
+  validate(input: unknown): Result<I>;
+  run(input: I, ctx: ActionContext): Promise<O> | O;
+  /** How a call is described when it asks for approval. */
+  describe(input: I): ApprovalDescription;
+  /**
+   * What an 'always' or 'session' grant for this call covers: calls with the same key
+   * are granted too. Default: the exact input.
+   */
+  grantKey(input: I): string;
+  /**
+   * True when the action changes nothing but files, through `ctx.files`: in manual mode
+   * it then runs on a staging view and its changes wait for clearance. Other manual
+   * actions wait as a whole call for the user to run.
+   */
+  readonly stages: boolean;
+  /**
+   * True when running a call again does no harm: it only reads, or sets what it sets to
+   * the same value. A run resumed after a crash runs such a call again if it never got its
+   * result; any other action's call that was started is not repeated, and the model is told
+   * its outcome is unknown. Default false.
+   */
+  readonly repeatable: boolean;
+  /** How a run's output is shown to the model (default: as JSON). */
+  render?(output: O): string;
+  /**
+   * The part of an output that a later one of the same key makes obsolete (a page
+   * snapshot): shown after the rendered text, kept in full in the session, and left out of
+   * prompts once a newer observation with the key follows (the turn's `meta.observation`).
+   */
+  observe?(output: O): Observation | undefined;
+  /** The action as a tool in a prompt. */
+  toTool(): PromptTool;
+}
+
+/** What an action saw, which a newer observation with the same key makes obsolete (`key`: e.g. 'browser:<tab id>'). */
+export interface Observation {
+  key: string;
+  text: string;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const ajv = schemaCompiler();
+
+/** Declares an action; its JSON Schema is generated and compiled here, once. */
+export function defineAction<S extends z.ZodType, O>(definition: {
+  name: string;
+  description: string;
+  input: S;
+  trust?: Trust;
+  run(input: z.output<S>, ctx: ActionContext): Promise<O> | O;
+  /** Default: a 'tool_call' of medium risk, described by the action's name and input. */
+  describe?(input: z.output<S>): ApprovalDescription;
+  /** Default: the input as canonical JSON (a grant covers exactly this call). */
+  grantKey?(input: z.output<S>): string;
+  stages?: boolean;
+  /** Running a call again does no harm (it only reads, or sets a value): see Action.repeatable. Default false. */
+  repeatable?: boolean;
+  /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
+  render?(output: O): string;
+  /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
+  observe?(output: O): Observation | undefined;
+}): Action<z.output<S>, O> {
+  if (!NAME.test(definition.name)) {
+    throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
+  }
+  let jsonSchema: JsonObject;
+  let check: ValidateFunction;
+  try {
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(definition.input, { unrepresentable: 'throw' }) as JsonObject;
+    if (schema.type !== 'object') throw new Error('the input must be an object schema (z.object)');
+    jsonSchema = schema;
+    check = ajv.compile(schema);
+  } catch (cause) {
+    throw new GolemError('INVALID_ARGUMENT', `the input schema of action "${definition.name}" cannot be a JSON Schema: ${(cause as Error).message}`, { cause });
+  }
+  const name = definition.name;
+  return {
+    name,
+    description: definition.description,
+    trust: definition.trust ?? 'autonomous',
+    jsonSchema,
+    validate(input: unknown): Result<z.output<S>> {
+      if (!check(input)) return invalid(name, (check.errors ?? []).map(issueOf));
+      // JSON Schema cannot say everything Zod can (refinements, transforms): Zod has the last word.
+      const parsed = definition.input.safeParse(input);
+      if (!parsed.success) return invalid(name, parsed.error.issues.map((i) => ({ path: i.path.length === 0 ? '' : `/${i.path.map(String).join('/')}`, message: i.message })));
+      return { ok: true, value: parsed.data };
+    },
+    run: (input, ctx) => definition.run(input, ctx),
+    describe: (input) => definition.describe?.(input) ?? { type: 'tool_call', description: `${name} ${canonicalJson(input)}`, details: input, risk: 'medium' },
+    grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
+    stages: definition.stages ?? false,
+    repeatable: definition.repeatable ?? false,
+    ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
+    ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
+    toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
+  };
+}
+
+/** JSON with object keys sorted, so equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  ) ?? 'null';
+}
+
+function issueOf(error: ErrorObject): InputIssue {
+  if (error.keyword === 'required') return { path: error.instancePath, message: `is missing the required property "${String(error.params.missingProperty)}"` };
+  if (error.keyword === 'additionalProperties') return { path: error.instancePath, message: `has a property "${String(error.params.additionalProperty)}" that is not allowed` };
+  if (error.keyword === 'enum') return { path: error.instancePath, message: `must be one of ${JSON.stringify(error.params.allowedValues)}` };
+  return { path: error.instancePath, message: error.message ?? error.keyword };
+}
+
+function invalid(action: string, issues: InputIssue[]): Result<never> {
+  const lines = issues.map((i) => `- ${i.path === '' ? 'the input' : i.path} ${i.message}`).join('\n');
+  return {
+    ok: false,
+    error: new GolemError('ACTION_INPUT_INVALID', `The input for ${action} is not valid:\n${lines}\nCorrect it and call ${action} again.`, { details: { action, issues } }),
+  };
+}

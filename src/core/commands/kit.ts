@@ -1,0 +1,191 @@
+/** Small helpers the core reducers share. */
+import { z } from 'zod';
+import { blobRefsOf, ContentBlock, JsonObject } from '../blocks.js';
+import { fail } from '../errors.js';
+import type { Write } from '../store.js';
+import type { Effect, ReducerContext } from '../plugin.js';
+import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
+import type { WorkspaceView } from '../workspace-index.js';
+import { SessionView, sweep } from '../turn-tree.js';
+
+/** The content of a new turn, as callers give it. */
+export const TurnInput = z.strictObject({
+  /** A caller-chosen id (makes retries idempotent: a second add with the same id is refused). */
+  id: Id.optional(),
+  role: TurnRole,
+  blocks: z.array(ContentBlock),
+  meta: JsonObject.optional(),
+});
+export type TurnInput = z.input<typeof TurnInput>;
+
+export function requireSession(index: WorkspaceView, sessionId: string): Session {
+  const session = index.sessions.get(sessionId);
+  if (session === undefined) throw fail('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { sessionId });
+  return session;
+}
+
+export function requireTurn(index: WorkspaceView, ref: TurnRef): Turn {
+  const turn = index.turn(ref);
+  if (turn === undefined) {
+    const exists = index.node(ref.id) !== undefined;
+    throw fail(
+      'TURN_NOT_FOUND',
+      exists ? `turn "${ref.id}" has no version ${ref.version} (it may have been deleted)` : `no turn with id "${ref.id}" (it may have been deleted)`,
+      { turnId: ref.id, version: ref.version },
+    );
+  }
+  return turn;
+}
+
+export function requireNode(index: WorkspaceView, turnId: string) {
+  const node = index.node(turnId);
+  if (node === undefined) throw fail('TURN_NOT_FOUND', `no turn with id "${turnId}" (it may have been deleted)`, { turnId });
+  return node;
+}
+
+/** Checks that every blob the blocks reference is registered. */
+export function requireBlobs(index: WorkspaceView, blocks: readonly ContentBlock[]): void {
+  for (const sha256 of blobRefsOf(blocks)) {
+    if (!index.blobs.has(sha256)) throw fail('BLOB_NOT_FOUND', `the blob ${sha256} is not registered; register it before referencing it`, { sha256 });
+  }
+}
+
+/** A new turn version, stamped with the next seq. */
+export function makeTurn(
+  ctx: ReducerContext,
+  fields: { id: string; version: number; parent: TurnRef | null; sessionId: string; role: Turn['role']; blocks: ContentBlock[]; meta?: JsonObject | undefined },
+): Turn {
+  return {
+    id: fields.id,
+    version: fields.version,
+    parent: fields.parent,
+    sessionId: fields.sessionId,
+    role: fields.role,
+    blocks: fields.blocks,
+    meta: fields.meta ?? {},
+    seq: ctx.seq,
+    createdAt: ctx.now,
+  };
+}
+
+export function refOf(turn: Turn): TurnRef {
+  return { id: turn.id, version: turn.version };
+}
+
+/** The change that puts one record and answers with it. */
+export function stored<R>(collection: string, key: string, record: R): { writes: Write[]; result: R } {
+  return { writes: [{ op: 'put', collection, key, value: record }], result: record };
+}
+
+export function putTurn(turn: Turn): Write {
+  return { op: 'put', collection: 'turn', key: turnKey(turn), value: turn };
+}
+
+export function putSession(session: Session): Write {
+  return { op: 'put', collection: 'session', key: session.id, value: session };
+}
+
+/** Adds up blob reference changes: +1 per reference of added blocks, -1 per reference of removed ones. */
+export function countRefs(delta: Map<string, number>, blocks: readonly ContentBlock[], sign: 1 | -1): Map<string, number> {
+  for (const sha256 of blobRefsOf(blocks)) delta.set(sha256, (delta.get(sha256) ?? 0) + sign);
+  return delta;
+}
+
+/**
+ * The writes (and after-commit deletions of bytes) for a set of reference count
+ * changes. `holds` changes with explicit retains and releases.
+ */
+export function applyBlobDelta(
+  ctx: ReducerContext,
+  delta: ReadonlyMap<string, number>,
+  holdsDelta: ReadonlyMap<string, number> = new Map(),
+): { writes: Write[]; effects: Effect[]; released: string[] } {
+  const writes: Write[] = [];
+  const effects: Effect[] = [];
+  const released: string[] = [];
+  for (const sha256 of new Set([...delta.keys(), ...holdsDelta.keys()])) {
+    const record = ctx.index.blobs.get(sha256);
+    if (record === undefined) throw fail('BLOB_NOT_FOUND', `the blob ${sha256} is not registered`, { sha256 });
+    const holds = record.holds + (holdsDelta.get(sha256) ?? 0);
+    const refCount = record.refCount + (delta.get(sha256) ?? 0) + (holdsDelta.get(sha256) ?? 0);
+    if (holds < 0 || refCount < holds) throw fail('INTERNAL', `the reference count of blob ${sha256} would go negative`, { sha256 });
+    if (refCount === 0) {
+      writes.push({ op: 'delete', collection: 'blob', key: sha256 });
+      effects.push(() => ctx.blobStorage.delete(sha256));
+      released.push(sha256);
+    } else {
+      const next: BlobRecord = { ...record, refCount, holds };
+      writes.push({ op: 'put', collection: 'blob', key: sha256, value: next });
+    }
+  }
+  return { writes, effects, released };
+}
+
+export function requireRole(index: WorkspaceView, role: string | null | undefined): void {
+  if (role != null && !index.roles.has(role)) throw fail('ROLE_NOT_FOUND', `no role named "${role}"`, { role });
+}
+
+export function requirePreferences(index: WorkspaceView, ids: readonly string[] | undefined): void {
+  for (const id of ids ?? []) {
+    if (!index.preferences.has(id)) throw fail('PREFERENCE_NOT_FOUND', `no preference with id "${id}"`, { preferenceId: id });
+  }
+}
+
+/** The items without repeats, first occurrence kept. */
+export function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+export function sameRef(a: TurnRef | null | undefined, b: TurnRef | null | undefined): boolean {
+  if (a == null || b == null) return a == b;
+  return a.id === b.id && a.version === b.version;
+}
+
+/** Sessions other than `except` whose head or fork point is at `ref`. */
+export function pinnedByOthers(index: WorkspaceView, ref: TurnRef, except: string): boolean {
+  for (const id of index.headsAt(ref)) if (id !== except) return true;
+  for (const id of index.forksAt(ref)) if (id !== except) return true;
+  return false;
+}
+
+/** Garbage-collects from `start`: what no live session can see any more after `session` changes. */
+export function collect(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, after: { dying?: string; session: Session }): Set<string> {
+  const { session, dying } = after;
+  return sweep(index, start, deleted, {
+    isLive: (id) => id !== dying && index.sessions.has(id),
+    isPinned: (ref) =>
+      pinnedByOthers(index, ref, session.id) ||
+      (session.id !== dying && (sameRef(ref, session.head) || sameRef(ref, session.forkedFrom?.turn))),
+  });
+}
+
+/** A view of what the session sees, with a check that throws TURN_NOT_IN_SESSION. */
+export function viewOf(index: WorkspaceView, session: Session): SessionView & { require(ref: TurnRef): Turn } {
+  const view = new SessionView(index, session);
+  return Object.assign(view, {
+    require(ref: TurnRef): Turn {
+      const turn = requireTurn(index, ref);
+      if (!view.sees(ref)) {
+        throw fail('TURN_NOT_IN_SESSION', `turn "${ref.id}" version ${ref.version} is not part of session "${session.id}"`, {
+          sessionId: session.id,
+          turnId: ref.id,
+          version: ref.version,
+        });
+      }
+      return turn;
+    },
+  });
+}
+
+/** Delete writes for a set of turns, counting their released blob references into `delta`. */
+export function removeTurns(index: WorkspaceView, deleted: ReadonlySet<string>, delta: Map<string, number>): { writes: Write[]; refs: TurnRef[] } {
+  const writes: Write[] = [];
+  const refs: TurnRef[] = [];
+  for (const key of deleted) {
+    const turn = index.turns.get(key) as Turn;
+    countRefs(delta, turn.blocks, -1);
+    writes.push({ op: 'delete', collection: 'turn', key });
+    refs.push(refOf(turn));
+  }
+  return { writes, refs };
+}

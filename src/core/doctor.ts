@@ -1,0 +1,82 @@
+/**
+ * `golem doctor`: checks a real workspace for what the crash and load tests promise
+ * (the invariants of invariants.ts; the index equal to a rebuild from the store; blob
+ * files and records in agreement) and, with `repair`, mends what can be mended safely
+ * through the write path: reference counts (`blob:recount`) and orphan blob files (bytes
+ * no record names, as a crash between storing bytes and committing their record leaves).
+ */
+import { checkInvariants, type InvariantViolation } from './invariants.js';
+import type { WorkspaceManager } from './manager.js';
+import { unwrap } from './errors.js';
+
+export interface DoctorReport {
+  /** The invariants that do not hold (after repairs, when repairing). */
+  violations: InvariantViolation[];
+  /** Blob files no record names. */
+  orphanBlobs: string[];
+  /** Blob writes a crash cut short (temporary files), older than `staleAfterMs`: nothing will finish them. */
+  partialWrites: string[];
+  /** Records where the index and the store disagree ("collection/key"); empty when the index equals a rebuild. */
+  indexDrift: string[];
+  /** What `repair` did. */
+  repaired: { blobCounts: string[]; orphanBlobsDeleted: string[]; partialWritesDeleted: string[] };
+  /** True when nothing is wrong (any more). */
+  healthy: boolean;
+}
+
+/**
+ * Checks the workspace; with `repair`, fixes reference counts and deletes orphan blob
+ * files and stale partial writes, then checks again. Run a repair while no other process
+ * writes to the workspace: bytes stored by a `register` in flight look like an orphan
+ * until its record commits. `staleAfterMs` (default 10 minutes) is how old a partial
+ * write must be to count as left by a crash rather than under way.
+ */
+export async function doctor(manager: WorkspaceManager, options: { repair?: boolean; staleAfterMs?: number } = {}): Promise<DoctorReport> {
+  await manager.refresh();
+  const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
+  const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] };
+  if (options.repair === true) {
+    const before = await checkInvariants(manager.workspace(), manager.blobStorage);
+    if (before.some((v) => v.code === 'BLOB_COUNT')) repaired.blobCounts = unwrap(await manager.dispatch({ type: 'blob:recount', payload: {} })).fixed;
+    for (const sha256 of await orphans(manager)) {
+      await manager.refresh(); // registered meanwhile? then it is not an orphan any more
+      if (manager.workspace().blobs.has(sha256)) continue;
+      await manager.blobStorage.delete(sha256);
+      repaired.orphanBlobsDeleted.push(sha256);
+    }
+    for (const name of await stalePartialWrites(manager, staleAfterMs)) {
+      await manager.blobStorage.removePartialWrite?.(name);
+      repaired.partialWritesDeleted.push(name);
+    }
+  }
+  const violations = await checkInvariants(manager.workspace(), manager.blobStorage);
+  const orphanBlobs = await orphans(manager);
+  const indexDrift = await drift(manager);
+  const partialWrites = await stalePartialWrites(manager, staleAfterMs);
+  const healthy = violations.length === 0 && orphanBlobs.length === 0 && indexDrift.length === 0 && partialWrites.length === 0;
+  return { violations, orphanBlobs, partialWrites, indexDrift, repaired, healthy };
+}
+
+async function stalePartialWrites(manager: WorkspaceManager, staleAfterMs: number): Promise<string[]> {
+  return ((await manager.blobStorage.partialWrites?.()) ?? []).filter((w) => w.ageMs >= staleAfterMs).map((w) => w.name);
+}
+
+async function orphans(manager: WorkspaceManager): Promise<string[]> {
+  const registered = manager.workspace().blobs;
+  return (await manager.blobStorage.list()).filter((sha256) => !registered.has(sha256)).sort();
+}
+
+/** Records that differ between the index and the store as it is now. */
+async function drift(manager: WorkspaceManager): Promise<string[]> {
+  const stored = new Map<string, string>();
+  for (const record of await manager.store.load()) stored.set(`${record.collection}/${record.key}`, JSON.stringify(record.value));
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const record of manager.workspace().records()) {
+    const id = `${record.collection}/${record.key}`;
+    seen.add(id);
+    if (stored.get(id) !== JSON.stringify(record.value)) out.push(id);
+  }
+  for (const id of stored.keys()) if (!seen.has(id)) out.push(id);
+  return out.sort();
+}

@@ -1,0 +1,435 @@
+/**
+ * The WorkspaceManager: the one write path. Every change is a command that goes
+ * middleware -> serializer -> reducer -> store transaction (writes + command log)
+ * -> index -> event bus.
+ */
+import { err, fail, GolemError, ok, toGolemError, type Result } from './errors.js';
+import { uuidv7 } from './ids.js';
+import type { BlobStorage } from './blob-storage.js';
+import { encode } from './memory-store.js';
+import type { Store, StoredWrite, Write } from './store.js';
+import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/index.js';
+import { EventBus } from './event-bus.js';
+import {
+  CommandInput,
+  type Change,
+  type Command,
+  type CommandDefinition,
+  type Middleware,
+  type ReducerContext,
+  type TurnProcessor,
+  type WorkspaceExtension,
+} from './plugin.js';
+import type { Turn } from './records.js';
+import { Serializer } from './serializer.js';
+import { WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
+
+/**
+ * Payload and result types per command type. Extensions add their commands by
+ * declaration merging:
+ *
+ * @example
+ * declare module 'golem' {
+ *   interface CommandMap { 'note:add': { payload: { text: string }; result: Note } }
+ * }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface CommandMap extends CoreCommandMap {}
+
+/** A command type Golem knows the payload and result of. */
+export type CommandType = keyof CommandMap;
+
+/** A command as `dispatch` takes it, typed by its `type`. */
+export type TypedCommand<K extends CommandType> = Omit<CommandInput, 'type' | 'payload'> & { type: K; payload: CommandMap[K]['payload'] };
+
+/** Published after a command commits. */
+export interface CommittedEvent<K extends string = string> {
+  /** The command's position in the command log. */
+  seq: number;
+  command: Command<K extends CommandType ? CommandMap[K]['payload'] : unknown>;
+  result: K extends CommandType ? CommandMap[K]['result'] : unknown;
+  /** The records it changed (the index patch). */
+  writes: readonly Write[];
+}
+
+/** Every event the workspace publishes. Each command type is also an event name. */
+export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
+  /** Every committed command. */
+  command: CommittedEvent;
+  /** A command that was refused; nothing was written. */
+  rejected: { command: Command; error: GolemError };
+  /** The index was rebuilt from the store, or caught up with commands of another process: what was read before may have changed. */
+  'index:rebuilt': { lastSeq: number };
+  /** A listener threw; the emitter carried on. */
+  'listener:error': { type: string; error: unknown };
+  /** A turn processor threw; the command it reacted to stands. */
+  'processor:error': { processor: string; turn: Turn; error: unknown };
+  /** An after-commit effect failed (e.g. deleting blob bytes); the command stands. */
+  'effect:error': { command: Command; error: unknown };
+  /** A custom indexer threw; the index itself is intact, that indexer's projection may not be. */
+  'indexer:error': { indexer: string; error: unknown };
+};
+
+export interface WorkspaceManagerOptions {
+  store: Store;
+  blobStorage: BlobStorage;
+  /** The clock commands are stamped with (inject one for deterministic tests). */
+  clock?: () => Date;
+  /** The id generator (default: UUID v7, which sorts by creation time). */
+  newId?: () => string;
+  /** Who dispatches commands by default (recorded in the command log). */
+  actor?: string | null;
+}
+
+export class WorkspaceManager {
+  readonly store: Store;
+  readonly blobStorage: BlobStorage;
+  readonly events: EventBus<WorkspaceEvents>;
+  readonly #index = new WorkspaceIndex();
+  readonly #serializer = new Serializer();
+  readonly #commands = new Map<string, CommandDefinition<unknown, unknown, unknown>>();
+  readonly #middleware: Middleware[] = [];
+  readonly #processors: TurnProcessor[] = [];
+  readonly #extensions = new Set<string>();
+  readonly #clock: () => Date;
+  readonly #newId: () => string;
+  readonly #actor: string | null;
+  #closed = false;
+  #storeClosed = false;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: WorkspaceManagerOptions) {
+    this.store = options.store;
+    this.blobStorage = options.blobStorage;
+    this.#clock = options.clock ?? (() => new Date());
+    this.#newId = options.newId ?? (() => uuidv7());
+    this.#actor = options.actor ?? null;
+    this.events = new EventBus<WorkspaceEvents>({
+      onListenerError: (error, type) => {
+        if (type !== 'listener:error') this.events.emit('listener:error', { type: String(type), error });
+      },
+    });
+    this.#index.onIndexerError = (indexer, error) => this.events.emit('indexer:error', { indexer, error });
+    this.extend({ name: 'core', commands: CORE_COMMANDS });
+  }
+
+  /**
+   * Opens the store and builds the index from it. A store several processes share tells
+   * of their commits, and the index follows them.
+   */
+  async open(): Promise<void> {
+    await this.store.open();
+    await this.#rebuild();
+    this.#unsubscribe = this.store.subscribe?.((seq) => {
+      if (this.#closed || seq <= this.#index.lastSeq) return; // NaN: something may have been missed, so look
+      this.refresh().catch((error: unknown) => this.events.emit('listener:error', { type: 'store:subscribe', error }));
+    });
+  }
+
+  /**
+   * Adds an extension's collections, commands, middleware, indexers and processors.
+   * Register extensions before the first dispatch, so rebuilds validate their records.
+   */
+  extend(extension: WorkspaceExtension): void {
+    if (this.#extensions.has(extension.name)) throw new GolemError('EXTENSION_CONFLICT', `the extension "${extension.name}" is already registered`);
+    for (const command of extension.commands ?? []) {
+      if (this.#commands.has(command.type)) throw new GolemError('EXTENSION_CONFLICT', `the command "${command.type}" is already defined`);
+    }
+    for (const [name, schema] of Object.entries(extension.collections ?? {})) this.#index.defineCollection(name, schema);
+    for (const command of extension.commands ?? []) this.#commands.set(command.type, command);
+    for (const indexer of extension.indexers ?? []) this.#index.addIndexer(indexer);
+    this.#middleware.push(...(extension.middleware ?? []));
+    this.#processors.push(...(extension.processors ?? []));
+    this.#extensions.add(extension.name);
+  }
+
+  /** Adds a middleware (runs in the order added, around every dispatch). */
+  use(middleware: Middleware): () => void {
+    this.#middleware.push(middleware);
+    return () => {
+      const at = this.#middleware.indexOf(middleware);
+      if (at !== -1) this.#middleware.splice(at, 1);
+    };
+  }
+
+  /** Adds a custom read projection, built at once from the current index. */
+  addIndexer(indexer: Indexer): void {
+    this.#index.addIndexer(indexer);
+  }
+
+  /** Adds a turn processor. */
+  addProcessor(processor: TurnProcessor): void {
+    this.#processors.push(processor);
+  }
+
+  /** A fresh id from the workspace's id generator. */
+  newId(): string {
+    return this.#newId();
+  }
+
+  /** The types of every command this workspace handles. */
+  commandTypes(): string[] {
+    return [...this.#commands.keys()];
+  }
+
+  /** The index (read model), synchronously. */
+  workspace(): WorkspaceView {
+    return this.#index;
+  }
+
+  /**
+   * Runs one command through the pipeline. Expected failures come back as
+   * `{ ok: false, error }` with a stable `error.code`; nothing is written then.
+   */
+  dispatch<K extends CommandType>(command: TypedCommand<K>): Promise<Result<CommandMap[K]['result']>>;
+  /** Commands of types not in `CommandMap` (an extension's, or a type only known at run time). */
+  dispatch<T extends string>(command: Omit<CommandInput, 'type'> & { type: T extends CommandType ? never : T }): Promise<Result<unknown>>;
+  async dispatch(input: CommandInput): Promise<Result<unknown>> {
+    if (this.#closed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
+    const parsed = CommandInput.safeParse(input);
+    if (!parsed.success) {
+      return err(new GolemError('INVALID_COMMAND', `malformed command: ${parsed.error.issues.map((i) => i.message).join('; ')}`, { details: { issues: parsed.error.issues } }));
+    }
+    const command: Command = {
+      id: parsed.data.id ?? this.#newId(),
+      type: parsed.data.type,
+      payload: parsed.data.payload ?? {},
+      timestamp: parsed.data.timestamp ?? this.#clock().toISOString(),
+      actor: parsed.data.actor ?? this.#actor,
+    };
+    const terminal = async (cmd: Command): Promise<Result<unknown>> => {
+      const outcome = await this.#serializer.run(() => this.#execute(cmd));
+      if (!outcome.ok) {
+        this.events.emit('rejected', { command: cmd, error: outcome.error });
+        return outcome;
+      }
+      await this.#runProcessors(cmd, outcome.value.turns);
+      return ok(outcome.value.result);
+    };
+    const run = async (at: number, cmd: Command): Promise<Result<unknown>> => {
+      const middleware = this.#middleware[at];
+      if (middleware === undefined) return terminal(cmd);
+      try {
+        return await middleware(cmd, (next = cmd) => run(at + 1, next), { index: this.#index });
+      } catch (error) {
+        return err(toGolemError(error));
+      }
+    };
+    return run(0, command);
+  }
+
+  /** Rebuilds the index from the store, through the serializer. */
+  async sync(): Promise<void> {
+    const result = await this.dispatch({ type: WORKSPACE_SYNC, payload: {} });
+    if (!result.ok) throw result.error;
+  }
+
+  /**
+   * Catches up with commands another process committed since this index was built
+   * (writes catch up by themselves; call this before reading what others may change).
+   * Resolves with whether anything was new.
+   */
+  async refresh(): Promise<boolean> {
+    if (this.#closed) return false;
+    return this.#serializer.run(async () => (this.#storeClosed ? false : this.#catchUp()));
+  }
+
+  /** Waits for queued commands, then closes the store. Later dispatches fail with WORKSPACE_CLOSED. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe?.();
+    await this.#serializer.idle();
+    // Run the store's close through the queue, so a command still in middleware finds it closed, never half-open.
+    await this.#serializer.run(async () => {
+      this.#storeClosed = true;
+      await this.store.close();
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** One command, inside the serializer: reduce, commit, apply to the index, then effects and events. */
+  async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
+    // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
+    if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
+    let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
+    // Decide on the index, commit, then run the effects (a blob's bytes deleted): with a store shared by processes,
+    // all of it under the workspace's lock, after catching up with what the others committed.
+    const step = async () => {
+      const outcome = await this.#attempt(command);
+      if (outcome.ok) await this.#runEffects(command, outcome.value.change);
+      return outcome;
+    };
+    const caughtUp = async () => (await this.#catchUp(), step());
+    const exclusive = this.store.exclusive?.bind(this.store);
+    try {
+      attempt = exclusive === undefined ? await step() : await exclusive(caughtUp);
+      // Another process wrote first (its lock was lost, or it does not take one): catch up, decide again on the state as it is now.
+      for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
+        attempt = exclusive === undefined ? await caughtUp() : await exclusive(caughtUp);
+      }
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
+    if (!attempt.ok) return attempt;
+    const { seq, payload, change, applied } = attempt.value;
+    // A result that is a record just written comes back as the index's (frozen) copy of it.
+    const written = change.writes.findIndex((w) => w.op === 'put' && w.value === change.result);
+    const result = written === -1 ? change.result : (applied[written] as { value: unknown }).value;
+    const event: CommittedEvent = { seq, command: { ...command, payload }, result, writes: applied };
+    this.events.emit(command.type as CommandType, event);
+    this.events.emit('command', event);
+    const turns = applied.flatMap((w) => (w.op === 'put' && w.collection === 'turn' ? [w.value as Turn] : []));
+    return ok({ result, turns });
+  }
+
+  async #runEffects(command: Command, change: Change<unknown>): Promise<void> {
+    for (const effect of change.effects ?? []) {
+      try {
+        await effect();
+      } catch (error) {
+        this.events.emit('effect:error', { command, error });
+      }
+    }
+  }
+
+  /** Reduces the command on the index as it is and commits it at the next seq. */
+  async #attempt(command: Command): Promise<Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>> {
+    const seq = this.#index.lastSeq + 1;
+    const reduced = await this.#reduce(command, seq);
+    if (!reduced.ok) return reduced;
+    const { payload, change } = reduced.value;
+    const committed = await this.#commit({ ...command, payload }, seq, change.writes);
+    if (!committed.ok) return committed;
+    return ok({ seq, payload, change, applied: committed.value });
+  }
+
+  /** Finds the command's definition, validates its payload and runs its reducer. Writes nothing. */
+  async #reduce(command: Command, seq: number): Promise<Result<{ payload: unknown; change: Change<unknown> }>> {
+    const definition = this.#commands.get(command.type);
+    if (definition === undefined) {
+      return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
+    }
+    let payload: ReturnType<typeof definition.payload.safeParse>;
+    try {
+      payload = definition.payload.safeParse(command.payload);
+    } catch (error) {
+      // A schema that cannot follow the payload (a recursive one, on a value nested past the stack): refused, not a store failure.
+      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${error instanceof Error ? error.message : String(error)})`, { type: command.type }));
+    }
+    if (!payload.success) {
+      const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
+      const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
+      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
+    }
+    const ctx: ReducerContext = { index: this.#index, command, seq, now: command.timestamp, newId: this.#newId, blobStorage: this.blobStorage };
+    let change: Change<unknown>;
+    try {
+      change = await definition.reduce(payload.data, ctx);
+    } catch (error) {
+      return err(toGolemError(error));
+    }
+    const stray = change.writes.find((w) => !this.#index.hasCollection(w.collection));
+    if (stray !== undefined) {
+      return err(fail('INTERNAL', `${command.type} wrote to "${stray.collection}", a collection no extension defines`, { type: command.type }));
+    }
+    return ok({ payload: payload.data, change });
+  }
+
+  /**
+   * Encodes each record once, commits the writes with the log entry, and applies the
+   * same JSON text to the index; returns the writes as the index applied them.
+   */
+  async #commit(command: Command, seq: number, writes: readonly Write[]): Promise<Result<Write[]>> {
+    let stored: StoredWrite[];
+    try {
+      stored = writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value) } : w));
+    } catch (error) {
+      return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
+    }
+    try {
+      await this.store.commit({ ...command, seq }, stored);
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
+    const applied: Write[] = stored.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w));
+    try {
+      this.#index.apply(applied);
+      this.#index.lastSeq = seq;
+    } catch (error) {
+      // The store holds the truth; bring the index back in line with it.
+      await this.#rebuild().catch(() => undefined);
+      return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not follow; it was rebuilt from the store`, { cause: error, details: { seq } }));
+    }
+    if (command.type === WORKSPACE_SYNC) {
+      try {
+        await this.#rebuild();
+      } catch (error) {
+        // A record that fails validation leaves the index as it was (see WorkspaceIndex.rebuild).
+        return err(toGolemError(error));
+      }
+    }
+    return ok(applied);
+  }
+
+  /**
+   * Applies what other processes committed since the index's last seq: their writes, one
+   * command at a time, where the store keeps them; else a rebuild. Resolves with whether
+   * anything was new.
+   */
+  async #catchUp(): Promise<boolean> {
+    if (this.store.changes === undefined) {
+      if ((await this.store.lastSeq()) === this.#index.lastSeq) return false;
+      await this.#rebuild();
+      return true;
+    }
+    const changes = await this.store.changes(this.#index.lastSeq);
+    if (changes.length === 0) return false;
+    for (const change of changes) {
+      if (change.seq !== this.#index.lastSeq + 1) {
+        await this.#rebuild();
+        return true;
+      }
+      // A write to a collection this process does not know (another process has an extension this one lacks), or one
+      // that does not apply: a rebuild keeps such collections as they are, and is the truth either way.
+      if (change.writes.some((w) => !this.#index.hasCollection(w.collection))) {
+        await this.#rebuild();
+        return true;
+      }
+      try {
+        this.#index.apply(change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+      } catch {
+        await this.#rebuild();
+        return true;
+      }
+      this.#index.lastSeq = change.seq;
+    }
+    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+    return true;
+  }
+
+  async #rebuild(): Promise<void> {
+    // One snapshot where the store has them: records and last seq read apart could miss a commit made in between.
+    const { records, lastSeq } = this.store.snapshot !== undefined ? await this.store.snapshot() : { records: await this.store.load(), lastSeq: await this.store.lastSeq() };
+    this.#index.rebuild(records, lastSeq);
+    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+  }
+
+  async #runProcessors(command: Command, turns: readonly Turn[]): Promise<void> {
+    if (turns.length === 0 || this.#processors.length === 0) return;
+    const ctx = { command, dispatch: (next: CommandInput) => this.dispatch(next) };
+    for (const turn of turns) {
+      for (const processor of this.#processors) {
+        if (processor.accepts !== undefined && !processor.accepts(turn)) continue;
+        try {
+          await processor.process(turn, ctx);
+        } catch (error) {
+          this.events.emit('processor:error', { processor: processor.name, turn, error });
+        }
+      }
+    }
+  }
+}

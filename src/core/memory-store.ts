@@ -1,0 +1,107 @@
+import { GolemError } from './errors.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
+
+/**
+ * A store that keeps everything in memory, for tests and throwaway workspaces.
+ * Values are kept as JSON text, so what comes back is what a durable store would return.
+ */
+export class MemoryStore implements Store {
+  readonly kind = 'memory';
+  #collections = new Map<string, Map<string, string>>();
+  #log: CommandLogEntry[] = [];
+  #ids = new Set<string>();
+  #open = false;
+
+  async open(): Promise<void> {
+    this.#open = true;
+  }
+
+  async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
+    this.#assertOpen();
+    if (entry.seq !== this.#log.length + 1) throw seqMismatch(entry.seq, this.#log.length);
+    if (this.#ids.has(entry.id)) throw duplicateCommand(entry.id);
+    // Check everything first: a write that cannot be stored fails the whole commit.
+    for (const w of writes) assertStorable(w);
+    const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
+    for (const w of writes) {
+      let collection = this.#collections.get(w.collection);
+      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, string>()));
+      if (w.op === 'put') collection.set(w.key, w.json);
+      else collection.delete(w.key);
+    }
+    this.#log.push(logged);
+    this.#ids.add(entry.id);
+  }
+
+  async lastSeq(): Promise<number> {
+    this.#assertOpen();
+    return this.#log.length;
+  }
+
+  async load(): Promise<StoredRecord[]> {
+    this.#assertOpen();
+    const records: StoredRecord[] = [];
+    for (const [collection, entries] of this.#collections) {
+      for (const [key, json] of entries) records.push({ collection, key, value: JSON.parse(json) });
+    }
+    return records;
+  }
+
+  async get(collection: string, key: string): Promise<unknown> {
+    this.#assertOpen();
+    const json = this.#collections.get(collection)?.get(key);
+    return json === undefined ? undefined : JSON.parse(json);
+  }
+
+  async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
+    this.#assertOpen();
+    const after = options.after ?? 0;
+    return this.#log.slice(after, options.limit === undefined ? undefined : after + options.limit).map((e) => structuredClone(e));
+  }
+
+  async stats(): Promise<StoreStats> {
+    const records: Record<string, number> = {};
+    for (const [name, entries] of this.#collections) if (entries.size > 0) records[name] = entries.size;
+    return { kind: this.kind, bytes: 0, commands: this.#log.length, records, schemaVersion: 1 };
+  }
+
+  async close(): Promise<void> {
+    this.#open = false;
+  }
+
+  #assertOpen(): void {
+    if (!this.#open) throw new GolemError('STORE_ERROR', 'the memory store is not open');
+  }
+}
+
+/** Refuses a write no store could keep (the manager never makes one; a broken caller could). */
+export function assertStorable(w: StoredWrite): void {
+  const fine =
+    typeof w.collection === 'string' && w.collection !== '' && typeof w.key === 'string' && (w.op === 'delete' || (w.op === 'put' && typeof w.json === 'string'));
+  if (!fine) throw new GolemError('STORE_ERROR', `cannot store this write: ${JSON.stringify(w)}`);
+}
+
+/** The error for a commit at the wrong position in the log. */
+/** A command whose id the log already holds (a caller's id given twice): refused, nothing written. */
+export function duplicateCommand(id: string): GolemError {
+  return new GolemError('DUPLICATE_ID', `the command log already holds a command with id "${id}"; give each command an id of its own`, { details: { id } });
+}
+
+export function seqMismatch(seq: number, last: number): GolemError {
+  return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
+    details: { seq, last },
+  });
+}
+
+/** JSON text of a value, refusing what JSON cannot carry faithfully. */
+export function encode(value: unknown): string {
+  const json = JSON.stringify(value, (_key, v: unknown) => {
+    if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') {
+      throw new GolemError('STORE_ERROR', `cannot store a ${typeof v} value`);
+    }
+    if (typeof v === 'number' && !Number.isFinite(v)) throw new GolemError('STORE_ERROR', `cannot store the number ${v}`);
+    return v;
+  });
+  if (json === undefined) throw new GolemError('STORE_ERROR', 'cannot store an undefined value');
+  return json;
+}

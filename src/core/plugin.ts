@@ -1,0 +1,110 @@
+/**
+ * The extension framework (seed 001 section 9): commands with their reducers,
+ * middleware, turn processors and indexers, packaged as a `WorkspaceExtension`.
+ * The core domains are defined with the same pieces.
+ */
+import { z } from 'zod';
+import type { Result } from './errors.js';
+import type { BlobStorage } from './blob-storage.js';
+import type { Write } from './store.js';
+import { Id, type Turn } from './records.js';
+import type { Indexer, WorkspaceView } from './workspace-index.js';
+
+/** A command as a caller submits it; the manager fills in `id`, `timestamp` and `actor`. */
+export const CommandInput = z.strictObject({
+  type: z.string().min(1),
+  payload: z.unknown().optional(),
+  id: Id.optional(),
+  timestamp: z.iso.datetime({ offset: true }).optional(),
+  actor: z.string().nullable().optional(),
+});
+export type CommandInput = z.input<typeof CommandInput>;
+
+/** A command after the manager normalised it: what reducers, middleware and the log see. */
+export interface Command<P = unknown> {
+  readonly id: string;
+  readonly type: string;
+  readonly payload: P;
+  readonly timestamp: string;
+  readonly actor: string | null;
+}
+
+/** What a reducer may read and use. It writes nothing: it returns writes. */
+export interface ReducerContext {
+  /** The current read model (state before this command). */
+  readonly index: WorkspaceView;
+  readonly command: Command;
+  /** The position this command takes in the command log (turns it creates carry it as their `seq`). */
+  readonly seq: number;
+  /** The command's timestamp: the time every record it touches is stamped with. */
+  readonly now: string;
+  /** A fresh unique id. */
+  newId(): string;
+  readonly blobStorage: BlobStorage;
+}
+
+/** Work to run after a commit (deleting blob bytes, rebuilding the index). Failures are reported, not undone. */
+export type Effect = () => Promise<void>;
+
+/** What a reducer computes: the writes (also the index patch), the caller's result, and after-commit effects. */
+export interface Change<R> {
+  writes: Write[];
+  result: R;
+  effects?: Effect[];
+}
+
+/** A command type: its payload schema and its reducer. */
+export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends string = string> {
+  readonly type: T;
+  readonly description: string;
+  readonly payload: z.ZodType<P, I>;
+  /** Validates against the index and returns the change; throws a GolemError to refuse. */
+  reduce(payload: P, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
+}
+
+/** Declares a command with its payload inferred from the schema. */
+export function defineCommand<T extends string, S extends z.ZodType, R>(definition: {
+  type: T;
+  description: string;
+  payload: S;
+  reduce(payload: z.output<S>, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
+}): CommandDefinition<z.output<S>, R, z.input<S>, T> {
+  return definition as CommandDefinition<z.output<S>, R, z.input<S>, T>;
+}
+
+/** What middleware can see besides the command. */
+export interface MiddlewareContext {
+  /** The read model as it is now (before the command). */
+  readonly index: WorkspaceView;
+}
+
+/**
+ * Intercepts every dispatch (seed 001 section 9.2): return an error Result without
+ * calling `next` to abort, call `next(changedCommand)` to augment, or look at what
+ * `next()` returned to observe.
+ */
+export type Middleware = (
+  command: Command,
+  next: (command?: Command) => Promise<Result<unknown>>,
+  ctx: MiddlewareContext,
+) => Promise<Result<unknown>>;
+
+/** Reacts to committed turns, e.g. to record memories or tasks an answer mentions (seed 001 section 9.3). */
+export interface TurnProcessor {
+  readonly name: string;
+  /** Which turns to look at (default: every committed turn). */
+  accepts?(turn: Turn): boolean;
+  /** Runs after the turn is committed; it may dispatch further commands. */
+  process(turn: Turn, ctx: { readonly command: Command; dispatch(command: CommandInput): Promise<Result<unknown>> }): Promise<void> | void;
+}
+
+/** A package of domain logic (seed 001 section 9.1). */
+export interface WorkspaceExtension {
+  readonly name: string;
+  /** Collections the extension's reducers write to, with the schema of their records. */
+  readonly collections?: Readonly<Record<string, z.ZodType>>;
+  readonly commands?: readonly CommandDefinition<unknown, unknown, unknown>[];
+  readonly middleware?: readonly Middleware[];
+  readonly indexers?: readonly Indexer[];
+  readonly processors?: readonly TurnProcessor[];
+}

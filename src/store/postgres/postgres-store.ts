@@ -1,0 +1,304 @@
+/**
+ * The PostgreSQL store (node-postgres, loaded when a store opens): the same records and
+ * command log as SQLite, in one schema of a database, for several Golem processes on one
+ * workspace. Each command's log entry carries its writes, so a process that fell behind
+ * catches up from the last seq it applied instead of reloading everything; a commit
+ * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
+ * processes' commands (`exclusive`).
+ */
+import type { Pool, PoolClient } from 'pg';
+import { GolemError } from '../../core/errors.js';
+import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
+import { duplicateCommand, encode, seqMismatch } from '../../core/memory-store.js';
+import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from '../../core/store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** The PostgreSQL schema holding this workspace's tables (default 'golem'); tests and tenants can share a database this way. */
+  schema?: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+}
+
+/** The PostgreSQL schema, as an ordered list of migrations (never edit one that has shipped: add the next). */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    description: 'records and the command log, with each command\'s writes',
+    sql: (s) => `
+      CREATE TABLE ${s}.records (
+        id         BIGSERIAL PRIMARY KEY,
+        collection TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        UNIQUE (collection, key)
+      );
+      CREATE TABLE ${s}.command_log (
+        seq       BIGINT PRIMARY KEY,
+        id        TEXT NOT NULL UNIQUE,
+        type      TEXT NOT NULL,
+        payload   TEXT NOT NULL,
+        actor     TEXT,
+        timestamp TEXT NOT NULL,
+        writes    TEXT NOT NULL
+      );
+      CREATE INDEX command_log_type ON ${s}.command_log (type);
+    `,
+  },
+];
+
+/** `createWorkspace({ store: postgresStore(url, { schema }) })`. */
+export function postgresStore(url: string, options: Omit<PostgresStoreOptions, 'url'> = {}): PostgresStore {
+  return new PostgresStore({ url, ...options });
+}
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  readonly schema: string;
+  readonly #url: string;
+  readonly #poolSize: number;
+  /** `"schema"`, quoted for SQL. */
+  readonly #s: string;
+  /**
+   * The advisory locks of this workspace, one pair per schema: `exclusive` holds the
+   * first across a whole command (on its own connection); a commit takes the second for
+   * its transaction (on the commit's connection; the same key would wait on itself).
+   */
+  readonly #lockKey: string;
+  readonly #commitLockKey: string;
+  readonly #channel: string;
+  #pool: Pool | undefined;
+  #listener: PoolClient | undefined;
+  /** The listening connection being made, for `close` to wait for. */
+  #listening: Promise<void> | undefined;
+  readonly #subscribers = new Set<(seq: number) => void>();
+
+  constructor(options: PostgresStoreOptions) {
+    const schema = checkSchemaName(options.schema ?? 'golem');
+    this.schema = schema;
+    this.#url = options.url;
+    this.#poolSize = options.poolSize ?? 10;
+    // One connection listens, one holds the workspace lock, one commits.
+    if (!Number.isInteger(this.#poolSize) || this.#poolSize < 3) throw new GolemError('INVALID_ARGUMENT', `poolSize is at least 3 (one listens, one holds the workspace lock, one commits), not ${this.#poolSize}`);
+    this.#s = `"${schema}"`;
+    this.#lockKey = `golem:${schema}`;
+    this.#commitLockKey = `golem:${schema}:commit`;
+    this.#channel = `golem_${schema}`;
+  }
+
+  async open(): Promise<void> {
+    if (this.#pool !== undefined) return;
+    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) => migrate(p, { schema: this.schema, lockKey: `${this.#lockKey}:migrate`, table: 'migrations', migrations: POSTGRES_MIGRATIONS, what: 'the workspace tables' }));
+    this.#pool = pool;
+  }
+
+  async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
+    const payload = encode(entry.payload);
+    try {
+      await this.#commit(entry, payload, writes);
+    } catch (error) {
+      // The connection failed around COMMIT: the command may have landed all the same. Ask, on another connection.
+      if (!(GolemError.isInstance(error) && error.code === 'STORE_ERROR')) throw error;
+      let landed: boolean;
+      try {
+        landed = (await this.#query<{ seq: string }>(`SELECT seq FROM ${this.#s}.command_log WHERE id = $1`, [entry.id]))[0]?.seq === String(entry.seq);
+      } catch {
+        throw new GolemError('STORE_ERROR', `${error.message}; whether command ${entry.id} (seq ${entry.seq}) was committed is unknown until the database is back`, { cause: error, details: { outcome: 'unknown', id: entry.id, seq: entry.seq } });
+      }
+      if (!landed) throw error;
+    }
+  }
+
+  async #commit(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]): Promise<void> {
+    await transaction(this.#requirePool(), `the commit of ${entry.type}`, async (client) => {
+      // Serializes commits across processes: the seq check below sees every earlier commit.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
+      const last = Number((await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0);
+      if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
+      await client
+        .query(`INSERT INTO ${this.#s}.command_log (seq, id, type, payload, actor, timestamp, writes) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+          entry.seq,
+          entry.id,
+          entry.type,
+          payload,
+          entry.actor,
+          entry.timestamp,
+          JSON.stringify(writes),
+        ])
+        .catch((error: unknown) => {
+          // 23505: a unique key taken; the seq was checked under the lock above, so it is the id.
+          throw (error as { code?: unknown }).code === '23505' ? duplicateCommand(entry.id) : error;
+        });
+      for (const w of writes) {
+        if (w.op === 'put') {
+          await client.query(`INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`, [w.collection, w.key, w.json]);
+        } else if (w.op === 'delete') {
+          await client.query(`DELETE FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [w.collection, w.key]);
+        } else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
+      }
+      // Delivered to the other processes' listeners when (and only if) the transaction commits.
+      await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(entry.seq)]);
+    });
+  }
+
+  async lastSeq(): Promise<number> {
+    const rows = await this.#query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`);
+    return Number(rows[0]?.seq ?? 0);
+  }
+
+  async load(): Promise<StoredRecord[]> {
+    const rows = await this.#query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`);
+    return rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+  }
+
+  async get(collection: string, key: string): Promise<unknown> {
+    const rows = await this.#query<{ value: string }>(`SELECT value FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [collection, key]);
+    return rows[0] === undefined ? undefined : (JSON.parse(rows[0].value) as unknown);
+  }
+
+  async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
+    const rows = await this.#query<{ seq: string; id: string; type: string; payload: string; actor: string | null; timestamp: string }>(
+      `SELECT seq, id, type, payload, actor, timestamp FROM ${this.#s}.command_log WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [options.after ?? 0, options.limit === undefined || options.limit < 0 ? null : options.limit],
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), id: row.id, type: row.type, payload: JSON.parse(row.payload) as unknown, actor: row.actor, timestamp: row.timestamp }));
+  }
+
+  /** Every record and the last seq in one snapshot (REPEATABLE READ): what an index is built from while others commit. */
+  async snapshot(): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    return transaction(
+      this.#requirePool(),
+      'reading the workspace',
+      async (client) => {
+        const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
+        const rows = (await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)).rows;
+        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  /** The writes of each command after `after`, oldest first: how another process's commits are applied. */
+  async changes(after: number): Promise<StoreChange[]> {
+    const rows = await this.#query<{ seq: string; writes: string }>(`SELECT seq, writes FROM ${this.#s}.command_log WHERE seq > $1 ORDER BY seq`, [after]);
+    return rows.map((row) => ({ seq: Number(row.seq), writes: JSON.parse(row.writes) as StoredWrite[] }));
+  }
+
+  /**
+   * Runs `work` holding this workspace's advisory lock: no other process's `exclusive`
+   * work runs meanwhile, so reading the latest state and committing on it is one step.
+   */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const pool = this.#requirePool();
+    let client: PoolClient;
+    try {
+      client = await checkout(pool);
+    } catch (cause) {
+      throw unavailable('taking the workspace lock', cause);
+    }
+    let broken = false;
+    try {
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [this.#lockKey]);
+    } catch (cause) {
+      client.release(true);
+      throw unavailable('taking the workspace lock', cause);
+    }
+    try {
+      return await work();
+    } finally {
+      try {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [this.#lockKey]);
+      } catch {
+        broken = true; // the connection is gone, and the lock with it
+      }
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Calls `listener` with the seq of every command committed from now on, by any process
+   * (this one too). The listening connection reconnects by itself if it drops.
+   */
+  subscribe(listener: (seq: number) => void): () => void {
+    this.#subscribers.add(listener);
+    if (this.#listener === undefined && this.#listening === undefined) this.#startListening();
+    return () => this.#subscribers.delete(listener);
+  }
+
+  async stats(): Promise<StoreStats> {
+    const [counts, log, bytes] = await Promise.all([
+      this.#query<{ collection: string; n: string }>(`SELECT collection, count(*) AS n FROM ${this.#s}.records GROUP BY collection`),
+      this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#s}.command_log`),
+      this.#query<{ bytes: string }>(`SELECT pg_total_relation_size('${this.schema}.records') + pg_total_relation_size('${this.schema}.command_log') AS bytes`),
+    ]);
+    const records: Record<string, number> = {};
+    for (const row of counts) records[row.collection] = Number(row.n);
+    const version = await this.#query<{ version: number }>(`SELECT max(version) AS version FROM ${this.#s}.migrations`);
+    return { kind: this.kind, bytes: Number(bytes[0]?.bytes ?? 0), commands: Number(log[0]?.n ?? 0), records, schemaVersion: version[0]?.version ?? 0 };
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#subscribers.clear();
+    await this.#listening;
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.release(true);
+    await pool?.end();
+  }
+
+  #startListening(): void {
+    this.#listening = this.#listen().finally(() => (this.#listening = undefined));
+  }
+
+  async #listen(): Promise<void> {
+    const pool = this.#pool;
+    if (pool === undefined || this.#subscribers.size === 0) return;
+    let client: PoolClient | undefined;
+    try {
+      client = await checkout(pool);
+      await client.query(`LISTEN "${this.#channel}"`);
+    } catch {
+      client?.release(true);
+      // The server is away: try again shortly (commits catch up by themselves meanwhile).
+      if (this.#pool === pool) setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
+      return;
+    }
+    if (this.#pool !== pool) return void client.release(true); // closed meanwhile
+    this.#listener = client;
+    // Commits made before this connection listened (at first, or while it was away) were not heard: look now.
+    for (const subscriber of this.#subscribers) subscriber(Number.NaN);
+    client.on('notification', (message) => {
+      if (message.channel !== this.#channel) return;
+      const seq = Number(message.payload);
+      for (const subscriber of this.#subscribers) subscriber(seq);
+    });
+    const lost = () => {
+      if (this.#listener !== client) return;
+      this.#listener = undefined;
+      client.release(true);
+      // Commits made while it was away were not notified: the subscribers catch up on the next one, or now.
+      for (const subscriber of this.#subscribers) subscriber(Number.NaN);
+      setTimeout(() => this.#pool === pool && this.#startListening(), 500).unref();
+    };
+    // The connection dropped (the server went away or restarted): listen again once it is back.
+    client.on('error', lost);
+    client.on('end', lost);
+  }
+
+  async #query<R extends object>(sql: string, params: unknown[] = []): Promise<R[]> {
+    const pool = this.#requirePool();
+    try {
+      return (await pool.query<R>(sql, params)).rows;
+    } catch (cause) {
+      throw unavailable('a read', cause);
+    }
+  }
+
+  #requirePool(): Pool {
+    if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
+    return this.#pool;
+  }
+}
