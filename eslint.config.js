@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import golem from './scripts/eslint-plugin-golem.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'bin/', 'scratch/'] },
@@ -19,7 +20,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['eslint.config.js', 'scripts/*.js'], ...tseslint.configs.disableTypeChecked },
+  { files: ['scripts/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    // The parts' layering (scripts/import-graph.js) and the file-size guard.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { golem },
+    rules: { 'golem/part-boundaries': 'error', 'golem/no-import-cycle': 'error' },
+  },
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'web/src/**/*.ts', 'web/src/**/*.tsx'],
+    rules: { 'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }] },
+  },
   {
     // expect.any() / expect.stringContaining() are typed any by vitest.
     files: ['test/**/*.ts', 'src/test/**/*.ts'],

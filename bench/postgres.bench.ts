@@ -6,7 +6,8 @@
  * dropped at the end.
  */
 import { randomBytes } from 'node:crypto';
-import { createWorkspace, postgresStore, type Workspace } from '../src/index.js';
+import { createWorkspace, type Workspace } from '../src/index.js';
+import { postgresStore } from '../src/store/postgres/index.js';
 import { fmt, log, median, printTable, timeEach, type Row } from './lib.js';
 
 const url = process.env.GOLEM_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import { applyUiAction, createWorkspace, ERROR_CODES, serve, UI_PATCH_ERROR_CODES, type GolemServer, type Workspace } from '../src/index.js';
+import { createWorkspace, ERROR_CODES, UI_PATCH_ERROR_CODES, type Workspace } from '../src/index.js';
+import { applyUiAction, serve, type GolemServer } from '../src/serve/index.js';
 import { readClientMessage } from '../src/serve/client-message.js';
 import { hostileJson, hostileString } from './arbitraries.js';
 import { formBlock } from './fuzz-commands.js';

@@ -22,8 +22,6 @@ import { ClearanceApi } from './agent/clearance.js';
 import { Worker, type WorkerOptions } from './agent/worker.js';
 import { Bm25Retriever } from './prompt/context-retriever.js';
 import { PromptBuilder } from './prompt/prompt-builder.js';
-import { postgresBlobStorage } from './store/postgres/postgres-blob-storage.js';
-import { postgresStore } from './store/postgres/postgres-store.js';
 import type { EventBus } from './core/event-bus.js';
 
 export interface CreateWorkspaceOptions {
@@ -126,16 +124,18 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
   const env = options.env ?? process.env;
   const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
+  // The PostgreSQL part loads only for a workspace that uses it.
+  const postgres = databaseUrl !== undefined && (options.store === undefined || options.blobStorage === undefined) ? await import('./store/postgres/index.js') : undefined;
   const store =
     options.store ??
-    (databaseUrl !== undefined
-      ? postgresStore(databaseUrl, env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA })
+    (databaseUrl !== undefined && postgres !== undefined
+      ? postgres.postgresStore(databaseUrl, env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA })
       : dir !== undefined
         ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' })
         : new MemoryStore());
   const schema = env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA };
   // On PostgreSQL the blobs live there too, so every process and machine sees the same bytes; closed with the workspace.
-  const ownBlobs = options.blobStorage === undefined && options.store === undefined && databaseUrl !== undefined ? postgresBlobStorage(databaseUrl, schema) : undefined;
+  const ownBlobs = options.blobStorage === undefined && options.store === undefined && databaseUrl !== undefined && postgres !== undefined ? postgres.postgresBlobStorage(databaseUrl, schema) : undefined;
   const blobStorage = options.blobStorage ?? ownBlobs ?? (dir !== undefined ? new FsBlobStorage(join(dir, 'blobs')) : new MemoryBlobStorage());
   const manager = new WorkspaceManager({
     store,

@@ -72,11 +72,8 @@ export { doctor, type DoctorReport } from './core/doctor.js';
 
 export type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, Write } from './core/store.js';
 export { MemoryStore } from './core/memory-store.js';
-export { SqliteStore, type Durability, type SqliteStoreOptions } from './store/sqlite-store.js';
-export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
-export { PostgresBlobStorage, postgresBlobStorage, type PostgresBlobStorageOptions } from './store/postgres/postgres-blob-storage.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './core/blob-storage.js';
-export { FsBlobStorage } from './store/fs-blob-storage.js';
+export * from './store/index.js';
 
 export type { ModelAdapter, StreamPart, Usage, StopReason, GenerateResult, CallOptions } from './models/model-adapter.js';
 export { MODEL_ADAPTER_SPEC, collectStream } from './models/model-adapter.js';
@@ -161,10 +158,7 @@ export {
   type SecurityPolicy,
   type ValidationResult,
 } from './protocol/types.js';
-export { BrowserExecutor, CHROMIUM_ARGS, type ExecutionResult, type ExecutorOptions } from './browser/executor.js';
-export { compactSnapshot, type CompactOptions, type PageSnapshot } from './browser/snapshot.js';
-export { Browser, BrowserApi, BrowserSession, browserInstructions, renderResult, type BrowserTaskOptions, type BrowserTaskResult } from './browser/browser-session.js';
-export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser/browser-plugin.js';
+export * from './browser/index.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './environment/bookshelf.js';
 export { UIApi, PatchUiStateInput, type UIPatchResponse } from './ui/ui-api.js';
 export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui/ui-plugin.js';
@@ -184,10 +178,3 @@ export {
   type UIPatchErrorCode,
 } from './ui/patch-engine.js';
 export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './ui/schema.js';
-export { serve, type GolemServer, type ServeOptions } from './serve/server.js';
-export { BrowserAdapter } from './serve/browser-adapter.js';
-export type { ServeAgentOptions } from './serve/host.js';
-export type * from './serve/api-types.js';
-export { UIStream, type UIState, type UIStreamEvent } from './serve/ui-stream.js';
-export { RunEventTranslator, type RunEvent } from './serve/run-events.js';
-export { applyUiAction, type UIActionEvent, type UIActionMessage, type UIActionResult } from './serve/ui-actions.js';

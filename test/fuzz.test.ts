@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createWorkspace, extractInstructions, serve, type GolemServer, type Workspace } from '../src/index.js';
+import { createWorkspace, extractInstructions, type Workspace } from '../src/index.js';
+import { serve, type GolemServer } from '../src/serve/index.js';
 import { readClientMessage } from '../src/serve/client-message.js';
 import { counted, typedCode, type FuzzTarget } from '../reliability/fuzz-kit.js';
 import { socketTarget } from '../reliability/fuzz-socket.js';

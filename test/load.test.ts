@@ -12,7 +12,8 @@
 import jsonpatch, { type Operation } from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createWorkspace, MemoryStore, serve } from '../src/index.js';
+import { createWorkspace, MemoryStore } from '../src/index.js';
+import { serve } from '../src/serve/index.js';
 import { runLoadChecks } from '../reliability/load.js';
 import { PG_URL } from './pg-helpers.js';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { PostgresStore } from '../src/index.js';
+import { PostgresStore } from '../src/store/postgres/index.js';
 
 export const PG_URL = process.env.GOLEM_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

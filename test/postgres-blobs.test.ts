@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GolemError, PostgresBlobStorage, PostgresStore, sha256Of } from '../src/index.js';
+import { GolemError, sha256Of } from '../src/index.js';
+import { PostgresBlobStorage, PostgresStore } from '../src/store/postgres/index.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const storages: PostgresBlobStorage[] = [];

@@ -7,7 +7,8 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkspace, GolemError, postgresStore, type Workspace } from '../src/index.js';
+import { createWorkspace, GolemError, type Workspace } from '../src/index.js';
+import { postgresStore } from '../src/store/postgres/index.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 /** A TCP proxy to PostgreSQL that can be cut (every connection dropped, new ones refused) and restored. */

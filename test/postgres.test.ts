@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkspace, PostgresStore, postgresStore, type Workspace } from '../src/index.js';
+import { createWorkspace, type Workspace } from '../src/index.js';
+import { PostgresStore, postgresStore } from '../src/store/postgres/index.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const run = promisify(execFile);

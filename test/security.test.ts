@@ -20,7 +20,8 @@ import { createApi } from '../src/serve/api.js';
 import { BrowserAdapter } from '../src/serve/browser-adapter.js';
 import { ServeHost } from '../src/serve/host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from '../src/serve/page.js';
-import { createWorkspace, projectActions, serve, type ApprovalRequest, type Browser, type BrowserSession, type ExecutionResult, type GolemServer, type ServeOptions, type Workspace } from '../src/index.js';
+import { createWorkspace, projectActions, type ApprovalRequest, type Browser, type BrowserSession, type ExecutionResult, type Workspace } from '../src/index.js';
+import { serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
 

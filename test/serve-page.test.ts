@@ -12,7 +12,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS } from '../src/browser/executor.js';
 import { run } from '../src/cli/main.js';
-import { createWorkspace, projectActions, serve, type GolemServer, type PatchInput, type ServeAgentOptions, type Workspace } from '../src/index.js';
+import { createWorkspace, projectActions, type PatchInput, type Workspace } from '../src/index.js';
+import { serve, type GolemServer, type ServeAgentOptions } from '../src/serve/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 import { deployAction, tempDir } from './helpers.js';
 

@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   STORE_CONFLICT: { status: 409, meaning: 'another process wrote to the store first; nothing was written' },
   STORE_VERSION_TOO_NEW: { status: 500, meaning: 'the store was written by a newer Golem' },
   CORRUPT_RECORD: { status: 500, meaning: 'a record read back does not match its schema' },
+  DEPENDENCY_MISSING: { status: 500, meaning: 'an optional package that this part of Golem needs is not installed' },
   INVALID_ARGUMENT: { status: 400, meaning: 'an argument to a Golem function is invalid' },
   INTERNAL: { status: 500, meaning: 'a bug in Golem or an extension' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

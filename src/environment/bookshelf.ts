@@ -12,6 +12,7 @@ import { GolemError } from '../core/errors.js';
 import { defineAction, type Action } from '../action/action.js';
 import { terms } from '../prompt/context-retriever.js';
 import type { WorkspaceManager } from '../core/manager.js';
+import { importOptional } from '../core/optional-import.js';
 import { BaseEnvironment } from './base-environment.js';
 import type { EditableStatusUpdateResult, EnvironmentInfo } from './environment.js';
 
@@ -217,7 +218,7 @@ export function splitPages(text: string, size: number): string[] {
 }
 
 async function pdfPages(path: string): Promise<string[]> {
-  const { extractText } = await import('unpdf');
+  const { extractText } = await importOptional(() => import('unpdf'), { packages: ['unpdf'], purpose: 'reading PDF books' });
   const { text } = await extractText(new Uint8Array(await readFile(path)), { mergePages: false });
   return text.map((t) => t.trim());
 }

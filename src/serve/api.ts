@@ -7,6 +7,7 @@
 import type { Context, Hono as HonoApp } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { importOptional } from '../core/optional-import.js';
 import { GolemError } from '../core/errors.js';
 import type { ServeHost } from './host.js';
 import type { PageFiles } from './page.js';
@@ -24,7 +25,7 @@ const Body = {
 
 export async function createApi(host: ServeHost, options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object }): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
-  const { Hono } = await import('hono');
+  const { Hono } = await importOptional(() => import('hono'), { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' });
   const app = new Hono();
 
   app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));

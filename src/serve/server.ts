@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { GolemError } from '../core/errors.js';
+import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { createApi } from './api.js';
@@ -84,7 +85,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const token = options.token ?? randomBytes(32).toString('hex');
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
   // ws loads here, not with Golem: only a server needs it.
-  const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([import('ws'), import('@hono/node-server')]);
+  const need = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' };
+  const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([importOptional(() => import('ws'), need), importOptional(() => import('@hono/node-server'), need)]);
   const stream = new UIStream(ws.manager);
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });

@@ -1,0 +1,18 @@
+/**
+ * `golem serve` as a library (`golem/serve`): the HTTP and WebSocket host of a workspace, its
+ * page's API, the browser UI adapter, and the streams clients read (AG-UI run events, UI
+ * instance snapshots and RFC 6902 deltas). Needs hono, @hono/node-server and ws (optional peer
+ * dependencies, loaded when a server starts).
+ *
+ * @example
+ * import { createWorkspace } from 'golem'
+ * import { serve } from 'golem/serve'
+ * const server = await serve(await createWorkspace({ dir: '.golem' }), { port: 0 })
+ */
+export { serve, type GolemServer, type ServeOptions } from './server.js';
+export { BrowserAdapter } from './browser-adapter.js';
+export type { ServeAgentOptions } from './host.js';
+export type * from './api-types.js';
+export { UIStream, type UIState, type UIStreamEvent } from './ui-stream.js';
+export { RunEventTranslator, type RunEvent } from './run-events.js';
+export { applyUiAction, type UIActionEvent, type UIActionMessage, type UIActionResult } from './ui-actions.js';
