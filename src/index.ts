@@ -127,7 +127,7 @@ export type {
   WorkerEvent,
   WorkerInfo,
 } from './agent/ui-adapter.js';
-export { TerminalAdapter, type TerminalAdapterOptions } from './terminal/terminal-adapter.js';
+export { TerminalAdapter, type TerminalAdapterOptions } from './terminal/index.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
 export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment/environment.js';
 export { validateFieldValue } from './environment/environment.js';
