@@ -84,7 +84,11 @@ export { resolveModel, MODEL_SPEC_FORMS, type ResolveModelOptions } from './mode
 export { costOf, DEFAULT_PRICES, type Price } from './models/pricing.js';
 export { estimateTokens, countOpenAiTokens } from './models/tokens.js';
 export { Bm25Retriever, JaccardRetriever, terms, type ContextRetriever, type Retrievable, type RetrievalQuery } from './prompt/context-retriever.js';
-export { PromptBuilder, IMAGE_TOKENS, DOCUMENT_FILE_TOKENS, countPrompt, fitTurns, type BuildOptions, type BuiltPrompt, type PromptRecord, type PromptStages, type RelevanceConfig, type TurnRange } from './prompt/prompt-builder.js';
+export { PromptBuilder, type BuildOptions, type BuiltPrompt, type PromptStages } from './prompt/prompt-builder.js';
+export { IMAGE_TOKENS, DOCUMENT_FILE_TOKENS, countPrompt } from './prompt/prompt-tokens.js';
+export { fitTurns } from './prompt/fit-turns.js';
+export type { PromptRecord, TurnRange } from './prompt/prompt-record.js';
+export type { RelevanceConfig } from './prompt/relevant-context.js';
 export { planTokens, type Plan, type PlanInput, type TokenBudget } from './prompt/token-planner.js';
 export { orderPreferences, systemInstruction, CONFLICT_RULE, type PreferenceTier } from './prompt/instructions.js';
 export { snapshot, groupTurns, supersede, SUPERSEDED_NOTE, type Snapshot } from './prompt/transcript.js';
@@ -124,7 +128,7 @@ export type {
   WorkerEvent,
   WorkerInfo,
 } from './agent/ui-adapter.js';
-export { TerminalAdapter, type TerminalAdapterOptions } from './terminal/terminal-adapter.js';
+export { TerminalAdapter, type TerminalAdapterOptions } from './terminal/index.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './agent/text-instructions.js';
 export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment/environment.js';
 export { validateFieldValue } from './environment/environment.js';

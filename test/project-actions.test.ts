@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action, ActionContext } from '../src/action/action.js';
 import type { FileAccess } from '../src/action/files.js';
-import { commandRisk, projectActions } from '../src/project/project-actions.js';
+import { commandRisk } from '../src/project/command-risk.js';
+import { projectActions } from '../src/project/project-actions.js';
 import { DiskFiles } from '../src/project/project-files.js';
 import { GolemError } from '../src/core/errors.js';
 

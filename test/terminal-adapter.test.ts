@@ -1,13 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest, WorkerEvent, WorkerInfo } from '../src/agent/ui-adapter.js';
-import {
-  parseApprovalAnswer,
-  parseClearanceAnswer,
-  taskSlug,
-  TerminalAdapter,
-  type TerminalAdapterOptions,
-} from '../src/terminal/terminal-adapter.js';
+import { parseApprovalAnswer, parseClearanceAnswer } from '../src/terminal/answers.js';
+import { taskSlug } from '../src/terminal/boxes.js';
+import { TerminalAdapter, type TerminalAdapterOptions } from '../src/terminal/index.js';
 
 const open: TerminalAdapter[] = [];
 afterEach(async () => {

@@ -12,7 +12,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import { CLI_MODEL_FORMS } from './cli-model.js';
-import { TerminalAdapter } from '../terminal/terminal-adapter.js';
+import { TerminalAdapter } from '../terminal/index.js';
 
 /** What the root worker is told about itself. */
 export const GOLEM_INSTRUCTIONS = [

@@ -8,14 +8,17 @@
  * and HEAD are never touched. Objects are written before the ref, and the returned
  * `StageRef` (not the branch) is the record of the item.
  */
-import { spawn } from 'node:child_process';
 import { realpathSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fail, GolemError } from '../core/errors.js';
+import { fail } from '../core/errors.js';
 import type { FileAccess, FileChange } from '../action/files.js';
+import { Git, gitEnv, gitError } from './git.js';
 import { DiskFiles, writablePath } from './project-files.js';
+import { StagedView, type StagingView } from './staged-view.js';
+
+export type { StagingView } from './staged-view.js';
 
 /** Where a staged change lives in git: a branch whose commit `head` sits on `base`. */
 export interface StageRef {
@@ -28,9 +31,6 @@ export interface StageRef {
   /** Project-relative '/' paths whose content differs between base and head, sorted. */
   files: string[];
 }
-
-/** A FileAccess of kind 'staged' whose writes are recorded, not made. */
-export type StagingView = FileAccess & { changes(): FileChange[] };
 
 /** What `GitStaging.open` needs. */
 export interface GitStagingOptions {
@@ -57,35 +57,29 @@ const BRANCH_PREFIX = 'golem/staged/';
 const ITEM_ID = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}$/;
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const REGULAR = new Set(['100644', '100755']);
-/** Variables that would point git at another repository, index or pathspec mode. */
-const INHERITED_GIT_VARS = new Set([
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR',
-  'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_GLOB_PATHSPECS', 'GIT_NOGLOB_PATHSPECS', 'GIT_ICASE_PATHSPECS', 'GIT_LITERAL_PATHSPECS',
-  'GIT_QUARANTINE_PATH', 'GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL',
-]);
 
-/** Staged changes for one project, kept in its git repository or in a shadow one. */
 /** Where a project's shadow repository goes when none is named: `<root>/.golem/staging.git`. */
 export function defaultStagingDir(root: string): string {
   return join(root, '.golem', 'staging.git');
 }
 
+/** Staged changes for one project, kept in its git repository or in a shadow one. */
 export class GitStaging {
   /** The real path of the project root. */
   readonly root: string;
   /** 'repository' when the project is in a git repository, else 'shadow'. */
   readonly mode: 'repository' | 'shadow';
-  private readonly git: Git;
+  readonly #git: Git;
   /** The project root's path inside the repository ('' or ending in '/'). */
-  private readonly prefix: string;
-  private readonly disk: DiskFiles;
+  readonly #prefix: string;
+  readonly #disk: DiskFiles;
 
   private constructor(root: string, mode: 'repository' | 'shadow', git: Git, prefix: string) {
     this.root = root;
     this.mode = mode;
-    this.git = git;
-    this.prefix = prefix;
-    this.disk = new DiskFiles(root);
+    this.#git = git;
+    this.#prefix = prefix;
+    this.#disk = new DiskFiles(root);
   }
 
   /**
@@ -116,7 +110,7 @@ export class GitStaging {
   view(ref: StageRef | null, disk: FileAccess): StagingView {
     if (disk.root !== this.root) throw fail('INVALID_ARGUMENT', `the files (${disk.root}) are not this project's (${this.root})`, { root: disk.root });
     if (ref !== null) checkRef(ref);
-    return new StagedView(disk, (path) => (ref !== null && ref.files.includes(path) ? this.readAt(ref.head, path) : null));
+    return new StagedView(disk, (path) => (ref !== null && ref.files.includes(path) ? this.#readAt(ref.head, path) : null));
   }
 
   /**
@@ -126,22 +120,22 @@ export class GitStaging {
   async stage(itemId: string, ref: StageRef | null, changes: FileChange[], message: string): Promise<StageRef> {
     const branch = branchName(itemId);
     if (ref !== null) checkRef(ref, branch);
-    const wanted = this.normalize(changes);
+    const wanted = this.#normalize(changes);
     const known = new Set(ref?.files ?? []);
-    const start = ref === null ? await this.startPoint() : { tree: await this.treeOf(ref.base), parents: await this.parentsOf(ref.base) };
-    const captured = await this.capture([...wanted.keys()].filter((path) => !known.has(path)), start.tree);
-    const base = await this.stageBase(itemId, ref, start, captured);
-    const head = await this.stageHead(ref, base, ref === null ? new Map<string, TreeEdit>() : captured, wanted, message);
-    const files = await this.changedFiles(base.commit, head);
-    await this.git.exec(['update-ref', '-m', `golem: stage ${itemId}`, `refs/heads/${branch}`, head]);
+    const start = ref === null ? await this.#startPoint() : { tree: await this.#treeOf(ref.base), parents: await this.#parentsOf(ref.base) };
+    const captured = await this.#capture([...wanted.keys()].filter((path) => !known.has(path)), start.tree);
+    const base = await this.#stageBase(itemId, ref, start, captured);
+    const head = await this.#stageHead(ref, base, ref === null ? new Map<string, TreeEdit>() : captured, wanted, message);
+    const files = await this.#changedFiles(base.commit, head);
+    await this.#git.exec(['update-ref', '-m', `golem: stage ${itemId}`, `refs/heads/${branch}`, head]);
     return { branch, base: base.commit, head, files };
   }
 
   /** The unified diff base..head (what the user reviews), with a/ b/ prefixes and project-relative paths. */
   async diff(ref: StageRef): Promise<string> {
     checkRef(ref);
-    const args = ['diff-tree', '-r', '-p', '--no-color', '--no-ext-diff', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', ...this.relativeArgs(), ref.base, ref.head];
-    return (await this.git.exec(args)).stdout.toString('utf8');
+    const args = ['diff-tree', '-r', '-p', '--no-color', '--no-ext-diff', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', ...this.#relativeArgs(), ref.base, ref.head];
+    return (await this.#git.exec(args)).stdout.toString('utf8');
   }
 
   /**
@@ -152,7 +146,7 @@ export class GitStaging {
   async push(ref: StageRef): Promise<{ files: string[] }> {
     checkRef(ref);
     const plans: Plan[] = [];
-    for (const path of ref.files) plans.push(await this.plan(ref, path));
+    for (const path of ref.files) plans.push(await this.#plan(ref, path));
     const conflicts = plans.filter((p) => p.action === 'conflict').map((p) => p.path);
     if (conflicts.length > 0) {
       throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with changes made since to ${conflicts.join(', ')}`, { files: conflicts, branch: ref.branch });
@@ -160,24 +154,24 @@ export class GitStaging {
     const written: string[] = [];
     for (const plan of plans) {
       if (plan.action !== 'write') continue;
-      await this.disk.write(plan.path, plan.content);
-      if (plan.content === null) await this.pruneEmptyFolders(plan.path);
+      await this.#disk.write(plan.path, plan.content);
+      if (plan.content === null) await this.#pruneEmptyFolders(plan.path);
       written.push(plan.path);
     }
-    await this.deleteBranch(ref.branch);
+    await this.#deleteBranch(ref.branch);
     return { files: written.sort() };
   }
 
   /** Deletes the branch ref; the disk is untouched. Idempotent. */
   async discard(ref: StageRef): Promise<void> {
     checkBranch(ref.branch);
-    await this.deleteBranch(ref.branch);
+    await this.#deleteBranch(ref.branch);
   }
 
   // --- staging ---
 
   /** The changes keyed by their checked project path, the last change to a path winning. */
-  private normalize(changes: FileChange[]): Map<string, Buffer | null> {
+  #normalize(changes: FileChange[]): Map<string, Buffer | null> {
     if (!Array.isArray(changes)) throw fail('INVALID_ARGUMENT', 'changes must be a list', {});
     const out = new Map<string, Buffer | null>();
     for (const change of changes) {
@@ -189,84 +183,84 @@ export class GitStaging {
   }
 
   /** Where a new item's base starts: HEAD's tree and HEAD as parent, or nothing. */
-  private async startPoint(): Promise<{ tree: string | null; parents: string[] }> {
+  async #startPoint(): Promise<{ tree: string | null; parents: string[] }> {
     if (this.mode === 'shadow') return { tree: null, parents: [] };
-    const found = await this.git.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allow: (code) => code <= 1 });
+    const found = await this.#git.exec(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { allow: (code) => code <= 1 });
     const head = found.code === 0 ? found.stdout.toString('utf8').trim() : null;
-    return head === null ? { tree: null, parents: [] } : { tree: await this.treeOf(head), parents: [head] };
+    return head === null ? { tree: null, parents: [] } : { tree: await this.#treeOf(head), parents: [head] };
   }
 
   /** The disk content of `paths` as tree edits, keeping the mode `start` gives a regular file. */
-  private async capture(paths: string[], start: string | null): Promise<Map<string, TreeEdit>> {
-    const known = start === null ? new Map<string, Entry>() : await this.entries(start, paths.map((p) => this.prefix + p));
+  async #capture(paths: string[], start: string | null): Promise<Map<string, TreeEdit>> {
+    const known = start === null ? new Map<string, Entry>() : await this.#entries(start, paths.map((p) => this.#prefix + p));
     const out = new Map<string, TreeEdit>();
     for (const path of paths) {
-      const content = await this.disk.read(path);
+      const content = await this.#disk.read(path);
       if (content === null) {
         out.set(path, null);
         continue;
       }
-      const mode = known.get(this.prefix + path)?.mode;
-      out.set(path, { mode: mode !== undefined && REGULAR.has(mode) ? mode : await this.diskMode(path), sha: await this.hashBlob(content) });
+      const mode = known.get(this.#prefix + path)?.mode;
+      out.set(path, { mode: mode !== undefined && REGULAR.has(mode) ? mode : await this.#diskMode(path), sha: await this.#hashBlob(content) });
     }
     return out;
   }
 
   /** The base commit: unchanged when nothing new was captured, else a new one on `start`. */
-  private async stageBase(itemId: string, ref: StageRef | null, start: { tree: string | null; parents: string[] }, captured: Map<string, TreeEdit>): Promise<{ commit: string; tree: string }> {
+  async #stageBase(itemId: string, ref: StageRef | null, start: { tree: string | null; parents: string[] }, captured: Map<string, TreeEdit>): Promise<{ commit: string; tree: string }> {
     if (ref !== null && captured.size === 0 && start.tree !== null) return { commit: ref.base, tree: start.tree };
-    const tree = await this.buildTree(start.tree, captured);
+    const tree = await this.#buildTree(start.tree, captured);
     if (ref !== null && tree === start.tree) return { commit: ref.base, tree };
-    return { commit: await this.commitTree(tree, start.parents, `golem: base of ${itemId}\n`), tree };
+    return { commit: await this.#commitTree(tree, start.parents, `golem: base of ${itemId}\n`), tree };
   }
 
   /** The head commit: the previous head (or the base) with `captured` then `wanted` applied. */
-  private async stageHead(ref: StageRef | null, base: { commit: string; tree: string }, captured: Map<string, TreeEdit>, wanted: Map<string, Buffer | null>, message: string): Promise<string> {
-    const modes = await this.entries(base.tree, [...wanted.keys()].map((p) => this.prefix + p));
+  async #stageHead(ref: StageRef | null, base: { commit: string; tree: string }, captured: Map<string, TreeEdit>, wanted: Map<string, Buffer | null>, message: string): Promise<string> {
+    const modes = await this.#entries(base.tree, [...wanted.keys()].map((p) => this.#prefix + p));
     const edits = new Map(captured);
     for (const [path, content] of wanted) {
-      const mode = modes.get(this.prefix + path)?.mode;
-      edits.set(path, content === null ? null : { mode: mode !== undefined && REGULAR.has(mode) ? mode : '100644', sha: await this.hashBlob(content) });
+      const mode = modes.get(this.#prefix + path)?.mode;
+      edits.set(path, content === null ? null : { mode: mode !== undefined && REGULAR.has(mode) ? mode : '100644', sha: await this.#hashBlob(content) });
     }
-    const tree = await this.buildTree(ref === null ? base.tree : await this.treeOf(ref.head), edits);
-    return this.commitTree(tree, [base.commit], message.endsWith('\n') ? message : `${message}\n`);
+    const tree = await this.#buildTree(ref === null ? base.tree : await this.#treeOf(ref.head), edits);
+    return this.#commitTree(tree, [base.commit], message.endsWith('\n') ? message : `${message}\n`);
   }
 
   /** The project paths whose content differs between two commits, sorted. */
-  private async changedFiles(base: string, head: string): Promise<string[]> {
-    const out = await this.git.exec(['diff-tree', '-r', '-z', '--name-only', '--no-renames', ...this.relativeArgs(), base, head]);
+  async #changedFiles(base: string, head: string): Promise<string[]> {
+    const out = await this.#git.exec(['diff-tree', '-r', '-z', '--name-only', '--no-renames', ...this.#relativeArgs(), base, head]);
     return out.stdout.toString('utf8').split('\0').filter((p) => p !== '').sort();
   }
 
   // --- pushing ---
 
   /** What push does with one file: skip it, write it (merged if need be), or report a conflict. */
-  private async plan(ref: StageRef, path: string): Promise<Plan> {
+  async #plan(ref: StageRef, path: string): Promise<Plan> {
     writablePath(this.root, path);
-    const current = await this.disk.read(path);
-    const head = await this.readAt(ref.head, path);
+    const current = await this.#disk.read(path);
+    const head = await this.#readAt(ref.head, path);
     if (sameContent(current, head)) return { path, action: 'skip' };
-    const base = await this.readAt(ref.base, path);
+    const base = await this.#readAt(ref.base, path);
     if (sameContent(current, base)) return { path, action: 'write', content: head };
-    const merged = await this.merge(current, base, head);
+    const merged = await this.#merge(current, base, head);
     if (merged === null) return { path, action: 'conflict' };
     return sameContent(merged, current) ? { path, action: 'skip' } : { path, action: 'write', content: merged };
   }
 
   /** `git merge-file -p current base head`, or null when the three cannot be merged cleanly. */
-  private async merge(current: Buffer | null, base: Buffer | null, head: Buffer | null): Promise<Buffer | null> {
+  async #merge(current: Buffer | null, base: Buffer | null, head: Buffer | null): Promise<Buffer | null> {
     if (current === null || base === null || head === null) return null;
     if ([current, base, head].some(isBinary)) return null;
     return withTempDir('golem-merge-', async (dir) => {
       const names = ['current', 'base', 'head'].map((name) => join(dir, name));
       await Promise.all([current, base, head].map((content, i) => writeFile(names[i] as string, content)));
-      const result = await this.git.exec(['merge-file', '-p', ...names], { allow: (code) => code >= 0 && code <= 127 });
+      const result = await this.#git.exec(['merge-file', '-p', ...names], { allow: (code) => code >= 0 && code <= 127 });
       return result.code === 0 ? result.stdout : null;
     });
   }
 
   /** Removes the folders a deletion left empty, up to the project root. */
-  private async pruneEmptyFolders(path: string): Promise<void> {
+  async #pruneEmptyFolders(path: string): Promise<void> {
     for (let folder = dirname(path); folder !== '.' && folder !== '/'; folder = dirname(folder)) {
       try {
         await rmdir(join(this.root, folder));
@@ -276,23 +270,23 @@ export class GitStaging {
     }
   }
 
-  private async deleteBranch(branch: string): Promise<void> {
-    await this.git.exec(['update-ref', '-d', `refs/heads/${branch}`]);
+  async #deleteBranch(branch: string): Promise<void> {
+    await this.#git.exec(['update-ref', '-d', `refs/heads/${branch}`]);
   }
 
   // --- git objects ---
 
   /** The blob at project path `path` in `commit`, or null. */
-  private async readAt(commit: string, path: string): Promise<Buffer | null> {
-    const entry = (await this.entries(commit, [this.prefix + path])).get(this.prefix + path);
-    return entry === undefined || entry.type !== 'blob' ? null : (await this.git.exec(['cat-file', 'blob', entry.sha])).stdout;
+  async #readAt(commit: string, path: string): Promise<Buffer | null> {
+    const entry = (await this.#entries(commit, [this.#prefix + path])).get(this.#prefix + path);
+    return entry === undefined || entry.type !== 'blob' ? null : (await this.#git.exec(['cat-file', 'blob', entry.sha])).stdout;
   }
 
   /** The entries of `treeish` at the given repository paths. */
-  private async entries(treeish: string, paths: string[]): Promise<Map<string, Entry>> {
+  async #entries(treeish: string, paths: string[]): Promise<Map<string, Entry>> {
     const out = new Map<string, Entry>();
     if (paths.length === 0) return out;
-    const listing = await this.git.exec(['ls-tree', '-r', '-z', '--full-tree', treeish, '--', ...paths]);
+    const listing = await this.#git.exec(['ls-tree', '-r', '-z', '--full-tree', treeish, '--', ...paths]);
     for (const record of listing.stdout.toString('utf8').split('\0')) {
       const tab = record.indexOf('\t');
       if (tab < 0) continue;
@@ -302,159 +296,46 @@ export class GitStaging {
     return out;
   }
 
-  private async treeOf(commit: string): Promise<string> {
-    return this.git.value(['rev-parse', '--verify', `${commit}^{tree}`]);
+  async #treeOf(commit: string): Promise<string> {
+    return this.#git.value(['rev-parse', '--verify', `${commit}^{tree}`]);
   }
 
-  private async parentsOf(commit: string): Promise<string[]> {
-    return (await this.git.lines(['rev-parse', `${commit}^@`])).filter((line) => line !== '');
+  async #parentsOf(commit: string): Promise<string[]> {
+    return (await this.#git.lines(['rev-parse', `${commit}^@`])).filter((line) => line !== '');
   }
 
-  private async hashBlob(content: Buffer): Promise<string> {
-    return this.git.value(['hash-object', '-w', '--stdin'], content);
+  async #hashBlob(content: Buffer): Promise<string> {
+    return this.#git.value(['hash-object', '-w', '--stdin'], content);
   }
 
   /** `start` (or the empty tree) with `edits` applied at project paths, built in a temporary index. */
-  private async buildTree(start: string | null, edits: Map<string, TreeEdit>): Promise<string> {
+  async #buildTree(start: string | null, edits: Map<string, TreeEdit>): Promise<string> {
     return withTempDir('golem-index-', async (dir) => {
       // An empty work tree of its own: update-index wants one, and must never see the user's.
       await mkdir(join(dir, 'work'));
-      const git = this.git.with({ GIT_INDEX_FILE: join(dir, 'index'), GIT_WORK_TREE: join(dir, 'work') });
+      const git = this.#git.with({ GIT_INDEX_FILE: join(dir, 'index'), GIT_WORK_TREE: join(dir, 'work') });
       await git.exec(start === null ? ['read-tree', '--empty'] : ['read-tree', start]);
-      const removed = [...edits].filter(([, edit]) => edit === null).map(([path]) => `${this.prefix}${path}\0`);
+      const removed = [...edits].filter(([, edit]) => edit === null).map(([path]) => `${this.#prefix}${path}\0`);
       if (removed.length > 0) await git.exec(['update-index', '--force-remove', '-z', '--stdin'], { input: removed.join('') });
-      const added = [...edits].flatMap(([path, edit]) => (edit === null ? [] : [`${edit.mode} ${edit.sha}\t${this.prefix}${path}\0`]));
+      const added = [...edits].flatMap(([path, edit]) => (edit === null ? [] : [`${edit.mode} ${edit.sha}\t${this.#prefix}${path}\0`]));
       if (added.length > 0) await git.exec(['update-index', '--add', '--replace', '-z', '--index-info'], { input: added.join('') });
       return git.value(['write-tree']);
     });
   }
 
-  private async commitTree(tree: string, parents: string[], message: string): Promise<string> {
-    return this.git.value(['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])], message);
+  async #commitTree(tree: string, parents: string[], message: string): Promise<string> {
+    return this.#git.value(['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])], message);
   }
 
   /** '100755' when the file on disk is executable, else '100644'. */
-  private async diskMode(path: string): Promise<string> {
+  async #diskMode(path: string): Promise<string> {
     const info = await stat(join(this.root, path));
     return (info.mode & 0o111) !== 0 ? '100755' : '100644';
   }
 
-  private relativeArgs(): string[] {
-    return this.prefix === '' ? [] : [`--relative=${this.prefix}`];
+  #relativeArgs(): string[] {
+    return this.#prefix === '' ? [] : [`--relative=${this.#prefix}`];
   }
-}
-
-/** The staging view: pending writes, then the staged content, then the disk. */
-class StagedView implements FileAccess {
-  readonly root: string;
-  readonly kind = 'staged' as const;
-  private readonly pending = new Map<string, Buffer | null>();
-
-  constructor(
-    private readonly disk: FileAccess,
-    /** A read of the staged content of a path (null content: staged as deleted), or null when the path is not staged. */
-    private readonly staged: (path: string) => Promise<Buffer | null> | null,
-  ) {
-    this.root = disk.root;
-  }
-
-  relative(path: string): string {
-    return this.disk.relative(path);
-  }
-
-  async read(path: string): Promise<Buffer | null> {
-    const rel = this.disk.relative(path);
-    if (this.pending.has(rel)) return copy(this.pending.get(rel) ?? null);
-    return this.staged(rel) ?? this.disk.read(rel);
-  }
-
-  async write(path: string, content: Buffer | null): Promise<void> {
-    this.pending.set(writablePath(this.root, path), copy(content));
-  }
-
-  /** The writes made through this view, one per path (the last), sorted by path. */
-  changes(): FileChange[] {
-    return [...this.pending].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, content]) => ({ path, content: copy(content) }));
-  }
-}
-
-/** Runs git in one place with one environment; never through a shell. */
-class Git {
-  constructor(
-    private readonly cwd: string,
-    private readonly env: NodeJS.ProcessEnv,
-  ) {}
-
-  /** The same git with extra environment variables. */
-  with(env: Record<string, string>): Git {
-    return new Git(this.cwd, { ...this.env, ...env });
-  }
-
-  /** Runs `git args`, feeding `input`; throws GIT_ERROR unless the exit code is allowed (0 by default). */
-  async exec(args: string[], options: { input?: Buffer | string; allow?: (code: number) => boolean } = {}): Promise<GitResult> {
-    const result = await runGit(['-c', 'core.quotePath=false', ...args], this.cwd, this.env, options.input);
-    if (!(options.allow ?? ((code) => code === 0))(result.code)) throw gitError(args, result);
-    return result;
-  }
-
-  /** The first line `git args` prints (an object id); GIT_ERROR when there is none. */
-  async value(args: string[], input?: Buffer | string): Promise<string> {
-    const [first = ''] = await this.lines(args, input);
-    if (first === '') throw fail('GIT_ERROR', `git ${args[0] ?? ''} printed nothing`, { command: commandLine(args) });
-    return first;
-  }
-
-  /** The output of `git args` as lines. */
-  async lines(args: string[], input?: Buffer | string): Promise<string[]> {
-    const out = await this.exec(args, input === undefined ? {} : { input });
-    return out.stdout.toString('utf8').replace(/\n$/, '').split('\n');
-  }
-}
-
-interface GitResult {
-  stdout: Buffer;
-  stderr: string;
-  code: number;
-}
-
-function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: Buffer | string | undefined): Promise<GitResult> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(new GolemError('GIT_ERROR', `could not run git: ${error.message}`, { cause: error, details: { command: commandLine(args) } })));
-    child.on('close', (code) => resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 }));
-    // git may exit before reading all its input; its exit code says what went wrong.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-  });
-}
-
-function gitError(args: string[], result: GitResult): GolemError {
-  const stderr = result.stderr.trim();
-  return fail('GIT_ERROR', `git ${args[0] ?? ''} failed${stderr === '' ? '' : `: ${stderr.split('\n')[0] ?? ''}`}`, { command: commandLine(args), stderr, exitCode: result.code });
-}
-
-function commandLine(args: string[]): string {
-  return ['git', ...args].join(' ');
-}
-
-/** The environment git runs in: the process's, minus variables that redirect git, plus Golem as author. */
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!INHERITED_GIT_VARS.has(key)) env[key] = value;
-  return {
-    ...env,
-    GIT_AUTHOR_NAME: 'Golem',
-    GIT_AUTHOR_EMAIL: 'golem@localhost',
-    GIT_COMMITTER_NAME: 'Golem',
-    GIT_COMMITTER_EMAIL: 'golem@localhost',
-    GIT_LITERAL_PATHSPECS: '1',
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-  };
 }
 
 /** Runs `fn` with a fresh folder under the system temp folder, removed afterwards. */
@@ -504,8 +385,4 @@ function sameContent(a: Buffer | null, b: Buffer | null): boolean {
 /** Git's test: a NUL byte in the first 8000 bytes. */
 function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
-}
-
-function copy(content: Buffer | null): Buffer | null {
-  return content === null ? null : Buffer.from(content);
 }

@@ -10,7 +10,8 @@ import { costOf, type Price } from '../models/pricing.js';
 import { withTimeLimits, type ModelTimeLimits } from '../models/time-limits.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Session, Turn } from '../core/records.js';
-import type { BuildOptions, BuiltPrompt, PromptBuilder, PromptRecord } from './prompt-builder.js';
+import type { BuildOptions, BuiltPrompt, PromptBuilder } from './prompt-builder.js';
+import type { PromptRecord } from './prompt-record.js';
 import { summarizeInChunks } from './summarizer.js';
 
 export interface RespondOptions extends Omit<BuildOptions, 'model'>, ModelTimeLimits {

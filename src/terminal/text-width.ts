@@ -1,0 +1,75 @@
+/**
+ * Text width in terminal columns: East Asian wide characters and emoji take two
+ * columns, combining marks none. Cutting and wrapping count graphemes, never code units.
+ */
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+function graphemes(text: string): string[] {
+  return Array.from(segmenter.segment(text), (s) => s.segment);
+}
+
+/** The columns a grapheme takes: 2 for East Asian wide characters and emoji, 0 for marks alone. */
+function graphemeWidth(g: string): number {
+  const cp = g.codePointAt(0) ?? 0;
+  if (/^[\p{Mn}\p{Me}\p{Cf}]/u.test(g)) return 0;
+  if (/\p{Emoji_Presentation}/u.test(g) || (g.includes('\uFE0F') && /\p{Extended_Pictographic}/u.test(g))) return 2;
+  const wide =
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x20000 && cp <= 0x3fffd);
+  return wide ? 2 : 1;
+}
+
+/** The columns `text` takes on a terminal. */
+export function displayWidth(text: string): number {
+  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  return graphemes(text).reduce((sum, g) => sum + graphemeWidth(g), 0);
+}
+
+/** The text cut to `width` columns, ending with `ellipsis` when it was cut. */
+export function cutTo(text: string, width: number, ellipsis = '…'): string {
+  if (displayWidth(text) <= width) return text;
+  const room = width - displayWidth(ellipsis);
+  let used = 0;
+  let out = '';
+  for (const g of graphemes(text)) {
+    const w = graphemeWidth(g);
+    if (used + w > room) break;
+    used += w;
+    out += g;
+  }
+  return out + ellipsis;
+}
+
+/** Wraps a line to `width` columns, at spaces where it can. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = graphemes(text);
+  while (rest.reduce((sum, g) => sum + graphemeWidth(g), 0) > width) {
+    let used = 0;
+    let fit = 0;
+    let space = -1;
+    for (const [i, g] of rest.entries()) {
+      const w = graphemeWidth(g);
+      if (used + w > width) {
+        if (g === ' ') space = i;
+        break;
+      }
+      used += w;
+      fit = i + 1;
+      if (g === ' ') space = i;
+    }
+    const at = space > 0 ? space : Math.max(1, fit);
+    lines.push(rest.slice(0, at).join('').trimEnd());
+    rest = rest.slice(space > 0 ? at + 1 : at);
+    while (rest[0] === ' ') rest = rest.slice(1);
+  }
+  lines.push(rest.join(''));
+  return lines;
+}
