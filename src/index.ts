@@ -62,6 +62,7 @@ export {
   type TurnProcessor,
   type WorkspaceExtension,
 } from './core/plugin.js';
+export { Id, Timestamp, appendTurn, makeTurn, putSession, requireSession, stored, type CollectionMap, type CollectionName, type CollectionSchemas, type CommandMapOf } from './core/index.js';
 export { EventBus, type Listener } from './core/event-bus.js';
 export { Serializer } from './core/serializer.js';
 export type { IndexChange, Indexer, TurnNode, WorkspaceView } from './core/workspace-index.js';

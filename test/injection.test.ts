@@ -22,10 +22,8 @@ import {
   defineAction,
   projectActions,
   type Action,
-  type ApprovalRecord,
   type ApprovalRequest,
   type ApprovalResult,
-  type ClearanceRecord,
   type Prompt,
   type Workspace,
 } from '../src/index.js';
@@ -88,8 +86,8 @@ async function trustState(ws: Workspace) {
   return {
     overrides: ws.trust.overrides(),
     grants: ws.trust.grants(),
-    approvals: recordsOf<ApprovalRecord>(view, 'approval').map((a) => ({ action: a.action, status: a.status, answer: a.answer })),
-    clearance: recordsOf<ClearanceRecord>(view, 'clearance').map((c) => ({ type: c.type, status: c.status, files: (c.metadata as { files?: unknown }).files ?? null })),
+    approvals: recordsOf(view, 'approval').map((a) => ({ action: a.action, status: a.status, answer: a.answer })),
+    clearance: recordsOf(view, 'clearance').map((c) => ({ type: c.type, status: c.status, files: (c.metadata as { files?: unknown }).files ?? null })),
     userOnly: log.map((e) => e.type).filter((type) => USER_ONLY.has(type)),
   };
 }
@@ -455,7 +453,7 @@ describe('injected instructions in a page the browser reads (Chromium)', () => {
       ]);
       expect(bought).toEqual([]);
       expect(await trustState(ws)).toMatchObject({ overrides: [], grants: [], userOnly: [] });
-      expect(recordsOf<ApprovalRecord>(ws.manager.workspace(), 'approval').filter((a) => a.sessionId === session.id).map((a) => [a.action, a.status])).toEqual([['CLICK_ELEMENT', 'denied']]);
+      expect(recordsOf(ws.manager.workspace(), 'approval').filter((a) => a.sessionId === session.id).map((a) => [a.action, a.status])).toEqual([['CLICK_ELEMENT', 'denied']]);
     } finally {
       await browser.close();
     }

@@ -3,7 +3,7 @@ import { unwrap } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Trust } from '../action/action.js';
 import { findById } from './clearance.js';
-import { recordsOf, type ApprovalRecord, type Grant, type TrustOverrides } from './agent-plugin.js';
+import { recordsOf, type ApprovalRecord, type Grant, type TrustOverrides } from './agent-records.js';
 import type { ApprovalResult } from './ui-adapter.js';
 
 export class TrustApi {
@@ -20,12 +20,12 @@ export class TrustApi {
 
   /** The modes set for the workspace ('workspace') and for each session ('session:<id>'). */
   overrides(): TrustOverrides[] {
-    return recordsOf<TrustOverrides>(this.#manager.workspace(), 'trust');
+    return recordsOf(this.#manager.workspace(), 'trust');
   }
 
   /** Every standing 'always' and 'session' grant. */
   grants(): Grant[] {
-    return recordsOf<Grant>(this.#manager.workspace(), 'grant');
+    return recordsOf(this.#manager.workspace(), 'grant');
   }
 
   /** Removes a grant: the calls it covered ask again. */
@@ -43,14 +43,14 @@ export class ApprovalApi {
 
   /** The approvals waiting for an answer (of one conversation, when given), oldest first. */
   pending(options: { rootSessionId?: string } = {}): ApprovalRecord[] {
-    return recordsOf<ApprovalRecord>(this.#manager.workspace(), 'approval')
+    return recordsOf(this.#manager.workspace(), 'approval')
       .filter((a) => a.status === 'pending' && (options.rootSessionId === undefined || a.rootSessionId === options.rootSessionId))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
   /** One approval by id (or a unique start or end of it). Throws APPROVAL_NOT_FOUND. */
   get(id: string): ApprovalRecord {
-    return findById(recordsOf<ApprovalRecord>(this.#manager.workspace(), 'approval'), id, 'APPROVAL_NOT_FOUND', 'approval');
+    return findById(recordsOf(this.#manager.workspace(), 'approval'), id, 'APPROVAL_NOT_FOUND', 'approval');
   }
 
   /**

@@ -9,7 +9,7 @@ import type { WorkspaceManager } from '../core/manager.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import type { ClearanceItem } from './ui-adapter.js';
 import type { Action } from '../action/action.js';
-import { recordsOf, type ClearanceRecord } from './agent-plugin.js';
+import { recordsOf, type ClearanceRecord } from './agent-records.js';
 import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
 import { DiskFiles } from '../project/project-files.js';
 
@@ -35,7 +35,7 @@ export class ClearanceApi {
 
   /** One item, by its id or a unique prefix or suffix of it (at least 4 characters). Throws CLEARANCE_NOT_FOUND. */
   get(id: string): ClearanceRecord {
-    const items = recordsOf<ClearanceRecord>(this.#manager.workspace(), 'clearance');
+    const items = recordsOf(this.#manager.workspace(), 'clearance');
     return findById(items, id, 'CLEARANCE_NOT_FOUND', 'clearance item');
   }
 
@@ -114,7 +114,7 @@ export class ClearanceApi {
 
 /** The clearance items waiting for a decision (pending and deferred), or all of them, of one root session or all; oldest first. */
 export function clearanceItems(view: WorkspaceView, options: { all?: boolean; sessionId?: string } = {}): ClearanceRecord[] {
-  return recordsOf<ClearanceRecord>(view, 'clearance')
+  return recordsOf(view, 'clearance')
     .filter((c) => (options.all === true || c.status === 'pending' || c.status === 'deferred') && (options.sessionId === undefined || c.sessionId === options.sessionId))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

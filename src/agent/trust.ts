@@ -5,7 +5,7 @@
  */
 import type { WorkspaceView } from '../core/workspace-index.js';
 import type { Trust } from '../action/action.js';
-import { recordsOf, type Grant, type TrustOverrides } from './agent-plugin.js';
+import { recordsOf, type Grant } from './agent-records.js';
 
 /** Where a call's mode came from, most specific first. */
 export type TrustSource = 'session' | 'workspace' | 'worker' | 'action';
@@ -31,12 +31,12 @@ export function trustModeOf(
   rootSessionId: string,
   workerModes: Readonly<Record<string, Trust>> = {},
 ): { mode: Trust; source: TrustSource } {
-  const overrides = view.collections.get('trust');
+  const overrides = view.collection('trust');
   // Own properties only: an action named "constructor" must not find Object's.
   const own = (modes: Readonly<Record<string, Trust>> | undefined) => (modes !== undefined && Object.hasOwn(modes, action.name) ? modes[action.name] : undefined);
-  const session = own((overrides?.get(`session:${rootSessionId}`) as TrustOverrides | undefined)?.modes);
+  const session = own(overrides.get(`session:${rootSessionId}`)?.modes);
   if (session !== undefined) return { mode: session, source: 'session' };
-  const workspace = own((overrides?.get('workspace') as TrustOverrides | undefined)?.modes);
+  const workspace = own(overrides.get('workspace')?.modes);
   if (workspace !== undefined) return { mode: workspace, source: 'workspace' };
   const worker = own(workerModes);
   if (worker !== undefined) return { mode: worker, source: 'worker' };
@@ -45,7 +45,7 @@ export function trustModeOf(
 
 /** The grant that lets this call run without asking, if one does: for the workspace, or for this conversation. */
 export function grantFor(view: WorkspaceView, action: string, key: string, rootSessionId: string): Grant | undefined {
-  return recordsOf<Grant>(view, 'grant').find(
+  return recordsOf(view, 'grant').find(
     (g) => g.action === action && g.key === key && (g.scope === 'workspace' || (g.scope === 'session' && g.sessionId === rootSessionId)),
   );
 }

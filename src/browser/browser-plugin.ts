@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import { fail } from '../core/errors.js';
-import { requireSession, stored } from '../core/commands/kit.js';
-import { defineCommand, type WorkspaceExtension } from '../core/plugin.js';
+import { defineCommand, requireSession, stored, type WorkspaceExtension } from '../core/index.js';
 import { Id, Timestamp } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { VARIABLE_NAME } from '../protocol/browser-commands.js';
@@ -46,7 +45,7 @@ export const browserSessionOpen = defineCommand({
   reduce(payload, ctx) {
     requireSession(ctx.index, payload.sessionId);
     const id = payload.id ?? ctx.newId();
-    if (ctx.index.collections.get('browser_session')?.has(id) === true) throw fail('DUPLICATE_ID', `a browser session "${id}" already exists`, { id });
+    if (ctx.index.collection('browser_session').has(id)) throw fail('DUPLICATE_ID', `a browser session "${id}" already exists`, { id });
     return stored('browser_session', id, { id, sessionId: payload.sessionId, status: 'open' as const, openedAt: ctx.now, closedAt: null });
   },
 });
@@ -56,7 +55,7 @@ export const browserSessionClose = defineCommand({
   description: 'Records that a browser session was closed.',
   payload: z.strictObject({ id: Id }),
   reduce(payload, ctx) {
-    const record = ctx.index.collections.get('browser_session')?.get(payload.id) as BrowserSessionRecord | undefined;
+    const record = ctx.index.collection('browser_session').get(payload.id);
     if (record === undefined) throw fail('BROWSER_SESSION_NOT_FOUND', `no browser session "${payload.id}"`, { id: payload.id });
     if (record.status === 'closed') return stored('browser_session', record.id, record);
     return stored('browser_session', record.id, { ...record, status: 'closed' as const, closedAt: ctx.now });
@@ -68,7 +67,7 @@ export const browserVariableSet = defineCommand({
   description: 'Saves a variable (SAVE_VARIABLE) for the Golem session of a browser session.',
   payload: z.strictObject({ browserSessionId: Id, name: z.string().regex(VARIABLE_NAME, 'a variable name is letters, digits and _, not starting with a digit'), value: z.string().max(MAX_VARIABLE_LENGTH) }),
   reduce(payload, ctx) {
-    const browser = ctx.index.collections.get('browser_session')?.get(payload.browserSessionId) as BrowserSessionRecord | undefined;
+    const browser = ctx.index.collection('browser_session').get(payload.browserSessionId);
     if (browser === undefined) throw fail('BROWSER_SESSION_NOT_FOUND', `no browser session "${payload.browserSessionId}"`, { id: payload.browserSessionId });
     const variable: BrowserVariable = { sessionId: browser.sessionId, name: payload.name, value: payload.value, browserSessionId: browser.id, updatedAt: ctx.now };
     return stored('browser_variable', variableKey(browser.sessionId, payload.name), variable);
@@ -78,7 +77,7 @@ export const browserVariableSet = defineCommand({
 /** The variables saved for a Golem session, by name. */
 export function browserVariables(view: WorkspaceView, sessionId: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const v of (view.collections.get('browser_variable')?.values() ?? []) as Iterable<BrowserVariable>) {
+  for (const v of view.collection('browser_variable').values()) {
     if (v.sessionId === sessionId) out[v.name] = v.value;
   }
   return out;
@@ -86,7 +85,7 @@ export function browserVariables(view: WorkspaceView, sessionId: string): Record
 
 /** The browser sessions recorded for a Golem session (every one, when no id is given). */
 export function browserSessions(view: WorkspaceView, sessionId?: string): BrowserSessionRecord[] {
-  const all = [...((view.collections.get('browser_session')?.values() ?? []) as Iterable<BrowserSessionRecord>)];
+  const all = [...view.collection('browser_session').values()];
   return sessionId === undefined ? all : all.filter((s) => s.sessionId === sessionId);
 }
 
@@ -101,5 +100,12 @@ declare module '../core/manager.js' {
     'browser:session_open': { payload: z.input<typeof browserSessionOpen.payload>; result: BrowserSessionRecord };
     'browser:session_close': { payload: z.input<typeof browserSessionClose.payload>; result: BrowserSessionRecord };
     'browser:variable_set': { payload: z.input<typeof browserVariableSet.payload>; result: BrowserVariable };
+  }
+}
+
+declare module '../core/workspace-index.js' {
+  interface CollectionMap {
+    browser_session: BrowserSessionRecord;
+    browser_variable: BrowserVariable;
   }
 }

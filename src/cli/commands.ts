@@ -33,7 +33,7 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
   const [sub = 'list', id, ...extra] = args;
   if (extra.length > 0) throw new GolemError('INVALID_ARGUMENT', `unexpected "${extra.join(' ')}" after golem sessions ${sub} ${id}`);
   const view = ws.manager.workspace();
-  const workers = new Map(recordsOf<WorkerRecord>(view, 'worker').map((w) => [w.id, w]));
+  const workers = new Map(recordsOf(view, 'worker').map((w) => [w.id, w]));
   if (sub === 'list') {
     const sessions = options.all ? ws.sessions.list() : chatSessionsOf(ws);
     if (options.json) {

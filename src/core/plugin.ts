@@ -8,7 +8,7 @@ import type { Result } from './errors.js';
 import type { BlobStorage } from './blob-storage.js';
 import type { Write } from './store.js';
 import { Id, type Turn } from './records.js';
-import type { Indexer, WorkspaceView } from './workspace-index.js';
+import type { CollectionMap, CollectionName, Indexer, WorkspaceView } from './workspace-index.js';
 
 /** A command as a caller submits it; the manager fills in `id`, `timestamp` and `actor`. */
 export const CommandInput = z.strictObject({
@@ -62,6 +62,20 @@ export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends st
   reduce(payload: P, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
 }
 
+type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
+type ResultOf<D> = D extends { reduce(...args: never[]): infer C } ? (Awaited<C> extends { result: infer R } ? R : never) : never;
+
+/**
+ * The `CommandMap` entries of command definitions (a union of `defineCommand` results):
+ * each one's payload as callers write it and its result, by command type.
+ *
+ * @example
+ * declare module 'golem' {
+ *   interface CommandMap extends CommandMapOf<typeof noteAdd | typeof noteDelete> {}
+ * }
+ */
+export type CommandMapOf<D extends { readonly type: string }> = { [C in D as C['type']]: { payload: PayloadOf<C>; result: ResultOf<C> } };
+
 /** Declares a command with its payload inferred from the schema. */
 export function defineCommand<T extends string, S extends z.ZodType, R>(definition: {
   type: T;
@@ -98,11 +112,20 @@ export interface TurnProcessor {
   process(turn: Turn, ctx: { readonly command: Command; dispatch(command: CommandInput): Promise<Result<unknown>> }): Promise<void> | void;
 }
 
-/** A package of domain logic (seed 001 section 9.1). */
+/**
+ * The schemas of an extension's collections, by name. A name declared in `CollectionMap`
+ * must come with a schema of the record type declared there.
+ */
+export type CollectionSchemas = { readonly [K in CollectionName]?: z.ZodType<CollectionMap[K]> } & { readonly [name: string]: z.ZodType };
+
+/**
+ * A package of domain logic (seed 001 section 9.1): what `WorkspaceManager.extend` takes.
+ * Golem's own parts (agent, environment, browser, UI) join the workspace as extensions too.
+ */
 export interface WorkspaceExtension {
   readonly name: string;
-  /** Collections the extension's reducers write to, with the schema of their records. */
-  readonly collections?: Readonly<Record<string, z.ZodType>>;
+  /** Collections the extension's reducers write to, with the schema of their records (declare their types in `CollectionMap`). */
+  readonly collections?: CollectionSchemas;
   readonly commands?: readonly CommandDefinition<unknown, unknown, unknown>[];
   readonly middleware?: readonly Middleware[];
   readonly indexers?: readonly Indexer[];

@@ -47,6 +47,26 @@ export interface Indexer {
   apply(change: IndexChange, index: WorkspaceView): void;
 }
 
+/**
+ * The record type of each extension collection, by collection name. An extension
+ * declares its collections here by declaration merging, as it declares its commands in
+ * `CommandMap`; `view.collection(name)` then reads them typed, with no cast, and
+ * `WorkspaceExtension.collections` checks that each declared name gets a schema of that type.
+ *
+ * @example
+ * export const Note = z.strictObject({ id: z.string(), text: z.string() });
+ * export type Note = z.infer<typeof Note>;
+ * declare module 'golem' {
+ *   interface CollectionMap { note: Note }
+ * }
+ * ws.manager.workspace().collection('note').get(id); // Note | undefined
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface CollectionMap {}
+
+/** The name of an extension collection declared in `CollectionMap`. */
+export type CollectionName = Extract<keyof CollectionMap, string>;
+
 /** The read-only face of the index: what reducers, middleware and callers may see. */
 export interface WorkspaceView {
   readonly meta: WorkspaceMeta | undefined;
@@ -56,7 +76,13 @@ export interface WorkspaceView {
   readonly preferences: ReadonlyMap<string, Preference>;
   readonly context: ReadonlyMap<string, ContextEntry>;
   readonly blobs: ReadonlyMap<string, BlobRecord>;
+  /** Every extension collection's records, by collection name then key, untyped (see `collection` for a typed read). */
   readonly collections: ReadonlyMap<string, ReadonlyMap<string, unknown>>;
+  /**
+   * The records of an extension collection declared in `CollectionMap`, by key, typed by
+   * the collection's name (empty when the workspace holds none of them).
+   */
+  collection<K extends CollectionName>(name: K): ReadonlyMap<string, CollectionMap[K]>;
   readonly lastSeq: number;
   turn(ref: TurnRef): Turn | undefined;
   /** The turn's parent turn (undefined for a root): `turn(t.parent)`, without building its key on the prompt's hot path. */
@@ -111,6 +137,12 @@ export class WorkspaceIndex implements WorkspaceView {
     this.#schemas.set(name, schema);
     // Records of this collection may have been loaded before the extension was registered: keep them.
     if (!this.collections.has(name)) this.collections.set(name, new Map());
+  }
+
+  collection<K extends CollectionName>(name: K): ReadonlyMap<string, CollectionMap[K]> {
+    // The one place a collection's records meet their declared type: the extension that declared the name
+    // registered its schema, which rebuilds validate against and its reducers write.
+    return (this.collections.get(name) ?? NO_RECORDS) as ReadonlyMap<string, CollectionMap[K]>;
   }
 
   hasCollection(name: string): boolean {
@@ -338,6 +370,7 @@ export class WorkspaceIndex implements WorkspaceView {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+const NO_RECORDS: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** Freezes a JSON value and everything in it. */
 function deepFreeze<T>(value: T): T {

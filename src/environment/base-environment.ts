@@ -74,7 +74,7 @@ export abstract class BaseEnvironment<F extends string = string> implements Envi
   async mount(manager: WorkspaceManager): Promise<{ ignored: { field: string; value: string | null; error: string }[] }> {
     this.#settle();
     this.#manager = manager;
-    const stored = manager.workspace().collections.get('environment')?.get(this.info.id) as { values?: Record<string, string | null> } | undefined;
+    const stored = manager.workspace().collection('environment').get(this.info.id);
     // Stored values are checked as they are loaded, fields others depend on first: a value no longer valid
     // (a book gone from the folder since) is ignored, and the field keeps its starting value.
     const ignored: { field: string; value: string | null; error: string }[] = [];

@@ -21,7 +21,7 @@ export const environmentUpdate = defineCommand({
   description: "Records new values of an environment's editable fields (validated by the environment before it dispatches).",
   payload: z.strictObject({ environmentId: Id, values: z.record(z.string().min(1), z.string().nullable()) }),
   reduce(payload, ctx) {
-    const previous = ctx.index.collections.get('environment')?.get(payload.environmentId) as EnvironmentState | undefined;
+    const previous = ctx.index.collection('environment').get(payload.environmentId);
     const state: EnvironmentState = { id: payload.environmentId, values: { ...previous?.values, ...payload.values }, updatedAt: ctx.now };
     return { writes: [{ op: 'put', collection: 'environment', key: state.id, value: state }], result: state };
   },
@@ -51,5 +51,11 @@ export function environmentValuesAt(log: readonly CommandLogEntry[], environment
 declare module '../core/manager.js' {
   interface CommandMap {
     'environment:update': { payload: z.input<typeof environmentUpdate.payload>; result: EnvironmentState };
+  }
+}
+
+declare module '../core/workspace-index.js' {
+  interface CollectionMap {
+    environment: EnvironmentState;
   }
 }

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, Trust } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
-import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord, type WorkerRecord } from '../agent/agent-plugin.js';
+import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord } from '../agent/agent-plugin.js';
 import type { ApprovalResult, WorkerEvent } from '../agent/ui-adapter.js';
 import type { WorkerOutcome } from '../agent/worker.js';
 import type { ContentBlock } from '../core/blocks.js';
@@ -106,7 +106,7 @@ export class ServeHost {
     const view = this.#ws.manager.workspace();
     const sessionView = new SessionView(view, record);
     const turns = pathTo(view, record.head).map((turn) => turnView(turn, sessionView));
-    const workers = recordsOf<WorkerRecord>(view, 'worker')
+    const workers = recordsOf(view, 'worker')
       .filter((w) => w.rootSessionId === record.id)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
@@ -201,7 +201,7 @@ export class ServeHost {
    */
   #answeredElsewhere(): void {
     for (const id of this.#adapter.waitingApprovals()) {
-      const record = recordsOf<ApprovalRecord>(this.#ws.manager.workspace(), 'approval').find((a) => a.id === id);
+      const record = recordsOf(this.#ws.manager.workspace(), 'approval').find((a) => a.id === id);
       if (record === undefined || record.status === 'pending' || record.answer === null) continue;
       this.#adapter.answer(id, resultOf({ answer: record.answer, ...(record.reason !== null && { reason: record.reason }) }));
     }
@@ -354,7 +354,7 @@ export class ServeHost {
   }
 
   #rootOf(sessionId: string): string {
-    const worker = this.#ws.manager.workspace().collections.get('worker')?.get(sessionId) as WorkerRecord | undefined;
+    const worker = this.#ws.manager.workspace().collection('worker').get(sessionId);
     return worker?.rootSessionId ?? sessionId;
   }
 

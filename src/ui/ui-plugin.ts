@@ -35,12 +35,14 @@ export interface UIPatchResult {
   jsonPatch: JsonPatchOperation[];
 }
 
+/** The UI instance with this id, if there is one. */
 export function uiInstance(view: WorkspaceView, id: string): UIInstanceRecord | undefined {
-  return view.collections.get('ui_instance')?.get(id) as UIInstanceRecord | undefined;
+  return view.collection('ui_instance').get(id);
 }
 
+/** Every UI instance. */
 export function uiInstances(view: WorkspaceView): UIInstanceRecord[] {
-  return [...((view.collections.get('ui_instance')?.values() ?? []) as Iterable<UIInstanceRecord>)];
+  return [...view.collection('ui_instance').values()];
 }
 
 export const uiPatch = defineCommand({
@@ -79,5 +81,11 @@ export const uiExtension: WorkspaceExtension = {
 declare module '../core/manager.js' {
   interface CommandMap {
     'ui:patch': { payload: z.input<typeof uiPatch.payload>; result: UIPatchResult };
+  }
+}
+
+declare module '../core/workspace-index.js' {
+  interface CollectionMap {
+    ui_instance: UIInstanceRecord;
   }
 }

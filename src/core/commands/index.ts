@@ -1,4 +1,5 @@
 /** The core commands of seed 001, every one defined with `defineCommand`. */
+import type { CommandMapOf } from '../plugin.js';
 import { blobCollect, blobRecordRemoteId, blobRecount, blobRegister, blobRelease, blobRetain } from './blob.js';
 import { contextAdd, contextDelete, contextUpdate, preferenceAdd, preferenceDelete, preferenceUpdate } from './resource.js';
 import { roleAdd, roleDelete, roleUpdate } from './role.js';
@@ -37,14 +38,8 @@ export const CORE_COMMANDS = [
   blobRecount,
 ] as const;
 
-type Definition = (typeof CORE_COMMANDS)[number];
-type ResultOf<D> = D extends { reduce(...args: never[]): infer C } ? Awaited<C> extends { result: infer R } ? R : never : never;
-type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
-
 /** Each core command's payload (as callers write it) and result. */
-export type CoreCommandMap = {
-  [D in Definition as D['type']]: { payload: PayloadOf<D>; result: ResultOf<D> };
-};
+export type CoreCommandMap = CommandMapOf<(typeof CORE_COMMANDS)[number]>;
 
 export { WORKSPACE_SYNC } from './workspace.js';
 export type { RemovalResult, TurnDeleteResult } from './turn.js';

@@ -1,11 +1,15 @@
-/** Small helpers the core reducers share. */
+/**
+ * Small helpers the core reducers share. Those an extension's reducers need too
+ * (`requireSession`, `makeTurn`, `putSession`, `stored`) are part of the plugin API:
+ * `src/core/index.ts` names them.
+ */
 import { z } from 'zod';
 import { blobRefsOf, ContentBlock, JsonObject } from '../blocks.js';
 import { fail } from '../errors.js';
 import type { Write } from '../store.js';
 import type { Effect, ReducerContext } from '../plugin.js';
 import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
-import type { WorkspaceView } from '../workspace-index.js';
+import type { CollectionMap, CollectionName, WorkspaceView } from '../workspace-index.js';
 import { SessionView, sweep } from '../turn-tree.js';
 
 /** The content of a new turn, as callers give it. */
@@ -18,6 +22,10 @@ export const TurnInput = z.strictObject({
 });
 export type TurnInput = z.input<typeof TurnInput>;
 
+/**
+ * The session with this id, for a reducer that needs it to exist: throws
+ * `SESSION_NOT_FOUND` (which refuses the command) when there is none.
+ */
 export function requireSession(index: WorkspaceView, sessionId: string): Session {
   const session = index.sessions.get(sessionId);
   if (session === undefined) throw fail('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { sessionId });
@@ -50,7 +58,10 @@ export function requireBlobs(index: WorkspaceView, blocks: readonly ContentBlock
   }
 }
 
-/** A new turn version, stamped with the next seq. */
+/**
+ * A new turn version, stamped with the command's seq and time: for a reducer that adds a
+ * turn as part of its own command (then `appendTurn` writes it at the session's head).
+ */
 export function makeTurn(
   ctx: ReducerContext,
   fields: { id: string; version: number; parent: TurnRef | null; sessionId: string; role: Turn['role']; blocks: ContentBlock[]; meta?: JsonObject | undefined },
@@ -72,7 +83,16 @@ export function refOf(turn: Turn): TurnRef {
   return { id: turn.id, version: turn.version };
 }
 
-/** The change that puts one record and answers with it. */
+/**
+ * The change that puts one record and answers with it: a reducer's whole result when its
+ * command writes one record. The record's type follows a collection declared in `CollectionMap`.
+ *
+ * @example
+ * reduce: (payload, ctx) => stored('note', payload.id, { id: payload.id, text: payload.text }),
+ */
+export function stored<K extends CollectionName>(collection: K, key: string, record: CollectionMap[K]): { writes: Write[]; result: CollectionMap[K] };
+/** A record of a collection not declared in `CollectionMap` (the core's own, or an undeclared one). */
+export function stored<R, N extends string = string>(collection: N extends CollectionName ? never : N, key: string, record: R): { writes: Write[]; result: R };
 export function stored<R>(collection: string, key: string, record: R): { writes: Write[]; result: R } {
   return { writes: [{ op: 'put', collection, key, value: record }], result: record };
 }
@@ -81,6 +101,7 @@ export function putTurn(turn: Turn): Write {
   return { op: 'put', collection: 'turn', key: turnKey(turn), value: turn };
 }
 
+/** The write that stores a session record as it is given (e.g. a new session, or one with a new head). */
 export function putSession(session: Session): Write {
   return { op: 'put', collection: 'session', key: session.id, value: session };
 }

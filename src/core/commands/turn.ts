@@ -23,8 +23,13 @@ import {
   viewOf,
 } from './kit.js';
 
-/** Writes a new turn version and moves the session head to it; retains its blobs. (Extensions that add a turn as part of their own command use it too.) */
-export function appendTurn(ctx: ReducerContext, session: Session, turn: Turn) {
+/**
+ * The writes that add a new turn version (from `makeTurn`) at the session's head and move
+ * the head to it, retaining its blobs; the result is the turn. Part of the plugin API: an
+ * extension whose command adds a turn (e.g. a system message telling of a decision) uses it.
+ * Throws `BLOB_NOT_FOUND` for a blob the turn references that is not registered.
+ */
+export function appendTurn(ctx: ReducerContext, session: Session, turn: Turn): { writes: Write[]; result: Turn } {
   requireBlobs(ctx.index, turn.blocks);
   const blobs = applyBlobDelta(ctx, countRefs(new Map(), turn.blocks, 1));
   const writes: Write[] = [putTurn(turn), putSession({ ...session, head: refOf(turn), updatedAt: ctx.now }), ...blobs.writes];

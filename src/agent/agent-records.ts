@@ -1,0 +1,130 @@
+/**
+ * The agent's records (seed 003): the worker tree, trust overrides and grants, pending
+ * approvals, clearance items and started calls, each a Zod schema with its inferred type.
+ * `agent-plugin.ts` declares them as the agent's collections.
+ */
+import { z } from 'zod';
+import { Id, JsonObject, JsonValue, Timestamp, TurnRef, type CollectionMap, type WorkspaceView } from '../core/index.js';
+
+/** How an action runs: on its own, after the user says yes, or staged for the user to clear. */
+export const TrustMode = z.enum(['autonomous', 'supervised', 'manual']);
+
+/** One worker on the path from the root to the worker that asked (an approval's `workerPath`). */
+export const WorkerInfoSchema = z.strictObject({ id: Id, depth: z.number().int().nonnegative(), task: z.string() });
+
+/** A sub-worker: a session of its own, linked to the tool call of its parent that started it. */
+export const WorkerRecord = z.strictObject({
+  /** The worker's session id. */
+  id: Id,
+  parentSessionId: Id,
+  parentCallId: z.string(),
+  rootSessionId: Id,
+  depth: z.number().int().positive(),
+  task: z.string(),
+  /** The actions it was given. */
+  actions: z.array(z.string()),
+  /** The earlier worker this one re-invokes with a clarified task. */
+  reinvokes: Id.nullable(),
+  status: z.enum(['running', 'done', 'question', 'failed']),
+  /** Its result, or its question. */
+  result: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WorkerRecord = z.infer<typeof WorkerRecord>;
+
+/** The trust modes set for a scope: the workspace ('workspace') or one session ('session:<id>'). */
+export const TrustOverrides = z.strictObject({ key: z.string(), modes: z.record(z.string(), TrustMode) });
+export type TrustOverrides = z.infer<typeof TrustOverrides>;
+
+/** A standing yes: calls of `action` with the same grant key run without asking. */
+export const Grant = z.strictObject({
+  id: Id,
+  action: z.string(),
+  key: z.string(),
+  scope: z.enum(['workspace', 'session']),
+  /** The (root) session a 'session' grant holds for. */
+  sessionId: Id.nullable(),
+  approvalId: Id.nullable(),
+  createdAt: Timestamp,
+});
+export type Grant = z.infer<typeof Grant>;
+
+/** A supervised call waiting for the user's answer, or answered: bound to that one call by its fingerprint. */
+export const ApprovalRecord = z.strictObject({
+  id: Id,
+  /** The session of the worker that asked, and its root's. */
+  sessionId: Id,
+  rootSessionId: Id,
+  /** The answer (assistant turn) that made the call, and the call's id in it. */
+  turnId: Id,
+  callId: z.string(),
+  action: z.string(),
+  input: JsonValue,
+  /** Binds the answer to this exact call: sha256 of the action's name and canonical input. */
+  fingerprint: z.string(),
+  /** The action's grant key for this input (what an 'always' or 'session' answer grants). */
+  grantKey: z.string(),
+  type: z.enum(['tool_call', 'file_write', 'command']),
+  description: z.string(),
+  details: JsonValue,
+  risk: z.enum(['low', 'medium', 'high']),
+  workerPath: z.array(WorkerInfoSchema),
+  status: z.enum(['pending', 'approved', 'denied']),
+  answer: z.enum(['yes', 'no', 'always', 'session']).nullable(),
+  reason: z.string().nullable(),
+  createdAt: Timestamp,
+  answeredAt: Timestamp.nullable(),
+});
+export type ApprovalRecord = z.infer<typeof ApprovalRecord>;
+
+/** Work of a manual-mode worker waiting for the user's decision: a staged commit, a deferred call, a binary output. */
+export const ClearanceRecord = z.strictObject({
+  id: Id,
+  type: z.enum(['staged_commit', 'pending_export', 'binary_output']),
+  description: z.string(),
+  status: z.enum(['pending', 'deferred', 'pushed', 'discarded']),
+  /** The root session told of the decision, and the worker session that staged it. */
+  sessionId: Id,
+  workerId: Id,
+  /** staged_commit: the git StageRef; pending_export: the call waiting to be run. */
+  metadata: JsonObject,
+  /** What the decision did (e.g. the files written), once decided. */
+  outcome: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type ClearanceRecord = z.infer<typeof ClearanceRecord>;
+
+/**
+ * The calls of one answer (a turn version) that a worker started running: a run resumed
+ * after a crash finds a call started but never answered here, and does not run it again
+ * unless its action is repeatable. Keyed by the answer, so a fork sharing it sees it too.
+ */
+export const CallStart = z.strictObject({
+  turn: TurnRef,
+  /** The session whose worker started the first of them. */
+  sessionId: Id,
+  calls: z.array(z.strictObject({ callId: z.string(), action: z.string(), startedAt: Timestamp })),
+});
+export type CallStart = z.infer<typeof CallStart>;
+
+/** The names of the agent's collections. */
+export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call';
+
+/** Every record of an agent collection, typed by the collection's name. */
+export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][];
+/**
+ * @deprecated The record type follows the collection's name: drop the type argument.
+ * (Kept, and checked against the agent's record types, while callers still pass one.)
+ */
+export function recordsOf<T extends CollectionMap[K], K extends AgentCollection = AgentCollection>(view: WorkspaceView, collection: K): T[];
+export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][] {
+  return [...view.collection(collection).values()];
+}
+
+/** The sessions that are chats, not sub-workers' (in the order given). */
+export function chatSessions<S extends { id: string }>(view: WorkspaceView, sessions: readonly S[]): S[] {
+  const workers = view.collection('worker');
+  return sessions.filter((s) => !workers.has(s.id));
+}
