@@ -31,7 +31,7 @@ import { Envelope, invalidResponseMessage, type EnvelopeOptions } from './envelo
 import { extractInstructions } from './text-instructions.js';
 import { decide } from './trust.js';
 import type { ApprovalResult, UIAdapter, WorkerEvent, WorkerInfo } from './ui-adapter.js';
-import { askParentAction, rootInstructions, spawnWorkerAction, subWorkerInstructions, taskMessage, type SpawnInput, type SubWorkerReport } from './worker-tree.js';
+import { askParentAction, rootInstructions, spawnWorkerAction, subWorkerInstructions, taskMessage, type SpawnInput, type SubWorkerReport, type SubWorkerWaiting } from './worker-tree.js';
 
 /**
  * How actions are offered to the model: as native tool calls, as JSON instructions in its
@@ -405,17 +405,19 @@ export class Worker {
         unwrap(await this.#manager.dispatch({ type: 'call:start', payload: { sessionId: this.session.id, turn: { id: call.turnId, version: call.turnVersion }, callId: call.callId, action: action.name } }));
       }
       const output = await action.run(input, ctx);
-      if (action.name === 'ask_parent') {
-        const question = (input as { question: string }).question;
-        return { name: call.name, input: call.input, ok: true, output: 'Your question goes to the worker that gave you the task.', stop: { status: 'question', question } };
+      const end = action.endsRun?.(output);
+      if (end?.type === 'paused') {
+        const approval = recordsOf<ApprovalRecord>(this.#manager.workspace(), 'approval').find((a) => a.id === end.approvalId);
+        if (approval === undefined) throw new GolemError('APPROVAL_NOT_FOUND', `no approval "${end.approvalId}" to wait for`);
+        return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval } };
       }
+      const stop = end === undefined ? {} : { stop: { status: 'question' as const, question: end.question } };
       const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
       const rendered = action.render === undefined ? toJson(output) : action.render(output);
       const seen = action.observe?.(output);
-      if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered };
-      return { name: call.name, input: call.input, ok: !failed, output: `${rendered}\n${seen.text}`, observation: { ...seen, summary: rendered } };
+      if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop };
+      return { name: call.name, input: call.input, ok: !failed, output: `${rendered}\n${seen.text}`, observation: { ...seen, summary: rendered }, ...stop };
     } catch (error) {
-      if (error instanceof Paused) return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: error.approval } };
       const e = toGolemError(error);
       return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${e.message}` };
     }
@@ -509,7 +511,7 @@ export class Worker {
   }
 
   /** `spawn_worker`: starts (or resumes, or reports) the sub-worker linked to this call. */
-  async #spawn(input: SpawnInput, ctx: ActionContext): Promise<SubWorkerReport> {
+  async #spawn(input: SpawnInput, ctx: ActionContext): Promise<SubWorkerReport | SubWorkerWaiting> {
     const callId = ctx.callId ?? this.#manager.newId();
     const view = this.#manager.workspace();
     const workers = recordsOf<WorkerRecord>(view, 'worker');
@@ -536,7 +538,7 @@ export class Worker {
     const empty = child.session.record().head === null;
     const outcome = await child.run(empty ? taskMessage(record.task, prior) : undefined, ctx.signal === undefined ? {} : { signal: ctx.signal });
     // Waiting for an approval: the record stays 'running' and the call gets no result, so a later run resumes it.
-    if (outcome.status === 'paused' && outcome.approval !== undefined) throw new Paused(outcome.approval);
+    if (outcome.status === 'paused' && outcome.approval !== undefined) return { worker: record.id, status: 'waiting', approvalId: outcome.approval.id };
     if (outcome.status === 'aborted') {
       await this.#manager.dispatch({ type: 'worker:finish', payload: { id: record.id, status: 'failed', result: 'stopped by the user' } });
       this.#emit({ type: 'worker-end', worker: child.info, status: 'failed', text: 'stopped by the user' });
@@ -693,15 +695,6 @@ export class Worker {
     });
     const own = this.#environments.flatMap((e) => e.actions?.() ?? []);
     return [update as Action, ...own];
-  }
-}
-
-/** A sub-worker waits for an approval nobody can answer now: the parent pauses too. */
-class Paused extends Error {
-  readonly approval: ApprovalRecord;
-  constructor(approval: ApprovalRecord) {
-    super(`waiting for approval ${approval.id}`);
-    this.approval = approval;
   }
 }
 
