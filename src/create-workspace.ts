@@ -19,7 +19,7 @@ import { uiExtension } from './ui/ui-plugin.js';
 import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
-import { Worker, type WorkerOptions } from './agent/worker.js';
+import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever } from './prompt/context-retriever.js';
 import { PromptBuilder } from './prompt/prompt-builder.js';
 import type { EventBus } from './core/event-bus.js';

@@ -135,7 +135,7 @@ export type { ActionResult, EditableFieldDefinition, EditableFieldType, Editable
 export { validateFieldValue } from './environment/environment.js';
 export { BaseEnvironment, type FieldSpec } from './environment/base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment/environment-plugin.js';
-export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker.js';
+export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './agent/worker/index.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './agent/envelope.js';
 export { createSchemaManager, PROTOCOL_VERSION, type SchemaManager } from './protocol/schema-manager.js';
 export { buildResponseSchema, buildDecisionSchema, buildReasoningSchema, assembleCommandSchemas, commandBranch, providerSchema, RESPONSE_SCHEMA_DIALECT } from './protocol/schema-generator.js';

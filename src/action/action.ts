@@ -35,6 +35,14 @@ export interface ActionContext {
   files?: FileAccess;
 }
 
+/**
+ * How a call ends its worker's run (`Action.endsRun`): the worker hands the run back to the
+ * worker that gave it its task, with a question (`ask_parent`); or the call has no result
+ * yet because it waits for approval `approvalId`, which nobody can answer now (a sub-worker's
+ * call), and the run pauses until it is answered.
+ */
+export type RunEnd = { type: 'question'; question: string } | { type: 'paused'; approvalId: string };
+
 /** How a supervised call is put to the user (seed 003 `ApprovalRequest` without the worker path). */
 export interface ApprovalDescription {
   type: ApprovalRequest['type'];
@@ -74,6 +82,8 @@ export interface Action<I = unknown, O = unknown> {
   readonly repeatable: boolean;
   /** How a run's output is shown to the model (default: as JSON). */
   render?(output: O): string;
+  /** Set on an action whose call can end its worker's run: what the output says of the run (undefined: it goes on). */
+  endsRun?(output: O): RunEnd | undefined;
   /**
    * The part of an output that a later one of the same key makes obsolete (a page
    * snapshot): shown after the rendered text, kept in full in the session, and left out of
@@ -109,6 +119,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   repeatable?: boolean;
   /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
   render?(output: O): string;
+  /** The call can end the worker's run: what its output says of the run (see Action.endsRun). */
+  endsRun?(output: O): RunEnd | undefined;
   /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
   observe?(output: O): Observation | undefined;
 }): Action<z.output<S>, O> {
@@ -144,6 +156,7 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     stages: definition.stages ?? false,
     repeatable: definition.repeatable ?? false,
     ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
+    ...(definition.endsRun !== undefined && { endsRun: (output: O) => (definition.endsRun as (o: O) => RunEnd | undefined)(output) }),
     ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
   };

@@ -23,8 +23,18 @@ export const SpawnInput = z.object({
 });
 export type SpawnInput = z.output<typeof SpawnInput>;
 
+/**
+ * A sub-worker's run paused: it waits for an approval nobody can answer now, and so does
+ * the `spawn_worker` call that runs it (no result yet; the parent's run pauses too).
+ */
+export interface SubWorkerWaiting {
+  worker: string;
+  status: 'waiting';
+  approvalId: string;
+}
+
 /** `spawn_worker`: the worker runs `start` with the call's id, so the child session is linked to it. */
-export function spawnWorkerAction(start: (input: SpawnInput, ctx: ActionContext) => Promise<SubWorkerReport>): Action {
+export function spawnWorkerAction(start: (input: SpawnInput, ctx: ActionContext) => Promise<SubWorkerReport | SubWorkerWaiting>): Action {
   return defineAction({
     name: 'spawn_worker',
     description:
@@ -34,6 +44,7 @@ export function spawnWorkerAction(start: (input: SpawnInput, ctx: ActionContext)
     // Its sub-worker is linked to the call: running it again resumes or reports that worker, never a second one.
     repeatable: true,
     run: start,
+    endsRun: (output) => (output.status === 'waiting' ? { type: 'paused', approvalId: output.approvalId } : undefined),
   }) as Action;
 }
 
@@ -45,6 +56,9 @@ export const askParentAction: Action = defineAction({
   input: z.object({ question: z.string().min(1) }),
   repeatable: true,
   run: ({ question }) => ({ asked: question }),
+  // The run ends with the question; the model is told where it goes.
+  render: () => 'Your question goes to the worker that gave you the task.',
+  endsRun: ({ asked }) => ({ type: 'question', question: asked }),
 }) as Action;
 
 /** What the root worker is told about the tree. */

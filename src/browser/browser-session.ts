@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { Page } from 'playwright-core';
 import { GolemError, unwrap } from '../core/errors.js';
 import { defineAction, type Action, type ApprovalDescription, type Trust } from '../action/action.js';
-import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker.js';
+import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker/index.js';
 import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
 import { redactSecrets, toExecutorCommand } from '../protocol/interpolation.js';
 import type { AIGeneratedCommand, CommandAction } from '../protocol/types.js';

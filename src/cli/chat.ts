@@ -6,7 +6,7 @@
  */
 import { projectActions } from '../project/project-actions.js';
 import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
-import type { Worker, WorkerOutcome } from '../agent/worker.js';
+import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
 import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../create-workspace.js';

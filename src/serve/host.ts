@@ -11,7 +11,7 @@ import type { Action, Trust } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord } from '../agent/agent-plugin.js';
 import type { ApprovalResult, WorkerEvent } from '../agent/ui-adapter.js';
-import type { WorkerOutcome } from '../agent/worker.js';
+import type { WorkerOutcome } from '../agent/worker/index.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';

@@ -1,0 +1,29 @@
+/**
+ * One model call: the prompt's system sections (the worker's instructions, its place in the
+ * tree, the mode's protocol, every mounted environment's context), the actions as the mode
+ * offers them, and the answer's text streamed to the run's events as it comes.
+ */
+import type { Turn } from '../../core/records.js';
+import { rootInstructions, subWorkerInstructions } from '../worker-tree.js';
+import type { WorkerContext } from './context.js';
+
+/** Asks the model for the worker's next answer, recorded as the session's head. */
+export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undefined): Promise<Turn> {
+  const {
+    session: _s, environments: _e, actions: _a, mode: _m, maxSteps: _x, instructions, ui: _u, requestApproval: _r, onEvent: _o, project: _p, trust: _t, subWorkers: _w, envelope: _v,
+    ...respondOptions
+  } = ctx.options;
+  const { mode } = ctx;
+  const tree = ctx.depth > 0 ? [subWorkerInstructions(ctx.position.path, ctx.own.spawn !== undefined)] : ctx.maxDepth > 0 ? [rootInstructions(ctx.maxDepth)] : [];
+  const turn = await ctx.session.respond({
+    ...respondOptions,
+    ...mode.offer(ctx.actions, respondOptions.providerOptions),
+    systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...(mode.instructions === undefined ? [] : [mode.instructions()]), ...ctx.environments.map((e) => e.renderContext())],
+    ...(signal !== undefined && { signal }),
+    onPart: (part) => {
+      if (part.type === 'text-delta') ctx.emit({ type: 'text-delta', worker: ctx.info(), text: part.text });
+    },
+  });
+  ctx.emit({ type: 'answer', worker: ctx.info(), turnId: turn.id, version: turn.version });
+  return turn;
+}

@@ -1,0 +1,61 @@
+/**
+ * What the steps of a worker's run share: the worker's parts as one internal object (its
+ * workspace and session, its actions and mode, its place in the tree), so each step is a
+ * module of its own and the public Worker stays small.
+ */
+import type { Action } from '../../action/action.js';
+import type { WorkspaceManager } from '../../core/manager.js';
+import type { Environment } from '../../environment/environment.js';
+import type { GitStaging } from '../../project/git-staging.js';
+import type { Session } from '../../prompt/session.js';
+import type { SessionManager } from '../../prompt/session-manager.js';
+import type { StagedProject } from '../staged-project.js';
+import type { WorkerEvent, WorkerInfo } from '../ui-adapter.js';
+import type { ModeProtocol } from './mode.js';
+import type { WorkerOptions } from './options.js';
+
+/** A worker's place in the tree (internal: sub-workers are made by `spawn_worker`). */
+export interface TreePosition {
+  path: WorkerInfo[];
+  rootSessionId: string;
+  /** Shared by the whole tree. */
+  shared: { staging?: Promise<GitStaging> };
+}
+
+/** What a Worker is given besides its options: the sessions to open its sub-workers' in, and its place in the tree. */
+export interface WorkerInternals {
+  sessions?: SessionManager;
+  position?: TreePosition;
+}
+
+/** The worker as its run's steps see it. */
+export interface WorkerContext {
+  readonly manager: WorkspaceManager;
+  readonly session: Session;
+  readonly options: WorkerOptions;
+  /** The actions the model is offered, by name. */
+  readonly actions: ReadonlyMap<string, Action>;
+  readonly environments: readonly Environment[];
+  /**
+   * The actions the worker makes itself, which a sub-worker gets when its parent gives their
+   * names: the environments' `update_editable_status` (with the environments) and
+   * `spawn_worker` (with the depth limit). Undefined when the worker has none.
+   */
+  readonly own: { readonly update: Action | undefined; readonly spawn: Action | undefined };
+  readonly mode: ModeProtocol;
+  readonly position: TreePosition;
+  /** 0 for the root worker, the number of ancestors for a sub-worker. */
+  readonly depth: number;
+  /** How deep the tree under the root may go (0: no sub-workers). */
+  readonly maxDepth: number;
+  /** The project's files, staged in manual mode (none without a project). */
+  readonly project: StagedProject | undefined;
+  /** Where sub-workers' sessions are opened (set when the worker may spawn). */
+  readonly sessions: SessionManager | undefined;
+  /** [root, ..., this worker]; the root's task is its session's label as it is now. */
+  path(): WorkerInfo[];
+  /** This worker as the user is shown it. */
+  info(): WorkerInfo;
+  /** Sends an event to the run's stream; a listener that throws is reported as `listener:error`, and the run goes on. */
+  emit(event: WorkerEvent): void;
+}

@@ -1,0 +1,115 @@
+/**
+ * Performing the calls of one answer (ARCHITECTURE.md, "The agent loop"): each is
+ * validated, put to the trust policy (run, ask the user, or stage for clearance), marked
+ * started when running it twice could do harm, run, and its result recorded in the mode's
+ * way. Every failure becomes a result the model reads.
+ */
+import type { Action, ActionContext } from '../../action/action.js';
+import type { FileAccess } from '../../action/files.js';
+import { toGolemError, unwrap } from '../../core/errors.js';
+import { startedCall } from '../agent-plugin.js';
+import { decide } from '../trust.js';
+import { approvalById, approve } from './approvals.js';
+import { toJson, type ActionOutcome, type Call, type CallStop } from './call.js';
+import type { WorkerContext } from './context.js';
+import type { WorkerOutcome } from './outcome.js';
+import { defer, notifyClearance, stage } from './staging.js';
+
+/** Performs the pending calls in order, each result recorded as the mode says; how the run ends, if a call ends it. */
+export async function performAll(ctx: WorkerContext, pending: { calls: readonly Call[]; errors: readonly string[] }, outcome: WorkerOutcome, signal: AbortSignal | undefined): Promise<CallStop | undefined> {
+  const { mode } = ctx;
+  const results: ActionOutcome[] = [];
+  let stop: CallStop | undefined;
+  const seen = new Set<string>();
+  for (const call of pending.calls) {
+    let result: ActionOutcome;
+    const repeated = seen.has(call.callId);
+    seen.add(call.callId);
+    if (repeated) {
+      // One id, one call: a copy is not run (one approval must not run a call once per copy).
+      result = { name: call.name, input: call.input, ok: false, output: `Not run: an earlier call of your answer has the same id (${call.callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.` };
+    } else if (signal?.aborted === true) {
+      // Cancelled: the calls not yet run are answered as such, so the history stays whole.
+      result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
+    } else if (stop !== undefined) {
+      result = { name: call.name, input: call.input, ok: false, output: 'Not run: your run ended with your question.' };
+    } else {
+      result = await perform(ctx, call, signal);
+      if (result.stop?.status === 'paused') return result.stop; // no result yet: the call waits for its approval
+      stop = result.stop;
+      outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
+      ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
+      if (result.staged === true) notifyClearance(ctx);
+    }
+    if (mode.results === 'each') await mode.record(call.callId, result);
+    else results.push(result);
+  }
+  if (mode.results === 'together') await mode.record(results, pending.errors);
+  return stop;
+}
+
+/** Validates one call, applies the trust policy and runs it. Nothing throws. */
+async function perform(ctx: WorkerContext, call: Call, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+  const { name, input } = call;
+  const action = ctx.actions.get(name);
+  if (action === undefined) {
+    return { name, input, ok: false, output: `Unknown action "${name}". The actions are: ${[...ctx.actions.keys()].join(', ') || '(none)'}` };
+  }
+  const valid = action.validate(input);
+  if (!valid.ok) return { name, input, ok: false, output: valid.error.message };
+  try {
+    // Started before the process ended, never answered: whether it took effect is unknown, and running it again could do it twice.
+    if (!action.repeatable && startedCall(ctx.manager.workspace(), { id: call.turnId, version: call.turnVersion }, call.callId) !== undefined) {
+      return {
+        name,
+        input,
+        ok: false,
+        output: `${name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`,
+      };
+    }
+    const decision = decide(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
+    switch (decision.kind) {
+      case 'run':
+        return await execute(ctx, action, call, valid.value, signal, true);
+      case 'ask': {
+        const answer = await approve(ctx, action, call, valid.value, signal);
+        if (answer.kind === 'paused') return { name, input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval: answer.approval } };
+        if (answer.kind === 'denied') return { name, input, ok: false, output: answer.message };
+        return await execute(ctx, action, call, valid.value, signal, true);
+      }
+      case 'stage':
+        return await stage(ctx, call, (view) => execute(ctx, action, call, valid.value, signal, false, view));
+      case 'defer':
+        return await defer(ctx, action, call);
+    }
+  } catch (error) {
+    const e = toGolemError(error);
+    return { name, input, ok: false, output: `${name} failed: ${e.message}` };
+  }
+}
+
+/** Runs a call; `direct`: its effects are real (not on a staging view), so a call that is not repeatable is marked started first. */
+async function execute(ctx: WorkerContext, action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, direct: boolean, files: FileAccess | undefined = ctx.project?.files()): Promise<ActionOutcome> {
+  const actionCtx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
+  try {
+    if (direct && !action.repeatable) {
+      unwrap(await ctx.manager.dispatch({ type: 'call:start', payload: { sessionId: ctx.session.id, turn: { id: call.turnId, version: call.turnVersion }, callId: call.callId, action: action.name } }));
+    }
+    const output = await action.run(input, actionCtx);
+    const end = action.endsRun?.(output);
+    if (end?.type === 'paused') {
+      const approval = approvalById(ctx, end.approvalId);
+      if (approval === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: no approval "${end.approvalId}" to wait for` };
+      return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval } };
+    }
+    const stop = end !== undefined && { stop: { status: 'question' as const, question: end.question } };
+    const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
+    const rendered = action.render === undefined ? toJson(output) : action.render(output);
+    const seen = action.observe?.(output);
+    if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop };
+    return { name: call.name, input: call.input, ok: !failed, output: `${rendered}\n${seen.text}`, observation: { ...seen, summary: rendered }, ...stop };
+  } catch (error) {
+    const e = toGolemError(error);
+    return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${e.message}` };
+  }
+}
