@@ -20,8 +20,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
     },
   },
-  { files: ['eslint.config.js', 'scripts/*.js'], ...tseslint.configs.disableTypeChecked },
-  { files: ['scripts/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  { files: ['eslint.config.js', 'scripts/*.js', 'test/fixtures/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['scripts/*.js', 'test/fixtures/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly' } } },
   {
     // The parts' layering (scripts/import-graph.js) and the file-size guard.
     files: ['src/**/*.ts', 'src/**/*.tsx'],

@@ -6,14 +6,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, type Browser, type BrowserSession, type Workspace } from '../src/index.js';
+import { createWorkspace, type LaunchedBrowser, type BrowserSession, type Workspace } from '../src/index.js';
 
 let server: Server;
 let port: number;
 /** Paths requested through the name that is not allowed (the Host header says localhost). */
 const offList: string[] = [];
 let ws: Workspace;
-let browser: Browser;
+let browser: LaunchedBrowser;
 
 const page = (body: string) => `<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`;
 

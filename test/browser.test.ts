@@ -4,14 +4,14 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserExecutor, compactSnapshot, createWorkspace, GolemError, redactSecrets, type Browser, type Workspace } from '../src/index.js';
+import { BrowserExecutor, compactSnapshot, createWorkspace, GolemError, redactSecrets, type LaunchedBrowser, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { startTaskServer, type TaskServer } from './web-tasks/server.js';
 import { tempDir } from './helpers.js';
 
 let server: TaskServer;
 let ws: Workspace;
-let browser: Browser;
+let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   server = await startTaskServer();

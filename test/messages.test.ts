@@ -1,7 +1,7 @@
 /** Turns become messages every provider accepts. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { countPrompt, createWorkspace, NO_RESULT, promptRecordOf, snapshot } from '../src/index.js';
+import { countPrompt, createWorkspace, NO_RESULT, promptRecordOf, transcriptSnapshot } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { text } from './helpers.js';
 
@@ -124,7 +124,7 @@ describe('prompts that providers accept, within budget', () => {
     const t2 = await s.addTurn({ role: 'user', blocks: [text('two')] });
     await s.addTurn({ role: 'system', blocks: [{ type: 'summary', text: 'S1 and S2', summarizes: [{ id: t1.id, version: 0 }, { id: s1.id, version: 0 }, { id: t2.id, version: 0 }] }] });
     await s.addTurn({ role: 'user', blocks: [text('three')] });
-    const snap = snapshot(ws.manager.workspace(), s.head());
+    const snap = transcriptSnapshot(ws.manager.workspace(), s.head());
     expect(snap.summaries.map((x) => x.text)).toEqual(['S1 and S2']);
     expect(snap.turns.map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['three']);
     await ws.close();

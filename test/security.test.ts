@@ -20,7 +20,7 @@ import { createApi } from '../src/serve/api.js';
 import { BrowserAdapter } from '../src/serve/browser-adapter.js';
 import { ServeHost } from '../src/serve/host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from '../src/serve/page.js';
-import { createWorkspace, projectActions, type ApprovalRequest, type Browser, type BrowserSession, type ExecutionResult, type Workspace } from '../src/index.js';
+import { createWorkspace, projectActions, type ApprovalRequest, type BrowserSession, type LaunchedBrowser, type ExecutionResult, type Workspace } from '../src/index.js';
 import { serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
@@ -436,7 +436,7 @@ describe('the browser allowlist across redirects and what a page loads', () => {
   let off = '';
   const reached: string[] = [];
   let ws: Workspace;
-  let browser: Browser;
+  let browser: LaunchedBrowser;
   const html = (body: string, head = '') => `<!doctype html><html><head><title>page</title>${head}</head><body>${body}</body></html>`;
 
   beforeAll(async () => {

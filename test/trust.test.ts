@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callFingerprint, createWorkspace, decide, type Grant, type Trust } from '../src/index.js';
+import { callFingerprint, createWorkspace, decideTrust, type Grant, type Trust } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 const MODES: Trust[] = ['autonomous', 'supervised', 'manual'];
@@ -30,7 +30,7 @@ describe('the trust policy', () => {
                 if (grants === 'other session') added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'session', sessionId: other.id })) as Grant);
                 if (grants === 'other key') added.push((await dispatch('grant:add', { action: 'act', key: 'another', scope: 'workspace' })) as Grant);
 
-                const decision = decide(ws.manager.workspace(), { name: 'act', trust: defaultMode, stages }, 'k', chat.id, workerMode === undefined ? {} : { act: workerMode });
+                const decision = decideTrust(ws.manager.workspace(), { name: 'act', trust: defaultMode, stages }, 'k', chat.id, workerMode === undefined ? {} : { act: workerMode });
                 // The rules, written out: the most specific setting wins; a grant only matters when supervised.
                 const mode = sessionMode ?? workspaceMode ?? workerMode ?? defaultMode;
                 const source = sessionMode !== undefined ? 'session' : workspaceMode !== undefined ? 'workspace' : workerMode !== undefined ? 'worker' : 'action';
@@ -59,9 +59,9 @@ describe('the trust policy', () => {
     await ws.close();
     ws = await createWorkspace({ dir });
     const view = ws.manager.workspace();
-    expect(decide(view, { name: 'run_command', trust: 'supervised', stages: false }, 'ls', chat.id)).toMatchObject({ kind: 'run', source: 'session' });
-    expect(decide(view, { name: 'deploy', trust: 'supervised', stages: false }, 'prod', 'any session')).toMatchObject({ kind: 'run', grant: { key: 'prod' } });
-    expect(decide(view, { name: 'deploy', trust: 'supervised', stages: false }, 'staging', 'any session')).toMatchObject({ kind: 'ask' });
+    expect(decideTrust(view, { name: 'run_command', trust: 'supervised', stages: false }, 'ls', chat.id)).toMatchObject({ kind: 'run', source: 'session' });
+    expect(decideTrust(view, { name: 'deploy', trust: 'supervised', stages: false }, 'prod', 'any session')).toMatchObject({ kind: 'run', grant: { key: 'prod' } });
+    expect(decideTrust(view, { name: 'deploy', trust: 'supervised', stages: false }, 'staging', 'any session')).toMatchObject({ kind: 'ask' });
     await ws.close();
   });
 
@@ -145,8 +145,8 @@ describe('approvals', () => {
     expect(no.ok && no.value).toMatchObject({ status: 'denied', reason: 'not on Fridays' });
     const view = ws.manager.workspace();
     expect([...(view.collections.get('grant')?.values() ?? [])]).toEqual([expect.objectContaining({ scope: 'session', sessionId: chat.id })]);
-    expect(decide(view, { name: 'run_command', trust: 'supervised', stages: false }, '{"command":"make"}', chat.id).kind).toBe('run');
-    expect(decide(view, { name: 'run_command', trust: 'supervised', stages: false }, '{"command":"make"}', 'another chat').kind).toBe('ask');
+    expect(decideTrust(view, { name: 'run_command', trust: 'supervised', stages: false }, '{"command":"make"}', chat.id).kind).toBe('run');
+    expect(decideTrust(view, { name: 'run_command', trust: 'supervised', stages: false }, '{"command":"make"}', 'another chat').kind).toBe('ask');
     await ws.close();
   });
 });

@@ -5,14 +5,14 @@
  * The reward is read from the task server, which the page reports to.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkspace, type Browser, type Workspace } from '../src/index.js';
+import { createWorkspace, type LaunchedBrowser, type Workspace } from '../src/index.js';
 import { observe, taskPolicy } from './web-tasks/policies.js';
 import { startTaskServer, type TaskServer } from './web-tasks/server.js';
 import { TASKS } from './web-tasks/tasks.js';
 
 let server: TaskServer;
 let ws: Workspace;
-let browser: Browser;
+let browser: LaunchedBrowser;
 
 beforeAll(async () => {
   server = await startTaskServer();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, decide, defineAction, DiskFiles, projectActions, type ApprovalRequest, type Prompt, type WorkerEvent, type WorkerRecord } from '../src/index.js';
+import { createWorkspace, decideTrust, defineAction, DiskFiles, projectActions, type ApprovalRequest, type Prompt, type WorkerEvent, type WorkerRecord } from '../src/index.js';
 import { scriptedModel, type ScriptedResponse } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
 
@@ -341,7 +341,7 @@ describe('review findings, kept fixed', () => {
 
   it('finds only own trust settings: an action named like an Object property works', async () => {
     const ws = await createWorkspace();
-    expect(decide(ws.manager.workspace(), { name: 'constructor', trust: 'autonomous', stages: false }, 'k', 's', {})).toMatchObject({ kind: 'run', source: 'action' });
+    expect(decideTrust(ws.manager.workspace(), { name: 'constructor', trust: 'autonomous', stages: false }, 'k', 's', {})).toMatchObject({ kind: 'run', source: 'action' });
     await ws.close();
   });
 });

@@ -113,12 +113,6 @@ export type CallStart = z.infer<typeof CallStart>;
 export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call';
 
 /** Every record of an agent collection, typed by the collection's name. */
-export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][];
-/**
- * @deprecated The record type follows the collection's name: drop the type argument.
- * (Kept, and checked against the agent's record types, while callers still pass one.)
- */
-export function recordsOf<T extends CollectionMap[K], K extends AgentCollection = AgentCollection>(view: WorkspaceView, collection: K): T[];
 export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][] {
   return [...view.collection(collection).values()];
 }

@@ -51,7 +51,7 @@ export function grantFor(view: WorkspaceView, action: string, key: string, rootS
 }
 
 /** What to do with one call of `action` (whose grant key for this input is `key`). */
-export function decide(
+export function decideTrust(
   view: WorkspaceView,
   action: { name: string; trust: Trust; stages: boolean },
   key: string,

@@ -1,6 +1,6 @@
 /** The worker tree's commands (`worker:*`): a sub-worker starts as a session of its own, linked to its parent's call, and ends with a result or a question. */
 import { z } from 'zod';
-import { defineCommand, fail, Id, putSession, requireSession, type Session } from '../core/index.js';
+import { defineCommand, fail, Id, putSession, requireSession, type SessionRecord as Session } from '../core/index.js';
 import type { WorkerRecord } from './agent-records.js';
 
 /** Starts a sub-worker: creates its session and its worker record, refused past the tree's depth limit. */

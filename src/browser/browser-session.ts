@@ -140,7 +140,7 @@ export class BrowserSession {
 }
 
 /** A running Chromium serving one workspace's browser sessions. */
-export class Browser {
+export class LaunchedBrowser {
   readonly executor: BrowserExecutor;
   readonly #manager: WorkspaceManager;
   readonly #sessions: SessionManager;
@@ -225,7 +225,7 @@ export class Browser {
 /** `ws.browser`: launch Chromium for this workspace; read its browser sessions and variables. */
 export class BrowserApi {
   readonly #manager: WorkspaceManager;
-  readonly #browsers = new Set<Browser>();
+  readonly #browsers = new Set<LaunchedBrowser>();
   readonly #sessions: SessionManager;
   readonly #worker: (options: WorkerOptions) => Worker;
 
@@ -239,8 +239,8 @@ export class BrowserApi {
    * Starts Chromium (playwright-core is loaded now, not before). BROWSER_UNAVAILABLE when
    * it cannot. The workspace closes the browsers it launched when it closes.
    */
-  async launch(options: ExecutorOptions = {}): Promise<Browser> {
-    const browser: Browser = new Browser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () => this.#browsers.delete(browser));
+  async launch(options: ExecutorOptions = {}): Promise<LaunchedBrowser> {
+    const browser: LaunchedBrowser = new LaunchedBrowser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () => this.#browsers.delete(browser));
     this.#browsers.add(browser);
     return browser;
   }

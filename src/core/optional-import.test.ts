@@ -5,7 +5,7 @@ import { importOptional } from './optional-import.js';
 describe('importOptional', () => {
   it('turns a missing package into DEPENDENCY_MISSING naming what to install', async () => {
     const name = 'golem-test-no-such-package';
-    const failure = await importOptional(() => import(name), { packages: [name, 'ws'], purpose: 'this test' }).catch((e: unknown) => e);
+    const failure: unknown = await importOptional(() => import(name) as Promise<unknown>, { packages: [name, 'ws'], purpose: 'this test' }).catch((e: unknown) => e);
     expect(GolemError.isInstance(failure)).toBe(true);
     expect(failure).toMatchObject({ code: 'DEPENDENCY_MISSING', details: { packages: [name, 'ws'], missing: name } });
     expect((failure as GolemError).message).toBe(`this test needs the packages ${name}, ws (npm install ${name} ws)`);

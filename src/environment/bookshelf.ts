@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { JsonValue } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import { defineAction, type Action } from '../action/action.js';
-import { terms } from '../prompt/context-retriever.js';
+import { searchTerms } from '../prompt/context-retriever.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { importOptional } from '../core/optional-import.js';
 import { BaseEnvironment } from './base-environment.js';
@@ -101,7 +101,7 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
   search(query: string, limit = 5): { book: string; page: number; score: number; snippet: string }[] {
     const index = this.#search;
     if (index === undefined) throw new GolemError('INVALID_ARGUMENT', 'the bookshelf is not loaded yet; call load() first');
-    const words = [...new Set(terms(query))];
+    const words = [...new Set(searchTerms(query))];
     if (words.length === 0) return [];
     return index.search(words.join(' ')).slice(0, limit).map((r) => {
       const book = String(r.book);
@@ -180,7 +180,7 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     const index = new MiniSearch<{ id: string; book: string; page: number; text: string }>({
       fields: ['text', 'book'],
       storeFields: ['book', 'page'],
-      tokenize: (text) => terms(text),
+      tokenize: (text) => searchTerms(text),
       processTerm: (term) => term,
       searchOptions: { boost: { book: 2 }, prefix: (term) => term.length > 4, combineWith: 'OR' },
     });

@@ -41,7 +41,7 @@ const STOPWORDS = new Set(
 );
 
 /** Lowercase words of three letters or more, without stopwords. */
-export function terms(text: string): string[] {
+export function searchTerms(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((t) => !STOPWORDS.has(t));
 }
 
@@ -55,7 +55,7 @@ export class Bm25Retriever implements ContextRetriever, Indexer {
   readonly #search = new MiniSearch<{ id: string; content: string; topics: string }>({
     fields: ['content', 'topics'],
     storeFields: [],
-    tokenize: (text) => terms(text),
+    tokenize: (text) => searchTerms(text),
     processTerm: (term) => term,
     searchOptions: { boost: { topics: 2 }, prefix: (term) => term.length > 4, combineWith: 'OR' },
   });
@@ -76,7 +76,7 @@ export class Bm25Retriever implements ContextRetriever, Indexer {
 
   rank(query: RetrievalQuery, candidates: readonly Retrievable[]): { id: string; score: number }[] {
     const wanted = new Set(candidates.map((c) => c.id));
-    const words = [...new Set(terms([...query.topics, query.text].join(' ')))];
+    const words = [...new Set(searchTerms([...query.topics, query.text].join(' ')))];
     if (words.length === 0) return [];
     return this.#search
       .search(words.join(' '), { filter: (result) => wanted.has(String(result.id)) })
@@ -93,10 +93,10 @@ export class JaccardRetriever implements ContextRetriever {
   constructor(readonly weights = { words: 0.6, topics: 0.3, freshness: 0.1, halfLifeDays: 30 }) {}
 
   rank(query: RetrievalQuery, candidates: readonly Retrievable[]): { id: string; score: number }[] {
-    const q = new Set(terms(query.text));
+    const q = new Set(searchTerms(query.text));
     const qTopics = new Set(query.topics.map((t) => t.toLowerCase()));
     const ranked = candidates.map((c) => {
-      const d = new Set(terms(`${c.content} ${c.topics.join(' ')}`));
+      const d = new Set(searchTerms(`${c.content} ${c.topics.join(' ')}`));
       const shared = [...q].filter((t) => d.has(t)).length;
       const words = q.size + d.size - shared === 0 ? 0 : shared / (q.size + d.size - shared);
       const topics = qTopics.size === 0 ? 0 : c.topics.filter((t) => qTopics.has(t.toLowerCase())).length / qTopics.size;

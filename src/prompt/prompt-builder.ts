@@ -18,7 +18,7 @@ import { rangeOf, type PromptRecord } from './prompt-record.js';
 import { countPrompt, declaredTokens, turnTokens } from './prompt-tokens.js';
 import { findRelevant, relevantEntries, type RelevanceConfig, type RelevantEntry } from './relevant-context.js';
 import { systemPromptOf, type SystemPrompt } from './system-prompt.js';
-import { groupTurns, snapshot, supersede, type Snapshot } from './transcript.js';
+import { groupTurns, supersede, transcriptSnapshot, type TranscriptSnapshot } from './transcript.js';
 import { planTokens, type Plan, type TokenBudget } from './token-planner.js';
 
 /** What `build` needs besides the session: the model, the budget, what the prompt declares. */
@@ -55,7 +55,7 @@ export interface BuiltPrompt {
 
 /** The replaceable stages. */
 export interface PromptStages {
-  snapshot(view: WorkspaceView, session: Session): Snapshot;
+  snapshot(view: WorkspaceView, session: Session): TranscriptSnapshot;
   instructions: typeof systemInstruction;
   resolveBlob(sha256: string, mediaType: string, model: BuildOptions['model']): Promise<PromptMedia>;
 }
@@ -83,7 +83,7 @@ export class PromptBuilder {
     this.#blobs = deps.blobs;
     this.#retriever = deps.retriever;
     this.#stages = {
-      snapshot: (view, session) => snapshot(view, session.head),
+      snapshot: (view, session) => transcriptSnapshot(view, session.head),
       instructions: systemInstruction,
       resolveBlob: (sha256, mediaType, model) => this.#resolveBlob(sha256, mediaType, model),
       ...deps.stages,
@@ -98,7 +98,7 @@ export class PromptBuilder {
   /** The turns a prompt record says were sent, read back from the DAG (for debugging an answer). */
   sentTurns(record: Pick<PromptRecord, 'turns' | 'summarized'>): Turn[] {
     const summarized = new Set(record.summarized.map((r) => `${r.id}@${r.version}`));
-    const path = snapshot(this.#view(), record.turns.last).turns.filter((t) => !summarized.has(`${t.id}@${t.version}`));
+    const path = transcriptSnapshot(this.#view(), record.turns.last).turns.filter((t) => !summarized.has(`${t.id}@${t.version}`));
     return record.turns.count === 0 ? [] : path.slice(-record.turns.count);
   }
 
@@ -109,7 +109,7 @@ export class PromptBuilder {
     const relevance = { recentMessageWindow: 6, minScore: 0.2, maxEntries: 8, contextShare: 0.25, ...options.relevance };
     const budget = options.tokenBudget ?? { total: 128_000 };
 
-    // 1. Snapshot. Observations a newer one makes obsolete (old page snapshots) go before anything is counted.
+    // 1. TranscriptSnapshot. Observations a newer one makes obsolete (old page snapshots) go before anything is counted.
     const snap = this.#stages.snapshot(view, session);
     const current = supersede(snap.turns);
     const groups = groupTurns(current.turns);
@@ -134,7 +134,7 @@ export class PromptBuilder {
   /** The built prompt, with the turns sent and dropped, and the record of how it was built. */
   #result(built: {
     session: Session;
-    snap: Snapshot;
+    snap: TranscriptSnapshot;
     superseded: number;
     system: SystemPrompt;
     systemText: string;

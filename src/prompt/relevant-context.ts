@@ -4,7 +4,7 @@
  */
 import type { ContextEntry, Preference, Role, Session, Turn } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
-import { retrievableOf, terms, type ContextRetriever } from './context-retriever.js';
+import { retrievableOf, searchTerms, type ContextRetriever } from './context-retriever.js';
 
 /** How relevant context is chosen. */
 export interface RelevanceConfig {
@@ -59,7 +59,7 @@ export function findRelevant(input: RelevanceInput): Relevant {
     ...[...view.context.values()].map(retrievableOf),
     ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf),
   ];
-  const ranked = terms([query.text, ...query.topics].join(' ')).length === 0 ? [] : input.retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
+  const ranked = searchTerms([query.text, ...query.topics].join(' ')).length === 0 ? [] : input.retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
   const context = ranked.filter((r) => r.id.startsWith('context:')).slice(0, relevance.maxEntries);
   const topicPreferences = ranked.flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : [])).filter(isDefined);
   return { role, context, topicPreferences };

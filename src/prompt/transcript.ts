@@ -8,17 +8,17 @@ import { pathTo } from '../core/turn-tree.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 
 /** The transcript the prompt is built from. */
-export interface Snapshot {
+export interface TranscriptSnapshot {
   /** Turns in order, root first, without the ones a summary replaces. */
   turns: Turn[];
   /** The summaries in force, oldest first. */
   summaries: { turn: TurnRef; text: string; summarizes: TurnRef[] }[];
 }
 
-export function snapshot(view: WorkspaceView, head: TurnRef | null): Snapshot {
+export function transcriptSnapshot(view: WorkspaceView, head: TurnRef | null): TranscriptSnapshot {
   const path = pathTo(view, head);
   const replaced = new Set<string>();
-  const summaries: Snapshot['summaries'] = [];
+  const summaries: TranscriptSnapshot['summaries'] = [];
   let structural = false;
   for (const turn of path) {
     for (const block of turn.blocks) {
@@ -40,7 +40,7 @@ export const SUPERSEDED_NOTE = '(left out of this prompt: a newer observation of
 
 /**
  * Observations made obsolete: a turn whose `meta.observation` is `{ key, block }` (a page
- * snapshot, recorded by the worker) has that block replaced by a short note when a later
+ * transcriptSnapshot, recorded by the worker) has that block replaced by a short note when a later
  * turn holds an observation with the same key. The turn itself stays in the graph, whole.
  */
 export function supersede(turns: Turn[]): { turns: Turn[]; superseded: number } {

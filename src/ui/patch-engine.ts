@@ -9,8 +9,8 @@ import type { z } from 'zod';
 import type { JsonValue } from '../core/blocks.js';
 import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
-export const CREATE = '__CREATE__';
-export const DELETE = '__DELETE__';
+export const CREATE_INSTANCE = '__CREATE__';
+export const DELETE_INSTANCE = '__DELETE__';
 export const PATCH_OPS = ['set', 'add', 'remove', 'clear', 'delete', 'create', 'replace'] as const;
 export type PatchOp = (typeof PATCH_OPS)[number];
 
@@ -122,7 +122,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   if (!Array.isArray(patches)) return call('MISSING_VALUE', 'patches is required: a list of { op, path, value }');
   if (patches.length > MAX_PATCHES) return call('INVALID_STRUCTURE', `at most ${MAX_PATCHES} patches a call`);
 
-  if (instanceId === DELETE) {
+  if (instanceId === DELETE_INSTANCE) {
     if (typeof targetInstanceId !== 'string' || targetInstanceId === '') return call('MISSING_VALUE', 'targetInstanceId is required with "__DELETE__"');
     if (existing(targetInstanceId) === undefined) return call('INVALID_INSTANCE', `there is no instance "${targetInstanceId}" to delete`);
     if (patches.length > 0) return call('INVALID_STRUCTURE', 'deleting an instance takes no patches');
@@ -131,7 +131,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
 
   let draft: Draft;
   let id: string;
-  const creating = instanceId === CREATE;
+  const creating = instanceId === CREATE_INSTANCE;
   if (creating) {
     if (typeof newInstanceId !== 'string' || newInstanceId === '') return call('MISSING_VALUE', 'newInstanceId is required with "__CREATE__"');
     if (!UI_ID.test(newInstanceId)) return call('INVALID_STRUCTURE', `"${newInstanceId}" is not an instance id: 1 to 100 letters, digits, _ . : or -`);
@@ -204,7 +204,7 @@ function checkPatch(raw: unknown): PatchOperation {
 /** Applies one patch to the draft; returns its JSON Patch. */
 function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonPatchOperation[] {
   if (patch.op === 'create' || patch.op === 'delete') {
-    refuse('INVALID_OP', `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE : DELETE}" instead of a patch`);
+    refuse('INVALID_OP', `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE_INSTANCE : DELETE_INSTANCE}" instead of a patch`);
   }
   const target = parsePath(patch.path);
   const value = (): JsonValue => {

@@ -62,7 +62,7 @@ export async function approve(ctx: WorkerContext, action: Action, call: Call, in
 
 /** The approval of this id, as the workspace has it now (a sub-worker's call pauses its parent's run on it). */
 export function approvalById(ctx: WorkerContext, id: string): ApprovalRecord | undefined {
-  return recordsOf<ApprovalRecord>(ctx.manager.workspace(), 'approval').find((a) => a.id === id);
+  return recordsOf(ctx.manager.workspace(), 'approval').find((a) => a.id === id);
 }
 
 /** The promise's value, or undefined as soon as the signal aborts. */

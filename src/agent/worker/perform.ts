@@ -8,7 +8,7 @@ import type { Action, ActionContext } from '../../action/action.js';
 import type { FileAccess } from '../../action/files.js';
 import { toGolemError, unwrap } from '../../core/errors.js';
 import { startedCall } from '../agent-plugin.js';
-import { decide } from '../trust.js';
+import { decideTrust } from '../trust.js';
 import { approvalById, approve } from './approvals.js';
 import { toJson, type ActionOutcome, type Call, type CallStop } from './call.js';
 import type { WorkerContext } from './context.js';
@@ -67,7 +67,7 @@ async function perform(ctx: WorkerContext, call: Call, signal: AbortSignal | und
         output: `${name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`,
       };
     }
-    const decision = decide(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
+    const decision = decideTrust(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
     switch (decision.kind) {
       case 'run':
         return await execute(ctx, action, call, valid.value, signal, true);

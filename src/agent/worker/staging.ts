@@ -5,7 +5,7 @@
 import type { Action } from '../../action/action.js';
 import type { FileAccess } from '../../action/files.js';
 import { unwrap } from '../../core/errors.js';
-import { recordsOf, type ClearanceRecord } from '../agent-plugin.js';
+import { recordsOf } from '../agent-plugin.js';
 import { clearanceItems, toClearanceItem } from '../clearance.js';
 import type { ActionOutcome, Call } from './call.js';
 import type { WorkerContext } from './context.js';
@@ -21,7 +21,7 @@ export async function stage(ctx: WorkerContext, call: Call, run: (view: FileAcce
 export async function defer(ctx: WorkerContext, action: Action, call: Call): Promise<ActionOutcome> {
   const { manager } = ctx;
   // Staged before the process ended, not yet answered: the same item, not a second one.
-  const earlier = recordsOf<ClearanceRecord>(manager.workspace(), 'clearance').find(
+  const earlier = recordsOf(manager.workspace(), 'clearance').find(
     (c) => c.type === 'pending_export' && c.workerId === ctx.session.id && c.metadata.turnId === call.turnId && c.metadata.turnVersion === call.turnVersion && c.metadata.callId === call.callId,
   );
   const item =

@@ -28,7 +28,7 @@ export async function spawnSubWorker(ctx: WorkerContext, make: MakeWorker, input
   const { manager, options } = ctx;
   const callId = actionCtx.callId ?? manager.newId();
   const view = manager.workspace();
-  const workers = recordsOf<WorkerRecord>(view, 'worker');
+  const workers = recordsOf(view, 'worker');
   let record = workers.find((w) => w.parentSessionId === ctx.session.id && w.parentCallId === callId);
   let prior: { worker: string; task: string; result: string }[] = [];
   if (record === undefined) {

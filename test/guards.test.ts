@@ -1,0 +1,113 @@
+/**
+ * The guards that keep Golem's shape (issue 17), run with every `npm test` and so in CI:
+ * the parts' layering, no import cycle, no long file, lint clean, and the package as users
+ * install it (`npm pack`): the root and every subpath import, and the root loads no heavy package.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ESLint } from 'eslint';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importGraph, problemsOf } from '../scripts/import-graph.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+/** What `golem` must not load: each belongs to one part, which loads it when used. */
+const HEAVY = ['gpt-tokenizer', 'pg', 'playwright-core', 'hono', '@hono/node-server', 'ws', 'unpdf', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google', '@ai-sdk/openai-compatible', '@modelcontextprotocol/sdk'];
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+
+describe('the layering', () => {
+  it('has no part importing one above it, no cycle, no file over 500 lines, no file outside a part', () => {
+    const report = importGraph(join(ROOT, 'src'), { extraDirs: [join(ROOT, 'web', 'src')] });
+    expect(problemsOf(report)).toEqual([]);
+    // The core is the bottom: it imports no other part.
+    expect(report.parts.core ?? {}).toEqual({});
+  });
+
+  it('lints clean, the part-boundary, cycle and max-lines rules included', { timeout: 300_000 }, async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const results = await eslint.lintFiles(['.']);
+    const problems = results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.ruleId ?? ''} ${m.message}`));
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the package as users install it', () => {
+  let project: string;
+  const scratch: string[] = [];
+  afterAll(() => {
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+  });
+  const node = (file: string) => execFileSync(process.execPath, [file], { cwd: project, encoding: 'utf8' });
+  const loaded = (file: string): string[] => JSON.parse(execFileSync(process.execPath, [join(ROOT, 'test', 'fixtures', 'loaded-packages.mjs'), join(project, file)], { cwd: project, encoding: 'utf8' })) as string[];
+
+  beforeAll(() => {
+    // npm pack, then install the tarball into a scratch project; its dependencies are the ones this tree installed (no network).
+    const packed = mkdtempSync(join(tmpdir(), 'golem-pack-'));
+    const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packed], { cwd: ROOT, encoding: 'utf8' })) as [{ filename: string }];
+    project = mkdtempSync(join(tmpdir(), 'golem-installed-'));
+    scratch.push(packed, project);
+    const modules = join(project, 'node_modules');
+    mkdirSync(modules);
+    execFileSync('tar', ['-xzf', join(packed, filename), '-C', project]);
+    execFileSync('mv', [join(project, 'package'), join(modules, 'golem')]);
+    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
+      if (entry.startsWith('.') || entry === 'golem') continue;
+      symlinkSync(join(ROOT, 'node_modules', entry), join(modules, entry));
+    }
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', type: 'module', private: true }));
+  }, 120_000);
+
+  it('exports the root and each subpath, and each one works', () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './browser', './package.json', './postgres', './serve', './test', './test/conformance']);
+    writeFileSync(
+      join(project, 'use.mjs'),
+      `import { createWorkspace, GolemError } from 'golem';
+import { postgresStore, PostgresBlobStorage } from 'golem/postgres';
+import { BrowserExecutor, compactSnapshot } from 'golem/browser';
+import { serve, UIStream } from 'golem/serve';
+import { scriptedModel } from 'golem/test';
+import { describeStoreConformance } from 'golem/test/conformance';
+const ws = await createWorkspace();
+const s = await ws.sessions.create();
+await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'hi' }] });
+await ws.close();
+console.log(JSON.stringify({ turns: (await s.transcript()).length, kinds: [typeof GolemError, typeof postgresStore, typeof PostgresBlobStorage, typeof BrowserExecutor, typeof compactSnapshot, typeof serve, typeof UIStream, typeof scriptedModel, typeof describeStoreConformance] }));
+`,
+    );
+    expect(JSON.parse(node('use.mjs'))).toEqual({ turns: 1, kinds: Array(9).fill('function') });
+  });
+
+  it('types every entry for a TypeScript user', { timeout: 120_000 }, () => {
+    writeFileSync(
+      join(project, 'use.ts'),
+      `import { createWorkspace, type Workspace, type Session } from 'golem';
+import { postgresStore, type PostgresStoreOptions } from 'golem/postgres';
+import { BrowserExecutor, type ExecutionResult } from 'golem/browser';
+import { serve, type GolemServer } from 'golem/serve';
+import { scriptedModel } from 'golem/test';
+import { describeStoreConformance } from 'golem/test/conformance';
+export const use: [typeof createWorkspace, Workspace | Session, typeof postgresStore, PostgresStoreOptions, typeof BrowserExecutor, ExecutionResult, typeof serve, GolemServer, typeof scriptedModel, typeof describeStoreConformance] | undefined = undefined;
+`,
+    );
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], skipLibCheck: false } , files: ['use.ts'] }));
+    expect(() => execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, encoding: 'utf8' })).not.toThrow();
+  });
+
+  it('loads none of the heavy packages when golem is imported', () => {
+    writeFileSync(join(project, 'root.mjs'), "import 'golem';\n");
+    const packages = loaded('root.mjs');
+    expect(packages).toContain('zod'); // it does see what the root loads
+    expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
+    // The recorder sees a package loaded later, by a dynamic import, as the parts load theirs.
+    writeFileSync(join(project, 'late.mjs'), "import 'golem';\nawait import('ws');\n");
+    expect(loaded('late.mjs')).toContain('ws');
+  });
+
+  it('loads no vitest with golem/test (the conformance suites, which need it, are golem/test/conformance)', () => {
+    writeFileSync(join(project, 'doubles.mjs'), "import 'golem/test';\n");
+    expect(loaded('doubles.mjs').filter((p) => p === 'vitest' || p.startsWith('@vitest/'))).toEqual([]);
+    writeFileSync(join(project, 'suites.mjs'), "import 'golem/test/conformance';\n");
+    expect(loaded('suites.mjs')).toContain('vitest');
+  });
+});
