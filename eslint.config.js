@@ -34,7 +34,7 @@ export default tseslint.config(
   },
   {
     // expect.any() / expect.stringContaining() are typed any by vitest.
-    files: ['test/**/*.ts', 'src/test/**/*.ts'],
+    files: ['test/**/*.ts', 'src/test/**/*.ts', 'src/**/*.test.ts'],
     rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
 );

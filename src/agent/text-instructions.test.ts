@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractInstructions } from '../src/index.js';
+import { extractInstructions } from './text-instructions.js';
 
 describe('instructions in an answer', () => {
   it("reads the seed's long and short forms, in fences and prose, in order", () => {

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GitStaging, type StageRef } from '../src/project/git-staging.js';
-import { DiskFiles } from '../src/project/project-files.js';
-import { GolemError } from '../src/core/errors.js';
+import { GitStaging, type StageRef } from './git-staging.js';
+import { DiskFiles } from './project-files.js';
+import { GolemError } from '../core/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAction, GolemError } from '../src/index.js';
+import { GolemError } from '../core/errors.js';
+import { defineAction } from './action.js';
 
 const search = defineAction({
   name: 'semantic_search',

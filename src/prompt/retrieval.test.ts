@@ -3,8 +3,8 @@
  * (BM25) must do at least as well as the seed's Jaccard + freshness on both measures.
  */
 import { describe, expect, it } from 'vitest';
-import { Bm25Retriever, JaccardRetriever, type ContextRetriever, type Retrievable } from '../src/index.js';
-import { ENTRIES, QUERIES } from './fixtures/retrieval-set.js';
+import { Bm25Retriever, JaccardRetriever, type ContextRetriever, type Retrievable } from './context-retriever.js';
+import { ENTRIES, QUERIES } from '../../test/fixtures/retrieval-set.js';
 
 const NOW = Date.UTC(2026, 5, 1);
 const candidates: Retrievable[] = ENTRIES.map((e) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidv7 } from '../src/index.js';
+import { uuidv7 } from './ids.js';
 
 describe('uuidv7', () => {
   it('makes RFC 9562 version 7 UUIDs that sort in creation order, even within one millisecond', () => {
