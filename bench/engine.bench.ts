@@ -44,7 +44,10 @@ async function environmentFigures(): Promise<{ update: number; index: number; se
   const { writeFileSync } = await import('node:fs');
   const words = ['heart', 'lung', 'kidney', 'blood', 'valve', 'nerve', 'muscle', 'bone', 'liver', 'skin'];
   for (let b = 0; b < 10; b++) {
-    const pages = Array.from({ length: 100 }, (_, p) => Array.from({ length: 120 }, (_, w) => words[(b * 7 + p * 3 + w) % words.length]).join(' ') + ` page ${p} of book ${b}.`);
+    const pages = Array.from(
+      { length: 100 },
+      (_, p) => Array.from({ length: 120 }, (_, w) => words[(b * 7 + p * 3 + w) % words.length]).join(' ') + ` page ${p} of book ${b}.`,
+    );
     writeFileSync(join(books, `Book${b}.md`), pages.join('\n\n'));
   }
   const start = performance.now();
@@ -92,7 +95,6 @@ function fileSize(path: string): number {
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-
 
   // First, before the large workspaces below fill the heap (they slow every other measure's garbage collection).
   log('prompt builds: 10,000 turns, 1,000 context entries, 8,000-token budget...');
@@ -173,8 +175,18 @@ async function main(): Promise<void> {
   rows.push(
     { measure: 'bare SQLite single-row transaction, alone', value: fmt(floorAlone), target: '' },
     { measure: 'bare SQLite single-row transaction (floor)*', value: fmt(floor), target: 'reference' },
-    { measure: 'durable append, 100 turns of history', value: fmt(append100), target: `≤ 5× floor (${(append100 / floor).toFixed(2)}×)`, ok: append100 <= 5 * floor },
-    { measure: `durable append, ${HISTORY.toLocaleString('en')} turns of history`, value: fmt(appendBig), target: `≤ 5× floor (${(appendBig / floor).toFixed(2)}×)`, ok: appendBig <= 5 * floor },
+    {
+      measure: 'durable append, 100 turns of history',
+      value: fmt(append100),
+      target: `≤ 5× floor (${(append100 / floor).toFixed(2)}×)`,
+      ok: append100 <= 5 * floor,
+    },
+    {
+      measure: `durable append, ${HISTORY.toLocaleString('en')} turns of history`,
+      value: fmt(appendBig),
+      target: `≤ 5× floor (${(appendBig / floor).toFixed(2)}×)`,
+      ok: appendBig <= 5 * floor,
+    },
     { measure: 'append ratio (large / small history)', value: ratio.toFixed(2), target: '≤ 1.3', ok: ratio <= 1.3 },
     { measure: 'durable turns per second (sequential)', value: Math.round(1000 / appendBig).toLocaleString('en'), target: '' },
     { measure: `fork a ${HISTORY.toLocaleString('en')}-turn session (durable)`, value: fmt(median(forkTimes)), target: '< 1 ms', ok: median(forkTimes) < 1 },
@@ -182,7 +194,11 @@ async function main(): Promise<void> {
     { measure: 'transcript of a 10,000-turn path (index)', value: fmt(median(transcriptTimes)), target: '< 5 ms', ok: median(transcriptTimes) < 5 },
     { measure: 'build a prompt: 10k turns, 1k context, 8k budget (estimate)', value: fmt(prompt.estimate), target: '< 10 ms', ok: prompt.estimate < 10 },
     { measure: 'same, counting with the OpenAI tokenizer', value: fmt(prompt.openai), target: '< 10 ms', ok: prompt.openai < 10 },
-    { measure: 'updateEditableStatus round trip (validated, durable command)', value: fmt(environment.update), target: `${Math.round(1000 / environment.update).toLocaleString('en')} per second` },
+    {
+      measure: 'updateEditableStatus round trip (validated, durable command)',
+      value: fmt(environment.update),
+      target: `${Math.round(1000 / environment.update).toLocaleString('en')} per second`,
+    },
     { measure: 'index a 1,000-page bookshelf', value: fmt(environment.index), target: '' },
     { measure: 'search it (semantic_search)', value: fmt(environment.search), target: '' },
     { measure: 'bytes on disk per turn (SQLite)', value: Math.round(dbBytes / turnsOnDisk).toLocaleString('en'), target: `text is ${turnText(0).length} B` },
@@ -191,7 +207,9 @@ async function main(): Promise<void> {
     { measure: 'fill rate, durability "normal"', value: `${Math.round((HISTORY / fillMs) * 1000).toLocaleString('en')} turns/s`, target: '' },
   );
 
-  printTable(`Golem engine benchmarks (medians; node ${process.version}, ${SAMPLES} samples)`, rows, ['* the floor and both appends are measured taking turns, so they share the disk and caches alike']);
+  printTable(`Golem engine benchmarks (medians; node ${process.version}, ${SAMPLES} samples)`, rows, [
+    '* the floor and both appends are measured taking turns, so they share the disk and caches alike',
+  ]);
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 

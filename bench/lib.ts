@@ -28,7 +28,8 @@ export function timeBatched(samples: number, batch: number, fn: (i: number) => u
   return median(times);
 }
 
-export const fmt = (ms: number): string => (ms < 0.001 ? `${(ms * 1e6).toFixed(0)} ns` : ms < 1 ? `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 0)} µs` : `${ms.toFixed(2)} ms`);
+export const fmt = (ms: number): string =>
+  ms < 0.001 ? `${(ms * 1e6).toFixed(0)} ns` : ms < 1 ? `${(ms * 1000).toFixed(ms < 0.01 ? 2 : 0)} µs` : `${ms.toFixed(2)} ms`;
 
 export interface Row {
   measure: string;
@@ -38,8 +39,17 @@ export interface Row {
 }
 
 /** Prints rows as a Markdown table with an ok column. */
-export function printTable(title: string, rows: readonly Row[], notes: readonly string[] = [], headers: readonly [string, string, string] = ['measure', 'median', 'target']): void {
-  const widths = [Math.max(headers[0].length, ...rows.map((r) => r.measure.length)), Math.max(headers[1].length, ...rows.map((r) => r.value.length)), Math.max(headers[2].length, ...rows.map((r) => r.target.length))];
+export function printTable(
+  title: string,
+  rows: readonly Row[],
+  notes: readonly string[] = [],
+  headers: readonly [string, string, string] = ['measure', 'median', 'target'],
+): void {
+  const widths = [
+    Math.max(headers[0].length, ...rows.map((r) => r.measure.length)),
+    Math.max(headers[1].length, ...rows.map((r) => r.value.length)),
+    Math.max(headers[2].length, ...rows.map((r) => r.target.length)),
+  ];
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
   console.log(`\n${title}\n`);
   for (const note of notes) console.log(`${note}\n`);

@@ -62,7 +62,16 @@ const fileBytes = (path: string): number =>
   }, 0);
 
 // Realistic texts, about 200 characters each, all different.
-const topics = ['the migration plan', 'the failing test', 'the quarterly report', 'the API rate limits', 'the onboarding flow', 'the cache layer', 'the invoice export', 'the search ranking'];
+const topics = [
+  'the migration plan',
+  'the failing test',
+  'the quarterly report',
+  'the API rate limits',
+  'the onboarding flow',
+  'the cache layer',
+  'the invoice export',
+  'the search ranking',
+];
 const userText = (step: number): string =>
   `Step ${step}: can you look at ${topics[step % topics.length]} again? I changed the config as you suggested, but the numbers still look off compared with last week. What would you check first, and why?`;
 const assistantText = (step: number): string =>
@@ -191,7 +200,9 @@ async function langgraph(durable: boolean): Promise<System> {
     notes() {
       if (!db) return [];
       const checkpoints = (db.prepare('SELECT count(*) AS n FROM checkpoints').get() as { n: number }).n;
-      return [`SqliteSaver: PRAGMA synchronous = ${String(db.pragma('synchronous', { simple: true }))} (better-sqlite3's default; 1 = NORMAL, no fsync per commit in WAL mode), ${checkpoints.toLocaleString('en')} checkpoint rows at the end (forks included)`];
+      return [
+        `SqliteSaver: PRAGMA synchronous = ${String(db.pragma('synchronous', { simple: true }))} (better-sqlite3's default; 1 = NORMAL, no fsync per commit in WAL mode), ${checkpoints.toLocaleString('en')} checkpoint rows at the end (forks included)`,
+      ];
     },
     async close() {
       db?.close();
@@ -263,7 +274,8 @@ async function run(make: () => Promise<System>): Promise<Figures> {
       log(`  ${messages.toLocaleString('en')} messages at ${((performance.now() - start) / 1000).toFixed(1)} s: step ${fmt(at.step)}, load ${fmt(at.load)}`);
     }
     const seconds = (performance.now() - start) / 1000;
-    if (messages % 100 === 0 && seconds > 10) log(`  ${messages.toLocaleString('en')} messages, ${seconds.toFixed(0)} s, last step ${fmt(stepTimes.at(-1) ?? 0)}`);
+    if (messages % 100 === 0 && seconds > 10)
+      log(`  ${messages.toLocaleString('en')} messages, ${seconds.toFixed(0)} s, last step ${fmt(stepTimes.at(-1) ?? 0)}`);
     if (seconds > MAX_SECONDS && messages < MAX_MESSAGES) {
       stopped = `time cap (${MAX_SECONDS} s)`;
       break;
@@ -286,7 +298,8 @@ function table(results: Figures[]): void {
   const [golemSql, , lgSql] = results;
   const headers = ['measure', ...results.map((r) => r.name), 'ratio (LangGraph SqliteSaver / Golem SQLite)'];
   const rows: string[][] = [];
-  const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(a / b < 10 ? 2 : 0)}×`);
+  const ratio = (a: number | undefined, b: number | undefined): string =>
+    a === undefined || b === undefined || b === 0 ? '' : `${(a / b).toFixed(a / b < 10 ? 2 : 0)}×`;
   const row = (measure: string, size: number, get: (r: Figures) => number | undefined, show: (v: number, r: Figures) => string): void => {
     const values = results.map(get);
     if (values.every((v) => v === undefined)) return;
@@ -296,12 +309,22 @@ function table(results: Figures[]): void {
   };
   const kb = (bytes: number): string => (bytes >= 10_000 ? `${(bytes / 1024).toFixed(0)} KB` : `${Math.round(bytes).toLocaleString('en')} B`);
   rows.push(['messages reached', ...results.map((r) => `${r.reached.toLocaleString('en')}${r.stopped ? ` (${r.stopped})` : ''}`), '']);
-  row('time to grow there (measures included)', 0, (r) => r.seconds * 1000, (v) => `${(v / 1000).toFixed(1)} s`);
+  row(
+    'time to grow there (measures included)',
+    0,
+    (r) => r.seconds * 1000,
+    (v) => `${(v / 1000).toFixed(1)} s`,
+  );
   for (const n of SIZES) {
     const at = (r: Figures) => r.sizes.get(n);
     const size = n.toLocaleString('en');
     row(`step (user + assistant) at ${size} messages`, n, (r) => at(r)?.step, fmt);
-    row(`bytes per message at ${size}`, n, (r) => (at(r) ? (at(r) as AtSize).bytes / n : undefined), (v, r) => `${kb(v)}${r.kind === 'memory' ? ' (heap)' : ''}`);
+    row(
+      `bytes per message at ${size}`,
+      n,
+      (r) => (at(r) ? (at(r) as AtSize).bytes / n : undefined),
+      (v, r) => `${kb(v)}${r.kind === 'memory' ? ' (heap)' : ''}`,
+    );
     row(`fork at the latest point, ${size} messages`, n, (r) => at(r)?.forkLatest, fmt);
     row(`fork ${BACK.toLocaleString('en')} messages back, ${size} messages`, n, (r) => at(r)?.forkBack, fmt);
     row(`load the conversation, live, ${size} messages`, n, (r) => at(r)?.load, fmt);

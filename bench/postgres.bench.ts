@@ -26,7 +26,11 @@ try {
   const session = await a.sessions.create({ label: 'bench' });
   for (let i = 0; i < 200; i++) await session.addTurn({ role: 'user', blocks: text(i) }); // warm up
   const append = median(await timeEach(500, (i) => session.addTurn({ role: 'user', blocks: text(i) })));
-  rows.push({ measure: 'durable append through the workspace (one process)', value: fmt(append), target: `${Math.round(1000 / append).toLocaleString('en')} per second` });
+  rows.push({
+    measure: 'durable append through the workspace (one process)',
+    value: fmt(append),
+    target: `${Math.round(1000 / append).toLocaleString('en')} per second`,
+  });
 
   log('one process to another...');
   await b.manager.refresh();
@@ -52,9 +56,17 @@ try {
     Promise.all(Array.from({ length: racing }, (_, i) => other.addTurn({ role: 'user', blocks: text(i) }))),
   ]);
   const seconds = (performance.now() - started) / 1000;
-  rows.push({ measure: `two workspaces racing ${2 * racing} appends on one session`, value: `${Math.round((2 * racing) / seconds).toLocaleString('en')} per second`, target: 'no phantom branch' });
+  rows.push({
+    measure: `two workspaces racing ${2 * racing} appends on one session`,
+    value: `${Math.round((2 * racing) / seconds).toLocaleString('en')} per second`,
+    target: 'no phantom branch',
+  });
   const stats = await a.manager.store.stats();
-  rows.push({ measure: 'bytes per turn (records and log, indexes included)', value: `~${Math.round(stats.bytes / (stats.records.turn ?? 1)).toLocaleString('en')}`, target: '' });
+  rows.push({
+    measure: 'bytes per turn (records and log, indexes included)',
+    value: `~${Math.round(stats.bytes / (stats.records.turn ?? 1)).toLocaleString('en')}`,
+    target: '',
+  });
 } finally {
   await a.close();
   await b.close();

@@ -14,11 +14,24 @@ import { TASKS } from '../test/web-tasks/tasks.js';
 import { fmt, log, median, printTable, timeBatched, timeEach, type Row } from './lib.js';
 
 const response: AIResponse = {
-  decision: { action: 'PROCEED', message: 'The form is filled; submit it.', resultValidation: { success: true, expectedElements: ['button "Submit"'], actualState: 'all four fields hold the values asked for', issues: [] } },
-  reasoning: { analysis: 'Every field shows its value in the snapshot.', rationale: 'Submitting is the last step of the task.', expectedOutcome: 'The page shows Reward: 1.' },
+  decision: {
+    action: 'PROCEED',
+    message: 'The form is filled; submit it.',
+    resultValidation: { success: true, expectedElements: ['button "Submit"'], actualState: 'all four fields hold the values asked for', issues: [] },
+  },
+  reasoning: {
+    analysis: 'Every field shows its value in the snapshot.',
+    rationale: 'Submitting is the last step of the task.',
+    expectedOutcome: 'The page shows Reward: 1.',
+  },
   command: { action: 'CLICK_ELEMENT', parameters: { selector: 'ref=s4/e16' } },
 };
-const invalid = { decision: { action: 'RETRY', message: 7 }, reasoning: { analysis: 'x' }, command: { action: 'OPEN_PAGE', parameters: { url: 'javascript:alert(1)' } }, extra: true };
+const invalid = {
+  decision: { action: 'RETRY', message: 7 },
+  reasoning: { analysis: 'x' },
+  command: { action: 'OPEN_PAGE', parameters: { url: 'javascript:alert(1)' } },
+  extra: true,
+};
 
 async function protocolRows(): Promise<Row[]> {
   log('schema generation and validation...');
@@ -29,15 +42,25 @@ async function protocolRows(): Promise<Row[]> {
   const generateCached = timeBatched(200, 1000, () => cached.generateResponseSchema());
   // The first validation of a schema compiles it with ajv, once per distinct schema in the process:
   // measured with a command set never seen before, and for a new manager with the usual commands.
-  const compile = median(await timeEach(30, (i) => {
-    const m = createSchemaManager();
-    m.registerCommands([{ name: `lookup_${i}`, description: 'Looks a topic up.', parameters: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'], additionalProperties: false } }]);
-    m.validateAIResponse(response, m.generateResponseSchema());
-  }));
-  const firstValidation = median(await timeEach(50, () => {
-    const m = createSchemaManager();
-    m.validateAIResponse(response, m.generateResponseSchema());
-  }));
+  const compile = median(
+    await timeEach(30, (i) => {
+      const m = createSchemaManager();
+      m.registerCommands([
+        {
+          name: `lookup_${i}`,
+          description: 'Looks a topic up.',
+          parameters: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'], additionalProperties: false },
+        },
+      ]);
+      m.validateAIResponse(response, m.generateResponseSchema());
+    }),
+  );
+  const firstValidation = median(
+    await timeEach(50, () => {
+      const m = createSchemaManager();
+      m.validateAIResponse(response, m.generateResponseSchema());
+    }),
+  );
   const text = JSON.stringify(response);
   const check = (fn: () => boolean) => {
     if (!fn()) throw new Error('the benchmark response is not judged as expected');
@@ -51,11 +74,26 @@ async function protocolRows(): Promise<Row[]> {
   return [
     { measure: 'generateResponseSchema, cache off', value: fmt(generate), target: `≤ 100 µs (${under(generate, 100)})`, ok: generate <= 0.1 },
     { measure: 'generateResponseSchema, cached', value: fmt(generateCached), target: `≤ 100 µs (${under(generateCached, 100)})`, ok: generateCached <= 0.1 },
-    { measure: 'compile a schema never seen (once per command set and process)', value: fmt(compile), target: `≤ 50 ms (${under(compile, 50)})`, ok: compile <= 50 },
-    { measure: 'a new manager: create, generate, first validation', value: fmt(firstValidation), target: `≤ 50 ms (${under(firstValidation, 50)})`, ok: firstValidation <= 50 },
+    {
+      measure: 'compile a schema never seen (once per command set and process)',
+      value: fmt(compile),
+      target: `≤ 50 ms (${under(compile, 50)})`,
+      ok: compile <= 50,
+    },
+    {
+      measure: 'a new manager: create, generate, first validation',
+      value: fmt(firstValidation),
+      target: `≤ 50 ms (${under(firstValidation, 50)})`,
+      ok: firstValidation <= 50,
+    },
     { measure: 'validateAIResponse, a valid object', value: fmt(validateObject), target: `≤ 50 µs (${under(validateObject, 50)})`, ok: validateObject <= 0.05 },
-    { measure: 'validateAIResponse, the model\'s text', value: fmt(validateText), target: `≤ 50 µs (${under(validateText, 50)})`, ok: validateText <= 0.05 },
-    { measure: 'validateAIResponse, an invalid object (4 errors)', value: fmt(validateInvalid), target: `≤ 50 µs (${under(validateInvalid, 50)})`, ok: validateInvalid <= 0.05 },
+    { measure: "validateAIResponse, the model's text", value: fmt(validateText), target: `≤ 50 µs (${under(validateText, 50)})`, ok: validateText <= 0.05 },
+    {
+      measure: 'validateAIResponse, an invalid object (4 errors)',
+      value: fmt(validateInvalid),
+      target: `≤ 50 µs (${under(validateInvalid, 50)})`,
+      ok: validateInvalid <= 0.05,
+    },
   ];
 }
 
@@ -77,7 +115,12 @@ async function snapshotRows(): Promise<Row[]> {
       const html = countOpenAiTokens(await executor.page(id).content());
       const times = await timeEach(20, () => executor.execute({ sessionId: id, action: 'GET_DOM', parameters: {} }));
       const snapshot = await executor.snapshot(id);
-      rows.push({ measure: `${task.name}: snapshot / raw HTML tokens`, value: `${snapshot.tokens} / ${html}`, target: `${((snapshot.tokens / html) * 100).toFixed(0)}%, GET_DOM ${fmt(median(times))}`, ok: snapshot.tokens < html });
+      rows.push({
+        measure: `${task.name}: snapshot / raw HTML tokens`,
+        value: `${snapshot.tokens} / ${html}`,
+        target: `${((snapshot.tokens / html) * 100).toFixed(0)}%, GET_DOM ${fmt(median(times))}`,
+        ok: snapshot.tokens < html,
+      });
       await executor.closeSession(id);
     }
   } finally {
@@ -91,18 +134,49 @@ async function snapshotRows(): Promise<Row[]> {
 async function uiRows(): Promise<Row[]> {
   log('patch_ui_state calls...');
   const rows: Row[] = [];
-  for (const [label, options] of [['in memory', {}], ['SQLite, durable', { dir: mkdtempSync(join(tmpdir(), 'golem-bench-ui-')) }]] as const) {
+  for (const [label, options] of [
+    ['in memory', {}],
+    ['SQLite, durable', { dir: mkdtempSync(join(tmpdir(), 'golem-bench-ui-')) }],
+  ] as const) {
     const ws = await createWorkspace(options);
     await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
-    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'add', path: 'blocks+', items: Array.from({ length: 10 }, (_, i) => ({ id: `b${i}`, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } })) }] });
+    await ws.ui.patch({
+      instanceId: 'form',
+      patches: [
+        {
+          op: 'add',
+          path: 'blocks+',
+          items: Array.from({ length: 10 }, (_, i) => ({
+            id: `b${i}`,
+            type: 'form',
+            bind: 'state.params',
+            props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] },
+          })),
+        },
+      ],
+    });
     const times = await timeEach(2000, async (i) => {
-      const r = await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'set', path: 'state.params.count', value: i }, { op: 'set', path: 'blocks["b3"]', value: { id: 'b3', type: 'form', bind: 'state.params', props: { fields: [{ label: `Name ${i}`, key: 'name', type: 'text' }] } } }] });
+      const r = await ws.ui.patch({
+        instanceId: 'form',
+        patches: [
+          { op: 'set', path: 'state.params.count', value: i },
+          {
+            op: 'set',
+            path: 'blocks["b3"]',
+            value: { id: 'b3', type: 'form', bind: 'state.params', props: { fields: [{ label: `Name ${i}`, key: 'name', type: 'text' }] } },
+          },
+        ],
+      });
       if (!r.success) throw new Error('the bench patch was refused');
     });
     await ws.close();
     if ('dir' in options) rmSync(options.dir, { recursive: true, force: true });
     const t = median(times);
-    rows.push({ measure: `patch_ui_state call, 2 patches, 10 blocks (${label})`, value: fmt(t), target: `${Math.round(1000 / t).toLocaleString('en')} calls per second` });
+    rows.push({
+      measure: `patch_ui_state call, 2 patches, 10 blocks (${label})`,
+      value: fmt(t),
+      target: `${Math.round(1000 / t).toLocaleString('en')} calls per second`,
+    });
   }
   return rows;
 }
@@ -118,17 +192,19 @@ async function fanOutRows(): Promise<Row[]> {
   let pending = 0;
   let done: () => void = () => undefined;
   const sockets = await Promise.all(
-    Array.from({ length: CLIENTS }, () =>
-      new Promise<WebSocket>((resolve, reject) => {
-        const socket = new WebSocket(server.socketUrl);
-        socket.on('message', (data) => {
-          if (!(data as Buffer).toString('utf8').includes('STATE_DELTA')) return;
-          latencies.push(performance.now() - sent);
-          if (--pending === 0) done();
-        });
-        socket.once('open', () => resolve(socket));
-        socket.once('error', reject);
-      }),
+    Array.from(
+      { length: CLIENTS },
+      () =>
+        new Promise<WebSocket>((resolve, reject) => {
+          const socket = new WebSocket(server.socketUrl);
+          socket.on('message', (data) => {
+            if (!(data as Buffer).toString('utf8').includes('STATE_DELTA')) return;
+            latencies.push(performance.now() - sent);
+            if (--pending === 0) done();
+          });
+          socket.once('open', () => resolve(socket));
+          socket.once('error', reject);
+        }),
     ),
   );
   await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });

@@ -18,7 +18,9 @@ import { fmt, log, median, printTable, type Row } from './lib.js';
 const scripted = process.argv.includes('--scripted');
 const spec = process.env.GOLEM_MODEL;
 if (!scripted && (spec === undefined || spec === '')) {
-  console.error('bench:web needs a model: GOLEM_MODEL=<provider>:<model> npm run bench:web (see the README, "Point it at a model").\nnpm run bench:web -- --scripted runs the harness with the tests\' scripted policies instead (not a model).');
+  console.error(
+    'bench:web needs a model: GOLEM_MODEL=<provider>:<model> npm run bench:web (see the README, "Point it at a model").\nnpm run bench:web -- --scripted runs the harness with the tests\' scripted policies instead (not a model).',
+  );
   process.exit(2);
 }
 const seeds = Array.from({ length: Number(process.env.BENCH_WEB_SEEDS ?? 3) }, (_, i) => 1000 + i);
@@ -74,7 +76,9 @@ try {
         note: reward === undefined ? (outcome.error?.message ?? outcome.decision?.message ?? outcome.status) : reward.detail,
       };
       episodes.push(result);
-      log(`${task} seed ${seed}: ${result.success ? 'reward 1' : `failed (${result.status}: ${result.note.slice(0, 120)})`}, ${result.steps} steps, ${result.inputTokens + result.outputTokens} tokens, ${fmt(ms)}`);
+      log(
+        `${task} seed ${seed}: ${result.success ? 'reward 1' : `failed (${result.status}: ${result.note.slice(0, 120)})`}, ${result.steps} steps, ${result.inputTokens + result.outputTokens} tokens, ${fmt(ms)}`,
+      );
     }
   }
 } finally {
@@ -93,8 +97,19 @@ const summarize = (name: string, list: Episode[]): Row => {
     target: `steps ${median(list.map((e) => e.steps))}, tokens ${Math.round(median(tokens)).toLocaleString('en')} (out ${Math.round(median(list.map((e) => e.outputTokens))).toLocaleString('en')}), invalid ${list.reduce((n, e) => n + e.invalid, 0)}, ${fmt(median(list.map((e) => e.ms)))}`,
   };
 };
-for (const task of chosen) rows.push(summarize(task, episodes.filter((e) => e.task === task)));
+for (const task of chosen)
+  rows.push(
+    summarize(
+      task,
+      episodes.filter((e) => e.task === task),
+    ),
+  );
 rows.push(summarize('all tasks', episodes));
-printTable(`Golem web tasks: ${label} (${seeds.length} seeds a task, step limit ${maxSteps}; medians per episode)`, rows, [
-  'success: the page reported reward 1. steps: model calls. tokens: input + output as the provider reported them. invalid: answers outside the response schema.',
-], ['task', 'success', 'median steps, tokens, invalid answers (total), time']);
+printTable(
+  `Golem web tasks: ${label} (${seeds.length} seeds a task, step limit ${maxSteps}; medians per episode)`,
+  rows,
+  [
+    'success: the page reported reward 1. steps: model calls. tokens: input + output as the provider reported them. invalid: answers outside the response schema.',
+  ],
+  ['task', 'success', 'median steps, tokens, invalid answers (total), time'],
+);

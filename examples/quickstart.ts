@@ -15,7 +15,10 @@ await s.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Four.' }] }
 await s.editTurn(q.id, [{ type: 'text', text: 'How many chambers has a fish heart?' }]);
 console.log('versions of the question:', (await s.branchInfo(q.id)).versions);
 await s.switchVersionLeft(q.id); // back to the first question, and to the answer below it
-console.log('transcript:', (await s.transcript()).map((t) => (t.blocks[0]?.type === 'text' ? t.blocks[0].text : t.blocks[0]?.type)));
+console.log(
+  'transcript:',
+  (await s.transcript()).map((t) => (t.blocks[0]?.type === 'text' ? t.blocks[0].text : t.blocks[0]?.type)),
+);
 
 // Forks are O(1): they share history and copy no turns.
 const f = await ws.sessions.fork(s.id, q.id);

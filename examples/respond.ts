@@ -7,7 +7,9 @@ import { createWorkspace, promptRecordOf, resolveModel, type ModelAdapter } from
 import { scriptedModel } from '../src/test/index.js';
 
 const model: ModelAdapter =
-  process.env.GOLEM_MODEL === undefined ? scriptedModel({ text: 'The heart has four chambers: two atria and two ventricles.' }) : resolveModel(process.env.GOLEM_MODEL);
+  process.env.GOLEM_MODEL === undefined
+    ? scriptedModel({ text: 'The heart has four chambers: two atria and two ventricles.' })
+    : resolveModel(process.env.GOLEM_MODEL);
 
 const ws = await createWorkspace();
 await ws.context.add({ key: 'heart', content: 'The human heart has four chambers.', topics: ['anatomy'] });
@@ -24,6 +26,8 @@ const turn = await s.respond({
   onPart: (part) => part.type === 'text-delta' && process.stdout.write(part.text),
 });
 const record = promptRecordOf(turn);
-console.log(`\n\nsent ${record?.turns.count} turn(s); context: ${record?.context.map((c) => `${c.key} (${c.score})`).join(', ')}; preferences: ${record?.preferences.map((p) => `${p.id} [${p.tier}]`).join(', ')}`);
+console.log(
+  `\n\nsent ${record?.turns.count} turn(s); context: ${record?.context.map((c) => `${c.key} (${c.score})`).join(', ')}; preferences: ${record?.preferences.map((p) => `${p.id} [${p.tier}]`).join(', ')}`,
+);
 console.log(`tokens: ${JSON.stringify(record?.tokens)}; usage: ${JSON.stringify(turn.meta.usage)}`);
 await ws.close();

@@ -16,7 +16,23 @@ export const isObject = (value: unknown): value is Json => value !== null && typ
 // ---------------------------------------------------------------------------------------
 
 /** Keys that break code reading objects carelessly: prototype names, path syntax, the empty key. */
-export const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', 'valueOf', 'a.b', 'a/b', '~0', '', ' ', '\u0000', 'type', 'id'] as const;
+export const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'valueOf',
+  'a.b',
+  'a/b',
+  '~0',
+  '',
+  ' ',
+  '\u0000',
+  'type',
+  'id',
+] as const;
 
 /** Strings: any code point (lone surrogates too), tricky constants, and now and then a huge one. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -24,7 +40,29 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ maxLength: 20, unit: 'grapheme' }) },
   {
     weight: 3,
-    arbitrary: fc.constantFrom('', ' ', '\u0000', '\uD800', '\uDFFF', 'a\uD800b', '\u202E', '\uFEFF', '\u2028', 'ｆｕｌｌ', '👩‍👩‍👧‍👦', 'null', 'NaN', '__proto__', '${x}', '{}', '[]', '"', '\\', '</script>', '\r\n'),
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\uD800',
+      '\uDFFF',
+      'a\uD800b',
+      '\u202E',
+      '\uFEFF',
+      '\u2028',
+      'ｆｕｌｌ',
+      '👩‍👩‍👧‍👦',
+      'null',
+      'NaN',
+      '__proto__',
+      '${x}',
+      '{}',
+      '[]',
+      '"',
+      '\\',
+      '</script>',
+      '\r\n',
+    ),
   },
   { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1_000, max: 200_000 }), fc.constantFrom('x', 'é', '😀', '\u0000')).map(([n, c]) => c.repeat(n)) },
 );
@@ -71,11 +109,13 @@ export function put(target: unknown, key: string | number, value: unknown): void
 
 /** An object whose own keys are prototype names and other hostile keys. */
 export const protoKeyed: fc.Arbitrary<Json> = fc.oneof(
-  fc.array(fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant({ polluted: true }))), { minLength: 1, maxLength: 4 }).map((entries) => {
-    const o: Json = {};
-    for (const [k, v] of entries) put(o, k, v);
-    return o;
-  }),
+  fc
+    .array(fc.tuple(fc.constantFrom(...HOSTILE_KEYS), fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant({ polluted: true }))), { minLength: 1, maxLength: 4 })
+    .map((entries) => {
+      const o: Json = {};
+      for (const [k, v] of entries) put(o, k, v);
+      return o;
+    }),
   fc.constant(JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}') as Json),
 );
 
@@ -89,7 +129,11 @@ export function deepNest(inner: unknown, depth: number, array: boolean): unknown
 /** Values nested from a little to far deeper than any recursive reader can follow. */
 export const deepValue: fc.Arbitrary<unknown> = fc
   .record({
-    depth: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 300 }) }, { weight: 3, arbitrary: fc.integer({ min: 300, max: 3_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 3_000, max: 30_000 }) }),
+    depth: fc.oneof(
+      { weight: 6, arbitrary: fc.integer({ min: 1, max: 300 }) },
+      { weight: 3, arbitrary: fc.integer({ min: 300, max: 3_000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 3_000, max: 30_000 }) },
+    ),
     array: fc.boolean(),
     inner: fc.constantFrom(1, 'x', null),
   })
@@ -151,7 +195,11 @@ const jsonValue = fc.jsonValue({ maxDepth: 3 });
 /** Generic mutations: a field dropped, retyped or huge, a hostile key added. */
 const jsonMutations = [
   fc.record({ k: fc.constant('drop' as const), pick: fc.nat() }),
-  fc.record({ k: fc.constant('retype' as const), pick: fc.nat(), value: fc.oneof(jsonValue, fc.constantFrom(null, 0, -1, '', [], {}, true, 'PROCEED', 'OPEN_PAGE')) }),
+  fc.record({
+    k: fc.constant('retype' as const),
+    pick: fc.nat(),
+    value: fc.oneof(jsonValue, fc.constantFrom(null, 0, -1, '', [], {}, true, 'PROCEED', 'OPEN_PAGE')),
+  }),
   fc.record({
     k: fc.constant('hostile' as const),
     pick: fc.nat(),
@@ -265,7 +313,14 @@ const defined = (o: Json): Json => Object.fromEntries(Object.entries(o).filter((
 const textBlock = fc.record({ type: fc.constant('text'), id: blockId, text: fc.string({ maxLength: 60, unit: 'binary' }) }).map(defined);
 const mediaBlock = (type: 'image' | 'document') =>
   fc
-    .record({ type: fc.constant(type), id: blockId, blob: sha256Arb.map((sha256) => ({ sha256 })), mediaType: mediaTypeArb, filename: optionalText, [type === 'image' ? 'alt' : 'title']: optionalText })
+    .record({
+      type: fc.constant(type),
+      id: blockId,
+      blob: sha256Arb.map((sha256) => ({ sha256 })),
+      mediaType: mediaTypeArb,
+      filename: optionalText,
+      [type === 'image' ? 'alt' : 'title']: optionalText,
+    })
     .map(defined);
 /** A valid content block of every type there is. */
 export const contentBlockArb: fc.Arbitrary<Json> = fc.oneof(
@@ -273,7 +328,15 @@ export const contentBlockArb: fc.Arbitrary<Json> = fc.oneof(
   fc.record({ type: fc.constant('thinking'), id: blockId, thinking: fc.string({ maxLength: 40 }), signature: optionalText }).map(defined),
   mediaBlock('image'),
   mediaBlock('document'),
-  fc.record({ type: fc.constant('tool_use'), id: blockId, callId: fc.string({ minLength: 1, maxLength: 12 }), name: fc.string({ minLength: 1, maxLength: 12 }), args: jsonObject }).map(defined),
+  fc
+    .record({
+      type: fc.constant('tool_use'),
+      id: blockId,
+      callId: fc.string({ minLength: 1, maxLength: 12 }),
+      name: fc.string({ minLength: 1, maxLength: 12 }),
+      args: jsonObject,
+    })
+    .map(defined),
   fc
     .record({
       type: fc.constant('tool_result'),
@@ -284,9 +347,21 @@ export const contentBlockArb: fc.Arbitrary<Json> = fc.oneof(
     })
     .map(defined),
   fc
-    .record({ type: fc.constant('summary'), id: blockId, text: fc.string({ maxLength: 40 }), summarizes: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 8 }), version: fc.nat({ max: 9 }) }), { maxLength: 3 }) })
+    .record({
+      type: fc.constant('summary'),
+      id: blockId,
+      text: fc.string({ maxLength: 40 }),
+      summarizes: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 8 }), version: fc.nat({ max: 9 }) }), { maxLength: 3 }),
+    })
     .map(defined),
-  fc.record({ type: fc.constant('role:transition'), id: blockId, from: fc.option(fc.string({ maxLength: 8 }), { nil: null }), to: fc.option(fc.string({ maxLength: 8 }), { nil: null }) }).map(defined),
+  fc
+    .record({
+      type: fc.constant('role:transition'),
+      id: blockId,
+      from: fc.option(fc.string({ maxLength: 8 }), { nil: null }),
+      to: fc.option(fc.string({ maxLength: 8 }), { nil: null }),
+    })
+    .map(defined),
 );
 
 // ---------------------------------------------------------------------------------------
@@ -301,12 +376,18 @@ const text = fc.oneof(
 const anyText = fc.string({ maxLength: 40, unit: 'binary' });
 const selector = fc.oneof(
   fc.tuple(fc.constantFrom('', '#', '.', 'div ', 'form > ', 'button.'), fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/)).map(([a, b]) => a + b),
-  fc.tuple(fc.nat({ max: 99 }), fc.option(fc.nat({ max: 9 }), { nil: undefined }), fc.nat({ max: 999 })).map(([s, f, e]) => `ref=s${s}/${f === undefined ? '' : `f${f}`}e${e}`),
+  fc
+    .tuple(fc.nat({ max: 99 }), fc.option(fc.nat({ max: 9 }), { nil: undefined }), fc.nat({ max: 999 }))
+    .map(([s, f, e]) => `ref=s${s}/${f === undefined ? '' : `f${f}`}e${e}`),
   fc.stringMatching(/^[a-z]{1,10}$/).map((t) => `text=${t}`),
   fc.constantFrom("input[name='username']", "role=button[name='Log in']", 'xpath=//a[1]', 'data-testid=submit'),
 );
 const variableName = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,20}$/);
-const url = fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), variableName.map((v) => `https://\${${v}}/path`), variableName.map((v) => `\${${v}}`));
+const url = fc.oneof(
+  fc.webUrl({ withQueryParameters: true, withFragments: true }),
+  variableName.map((v) => `https://\${${v}}/path`),
+  variableName.map((v) => `\${${v}}`),
+);
 const withReason = (parameters: fc.Arbitrary<Json>, action: string, optional: boolean) =>
   fc.record({ action: fc.constant(action), parameters, ...(optional && { reasoning: anyText }) }, { requiredKeys: ['action', 'parameters'] });
 
@@ -370,7 +451,11 @@ export function render(response: Json, how: string): unknown {
 /** Mutations of a response: the generic ones, and a decision changed (with or without a command). */
 export const responseMutation: fc.Arbitrary<Mutation> = fc.oneof(
   ...jsonMutations,
-  fc.record({ k: fc.constant('decide' as const), action: fc.constantFrom('PROCEED', 'RETRY', 'ABORT', 'proceed', 'STOP', ''), command: fc.option(responseCommand(true), { nil: null }) }),
+  fc.record({
+    k: fc.constant('decide' as const),
+    action: fc.constantFrom('PROCEED', 'RETRY', 'ABORT', 'proceed', 'STOP', ''),
+    command: fc.option(responseCommand(true), { nil: null }),
+  }),
 );
 
 /** A model's text: arbitrary, JSON in prose or a fence, or protocol-looking debris. */
@@ -378,7 +463,9 @@ export const responseText: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 200, unit: 'binary' }),
   fc.json().map((j) => `prose { ${j} } more prose`),
   fc.jsonValue().map((v) => `\`\`\`json\n${JSON.stringify(v)}\n\`\`\``),
-  fc.array(fc.constantFrom('{', '}', '[', ']', '"', '```', 'json', '\n', ':', ',', 'decision', 'PROCEED', '\\'), { maxLength: 40 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.constantFrom('{', '}', '[', ']', '"', '```', 'json', '\n', ':', ',', 'decision', 'PROCEED', '\\'), { maxLength: 40 })
+    .map((parts) => parts.join('')),
 );
 
 // ---------------------------------------------------------------------------------------
@@ -394,7 +481,9 @@ export const uiJsonArb: fc.Arbitrary<JsonValue> = fc.oneof(
 export const FORBIDDEN_STATE_KEYS = ['__proto__', 'constructor', 'prototype'];
 /** A state key usable in a path (no line terminator: `.` in the path pattern does not match one). */
 export const usableStateKey = (key: string) => !FORBIDDEN_STATE_KEYS.includes(key) && !/[\n\r\u2028\u2029]/.test(key);
-export const uiKeyArb = fc.oneof(fc.constantFrom('count', 'name', 'status', 'a.b', 'x/y', 'm~n', '~1', 'with space', '0', '-', 'é'), fc.string({ minLength: 1, maxLength: 6 })).filter(usableStateKey);
+export const uiKeyArb = fc
+  .oneof(fc.constantFrom('count', 'name', 'status', 'a.b', 'x/y', 'm~n', '~1', 'with space', '0', '-', 'é'), fc.string({ minLength: 1, maxLength: 6 }))
+  .filter(usableStateKey);
 
 const uiFieldArb = fc
   .record({
@@ -405,21 +494,75 @@ const uiFieldArb = fc
     withOptions: fc.boolean(),
     extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: uiJsonArb, description: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
   })
-  .map(({ label, key, type, options, withOptions, extra }) => ({ label, key, type, ...extra, ...(type === 'select' || type === 'radio' || withOptions ? { options } : {}) }));
+  .map(({ label, key, type, options, withOptions, extra }) => ({
+    label,
+    key,
+    type,
+    ...extra,
+    ...(type === 'select' || type === 'radio' || withOptions ? { options } : {}),
+  }));
 
 /** A valid form block, without its id. */
 export const uiBlockBodyArb: fc.Arbitrary<Json> = fc
   .record({
     bind: fc.constantFrom('state.params', 'state.runtime'),
     fields: fc.uniqueArray(uiFieldArb, { selector: (f) => f.key, maxLength: 3 }),
-    flags: fc.record({ showProgress: fc.boolean(), showStatus: fc.boolean(), showImages: fc.boolean(), showTable: fc.boolean(), showCountInput: fc.boolean(), showTaskId: fc.boolean() }, { requiredKeys: [] }),
+    flags: fc.record(
+      {
+        showProgress: fc.boolean(),
+        showStatus: fc.boolean(),
+        showImages: fc.boolean(),
+        showTable: fc.boolean(),
+        showCountInput: fc.boolean(),
+        showTaskId: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    ),
   })
   .map(({ bind, fields, flags }) => ({ type: 'form', bind, props: { fields, ...flags } }));
 /** A valid action, without its id. */
 export const uiActionBodyArb: fc.Arbitrary<Json> = fc.record({ label: fc.string({ minLength: 1, maxLength: 8 }), style: fc.constantFrom(...ACTION_STYLES) });
 
-const UI_PATHS = ['state.params.count', 'state.params.new', 'state.runtime.busy', 'state.params', 'state.runtime', 'state', 'meta', 'meta.status', 'meta.step', 'meta.pageKey', 'meta.x', 'layout', 'blocks', 'blocks+', 'blocks-0', 'blocks-1', 'blocks-2', 'blocks["a"]', 'blocks[b]', 'blocks["z"]', 'blocks-"a"', 'blocks-b', 'actions', 'actions+', 'actions-0', 'actions["s"]', 'actions-"s"', 'actions-s', 'state.params.__proto__', ''];
-const nearValue = fc.oneof(anything, oddity, fc.jsonValue({ maxDepth: 3 }), uiBlockBodyArb.map((b) => ({ id: 'n', ...b })), uiActionBodyArb.map((a) => ({ id: 'n', ...a })), fc.constant({ pageKey: 'p', step: { current: 1, total: 1 }, status: 'idle' }));
+const UI_PATHS = [
+  'state.params.count',
+  'state.params.new',
+  'state.runtime.busy',
+  'state.params',
+  'state.runtime',
+  'state',
+  'meta',
+  'meta.status',
+  'meta.step',
+  'meta.pageKey',
+  'meta.x',
+  'layout',
+  'blocks',
+  'blocks+',
+  'blocks-0',
+  'blocks-1',
+  'blocks-2',
+  'blocks["a"]',
+  'blocks[b]',
+  'blocks["z"]',
+  'blocks-"a"',
+  'blocks-b',
+  'actions',
+  'actions+',
+  'actions-0',
+  'actions["s"]',
+  'actions-"s"',
+  'actions-s',
+  'state.params.__proto__',
+  '',
+];
+const nearValue = fc.oneof(
+  anything,
+  oddity,
+  fc.jsonValue({ maxDepth: 3 }),
+  uiBlockBodyArb.map((b) => ({ id: 'n', ...b })),
+  uiActionBodyArb.map((a) => ({ id: 'n', ...a })),
+  fc.constant({ pageKey: 'p', step: { current: 1, total: 1 }, status: 'idle' }),
+);
 const nearPatch = fc.oneof(
   { arbitrary: anything, weight: 1 },
   {
@@ -443,7 +586,12 @@ const nearPatch = fc.oneof(
  */
 export const nearUiCall: fc.Arbitrary<Json> = fc.record(
   {
-    instanceId: fc.oneof({ arbitrary: fc.constant('p'), weight: 4 }, { arbitrary: fc.constantFrom('q', '__CREATE__', '__DELETE__', ''), weight: 2 }, anything, oddity),
+    instanceId: fc.oneof(
+      { arbitrary: fc.constant('p'), weight: 4 },
+      { arbitrary: fc.constantFrom('q', '__CREATE__', '__DELETE__', ''), weight: 2 },
+      anything,
+      oddity,
+    ),
     newInstanceId: fc.oneof(fc.constantFrom('p', 'q', 'bad id'), anything),
     targetInstanceId: fc.oneof(fc.constantFrom('p', 'q'), anything),
     patches: fc.oneof({ arbitrary: fc.array(nearPatch, { maxLength: 5 }), weight: 5 }, { arbitrary: anything, weight: 1 }),

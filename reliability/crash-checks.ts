@@ -133,7 +133,14 @@ export class CrashChecker {
     this.#checkUi(view, fail);
     this.#checkApprovals(view, fail);
     await this.#checkBlobBytes(ws, fail);
-    return { checked, failures, orphansCollected: report.repaired.orphanBlobsDeleted.length, partialWritesCollected: report.repaired.partialWritesDeleted.length, inFlight, committed: mine.length };
+    return {
+      checked,
+      failures,
+      orphansCollected: report.repaired.orphanBlobsDeleted.length,
+      partialWritesCollected: report.repaired.partialWritesDeleted.length,
+      inFlight,
+      committed: mine.length,
+    };
   }
 
   /** At the end: the whole log read again is the one checked piecemeal (nothing earlier changed or vanished). */
@@ -164,7 +171,8 @@ export class CrashChecker {
         continue;
       }
       if (bytes === null) continue; // reported by doctor as BLOB_FILE_MISSING
-      if (bytes.byteLength !== blob.size || sha256Of(bytes) !== blob.sha256) fail(`BLOB_DAMAGED ${blob.sha256}: ${bytes.byteLength} bytes that hash to ${sha256Of(bytes)}`);
+      if (bytes.byteLength !== blob.size || sha256Of(bytes) !== blob.sha256)
+        fail(`BLOB_DAMAGED ${blob.sha256}: ${bytes.byteLength} bytes that hash to ${sha256Of(bytes)}`);
       else this.#verified.add(blob.sha256);
     }
   }
@@ -182,7 +190,8 @@ export class CrashChecker {
       case 'edit': {
         if (ack.turn === undefined || ack.session === undefined) return fail(`a ${ack.op} acknowledgement without its turn`);
         if (!view.sessions.has(ack.session)) {
-          if (!gone(ack.session)) fail(`ACK_LOST: session ${ack.session} of acknowledged turn ${ack.turn.id}@${ack.turn.version} is gone, and no command deleted it`);
+          if (!gone(ack.session))
+            fail(`ACK_LOST: session ${ack.session} of acknowledged turn ${ack.turn.id}@${ack.turn.version} is gone, and no command deleted it`);
           return;
         }
         const turn = view.turn(ack.turn);
@@ -192,7 +201,8 @@ export class CrashChecker {
       }
       case 'session':
       case 'fork':
-        if (ack.session !== undefined && !view.sessions.has(ack.session) && !gone(ack.session)) fail(`ACK_LOST: acknowledged session ${ack.session} is missing`);
+        if (ack.session !== undefined && !view.sessions.has(ack.session) && !gone(ack.session))
+          fail(`ACK_LOST: acknowledged session ${ack.session} is missing`);
         return;
       case 'delete':
         if (ack.session !== undefined && view.sessions.has(ack.session)) fail(`session ${ack.session} was acknowledged deleted but is there`);
@@ -203,7 +213,8 @@ export class CrashChecker {
       case 'ui': {
         if (ack.instance === undefined || ack.version === undefined) return;
         const record = view.collections.get('ui_instance')?.get(ack.instance) as UIInstanceRecord | undefined;
-        if (record === undefined || record.version < ack.version) fail(`ACK_LOST: UI instance ${ack.instance} is at version ${record?.version ?? 'none'}, ${ack.version} was acknowledged`);
+        if (record === undefined || record.version < ack.version)
+          fail(`ACK_LOST: UI instance ${ack.instance} is at version ${record?.version ?? 'none'}, ${ack.version} was acknowledged`);
         return;
       }
       case 'approval':
@@ -255,7 +266,8 @@ export class CrashChecker {
       if (typeof made !== 'string' || turnAt.has(`${made}@${e.seq}`)) continue;
       const turnId = made;
       const deleted = deletedAt.get(String(p.sessionId));
-      if (deleted === undefined || deleted < e.seq) fail(`HALF_APPLIED: ${e.type} at seq ${e.seq} left no turn ${turnId}, and its session was not deleted since`);
+      if (deleted === undefined || deleted < e.seq)
+        fail(`HALF_APPLIED: ${e.type} at seq ${e.seq} left no turn ${turnId}, and its session was not deleted since`);
     }
   }
 
@@ -285,7 +297,9 @@ export class CrashChecker {
       const stored = records.get(id);
       const replayed = this.#ui.get(id);
       if (stored?.version !== replayed?.version || canonicalJson(stored?.instance ?? null) !== canonicalJson(replayed?.instance ?? null)) {
-        fail(`HALF_APPLIED: UI instance ${id} is at version ${stored?.version ?? 'none'}, replaying the log gives version ${replayed?.version ?? 'none'}${stored?.version === replayed?.version ? ' with another instance' : ''}`);
+        fail(
+          `HALF_APPLIED: UI instance ${id} is at version ${stored?.version ?? 'none'}, replaying the log gives version ${replayed?.version ?? 'none'}${stored?.version === replayed?.version ? ' with another instance' : ''}`,
+        );
       }
     }
   }
@@ -309,7 +323,8 @@ export class CrashChecker {
         fail(`HALF_APPLIED: approval ${a.id} is ${a.status} (${a.answer ?? 'no answer'}), the log answers ${answer ?? 'nothing'}`);
       }
       const granted = grants.some((g) => g.approvalId === a.id);
-      if (granted !== (answer === 'always' || answer === 'session')) fail(`HALF_APPLIED: approval ${a.id} answered ${answer ?? 'nothing'} ${granted ? 'has' : 'lacks'} a grant`);
+      if (granted !== (answer === 'always' || answer === 'session'))
+        fail(`HALF_APPLIED: approval ${a.id} answered ${answer ?? 'nothing'} ${granted ? 'has' : 'lacks'} a grant`);
     }
     const ids = new Set(approvals.map((a) => a.id));
     for (const id of answers.keys()) if (!ids.has(id)) fail(`HALF_APPLIED: answered approval ${id} is missing`);

@@ -180,7 +180,8 @@ export async function crashRun(options: CrashOptions): Promise<CrashReport> {
       if (run.loadMs !== undefined) loads.push(run.loadMs);
       if (run.openMs !== undefined) opens.push(run.openMs);
       if (run.acks.length > 0) report.killsAfterAcks++;
-      if (run.signal !== 'SIGKILL') failed([`${label}: the child ended by itself (exit ${String(run.code)}, signal ${String(run.signal)}): ${run.stderr.slice(-2000)}`]);
+      if (run.signal !== 'SIGKILL')
+        failed([`${label}: the child ended by itself (exit ${String(run.code)}, signal ${String(run.signal)}): ${run.stderr.slice(-2000)}`]);
       if (run.stuck) failed([`${label}: the child made no progress for ${STUCK_MS} ms`]);
       failed(run.errors.map((e) => `${label}: the child failed: ${e}`));
 

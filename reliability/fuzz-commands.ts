@@ -15,7 +15,18 @@ const BYTES = new TextEncoder().encode('the bytes of a small picture');
 const SHA = createHash('sha256').update(BYTES).digest('hex');
 const text = (value: string) => ({ type: 'text', text: value });
 const image = { type: 'image', blob: { sha256: SHA }, mediaType: 'image/png', alt: 'a heart' };
-export const formBlock = { id: 'who', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }, { label: 'Age', key: 'age', type: 'number' }, { label: 'Kind', key: 'kind', type: 'select', options: [{ label: 'A', value: 'a' }] }] } };
+export const formBlock = {
+  id: 'who',
+  type: 'form',
+  bind: 'state.params',
+  props: {
+    fields: [
+      { label: 'Name', key: 'name', type: 'text' },
+      { label: 'Age', key: 'age', type: 'number' },
+      { label: 'Kind', key: 'kind', type: 'select', options: [{ label: 'A', value: 'a' }] },
+    ],
+  },
+};
 
 interface Template {
   type: string;
@@ -48,12 +59,32 @@ async function seeded(): Promise<{ ws: Workspace; templates: Template[] }> {
   await run('turn:add', {
     sessionId: 's1',
     expectedHead: { id: 't1', version: 0 },
-    turn: { id: 't2', role: 'assistant', blocks: [{ type: 'thinking', thinking: 'hmm' }, { type: 'tool_use', callId: 'c1', name: 'search', args: { query: 'heart', limit: 3 } }], meta: { usage: { inputTokens: 5 } } },
+    turn: {
+      id: 't2',
+      role: 'assistant',
+      blocks: [
+        { type: 'thinking', thinking: 'hmm' },
+        { type: 'tool_use', callId: 'c1', name: 'search', args: { query: 'heart', limit: 3 } },
+      ],
+      meta: { usage: { inputTokens: 5 } },
+    },
   });
-  await run('turn:add', { sessionId: 's1', turn: { id: 't3', role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('found'), image] }] } });
-  await run('turn:edit', { sessionId: 's1', turnId: 't3', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('found again')], isError: false }], meta: {} });
+  await run('turn:add', {
+    sessionId: 's1',
+    turn: { id: 't3', role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('found'), image] }] },
+  });
+  await run('turn:edit', {
+    sessionId: 's1',
+    turnId: 't3',
+    blocks: [{ type: 'tool_result', callId: 'c1', content: [text('found again')], isError: false }],
+    meta: {},
+  });
   await run('turn:switch', { sessionId: 's1', turnId: 't3', direction: 'left' });
-  await run('turn:branch', { sessionId: 's1', parent: { id: 't1', version: 0 }, turn: { id: 't4', role: 'assistant', blocks: [{ type: 'summary', text: 'so far', summarizes: [{ id: 't1', version: 0 }] }] } });
+  await run('turn:branch', {
+    sessionId: 's1',
+    parent: { id: 't1', version: 0 },
+    turn: { id: 't4', role: 'assistant', blocks: [{ type: 'summary', text: 'so far', summarizes: [{ id: 't1', version: 0 }] }] },
+  });
   await run('session:fork', { sessionId: 's1', turnId: 't2', id: 's2', label: 'fork' });
   await run('session:update', { sessionId: 's1', updates: { label: 'renamed', topics: ['t', 'u'] } });
   await run('session:role:switch', { sessionId: 's2', role: 'analyst' });
@@ -64,7 +95,14 @@ async function seeded(): Promise<{ ws: Workspace; templates: Template[] }> {
   await run('blob:record_remote_id', { sha256: SHA, provider: 'openai', remoteId: 'file-1' });
   await run('workspace:update', { name: 'fuzz', settings: { theme: 'dark' } });
   await run('environment:update', { environmentId: 'reader', values: { selected_book_name: 'Pocket', current_page: '1' } });
-  await run('ui:patch', { instanceId: '__CREATE__', newInstanceId: 'form', patches: [{ op: 'set', path: 'blocks', value: [formBlock] }, { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] }] });
+  await run('ui:patch', {
+    instanceId: '__CREATE__',
+    newInstanceId: 'form',
+    patches: [
+      { op: 'set', path: 'blocks', value: [formBlock] },
+      { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] },
+    ],
+  });
   await run('ui:patch', { instanceId: 'form', patches: [{ op: 'set', path: 'state.params.name', value: 'Ada' }] });
   await run('trust:set', { sessionId: 's1', action: 'deploy', mode: 'supervised' });
   const grant = await run('grant:add', { action: 'deploy', key: '{}', scope: 'session', sessionId: 's1' });
@@ -151,7 +189,23 @@ const commandStep: fc.Arbitrary<CommandStep> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       k: fc.constant('envelope' as const),
-      type: fc.oneof(fc.constantFrom('turn:add', 'session:create', 'ui:patch', 'environment:update', 'blob:register', 'turn:explode', 'session:', ':', 'TURN:ADD', '__proto__', 'constructor', 'toString'), hostileString),
+      type: fc.oneof(
+        fc.constantFrom(
+          'turn:add',
+          'session:create',
+          'ui:patch',
+          'environment:update',
+          'blob:register',
+          'turn:explode',
+          'session:',
+          ':',
+          'TURN:ADD',
+          '__proto__',
+          'constructor',
+          'toString',
+        ),
+        hostileString,
+      ),
       payload: hostileValue,
       extras: extrasArb,
     }),
@@ -226,4 +280,3 @@ export const commandsTarget: FuzzTarget = {
       }
     }),
 };
-

@@ -142,9 +142,11 @@ export async function stateOf(ws: Workspace): Promise<{ index: StoredRecord[]; s
 export async function sound(ws: Workspace, after: string): Promise<void> {
   const violations = await checkInvariants(ws.manager.workspace(), ws.manager.blobStorage);
   ensure(violations.length === 0, () => `after ${after}: ${violations.map((v) => `${v.code} ${v.message}`).join('; ')}`);
-  ensure(isDeepStrictEqual(sorted(ws.manager.workspace().records()), sorted(await ws.manager.store.load())), `after ${after}: the index differs from the store`);
+  ensure(
+    isDeepStrictEqual(sorted(ws.manager.workspace().records()), sorted(await ws.manager.store.load())),
+    `after ${after}: the index differs from the store`,
+  );
 }
-
 
 /** JSON text for any value ('null' when it has none). */
 export function safeJson(value: unknown): string {

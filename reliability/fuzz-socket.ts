@@ -15,7 +15,13 @@ import { formBlock } from './fuzz-commands.js';
 import { BUG_CODES, Broken, counted, countedAsync, ensure, memoryWorkspace, safeJson, sound, stateOf, typedCode, type FuzzTarget } from './fuzz-kit.js';
 
 /** The codes a page may be answered with in a RUN_ERROR. */
-export const SOCKET_CODES = new Set<string>(['INVALID_MESSAGE', 'UNKNOWN_MESSAGE', 'SESSION_BUSY', ...UI_PATCH_ERROR_CODES, ...Object.keys(ERROR_CODES).filter((c) => !BUG_CODES.has(c))]);
+export const SOCKET_CODES = new Set<string>([
+  'INVALID_MESSAGE',
+  'UNKNOWN_MESSAGE',
+  'SESSION_BUSY',
+  ...UI_PATCH_ERROR_CODES,
+  ...Object.keys(ERROR_CODES).filter((c) => !BUG_CODES.has(c)),
+]);
 
 /** A UI_ACTION as a page sends it: on the form, or not, with values right, wrong or hostile. */
 const uiActionMessage = fc.record(
@@ -24,7 +30,17 @@ const uiActionMessage = fc.record(
     instanceId: fc.oneof({ weight: 4, arbitrary: fc.constant('form') }, hostileString, hostileJson),
     actionId: fc.oneof({ weight: 4, arbitrary: fc.constant('go') }, hostileString, hostileJson),
     values: fc.oneof(
-      { weight: 4, arbitrary: fc.record({ name: fc.oneof(fc.string({ maxLength: 10 }), hostileJson), age: fc.oneof(fc.integer(), hostileJson), kind: fc.oneof(fc.constantFrom('a', 'b'), hostileJson) }, { requiredKeys: [] }) },
+      {
+        weight: 4,
+        arbitrary: fc.record(
+          {
+            name: fc.oneof(fc.string({ maxLength: 10 }), hostileJson),
+            age: fc.oneof(fc.integer(), hostileJson),
+            kind: fc.oneof(fc.constantFrom('a', 'b'), hostileJson),
+          },
+          { requiredKeys: [] },
+        ),
+      },
       fc.dictionary(fc.oneof(fc.constantFrom('name', '__proto__', 'constructor'), hostileString), hostileJson, { maxKeys: 3 }),
       hostileJson,
     ),
@@ -34,8 +50,29 @@ const uiActionMessage = fc.record(
 /** What a page (or anyone holding the token) may send in one frame's data. */
 export const socketMessage: fc.Arbitrary<string | Buffer> = fc.oneof(
   { weight: 3, arbitrary: uiActionMessage.map((m) => safeJson(m)) },
-  { weight: 1, arbitrary: fc.constantFrom('{"type":"SNAPSHOT_REQUEST"}', 'null', '[]', '1', '"x"', '{}', '{"type":null}', '{"type":{"a":1}}', '{"type":"__proto__"}', '{"__proto__":{"type":"UI_ACTION"}}', 'not json', '') },
-  { weight: 2, arbitrary: fc.record({ type: fc.oneof(fc.constantFrom('SNAPSHOT_REQUEST', 'UI_ACTION', 'RUN_STARTED'), hostileString, hostileJson) }, { requiredKeys: [] }).map((m) => safeJson(m)) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"type":"SNAPSHOT_REQUEST"}',
+      'null',
+      '[]',
+      '1',
+      '"x"',
+      '{}',
+      '{"type":null}',
+      '{"type":{"a":1}}',
+      '{"type":"__proto__"}',
+      '{"__proto__":{"type":"UI_ACTION"}}',
+      'not json',
+      '',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ type: fc.oneof(fc.constantFrom('SNAPSHOT_REQUEST', 'UI_ACTION', 'RUN_STARTED'), hostileString, hostileJson) }, { requiredKeys: [] })
+      .map((m) => safeJson(m)),
+  },
   { weight: 1, arbitrary: hostileJson.map((v) => safeJson(v)) },
   { weight: 1, arbitrary: hostileString },
   { weight: 1, arbitrary: fc.integer({ min: 100, max: 20_000 }).map((n) => `{"type":${'['.repeat(n)}${']'.repeat(n)}}`) },
@@ -47,7 +84,12 @@ const rawCase: fc.Arbitrary<RawCase> = fc.oneof(
   { weight: 4, arbitrary: socketMessage.map((data): RawCase => ({ k: 'text', data })) },
   fc.tuple(socketMessage, fc.nat()).map(([data, cut]): RawCase => ({ k: 'fragments', data: Buffer.from(data), cut })),
   socketMessage.map((data): RawCase => ({ k: 'arrayBuffer', data: Buffer.from(data) })),
-  fc.uint8Array({ maxLength: 64 }).map((bytes): RawCase => ({ k: 'text', data: Buffer.concat([Buffer.from('{"type":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}')]) })),
+  fc
+    .uint8Array({ maxLength: 64 })
+    .map((bytes): RawCase => ({
+      k: 'text',
+      data: Buffer.concat([Buffer.from('{"type":"'), Buffer.from(bytes), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}')]),
+    })),
 );
 
 export const socketParseTarget: FuzzTarget = {
@@ -84,36 +126,51 @@ export const uiActionTarget: FuzzTarget = {
   check: 'WebSocket UI_ACTION (applyUiAction, memory store)',
   runs: 60,
   property: (tally) =>
-    countedAsync(tally, fc.array(uiActionMessage.map((m) => safeJson(m)), { minLength: 1, maxLength: 6 }), async (frames) => {
-      const ws = await memoryWorkspace();
-      try {
-        await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [{ op: 'set', path: 'blocks', value: [formBlock] }, { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] }] });
-        for (const [i, frame] of frames.entries()) {
-          const read = readClientMessage(frame);
-          if (!read.ok || read.message.type !== 'UI_ACTION') continue;
-          const before = await stateOf(ws);
-          let result: Awaited<ReturnType<typeof applyUiAction>>;
-          try {
-            result = await applyUiAction(ws.ui, read.message as never);
-          } catch (error) {
-            tally.reject(typedCode(error, `click ${i}`));
-            continue;
+    countedAsync(
+      tally,
+      fc.array(
+        uiActionMessage.map((m) => safeJson(m)),
+        { minLength: 1, maxLength: 6 },
+      ),
+      async (frames) => {
+        const ws = await memoryWorkspace();
+        try {
+          await ws.ui.patch({
+            instanceId: '__CREATE__',
+            newInstanceId: 'form',
+            patches: [
+              { op: 'set', path: 'blocks', value: [formBlock] },
+              { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] },
+            ],
+          });
+          for (const [i, frame] of frames.entries()) {
+            const read = readClientMessage(frame);
+            if (!read.ok || read.message.type !== 'UI_ACTION') continue;
+            const before = await stateOf(ws);
+            let result: Awaited<ReturnType<typeof applyUiAction>>;
+            try {
+              result = await applyUiAction(ws.ui, read.message as never);
+            } catch (error) {
+              tally.reject(typedCode(error, `click ${i}`));
+              continue;
+            }
+            if (!result.ok) {
+              tally.reject(result.code);
+              ensure(SOCKET_CODES.has(result.code), `a click was refused with ${result.code}`);
+              ensure(isDeepStrictEqual(await stateOf(ws), before), `click ${i} was refused (${result.code}) but changed the workspace`);
+              continue;
+            }
+            tally.accepted++;
+            const params = ws.ui.get('form')?.instance.state.params ?? {};
+            for (const [key, value] of Object.entries(result.event.values))
+              ensure(isDeepStrictEqual(params[key], value), `click ${i}: the value of ${key} was not applied`);
+            await sound(ws, `click ${i}`);
           }
-          if (!result.ok) {
-            tally.reject(result.code);
-            ensure(SOCKET_CODES.has(result.code), `a click was refused with ${result.code}`);
-            ensure(isDeepStrictEqual(await stateOf(ws), before), `click ${i} was refused (${result.code}) but changed the workspace`);
-            continue;
-          }
-          tally.accepted++;
-          const params = ws.ui.get('form')?.instance.state.params ?? {};
-          for (const [key, value] of Object.entries(result.event.values)) ensure(isDeepStrictEqual(params[key], value), `click ${i}: the value of ${key} was not applied`);
-          await sound(ws, `click ${i}`);
+        } finally {
+          await ws.close();
         }
-      } finally {
-        await ws.close();
-      }
-    }),
+      },
+    ),
 };
 
 type Frame = { k: 'text'; data: string | Buffer } | { k: 'binary'; data: Buffer } | { k: 'badUtf8'; data: Buffer } | { k: 'oversized'; size: number };
@@ -121,7 +178,15 @@ type Frame = { k: 'text'; data: string | Buffer } | { k: 'binary'; data: Buffer 
 const frame: fc.Arbitrary<Frame> = fc.oneof(
   { weight: 6, arbitrary: socketMessage.map((data): Frame => ({ k: 'text', data })) },
   { weight: 2, arbitrary: socketMessage.map((data): Frame => ({ k: 'binary', data: Buffer.from(data) })) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((bytes): Frame => ({ k: 'badUtf8', data: Buffer.concat([Buffer.from('{"type":"'), Buffer.from(bytes), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]) })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ maxLength: 40 })
+      .map((bytes): Frame => ({
+        k: 'badUtf8',
+        data: Buffer.concat([Buffer.from('{"type":"'), Buffer.from(bytes), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]),
+      })),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 64 * 1024 + 1, max: 256 * 1024 }).map((size): Frame => ({ k: 'oversized', size })) },
 );
 
@@ -152,7 +217,9 @@ interface Event {
 }
 
 /** A client that keeps every event it got and how it was closed. */
-async function connect(url: string): Promise<{ socket: WebSocket; events: Event[]; closed: () => number | undefined; next: (check: () => boolean, ms?: number) => Promise<boolean> }> {
+async function connect(
+  url: string,
+): Promise<{ socket: WebSocket; events: Event[]; closed: () => number | undefined; next: (check: () => boolean, ms?: number) => Promise<boolean> }> {
   const socket = new WebSocket(url);
   const events: Event[] = [];
   let closeCode: number | undefined;
@@ -163,7 +230,9 @@ async function connect(url: string): Promise<{ socket: WebSocket; events: Event[
   socket.on('message', (data, isBinary) => {
     let event: Event;
     try {
-      const parsed = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8')) as unknown;
+      const parsed = JSON.parse(
+        (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8'),
+      ) as unknown;
       event = parsed !== null && typeof parsed === 'object' ? (parsed as Event) : { type: parsed };
     } catch {
       event = { type: `(not JSON${isBinary ? ', binary' : ''})` };

@@ -45,10 +45,17 @@ import {
 } from './arbitraries.js';
 import { Broken, counted, countedAsync, ensure, memoryWorkspace, sound, stateOf, typedCode, type FuzzTarget } from './fuzz-kit.js';
 
-type BlockCase = { k: 'valid'; block: Record<string, unknown> } | { k: 'mutated'; block: Record<string, unknown>; mutations: Mutation[] } | { k: 'hostile'; value: unknown } | { k: 'deep'; block: Record<string, unknown>; value: unknown };
+type BlockCase =
+  | { k: 'valid'; block: Record<string, unknown> }
+  | { k: 'mutated'; block: Record<string, unknown>; mutations: Mutation[] }
+  | { k: 'hostile'; value: unknown }
+  | { k: 'deep'; block: Record<string, unknown>; value: unknown };
 const blockCase: fc.Arbitrary<BlockCase> = fc.oneof(
   fc.record({ k: fc.constant('valid' as const), block: contentBlockArb }),
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('mutated' as const), block: contentBlockArb, mutations: fc.array(hostileMutation, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ k: fc.constant('mutated' as const), block: contentBlockArb, mutations: fc.array(hostileMutation, { minLength: 1, maxLength: 3 }) }),
+  },
   fc.record({ k: fc.constant('hostile' as const), value: hostileValue }),
   fc.record({ k: fc.constant('deep' as const), block: contentBlockArb, value: deepValue }),
 );
@@ -79,10 +86,17 @@ export const contentBlocksTarget: FuzzTarget = {
       }
       ensure(inTurn === parsed.success, `ContentBlock ${parsed.success ? 'took' : 'refused'} the block, TurnInput did not`);
       // (Compared as JSON: fast-check makes some objects without a prototype, Zod gives plain ones.)
-      if (c.k === 'valid') ensure(parsed.success && isDeepStrictEqual(JSON.parse(JSON.stringify(parsed.data)), JSON.parse(JSON.stringify(input))), 'a valid block was refused or changed');
+      if (c.k === 'valid')
+        ensure(
+          parsed.success && isDeepStrictEqual(JSON.parse(JSON.stringify(parsed.data)), JSON.parse(JSON.stringify(input))),
+          'a valid block was refused or changed',
+        );
       if (!parsed.success) {
         tally.reject('INVALID_BLOCK');
-        ensure(parsed.error.issues.length > 0 && parsed.error.issues.every((i) => Array.isArray(i.path) && typeof i.message === 'string'), 'a refusal without issues');
+        ensure(
+          parsed.error.issues.length > 0 && parsed.error.issues.every((i) => Array.isArray(i.path) && typeof i.message === 'string'),
+          'a refusal without issues',
+        );
         return;
       }
       tally.accepted++;
@@ -90,7 +104,10 @@ export const contentBlocksTarget: FuzzTarget = {
       const json = JSON.stringify(parsed.data);
       const again = ContentBlock.safeParse(JSON.parse(json));
       ensure(again.success && JSON.stringify(again.data) === json, 'an accepted block does not read back the same from JSON');
-      ensure(blobRefsOf([parsed.data]).every((sha) => /^[0-9a-f]{64}$/.test(sha)), 'a blob reference is not a digest');
+      ensure(
+        blobRefsOf([parsed.data]).every((sha) => /^[0-9a-f]{64}$/.test(sha)),
+        'a blob reference is not a digest',
+      );
     }),
 };
 
@@ -120,24 +137,43 @@ const uiCall: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 5, arbitrary: nearUiCall },
   {
     weight: 3,
-    arbitrary: fc.array(
-      fc.oneof(
-        fc.record({ op: fc.constant('set'), path: fc.constantFrom('state.params.count', 'state.runtime.busy', 'state.params.name'), value: fc.jsonValue({ maxDepth: 2 }) }),
-        fc.record({ op: fc.constant('set'), path: fc.constant('meta.status'), value: fc.constantFrom('idle', 'submitted', 'done') }),
-        fc.record({ op: fc.constant('add'), path: fc.constant('actions+'), items: fc.array(uiActionBodyArb.map((a) => ({ id: `n${String(a.label).length}`, ...a })), { maxLength: 2 }) }),
-        fc.record({ op: fc.constantFrom('remove', 'set'), path: fc.constantFrom('blocks-"b"', 'actions-s', 'state.params.count', 'blocks["a"]'), value: uiBlockBodyArb.map((b) => ({ id: 'a', ...b })) }),
-      ),
-      { minLength: 1, maxLength: 4 },
-    ).map((patches) => ({ instanceId: 'p', patches })),
+    arbitrary: fc
+      .array(
+        fc.oneof(
+          fc.record({
+            op: fc.constant('set'),
+            path: fc.constantFrom('state.params.count', 'state.runtime.busy', 'state.params.name'),
+            value: fc.jsonValue({ maxDepth: 2 }),
+          }),
+          fc.record({ op: fc.constant('set'), path: fc.constant('meta.status'), value: fc.constantFrom('idle', 'submitted', 'done') }),
+          fc.record({
+            op: fc.constant('add'),
+            path: fc.constant('actions+'),
+            items: fc.array(
+              uiActionBodyArb.map((a) => ({ id: `n${String(a.label).length}`, ...a })),
+              { maxLength: 2 },
+            ),
+          }),
+          fc.record({
+            op: fc.constantFrom('remove', 'set'),
+            path: fc.constantFrom('blocks-"b"', 'actions-s', 'state.params.count', 'blocks["a"]'),
+            value: uiBlockBodyArb.map((b) => ({ id: 'a', ...b })),
+          }),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((patches) => ({ instanceId: 'p', patches })),
   },
   { weight: 1, arbitrary: hostileValue },
   { weight: 1, arbitrary: fc.jsonValue() },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.constantFrom('state.params.count', 'state.runtime.x', 'meta.status', 'blocks+', 'layout'), fc.oneof(deepValue, hostileString, hostileNumber)).map(([path, value]) => ({
-      instanceId: 'p',
-      patches: [{ op: path === 'blocks+' ? 'add' : 'set', path, ...(path === 'blocks+' ? { items: [value] } : { value }) }],
-    })),
+    arbitrary: fc
+      .tuple(fc.constantFrom('state.params.count', 'state.runtime.x', 'meta.status', 'blocks+', 'layout'), fc.oneof(deepValue, hostileString, hostileNumber))
+      .map(([path, value]) => ({
+        instanceId: 'p',
+        patches: [{ op: path === 'blocks+' ? 'add' : 'set', path, ...(path === 'blocks+' ? { items: [value] } : { value }) }],
+      })),
   },
 );
 
@@ -183,7 +219,14 @@ export const uiWorkspaceTarget: FuzzTarget = {
     countedAsync(tally, fc.array(uiCall, { minLength: 1, maxLength: 6 }), async (calls) => {
       const ws = await memoryWorkspace();
       try {
-        const created = await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'p', patches: [{ op: 'set', path: 'blocks', value: EXISTING.blocks }, { op: 'set', path: 'actions', value: EXISTING.actions }] });
+        const created = await ws.ui.patch({
+          instanceId: '__CREATE__',
+          newInstanceId: 'p',
+          patches: [
+            { op: 'set', path: 'blocks', value: EXISTING.blocks },
+            { op: 'set', path: 'actions', value: EXISTING.actions },
+          ],
+        });
         ensure(created.success, 'the instance p could not be created');
         for (const [i, input] of calls.entries()) {
           const before = await stateOf(ws);
@@ -221,7 +264,14 @@ const SCHEMAS = {
 } as const;
 type SchemaName = keyof typeof SCHEMAS;
 /** A worker's envelope, offering two actions of its own. */
-const envelope = new Envelope([defineAction({ name: 'update_editable_status', description: 'Sets a field.', input: z.object({ fieldName: z.string(), value: z.string().nullable() }), run: () => null }) as Action]);
+const envelope = new Envelope([
+  defineAction({
+    name: 'update_editable_status',
+    description: 'Sets a field.',
+    input: z.object({ fieldName: z.string(), value: z.string().nullable() }),
+    run: () => null,
+  }) as Action,
+]);
 
 type EnvelopeCase =
   | { k: 'wellFormed'; schema: SchemaName; response: Record<string, unknown>; how: string }
@@ -232,7 +282,16 @@ const schemaName = fc.constantFrom<SchemaName>('strict', 'lenient', 'minimal');
 const envelopeCase: fc.Arbitrary<EnvelopeCase> = schemaName.chain((schema) =>
   fc.oneof(
     fc.record({ k: fc.constant('wellFormed' as const), schema: fc.constant(schema), response: wellFormedResponse(schema !== 'minimal'), how: rendering }),
-    { weight: 2, arbitrary: fc.record({ k: fc.constant('mutated' as const), schema: fc.constant(schema), response: wellFormedResponse(schema !== 'minimal'), mutations: fc.array(responseMutation, { minLength: 1, maxLength: 3 }), how: rendering }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        k: fc.constant('mutated' as const),
+        schema: fc.constant(schema),
+        response: wellFormedResponse(schema !== 'minimal'),
+        mutations: fc.array(responseMutation, { minLength: 1, maxLength: 3 }),
+        how: rendering,
+      }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -243,7 +302,12 @@ const envelopeCase: fc.Arbitrary<EnvelopeCase> = schemaName.chain((schema) =>
           hostileString,
           fc.integer({ min: 1_000, max: 50_000 }).map((n) => `{"decision":${'['.repeat(n)}1${']'.repeat(n)}}`),
           fc.tuple(fc.constantFrom('{', '{"a":"', '{ "action": ', '```json\n{'), fc.integer({ min: 100, max: 20_000 })).map(([piece, n]) => piece.repeat(n)),
-          fc.tuple(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 2 })).map(([prose, v]) => `${prose} {"action":"update_editable_status","fieldName":${JSON.stringify(v)},"value":1} {"type":"workspace_action","params":${JSON.stringify(v)}}`),
+          fc
+            .tuple(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 2 }))
+            .map(
+              ([prose, v]) =>
+                `${prose} {"action":"update_editable_status","fieldName":${JSON.stringify(v)},"value":1} {"type":"workspace_action","params":${JSON.stringify(v)}}`,
+            ),
         ),
       }),
     },
@@ -257,7 +321,17 @@ export const envelopesTarget: FuzzTarget = {
   runs: 300,
   property: (tally) =>
     counted(tally, envelopeCase, (c) => {
-      const input = c.k === 'wellFormed' ? render(c.response, c.how) : c.k === 'mutated' ? render(c.mutations.reduce((doc, m) => mutateInPlace(doc, m), structuredClone(c.response)), c.how) : c.k === 'text' ? c.text : c.value;
+      const input =
+        c.k === 'wellFormed'
+          ? render(c.response, c.how)
+          : c.k === 'mutated'
+            ? render(
+                c.mutations.reduce((doc, m) => mutateInPlace(doc, m), structuredClone(c.response)),
+                c.how,
+              )
+            : c.k === 'text'
+              ? c.text
+              : c.value;
       let result: ReturnType<typeof schemaManager.validateAIResponse>;
       try {
         result = schemaManager.validateAIResponse(input, SCHEMAS[c.schema]);
@@ -265,14 +339,19 @@ export const envelopesTarget: FuzzTarget = {
         throw new Broken(`validateAIResponse threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
       }
       ensure(typeof result.valid === 'boolean' && Array.isArray(result.errors) && Array.isArray(result.warnings), 'a validation result of the wrong shape');
-      if (c.k === 'wellFormed') ensure(result.valid && result.executorCompatible, () => `a well-formed response was refused: ${JSON.stringify(result.errors).slice(0, 200)}`);
+      if (c.k === 'wellFormed')
+        ensure(result.valid && result.executorCompatible, () => `a well-formed response was refused: ${JSON.stringify(result.errors).slice(0, 200)}`);
       if (result.valid) {
         tally.accepted++;
         ensure(result.errors.length === 0 && isObject(result.response), 'a valid result with errors or without a response');
       } else {
         tally.reject('PROTOCOL_INVALID_RESPONSE');
         ensure(result.errors.length > 0 && result.response === undefined, 'an invalid result without errors, or with a response');
-        for (const e of result.errors) ensure(Array.isArray(e.path) && e.path.every((s) => typeof s === 'string') && e.field === e.path.join('.') && e.message.length > 0, `an error at a bad path: ${JSON.stringify(e.path)}`);
+        for (const e of result.errors)
+          ensure(
+            Array.isArray(e.path) && e.path.every((s) => typeof s === 'string') && e.field === e.path.join('.') && e.message.length > 0,
+            `an error at a bad path: ${JSON.stringify(e.path)}`,
+          );
       }
       if (typeof input !== 'string') return;
       // The same text as a worker reads it: an answer in envelope mode, a text instruction, a bare JSON reading.
@@ -281,7 +360,17 @@ export const envelopesTarget: FuzzTarget = {
       const started = performance.now();
       try {
         parseResponseText(input);
-        reading = envelope.read({ id: 't', version: 0, parent: null, sessionId: 's', role: 'assistant', blocks: [{ type: 'text', text: input }], meta: {}, seq: 1, createdAt: '2026-01-01T00:00:00Z' });
+        reading = envelope.read({
+          id: 't',
+          version: 0,
+          parent: null,
+          sessionId: 's',
+          role: 'assistant',
+          blocks: [{ type: 'text', text: input }],
+          meta: {},
+          seq: 1,
+          createdAt: '2026-01-01T00:00:00Z',
+        });
         extracted = extractInstructions(input);
       } catch (error) {
         throw new Broken(`reading the text threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
@@ -290,21 +379,52 @@ export const envelopesTarget: FuzzTarget = {
       const ms = performance.now() - started;
       ensure(ms < 2_000, () => `reading ${input.length} characters took ${ms.toFixed(0)} ms`);
       ensure(['invalid', 'command', 'final'].includes(reading.kind), `a reading of kind ${reading.kind}`);
-      ensure(extracted.requests.every((r) => typeof r.action === 'string' && r.action !== '' && isObject(r.params)), 'an instruction without an action name or params object');
-      ensure(extracted.errors.every((e) => typeof e.message === 'string' && e.snippet.length <= 200), 'an instruction error without a message, or with a long snippet');
+      ensure(
+        extracted.requests.every((r) => typeof r.action === 'string' && r.action !== '' && isObject(r.params)),
+        'an instruction without an action name or params object',
+      );
+      ensure(
+        extracted.errors.every((e) => typeof e.message === 'string' && e.snippet.length <= 200),
+        'an instruction error without a message, or with a long snippet',
+      );
     }),
 };
 
 const FIELDS = ['selected_book_name', 'current_page', 'mode', 'large_print'];
 const fieldValue = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom(null, 'Physiology', 'Anatomy', 'Pocket', 'Pocket', 'true', 'false', '1', '2', '3', '4', '450', '521', '-1', '1.5', '0x2', ' 2 ', 'x') },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom(
+      null,
+      'Physiology',
+      'Anatomy',
+      'Pocket',
+      'Pocket',
+      'true',
+      'false',
+      '1',
+      '2',
+      '3',
+      '4',
+      '450',
+      '521',
+      '-1',
+      '1.5',
+      '0x2',
+      ' 2 ',
+      'x',
+    ),
+  },
   { weight: 2, arbitrary: fc.integer({ min: -5, max: 600 }) },
   { weight: 1, arbitrary: fc.boolean() },
   { weight: 1, arbitrary: hostileString },
   { weight: 1, arbitrary: hostileNumber },
   { weight: 1, arbitrary: hostileValue },
 );
-const fieldName = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'toString') }, { weight: 1, arbitrary: hostileString });
+const fieldName = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...FIELDS, '__proto__', 'constructor', 'toString') },
+  { weight: 1, arbitrary: hostileString },
+);
 const updateInput = fc.oneof(
   { weight: 6, arbitrary: fc.record({ fieldName, value: fieldValue }) },
   { weight: 1, arbitrary: fc.record({ fieldName: fc.oneof(fieldName, hostileValue), value: fieldValue, extra: hostileValue }, { requiredKeys: [] }) },
@@ -315,17 +435,20 @@ const environmentStep: fc.Arbitrary<EnvironmentStep> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ k: fc.constant('input' as const), input: updateInput }) },
   {
     weight: 1,
-    arbitrary: fc
-      .tuple(fc.string({ maxLength: 20 }), updateInput, fc.constantFrom('short', 'long', 'broken'))
-      .map(([prose, input, form]): EnvironmentStep => {
-        let json: string;
-        try {
-          json = JSON.stringify(form === 'long' ? { type: 'workspace_action', action: 'update_editable_status', params: input } : { action: 'update_editable_status', ...(isObject(input) ? input : { value: input }) }) ?? 'null';
-        } catch {
-          json = '{"action":"update_editable_status"';
-        }
-        return { k: 'text', text: `${prose} ${form === 'broken' ? json.slice(0, -1) : json} ${prose}` };
-      }),
+    arbitrary: fc.tuple(fc.string({ maxLength: 20 }), updateInput, fc.constantFrom('short', 'long', 'broken')).map(([prose, input, form]): EnvironmentStep => {
+      let json: string;
+      try {
+        json =
+          JSON.stringify(
+            form === 'long'
+              ? { type: 'workspace_action', action: 'update_editable_status', params: input }
+              : { action: 'update_editable_status', ...(isObject(input) ? input : { value: input }) },
+          ) ?? 'null';
+      } catch {
+        json = '{"action":"update_editable_status"';
+      }
+      return { k: 'text', text: `${prose} ${form === 'broken' ? json.slice(0, -1) : json} ${prose}` };
+    }),
   },
 );
 
@@ -345,12 +468,20 @@ export const environmentTarget: FuzzTarget = {
         ensure(update !== undefined, 'the worker offers no update_editable_status');
         const stored = () => ws.manager.workspace().collections.get('environment')?.get('reader');
         for (const [i, step] of steps.entries()) {
-          const inputs = step.k === 'input' ? [step.input] : extractInstructions(step.text).requests.filter((r) => r.action === 'update_editable_status').map((r) => r.params);
+          const inputs =
+            step.k === 'input'
+              ? [step.input]
+              : extractInstructions(step.text)
+                  .requests.filter((r) => r.action === 'update_editable_status')
+                  .map((r) => r.params);
           for (const input of inputs) {
             const before = { schema: JSON.stringify(reader.getEditableStatusSchema()), stored: stored(), state: await stateOf(ws) };
             const unchanged = async (why: string) => {
               ensure(JSON.stringify(reader.getEditableStatusSchema()) === before.schema, `step ${i}: ${why}, but a value changed`);
-              ensure(isDeepStrictEqual(stored(), before.stored) && isDeepStrictEqual(await stateOf(ws), before.state), `step ${i}: ${why}, but the workspace changed`);
+              ensure(
+                isDeepStrictEqual(stored(), before.stored) && isDeepStrictEqual(await stateOf(ws), before.state),
+                `step ${i}: ${why}, but the workspace changed`,
+              );
             };
             const valid = update.validate(input);
             if (!valid.ok) {
@@ -367,7 +498,8 @@ export const environmentTarget: FuzzTarget = {
               continue;
             }
             tally.accepted++;
-            for (const [name, status] of Object.entries(reader.editableStatus)) ensure(validateFieldValue(name, status, status.value).valid, `step ${i}: ${name} was left invalid (${status.value})`);
+            for (const [name, status] of Object.entries(reader.editableStatus))
+              ensure(validateFieldValue(name, status, status.value).valid, `step ${i}: ${name} was left invalid (${status.value})`);
             const values = (stored() as { values?: Record<string, string | null> } | undefined)?.values ?? {};
             ensure(result.updatedField !== undefined && values[result.updatedField] === result.newValue, `step ${i}: the new value was not stored`);
           }
@@ -376,11 +508,13 @@ export const environmentTarget: FuzzTarget = {
         const again = new Reader();
         const { ignored } = await again.mount(ws.manager);
         ensure(ignored.length === 0, () => `stored values were not valid: ${JSON.stringify(ignored)}`);
-        ensure(JSON.stringify(again.getEditableStatusSchema()) === JSON.stringify(reader.getEditableStatusSchema()), 'the stored values differ from the environment');
+        ensure(
+          JSON.stringify(again.getEditableStatusSchema()) === JSON.stringify(reader.getEditableStatusSchema()),
+          'the stored values differ from the environment',
+        );
         await sound(ws, 'the updates');
       } finally {
         await ws.close();
       }
     }),
 };
-

@@ -52,7 +52,7 @@ export async function runFuzz(options: FuzzOptions): Promise<ReliabilityRow[]> {
   const rows: ReliabilityRow[] = [];
   for (const target of options.targets ?? FUZZ_TARGETS) {
     const started = performance.now();
-    const row = await runTarget(target, options.scale, options.seed ?? (Date.now() ^ (Math.random() * 0x1_0000_0000)));
+    const row = await runTarget(target, options.scale, options.seed ?? Date.now() ^ (Math.random() * 0x1_0000_0000));
     options.onRow?.(row, performance.now() - started);
     rows.push(row);
   }
@@ -78,7 +78,8 @@ async function runTarget(target: FuzzTarget, scale: number, seed: number): Promi
   try {
     await target.setup?.();
     const details = await fc.check(target.property(tally), { numRuns, seed, endOnFailure: true });
-    if (details.failed) harness = `the property itself failed: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`;
+    if (details.failed)
+      harness = `the property itself failed: ${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`;
     // Let a rejection left behind by the last case surface before the listeners go.
     await new Promise((resolve) => setTimeout(resolve, 20));
   } catch (error) {
@@ -90,7 +91,8 @@ async function runTarget(target: FuzzTarget, scale: number, seed: number): Promi
   }
   // Input that reaches Object.prototype (a "__proto__" key written through) changes every object after it.
   const polluted = PROTOTYPES.flatMap((p, i) => (Object.getOwnPropertyNames(p).length === prototypes[i] ? [] : [p === Object.prototype ? 'Object' : 'Array']));
-  if (polluted.length > 0) harness ??= `${polluted.join(' and ')}.prototype were polluted: ${Object.getOwnPropertyNames(Object.prototype).slice(-5).join(', ')}`;
+  if (polluted.length > 0)
+    harness ??= `${polluted.join(' and ')}.prototype were polluted: ${Object.getOwnPropertyNames(Object.prototype).slice(-5).join(', ')}`;
   const failures = tally.failures + escaped + (harness === undefined ? 0 : 1);
   const codes = [...tally.rejected.entries()].sort((a, b) => b[1] - a[1]);
   const refused = codes.reduce((sum, [, n]) => sum + n, 0);

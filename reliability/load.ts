@@ -155,7 +155,9 @@ export async function oneProcessRace(store: 'memory' | 'sqlite', count: number):
     const session = await ws.sessions.create({ label: 'race' });
     const problems: string[] = [];
     const start = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: count }, (_, i) => session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `p0 ${i}` }] })));
+    const results = await Promise.allSettled(
+      Array.from({ length: count }, (_, i) => session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `p0 ${i}` }] })),
+    );
     const seconds = (performance.now() - start) / 1000;
     for (const r of results) if (r.status === 'rejected') problems.push(`an append failed: ${String(r.reason)}`);
     if (dir !== undefined) {
@@ -298,7 +300,22 @@ async function chainFacts(
   if (missing > 0) problems.push(`${missing} appended turns are not on the path`);
   if (!logGapless) problems.push(`the command log is not seqs 1..${view.lastSeq} without a gap`);
   if (!logInChainOrder) problems.push("the log's turn:add entries are not the chain's turns in order");
-  return { store: race.store, appends: race.appends, acknowledged: race.acknowledged, turns: turns.length, roots, maxChildren, pathLength: path.length, headIsLast, missing, logGapless, logInChainOrder, writerChanges, perSecond: race.perSecond, problems };
+  return {
+    store: race.store,
+    appends: race.appends,
+    acknowledged: race.acknowledged,
+    turns: turns.length,
+    roots,
+    maxChildren,
+    pathLength: path.length,
+    headIsLast,
+    missing,
+    logGapless,
+    logInChainOrder,
+    writerChanges,
+    perSecond: race.perSecond,
+    problems,
+  };
 }
 
 function chainRow(check: string, facts: ChainFacts[]): ReliabilityRow {
@@ -312,7 +329,11 @@ function chainRow(check: string, facts: ChainFacts[]): ReliabilityRow {
     runs: facts.reduce((n, f) => n + f.appends, 0),
     checked: facts.reduce((n, f) => n + Math.min(f.pathLength, f.appends), 0),
     failures: facts.reduce((n, f) => n + f.problems.length, 0),
-    detail: `${chains} of ${facts.length} race${facts.length === 1 ? '' : 's'} one chain, head last, log gapless and in chain order${changes}${rate}${facts.flatMap((f) => f.problems).slice(0, 3).map((p) => `; ${p}`).join('')}`,
+    detail: `${chains} of ${facts.length} race${facts.length === 1 ? '' : 's'} one chain, head last, log gapless and in chain order${changes}${rate}${facts
+      .flatMap((f) => f.problems)
+      .slice(0, 3)
+      .map((p) => `; ${p}`)
+      .join('')}`,
   };
 }
 
@@ -358,7 +379,11 @@ async function memoryOf(server: Child): Promise<MemoryFigures> {
   return (await server.next<Extract<LoadServerReply, { type: 'memory' }>>('memory', 30_000)).memory;
 }
 
-async function oneServeRun(server: Child, ready: Extract<LoadServerReply, { type: 'ready' }>, options: ServeLoadOptions): Promise<Omit<ServeLoadFacts, 'memory'>> {
+async function oneServeRun(
+  server: Child,
+  ready: Extract<LoadServerReply, { type: 'ready' }>,
+  options: ServeLoadOptions,
+): Promise<Omit<ServeLoadFacts, 'memory'>> {
   const clients = options.clients ?? 100;
   const config: LoadConfig = {
     socketUrl: ready.socketUrl,
@@ -397,12 +422,14 @@ async function oneServeRun(server: Child, ready: Extract<LoadServerReply, { type
       if (isDeepStrictEqual(client.state, final.state)) equal++;
       else problems.push(`${name}'s final state differs from the server's`);
       if (!client.late && client.runsFinished !== ranLoad.runs) problems.push(`${name} saw ${client.runsFinished} of ${ranLoad.runs} runs finish`);
-      if (!client.late && client.messagesEnded < ranLoad.runs) problems.push(`${name} saw ${client.messagesEnded} answers end, fewer than the ${ranLoad.runs} runs`);
+      if (!client.late && client.messagesEnded < ranLoad.runs)
+        problems.push(`${name} saw ${client.messagesEnded} answers end, fewer than the ${ranLoad.runs} runs`);
     }
     // Each chatter's last answered message, as its agent's patch_ui_state call left it on the server.
     for (const [k, n] of ranLoad.lastChats.entries()) {
       const chat = final.state.instances[`chat-${k}`] as { state?: { params?: { n?: unknown } } } | undefined;
-      if (n >= 0 && chat?.state?.params?.n !== n) problems.push(`chatter ${k}'s last message (${n}) is not on its instance: ${JSON.stringify(chat?.state?.params ?? null)}`);
+      if (n >= 0 && chat?.state?.params?.n !== n)
+        problems.push(`chatter ${k}'s last message (${n}) is not on its instance: ${JSON.stringify(chat?.state?.params ?? null)}`);
     }
     if (result.clients.length !== clients) problems.push(`${result.clients.length} of ${clients} clients reported`);
     return {
@@ -444,7 +471,9 @@ function serveRow(check: string, runs: ServeLoadFacts[], memory: MemoryFigures[]
     detail: [
       `${runs.length} run${runs.length === 1 ? '' : 's'} (${traffic}), every client's final state = the server's in ${runs.map((r) => `${r.equal}/${r.clients}`).join(' and ')}`,
       `${runs.map((r) => r.joins).join(' and ')} sockets opened mid-run by ${runs.map((r) => r.lateClients).join(' and ')} clients coming and going, each checked when it left`,
-      latency === undefined ? '' : `delta latency p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms (${latency.samples.toLocaleString('en-US')} deliveries${runs.length > 1 ? ', last run' : ''})`,
+      latency === undefined
+        ? ''
+        : `delta latency p50 ${ms(latency.p50)} ms, p99 ${ms(latency.p99)} ms (${latency.samples.toLocaleString('en-US')} deliveries${runs.length > 1 ? ', last run' : ''})`,
       rtt === undefined ? '' : `form submission round trip p50 ${ms(rtt.p50)} ms, p99 ${ms(rtt.p99)} ms`,
       memory.length === 0
         ? ''

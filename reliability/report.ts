@@ -25,7 +25,14 @@ const fuzzCases = quick ? 200_000 : 2_000_000;
 const steps: { area: string; run: () => Promise<ReliabilityRow[]> }[] = [
   { area: 'crash', run: () => runCrash({ store: 'sqlite', kills, onProgress: progress('SQLite kills', kills) }) },
   { area: 'crash', run: () => runCrash({ store: 'postgres', kills, pgUrl, onProgress: progress('PostgreSQL kills', kills) }) },
-  { area: 'fuzz', run: () => runFuzz({ scale: fuzzCases / casesAtScale1(), onRow: (row, ms) => console.error(`fuzz ${row.check}: ${row.runs.toLocaleString('en-US')} cases, ${(ms / 1000).toFixed(0)} s`) }) },
+  {
+    area: 'fuzz',
+    run: () =>
+      runFuzz({
+        scale: fuzzCases / casesAtScale1(),
+        onRow: (row, ms) => console.error(`fuzz ${row.check}: ${row.runs.toLocaleString('en-US')} cases, ${(ms / 1000).toFixed(0)} s`),
+      }),
+  },
   { area: 'load', run: () => runLoad({ scale: quick ? 'test' : 'full', pgUrl }) },
 ];
 
@@ -43,7 +50,14 @@ for (const step of steps) {
   try {
     rows.push(...(await step.run()));
   } catch (error) {
-    rows.push({ area: step.area, check: 'the check itself', runs: 0, checked: 0, failures: 1, detail: `could not run: ${error instanceof Error ? error.message : String(error)}`.replace(/\|/g, '\\|') });
+    rows.push({
+      area: step.area,
+      check: 'the check itself',
+      runs: 0,
+      checked: 0,
+      failures: 1,
+      detail: `could not run: ${error instanceof Error ? error.message : String(error)}`.replace(/\|/g, '\\|'),
+    });
   }
   console.error(`${step.area}: ${((performance.now() - at) / 1000).toFixed(0)} s`);
 }

@@ -51,7 +51,7 @@ const plugin = {
       meta: {
         type: 'problem',
         docs: { description: 'A part of src/ imports only its own part and the parts below it.' },
-        messages: { upward: "src/{{from}} may not import src/{{to}}: a part imports only the parts below it ({{order}})." },
+        messages: { upward: 'src/{{from}} may not import src/{{to}}: a part imports only the parts below it ({{order}}).' },
         schema: [],
       },
       create(context) {

@@ -118,7 +118,8 @@ export function importGraph(srcDir, options = {}) {
       if (toPart === fromPart) continue;
       const row = (report.parts[fromPart] ??= {});
       row[toPart] = (row[toPart] ?? 0) + 1;
-      if (!mayImport(fromPart, toPart) && RANK.has(fromPart)) report.upward.push({ from: relative(srcDir, file), to: relative(srcDir, target), fromPart, toPart });
+      if (!mayImport(fromPart, toPart) && RANK.has(fromPart))
+        report.upward.push({ from: relative(srcDir, file), to: relative(srcDir, target), fromPart, toPart });
     }
     report.edges.set(file, targets);
   }
@@ -184,7 +185,12 @@ function main() {
     console.log('Parts, bottom up, and what each imports:');
     for (const part of PARTS) {
       const row = report.parts[part];
-      const uses = row === undefined ? '(nothing)' : Object.entries(row).map(([p, n]) => `${p} ${n}`).join(', ');
+      const uses =
+        row === undefined
+          ? '(nothing)'
+          : Object.entries(row)
+              .map(([p, n]) => `${p} ${n}`)
+              .join(', ');
       console.log(`  ${part.padEnd(17)} -> ${uses}`);
     }
     for (const line of problems) console.log(line);

@@ -85,7 +85,12 @@ describe.each(STORE_KINDS)('the public API on the %s store', (kind) => {
 
     // The original cannot delete history the fork stands on.
     await expect(s.deleteTurn(t1.id)).rejects.toMatchObject({ code: 'TURN_SHARED' });
-    expect(ws.sessions.list().map((x) => x.id).sort()).toEqual([s.id, f.id].sort());
+    expect(
+      ws.sessions
+        .list()
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual([s.id, f.id].sort());
     expect(ws.sessions.get(f.id)?.id).toBe(f.id);
     expect(ws.sessions.get('missing')).toBeUndefined();
     await ws.close();
@@ -186,7 +191,10 @@ describe.each(STORE_KINDS)('the public API on the %s store', (kind) => {
     expect(s.head()).toEqual({ id: transition?.id, version: 0 });
     expect(await s.switchRole('poet')).toBeNull();
 
-    await expect(ws.roles.delete('poet')).rejects.toMatchObject({ code: 'ROLE_IN_USE', message: expect.stringContaining('Cannot delete role – still referenced by sessions') });
+    await expect(ws.roles.delete('poet')).rejects.toMatchObject({
+      code: 'ROLE_IN_USE',
+      message: expect.stringContaining('Cannot delete role – still referenced by sessions'),
+    });
     await expect(ws.preferences.delete(pref.id)).rejects.toMatchObject({ code: 'PREFERENCE_IN_USE' });
     await ws.roles.delete('scientist');
     await ws.preferences.delete(pref.id);
@@ -222,7 +230,8 @@ describe.each(STORE_KINDS)('the public API on the %s store', (kind) => {
     const transcript = await s.transcript();
     expect(transcript).toHaveLength(200);
     expect(new Set(transcript.map((t) => t.blocks[0]?.type === 'text' && t.blocks[0].text)).size).toBe(200);
-    for (const id of ws.manager.workspace().turns.keys()) expect(ws.manager.workspace().childrenOf({ id: id.split('@')[0] as string, version: 0 }).size).toBeLessThanOrEqual(1);
+    for (const id of ws.manager.workspace().turns.keys())
+      expect(ws.manager.workspace().childrenOf({ id: id.split('@')[0] as string, version: 0 }).size).toBeLessThanOrEqual(1);
     const log = await ws.manager.store.commandLog();
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
     await ws.close();
@@ -413,7 +422,12 @@ describe('blobs under concurrency and cleanup', () => {
     expect(await ws.blobs.collect({ before: unused.createdAt })).toEqual([]);
     expect(await ws.blobs.collect()).toEqual([unused.sha256]);
     expect(await ws.manager.blobStorage.has(unused.sha256)).toBe(false);
-    expect(ws.blobs.list().map((b) => b.sha256).sort()).toEqual([used.sha256, held.sha256].sort());
+    expect(
+      ws.blobs
+        .list()
+        .map((b) => b.sha256)
+        .sort(),
+    ).toEqual([used.sha256, held.sha256].sort());
     await ws.close();
   });
 });
@@ -515,7 +529,10 @@ describe('extensions', () => {
         {
           name: 'remember',
           accepts: (turn: { role: string }) => turn.role === 'assistant',
-          async process(turn: { id: string; sessionId: string; blocks: unknown[] }, ctx: { dispatch: (c: { type: string; payload: unknown }) => Promise<unknown> }) {
+          async process(
+            turn: { id: string; sessionId: string; blocks: unknown[] },
+            ctx: { dispatch: (c: { type: string; payload: unknown }) => Promise<unknown> },
+          ) {
             processed.push(turn.id);
             await ctx.dispatch({ type: 'note:add', payload: { id: `note-${turn.id}`, sessionId: turn.sessionId, text: 'seen' } });
           },

@@ -63,8 +63,16 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     await expectRefused(ws, { type: 'role:add', payload: { name: 'x' } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'turn:delete', payload: { sessionId: s.id, turnId: 'x', version: -1 } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'session:fork', payload: { sessionId: s.id, version: 1 } }, 'INVALID_PAYLOAD');
-    await expectRefused(ws, { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { score: Number.NaN } } } }, 'INVALID_PAYLOAD');
-    await expectRefused(ws, { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { when: new Date(0) } } } }, 'INVALID_PAYLOAD');
+    await expectRefused(
+      ws,
+      { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { score: Number.NaN } } } },
+      'INVALID_PAYLOAD',
+    );
+    await expectRefused(
+      ws,
+      { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { when: new Date(0) } } } },
+      'INVALID_PAYLOAD',
+    );
     await expectRefused(ws, { type: 'role:add', payload: { name: 'x', persona: 'p', constraints: { gone: undefined } } }, 'INVALID_PAYLOAD');
     await expectRefused(ws, { type: 'turn:switch', payload: { sessionId: s.id, turnId: 'x', direction: 'up' } }, 'INVALID_PAYLOAD');
     await ws.close();
@@ -88,7 +96,11 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     await expectRefused(ws, { type: 'turn:add', payload: { sessionId: 'nope', turn: { role: 'user', blocks: [] } } }, 'SESSION_NOT_FOUND');
     await expectRefused(ws, { type: 'session:delete', payload: { sessionId: 'nope' } }, 'SESSION_NOT_FOUND');
     await expectRefused(ws, { type: 'turn:edit', payload: { sessionId: s.id, turnId: 'nope', blocks: [] } }, 'TURN_NOT_FOUND');
-    await expectRefused(ws, { type: 'turn:branch', payload: { sessionId: s.id, parent: { id: 'nope', version: 0 }, turn: { role: 'user', blocks: [] } } }, 'TURN_NOT_FOUND');
+    await expectRefused(
+      ws,
+      { type: 'turn:branch', payload: { sessionId: s.id, parent: { id: 'nope', version: 0 }, turn: { role: 'user', blocks: [] } } },
+      'TURN_NOT_FOUND',
+    );
     await expectRefused(ws, { type: 'session:fork', payload: { sessionId: s.id, turnId: 'nope' } }, 'TURN_NOT_FOUND');
     await expectRefused(ws, { type: 'session:create', payload: { role: 'nope' } }, 'ROLE_NOT_FOUND');
     await expectRefused(ws, { type: 'session:role:switch', payload: { sessionId: s.id, role: 'nope' } }, 'ROLE_NOT_FOUND');
@@ -104,7 +116,11 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     const { ws, s, other, t1, t2, o1 } = await fixture(kind);
     await expectRefused(ws, { type: 'session:fork', payload: { sessionId: s.id, turnId: o1.id } }, 'TURN_NOT_IN_SESSION');
     await expectRefused(ws, { type: 'turn:edit', payload: { sessionId: s.id, turnId: o1.id, blocks: [] } }, 'TURN_NOT_IN_SESSION');
-    await expectRefused(ws, { type: 'turn:branch', payload: { sessionId: other.id, parent: { id: t1.id, version: 0 }, turn: { role: 'user', blocks: [] } } }, 'TURN_NOT_IN_SESSION');
+    await expectRefused(
+      ws,
+      { type: 'turn:branch', payload: { sessionId: other.id, parent: { id: t1.id, version: 0 }, turn: { role: 'user', blocks: [] } } },
+      'TURN_NOT_IN_SESSION',
+    );
     await expectRefused(ws, { type: 'turn:delete', payload: { sessionId: other.id, turnId: t2.id, version: 0 } }, 'TURN_NOT_IN_SESSION');
     await expectRefused(ws, { type: 'session:update', payload: { sessionId: other.id, updates: { head: { id: t2.id, version: 0 } } } }, 'TURN_NOT_IN_SESSION');
     await expectRefused(ws, { type: 'turn:delete', payload: { sessionId: s.id, turnId: t1.id, version: 5 } }, 'TURN_NOT_FOUND');
@@ -138,7 +154,10 @@ describe.each(STORE_KINDS)('bad input on the %s store: a typed error and nothing
     const unregistered = 'a'.repeat(64);
     await expectRefused(
       ws,
-      { type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [{ type: 'image', blob: { sha256: unregistered }, mediaType: 'image/png' }] } } },
+      {
+        type: 'turn:add',
+        payload: { sessionId: s.id, turn: { role: 'user', blocks: [{ type: 'image', blob: { sha256: unregistered }, mediaType: 'image/png' }] } },
+      },
       'BLOB_NOT_FOUND',
     );
     await expectRefused(ws, { type: 'blob:register', payload: { sha256: unregistered, size: 1, mediaType: 'image/png' } }, 'BLOB_NOT_STORED');

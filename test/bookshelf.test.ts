@@ -11,7 +11,8 @@ function shelfDir(): string {
   const dir = join(tempDir(), 'books');
   mkdirSync(dir);
   const chapters = ['Cells and tissues', 'The blood', 'The heart', 'The lungs', 'The kidneys'].map(
-    (title, i) => `# Chapter ${i + 1}: ${title}\n\n${`Notes on ${title.toLowerCase()}. `.repeat(30)}${title === 'The heart' ? '\n\nThe heart has four chambers: two atria receive blood and two ventricles pump it out through the valves.' : ''}`,
+    (title, i) =>
+      `# Chapter ${i + 1}: ${title}\n\n${`Notes on ${title.toLowerCase()}. `.repeat(30)}${title === 'The heart' ? '\n\nThe heart has four chambers: two atria receive blood and two ventricles pump it out through the valves.' : ''}`,
   );
   writeFileSync(join(dir, 'Physiology.md'), chapters.join('\n\n'));
   writeFileSync(join(dir, 'Anatomy.txt'), `The skeleton has 206 bones.\n\n${'Bones and joints. '.repeat(60)}`);
@@ -34,17 +35,29 @@ describe('the bookshelf', () => {
   it('is navigated by updateEditableStatus, within its books and pages', async () => {
     const shelf = new BookshelfEnvironment({ dir: shelfDir() });
     expect(await shelf.updateEditableStatus('current_page', '2')).toMatchObject({ success: false, error: expect.stringContaining('Select a book') });
-    expect(await shelf.updateEditableStatus('selected_book_name', 'Physiology')).toMatchObject({ success: true, reset: [{ field: 'current_page', previousValue: null }] });
+    expect(await shelf.updateEditableStatus('selected_book_name', 'Physiology')).toMatchObject({
+      success: true,
+      reset: [{ field: 'current_page', previousValue: null }],
+    });
     expect(shelf.editableStatus.current_page?.value).toBe('1');
-    expect(await shelf.updateEditableStatus('selected_book_name', 'Cookbook')).toMatchObject({ success: false, error: expect.stringContaining('not "Cookbook"') });
+    expect(await shelf.updateEditableStatus('selected_book_name', 'Cookbook')).toMatchObject({
+      success: false,
+      error: expect.stringContaining('not "Cookbook"'),
+    });
     const pages = shelf.books.get('Physiology')?.pages.length ?? 0;
-    expect(await shelf.updateEditableStatus('current_page', String(pages + 1))).toMatchObject({ success: false, error: `Page ${pages + 1} is not in "Physiology", which has pages 1 to ${pages}` });
+    expect(await shelf.updateEditableStatus('current_page', String(pages + 1))).toMatchObject({
+      success: false,
+      error: `Page ${pages + 1} is not in "Physiology", which has pages 1 to ${pages}`,
+    });
     expect(await shelf.updateEditableStatus('current_page', '3')).toMatchObject({ success: true });
     // Atlas has three pages: page 3 still stands. Anatomy has one: the page goes back to 1.
     expect(await shelf.updateEditableStatus('selected_book_name', 'Atlas')).not.toHaveProperty('reset');
     expect(shelf.editableStatus.current_page?.value).toBe('3');
     expect(shelf.books.get('Anatomy')?.pages.length).toBe(1);
-    expect(await shelf.updateEditableStatus('selected_book_name', 'Anatomy')).toMatchObject({ success: true, reset: [{ field: 'current_page', previousValue: '3' }] });
+    expect(await shelf.updateEditableStatus('selected_book_name', 'Anatomy')).toMatchObject({
+      success: true,
+      reset: [{ field: 'current_page', previousValue: '3' }],
+    });
     expect(shelf.editableStatus.current_page?.value).toBe('1');
   });
 
@@ -65,7 +78,10 @@ describe('the bookshelf', () => {
     const shelf = new BookshelfEnvironment({ dir: shelfDir(), pageSize: 1000 });
     const found = await shelf.executeAction('semantic_search', { query: 'thorax', limit: 1 });
     expect(found).toMatchObject({ success: true, data: [{ book: 'Atlas', page: 2 }] });
-    expect(await shelf.executeAction('semantic_search', { limit: 1 })).toMatchObject({ success: false, error: expect.stringContaining('missing the required property "query"') });
+    expect(await shelf.executeAction('semantic_search', { limit: 1 })).toMatchObject({
+      success: false,
+      error: expect.stringContaining('missing the required property "query"'),
+    });
     expect(await shelf.executeAction('burn', {})).toEqual({ success: false, error: 'Unknown action: burn' });
   });
 
@@ -107,11 +123,17 @@ describe('the bookshelf', () => {
 const reader = () =>
   scriptedModel((prompt: Prompt) => {
     const last = prompt.messages.at(-1)?.content.at(-1);
-    const result = last?.type === 'tool-result' && last.output.type === 'text' ? (JSON.parse(last.output.text) as { data?: { book: string; page: number }[]; updatedField?: string }) : undefined;
+    const result =
+      last?.type === 'tool-result' && last.output.type === 'text'
+        ? (JSON.parse(last.output.text) as { data?: { book: string; page: number }[]; updatedField?: string })
+        : undefined;
     if (result === undefined) return { toolCalls: [{ name: 'semantic_search', input: { query: 'heart chambers' } }] };
     if (result.data !== undefined) {
       const hit = result.data[0] as { book: string; page: number };
-      return { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: hit.book } }], text: `Found it in ${hit.book} on page ${hit.page}.` };
+      return {
+        toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: hit.book } }],
+        text: `Found it in ${hit.book} on page ${hit.page}.`,
+      };
     }
     if (result.updatedField === 'selected_book_name') {
       const page = /Found it in \w+ on page (\d+)/.exec(JSON.stringify(prompt.messages))?.[1] ?? '1';
@@ -128,7 +150,8 @@ describe('a bookshelf run through the model', () => {
     const shelf = new BookshelfEnvironment({ dir: shelfDir(), pageSize: 1000 });
     const model = scriptedModel((prompt: Prompt) => {
       const feedback = JSON.stringify(prompt.messages.at(-1)?.content);
-      if (!feedback.includes('Results of your instructions')) return { text: 'Searching: {"action": "semantic_search", "params": {"query": "heart chambers"}}' };
+      if (!feedback.includes('Results of your instructions'))
+        return { text: 'Searching: {"action": "semantic_search", "params": {"query": "heart chambers"}}' };
       const hit = /\\"book\\":\\"(\w+)\\",\\"page\\":(\d+)/.exec(feedback);
       if (hit !== null && !feedback.includes('update_editable_status')) {
         return {
@@ -138,7 +161,14 @@ describe('a bookshelf run through the model', () => {
       return { text: 'Reading it now.' };
     });
     const outcome = await ws.worker({ session, model, environments: [shelf], mode: 'text' }).run('Find the heart chapter');
-    expect(outcome).toMatchObject({ status: 'done', actions: [{ name: 'semantic_search', ok: true }, { name: 'update_editable_status', ok: true }, { name: 'update_editable_status', ok: true }] });
+    expect(outcome).toMatchObject({
+      status: 'done',
+      actions: [
+        { name: 'semantic_search', ok: true },
+        { name: 'update_editable_status', ok: true },
+        { name: 'update_editable_status', ok: true },
+      ],
+    });
     const page = Number(shelf.editableStatus.current_page?.value);
     expect(shelf.books.get(shelf.editableStatus.selected_book_name?.value ?? '')?.pages[page - 1]).toContain('The heart has four chambers');
     expect(model.calls.at(-1)?.system).toContain('The heart has four chambers');
@@ -151,8 +181,16 @@ describe('a bookshelf run through the model', () => {
     let ws = await createWorkspace({ dir: wsDir });
     const session = await ws.sessions.create();
     // The first two steps, then the process stops.
-    const first = await ws.worker({ session, model: reader(), environments: [new BookshelfEnvironment({ dir, pageSize: 1000 })], maxSteps: 2 }).run('Find the chapter on the heart and read it');
-    expect(first).toMatchObject({ status: 'step_limit', actions: [{ name: 'semantic_search', ok: true }, { name: 'update_editable_status', ok: true }] });
+    const first = await ws
+      .worker({ session, model: reader(), environments: [new BookshelfEnvironment({ dir, pageSize: 1000 })], maxSteps: 2 })
+      .run('Find the chapter on the heart and read it');
+    expect(first).toMatchObject({
+      status: 'step_limit',
+      actions: [
+        { name: 'semantic_search', ok: true },
+        { name: 'update_editable_status', ok: true },
+      ],
+    });
     await ws.close();
 
     ws = await createWorkspace({ dir: wsDir });
@@ -164,7 +202,9 @@ describe('a bookshelf run through the model', () => {
     const page = Number(shelf.editableStatus.current_page?.value);
     expect(shelf.books.get('Physiology')?.pages[page - 1]).toContain('The heart has four chambers');
     expect(rest).toMatchObject({ status: 'done', actions: [{ name: 'update_editable_status', ok: true }] });
-    expect(rest.turn?.blocks).toEqual([{ type: 'text', text: 'From the page: The heart has four chambers: two atria receive blood and two ventricles pump it out through the valves.' }]);
+    expect(rest.turn?.blocks).toEqual([
+      { type: 'text', text: 'From the page: The heart has four chambers: two atria receive blood and two ventricles pump it out through the valves.' },
+    ]);
     await ws.close();
   });
 });

@@ -56,7 +56,10 @@ const base = () => `http://127.0.0.1:${port}`;
 describe('the allowlist', () => {
   it('lets the allowed host through (the control: the rest would pass for nothing otherwise)', async () => {
     await withTab(undefined, async (tab) => {
-      expect(await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base()}/home` } })).toMatchObject({ success: true, page: { url: `${base()}/home` } });
+      expect(await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base()}/home` } })).toMatchObject({
+        success: true,
+        page: { url: `${base()}/home` },
+      });
     });
   });
 

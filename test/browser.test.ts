@@ -100,7 +100,9 @@ describe('the executor', () => {
   });
 
   it('refuses a command for a session that is not open, and a session id taken twice', async () => {
-    await expect(browser.executor.execute({ sessionId: 'nope', action: 'GET_DOM', parameters: {} })).rejects.toMatchObject({ code: 'BROWSER_SESSION_NOT_FOUND' });
+    await expect(browser.executor.execute({ sessionId: 'nope', action: 'GET_DOM', parameters: {} })).rejects.toMatchObject({
+      code: 'BROWSER_SESSION_NOT_FOUND',
+    });
     const id = await browser.executor.createSession({ id: 'twice' });
     await expect(browser.executor.createSession({ id })).rejects.toMatchObject({ code: 'DUPLICATE_ID' });
     await browser.executor.closeSession(id);
@@ -120,7 +122,10 @@ describe('the executor', () => {
       expect(text).toMatch(/textbox "Username" \[ref=s2\/e\d+\]: \$\{pass\}/);
       expect(text).not.toContain('sesame42');
       const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: '#username', variableName: 'user' } });
-      expect(saved).toMatchObject({ success: false, error: { code: 'INVALID_ARGUMENT', message: 'the element holds a secret; secrets cannot be saved as variables' } });
+      expect(saved).toMatchObject({
+        success: false,
+        error: { code: 'INVALID_ARGUMENT', message: 'the element holds a secret; secrets cannot be saved as variables' },
+      });
       expect(tab.variables()).toEqual({});
     } finally {
       await tab.close();
@@ -128,8 +133,13 @@ describe('the executor', () => {
   });
 
   it('refuses flags that would undo the allowlist', async () => {
-    const error = await BrowserExecutor.launch({ security: { allowedDomains: ['127.0.0.1'] }, args: ['--host-resolver-rules=MAP app.test 127.0.0.1'] }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('--host-resolver-rules cannot be given with allowedDomains') as unknown });
+    const error = await BrowserExecutor.launch({ security: { allowedDomains: ['127.0.0.1'] }, args: ['--host-resolver-rules=MAP app.test 127.0.0.1'] }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('--host-resolver-rules cannot be given with allowedDomains') as unknown,
+    });
   });
 
   it('hides secrets in one pass: a placeholder is never redacted again', () => {
@@ -196,7 +206,10 @@ describe('browser state in the workspace', () => {
       const tab = await chromium.open({ session });
       await tab.execute({ action: 'OPEN_PAGE', parameters: { url: server.taskUrl('late-content', 2, 'state') } });
       expect(await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: 'h1', variableName: 'title' } })).toMatchObject({ success: true });
-      expect((await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: 'h1', variableName: 'bad name!' } })).error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('variableName') as unknown });
+      expect((await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: 'h1', variableName: 'bad name!' } })).error).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('variableName') as unknown,
+      });
       await tab.close();
     } finally {
       await chromium.close();
@@ -243,7 +256,11 @@ describe('browser state in the workspace', () => {
     const session = await ws.sessions.create();
     const url = server.taskUrl('modal', 6, 'supervised');
     const command = (action: string, parameters: Record<string, string>) => ({
-      text: JSON.stringify({ decision: { action: 'PROCEED', message: action }, reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' }, command: { action, parameters } }),
+      text: JSON.stringify({
+        decision: { action: 'PROCEED', message: action },
+        reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' },
+        command: { action, parameters },
+      }),
     });
     const model = scriptedModel([
       command('OPEN_PAGE', { url }),

@@ -46,17 +46,31 @@ describe('SIGKILL during dispatch', () => {
 
 describe("the crash harness's checks", () => {
   /** A workspace with a session, a turn with a blob, an environment value, a UI instance and an answered approval; and the acks for it. */
-  async function workspaceWithAcks(dir: string): Promise<{ ws: Workspace; acks: Ack[]; turn: { id: string; version: number }; session: string; sha256: string }> {
+  async function workspaceWithAcks(
+    dir: string,
+  ): Promise<{ ws: Workspace; acks: Ack[]; turn: { id: string; version: number }; session: string; sha256: string }> {
     const ws = await createWorkspace({ dir, actor: 'crash-child' });
     const id = (n: number) => `cmd-${n}`;
     const s = await ws.manager.dispatch({ id: id(1), type: 'session:create', payload: { id: 'chat' } });
     if (!s.ok) throw s.error;
     const blob = await ws.blobs.register(new TextEncoder().encode('a picture'), { mediaType: 'image/png' });
-    const blocks = [{ type: 'text' as const, text: 'see' }, { type: 'image' as const, blob: { sha256: blob.sha256 }, mediaType: 'image/png' }];
+    const blocks = [
+      { type: 'text' as const, text: 'see' },
+      { type: 'image' as const, blob: { sha256: blob.sha256 }, mediaType: 'image/png' },
+    ];
     const t = await ws.manager.dispatch({ id: id(2), type: 'turn:add', payload: { sessionId: 'chat', turn: { id: 'turn-1', role: 'user', blocks } } });
     if (!t.ok) throw t.error;
     await ws.manager.dispatch({ id: id(3), type: 'environment:update', payload: { environmentId: 'env', values: { count: '1' } } });
-    await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'ui', patches: [{ op: 'set', path: 'meta', value: { pageKey: 'ui', step: { current: 1, total: 1 }, status: 'idle' } }, { op: 'set', path: 'state', value: { params: {}, runtime: {} } }, { op: 'set', path: 'blocks', value: [] }, { op: 'set', path: 'actions', value: [] }] });
+    await ws.ui.patch({
+      instanceId: '__CREATE__',
+      newInstanceId: 'ui',
+      patches: [
+        { op: 'set', path: 'meta', value: { pageKey: 'ui', step: { current: 1, total: 1 }, status: 'idle' } },
+        { op: 'set', path: 'state', value: { params: {}, runtime: {} } },
+        { op: 'set', path: 'blocks', value: [] },
+        { op: 'set', path: 'actions', value: [] },
+      ],
+    });
     const turn = { id: t.value.id, version: t.value.version };
     const acks: Ack[] = [
       { kind: 'ack', op: 'session', ids: [id(1)], session: 'chat' },

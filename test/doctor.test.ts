@@ -26,7 +26,13 @@ describe('golem doctor', () => {
     const ws = await createWorkspace({ dir });
     const s = await ws.sessions.create({ label: 'doc' });
     const blob = await ws.blobs.register(new TextEncoder().encode('a picture'), { mediaType: 'image/png' });
-    await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'see' }, { type: 'image', blob: { sha256: blob.sha256 }, mediaType: 'image/png' }] as never });
+    await s.addTurn({
+      role: 'user',
+      blocks: [
+        { type: 'text', text: 'see' },
+        { type: 'image', blob: { sha256: blob.sha256 }, mediaType: 'image/png' },
+      ] as never,
+    });
     await s.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'seen' }] });
     const report = await doctor(ws.manager);
     expect(report).toMatchObject({ healthy: true, violations: [], orphanBlobs: [], indexDrift: [] });
@@ -39,7 +45,10 @@ describe('golem doctor', () => {
     writeFileSync(join(dir, 'blobs', orphanSha), orphan);
     const db = new Database(join(dir, 'workspace.db'));
     const row = db.prepare("SELECT value FROM records WHERE collection = 'blob' AND key = ?").get(blob.sha256) as { value: string };
-    db.prepare("UPDATE records SET value = ? WHERE collection = 'blob' AND key = ?").run(JSON.stringify({ ...(JSON.parse(row.value) as object), refCount: 7 }), blob.sha256);
+    db.prepare("UPDATE records SET value = ? WHERE collection = 'blob' AND key = ?").run(
+      JSON.stringify({ ...(JSON.parse(row.value) as object), refCount: 7 }),
+      blob.sha256,
+    );
     db.close();
 
     const found = await golem(['doctor', '--json'], cwd);
@@ -105,7 +114,10 @@ describe('golem doctor', () => {
     // Another writer changes the store under a live index (no command, so no catch-up can see it).
     const db = new Database(join(dir, 'workspace.db'));
     const row = db.prepare("SELECT value FROM records WHERE collection = 'session' AND key = ?").get(s.id) as { value: string };
-    db.prepare("UPDATE records SET value = ? WHERE collection = 'session' AND key = ?").run(JSON.stringify({ ...(JSON.parse(row.value) as object), label: 'changed' }), s.id);
+    db.prepare("UPDATE records SET value = ? WHERE collection = 'session' AND key = ?").run(
+      JSON.stringify({ ...(JSON.parse(row.value) as object), label: 'changed' }),
+      s.id,
+    );
     db.close();
     await ws.manager.blobStorage.delete(blob.sha256);
     const report = await doctor(ws.manager, { repair: true });

@@ -13,7 +13,11 @@ const envelope = (action: 'PROCEED' | 'RETRY' | 'ABORT', message: string, comman
 const answer = (...args: Parameters<typeof envelope>): ScriptedResponse => ({ text: JSON.stringify(envelope(...args)) });
 
 /** The text of a prompt's last message (what the model was told last). */
-const lastText = (prompt: Prompt | undefined) => prompt?.messages.at(-1)?.content.map((p) => (p.type === 'text' ? p.text : '')).join('') ?? '';
+const lastText = (prompt: Prompt | undefined) =>
+  prompt?.messages
+    .at(-1)
+    ?.content.map((p) => (p.type === 'text' ? p.text : ''))
+    .join('') ?? '';
 const textOf = (turn: Turn | undefined) => (turn?.blocks ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('');
 
 /** A note-taking action and an adder, recording what they were given. */
@@ -92,7 +96,11 @@ describe('envelope mode', () => {
     expect(first.system).toContain('- add {"a": number, "b": number}: Adds two numbers.');
     expect(first.tools).toBeUndefined();
     expect(first.responseFormat).toMatchObject({ type: 'json', name: 'step' });
-    const schema = first.responseFormat?.schema as { properties: { command: { properties: { action: { enum: string[] } } } }; required: string[]; allOf?: unknown };
+    const schema = first.responseFormat?.schema as {
+      properties: { command: { properties: { action: { enum: string[] } } } };
+      required: string[];
+      allOf?: unknown;
+    };
     expect(schema.properties.command.properties.action.enum).toEqual(['note', 'add']);
     expect(schema.required).toEqual(['decision', 'reasoning']);
     expect(schema.allOf).toBeUndefined(); // the decision rules are checked by validation, not sent
@@ -140,7 +148,10 @@ describe('envelope mode', () => {
     const session = await ws.sessions.create();
     const { notes, actions } = tools();
     const fenced = (value: unknown) => ({ text: '```json\n' + JSON.stringify(value, null, 2) + '\n```' });
-    const model = scriptedModel([fenced(envelope('PROCEED', 'Noting.', { action: 'note', parameters: { text: 'fenced' } })), fenced(envelope('PROCEED', 'Done.'))]);
+    const model = scriptedModel([
+      fenced(envelope('PROCEED', 'Noting.', { action: 'note', parameters: { text: 'fenced' } })),
+      fenced(envelope('PROCEED', 'Done.')),
+    ]);
     const outcome = await ws.worker({ session, model, actions, mode: 'envelope' }).run('note it');
     expect(outcome).toMatchObject({ status: 'done', steps: 2, decision: { action: 'PROCEED', message: 'Done.' }, actions: [{ name: 'note', ok: true }] });
     expect(notes).toEqual(['fenced']);
@@ -167,7 +178,12 @@ describe('envelope mode', () => {
     const outcome = await ws.worker({ session, model, actions, mode: 'envelope' }).run('note ok');
 
     // Three invalid answers in a row are allowed (the default limit), twice, around a valid one.
-    expect(outcome).toMatchObject({ status: 'done', steps: 8, decision: { message: 'Noted "ok".' }, actions: [{ name: 'note', input: { text: 'ok' }, ok: true }] });
+    expect(outcome).toMatchObject({
+      status: 'done',
+      steps: 8,
+      decision: { message: 'Noted "ok".' },
+      actions: [{ name: 'note', input: { text: 'ok' }, ok: true }],
+    });
     expect(notes).toEqual(['ok']);
     expect(sums).toEqual([]);
 
@@ -234,7 +250,9 @@ describe('envelope mode', () => {
       { text: '' },
       { text: '[1, 2]' },
     ]);
-    const limited = await ws.worker({ session: await ws.sessions.create(), model: strict, actions, mode: 'envelope', envelope: { maxInvalidResponses: 1 } }).run('note twice');
+    const limited = await ws
+      .worker({ session: await ws.sessions.create(), model: strict, actions, mode: 'envelope', envelope: { maxInvalidResponses: 1 } })
+      .run('note twice');
     expect(limited).toMatchObject({ status: 'error', steps: 5, error: { code: 'PROTOCOL_INVALID_RESPONSE' }, actions: [{ name: 'note' }, { name: 'note' }] });
     expect(lastText(strict.calls[2])).toContain('decision.message is required');
     expect(lastText(strict.calls[4])).toContain('the answer is not a JSON object');
@@ -246,20 +264,33 @@ describe('envelope mode', () => {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();
     const { actions } = tools();
-    const model = scriptedModel([answer('PROCEED', 'Checking.', { action: 'add', parameters: { a: 1, b: 1 } }), answer('ABORT', 'The task needs a calculator that can divide.')]);
+    const model = scriptedModel([
+      answer('PROCEED', 'Checking.', { action: 'add', parameters: { a: 1, b: 1 } }),
+      answer('ABORT', 'The task needs a calculator that can divide.'),
+    ]);
     const events: WorkerEvent[] = [];
     const stepsSeen: number[] = [];
     const onEvent = (e: WorkerEvent) => (e.type === 'step' ? stepsSeen.push(e.step) : events.push(e));
     const outcome = await ws.worker({ session, model, actions, mode: 'envelope', onEvent }).run('divide 1 by 0');
-    expect(outcome).toMatchObject({ status: 'failed', steps: 2, decision: { action: 'ABORT', message: 'The task needs a calculator that can divide.' }, actions: [{ name: 'add', ok: true }] });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      steps: 2,
+      decision: { action: 'ABORT', message: 'The task needs a calculator that can divide.' },
+      actions: [{ name: 'add', ok: true }],
+    });
     expect(outcome.error).toBeUndefined();
     expect(stepsSeen).toEqual([1, 2]);
     expect(events[0]).toMatchObject({ type: 'worker-start' });
     expect(events.filter((e) => e.type === 'action')).toEqual([expect.objectContaining({ name: 'add', ok: true, output: 2 })]);
-    expect(events.filter((e) => e.type === 'worker-end')).toEqual([expect.objectContaining({ status: 'failed', text: 'The task needs a calculator that can divide.' })]);
+    expect(events.filter((e) => e.type === 'worker-end')).toEqual([
+      expect.objectContaining({ status: 'failed', text: 'The task needs a calculator that can divide.' }),
+    ]);
     const transcript = await session.transcript();
     expect(transcript.at(-1)?.role).toBe('assistant');
-    expect((JSON.parse(textOf(transcript.at(-1))) as { decision: unknown }).decision).toEqual({ action: 'ABORT', message: 'The task needs a calculator that can divide.' });
+    expect((JSON.parse(textOf(transcript.at(-1))) as { decision: unknown }).decision).toEqual({
+      action: 'ABORT',
+      message: 'The task needs a calculator that can divide.',
+    });
     await ws.close();
   });
 
@@ -352,11 +383,14 @@ describe('envelope mode and trust', () => {
     await ws.close();
   });
 
-  it("does not run a supervised command the user declines, and tells the model why", async () => {
+  it('does not run a supervised command the user declines, and tells the model why', async () => {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();
     const log: string[] = [];
-    const model = scriptedModel([answer('PROCEED', 'Deploying.', { action: 'deploy', parameters: { env: 'prod' } }), answer('ABORT', 'The user does not want a deploy today.')]);
+    const model = scriptedModel([
+      answer('PROCEED', 'Deploying.', { action: 'deploy', parameters: { env: 'prod' } }),
+      answer('ABORT', 'The user does not want a deploy today.'),
+    ]);
     const outcome = await ws
       .worker({ session, model, actions: [deployAction(log)], mode: 'envelope', requestApproval: async () => ({ approved: false, reason: 'not on Fridays' }) })
       .run('deploy to prod');
@@ -380,7 +414,12 @@ describe('envelope mode and trust', () => {
     const actions = () => [...tools().actions, deployAction(log)];
     const first = scriptedModel(script());
     const paused = await ws.worker({ session: chat, model: first, actions: actions(), mode: 'envelope' }).run('ship it');
-    expect(paused).toMatchObject({ status: 'paused', steps: 2, approval: { action: 'deploy', input: { env: 'prod' }, status: 'pending' }, actions: [{ name: 'add', ok: true }] });
+    expect(paused).toMatchObject({
+      status: 'paused',
+      steps: 2,
+      approval: { action: 'deploy', input: { env: 'prod' }, status: 'pending' },
+      actions: [{ name: 'add', ok: true }],
+    });
     expect(log).toEqual([]);
     expect(first.calls).toHaveLength(2);
     // The command has no result yet: the answer that asked for it is the last turn.
@@ -399,7 +438,12 @@ describe('envelope mode and trust', () => {
     const worker = ws.worker({ session, model: second, actions: actions(), mode: 'envelope' });
     expect(worker.interrupted()).toBe(true);
     const resumed = await worker.run();
-    expect(resumed).toMatchObject({ status: 'done', steps: 1, decision: { message: 'Deployed to prod.' }, actions: [{ name: 'deploy', input: { env: 'prod' }, ok: true }] });
+    expect(resumed).toMatchObject({
+      status: 'done',
+      steps: 1,
+      decision: { message: 'Deployed to prod.' },
+      actions: [{ name: 'deploy', input: { env: 'prod' }, ok: true }],
+    });
     expect(log).toEqual(['prod']);
     expect(second.calls).toHaveLength(1); // only the step after the command: the answered one is not asked again
     expect(lastText(second.calls[0])).toBe('Result of deploy: done\ndeployed to prod');
@@ -423,7 +467,10 @@ describe('envelope mode and trust', () => {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();
     const log: string[] = [];
-    const model = scriptedModel([answer('PROCEED', 'Deploying.', { action: 'deploy', parameters: { env: 'prod' } }), answer('ABORT', 'Not allowed to deploy.')]);
+    const model = scriptedModel([
+      answer('PROCEED', 'Deploying.', { action: 'deploy', parameters: { env: 'prod' } }),
+      answer('ABORT', 'Not allowed to deploy.'),
+    ]);
     const worker = ws.worker({ session, model, actions: [deployAction(log)], mode: 'envelope' });
     const paused = await worker.run('deploy');
     expect(paused.status).toBe('paused');

@@ -109,9 +109,30 @@ describe('an environment, updated directly', () => {
       env = {};
       constructor() {
         super({
-          x: { description: '', type: 'number', constraint: 'at most y', dependsOn: ['y'], validation: (v) => ({ valid: v === null || this.editableStatus.y?.value == null || Number(v) <= Number(this.editableStatus.y.value) }) },
-          y: { description: '', type: 'number', constraint: 'at least x', dependsOn: ['x'], initial: '10', validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }) },
-          ruler: { description: '', type: 'number', constraint: 'x or more', readonly: true, dependsOn: ['x'], initial: '3', validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }) },
+          x: {
+            description: '',
+            type: 'number',
+            constraint: 'at most y',
+            dependsOn: ['y'],
+            validation: (v) => ({ valid: v === null || this.editableStatus.y?.value == null || Number(v) <= Number(this.editableStatus.y.value) }),
+          },
+          y: {
+            description: '',
+            type: 'number',
+            constraint: 'at least x',
+            dependsOn: ['x'],
+            initial: '10',
+            validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }),
+          },
+          ruler: {
+            description: '',
+            type: 'number',
+            constraint: 'x or more',
+            readonly: true,
+            dependsOn: ['x'],
+            initial: '3',
+            validation: (v) => ({ valid: v === null || Number(v) >= Number(this.editableStatus.x?.value ?? 0) }),
+          },
         });
       }
     }
@@ -125,7 +146,10 @@ describe('an environment, updated directly', () => {
 
   it('ignores stored values that are no longer valid when mounted', async () => {
     const ws = await createWorkspace();
-    await ws.manager.dispatch({ type: 'environment:update', payload: { environmentId: 'reader', values: { selected_book_name: 'Burned', current_page: '9', large_print: 'true' } } });
+    await ws.manager.dispatch({
+      type: 'environment:update',
+      payload: { environmentId: 'reader', values: { selected_book_name: 'Burned', current_page: '9', large_print: 'true' } },
+    });
     const reader = new Reader();
     const { ignored } = await reader.mount(ws.manager);
     expect(ignored.map((i) => i.field)).toEqual(['selected_book_name', 'current_page']);

@@ -55,7 +55,10 @@ describe('regressions the fuzz found', () => {
   async function started(): Promise<{ ws: Workspace; server: GolemServer }> {
     const ws = await createWorkspace();
     const server = await serve(ws, { page: false });
-    cleanups.push(() => ws.close(), () => server.close());
+    cleanups.push(
+      () => ws.close(),
+      () => server.close(),
+    );
     return { ws, server };
   }
 
@@ -111,7 +114,9 @@ describe('regressions the fuzz found', () => {
     // Nested as deep as the limit, it is taken.
     let limit: unknown = 1;
     for (let i = 0; i < 256; i++) limit = [limit];
-    expect((await ws.manager.dispatch({ type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { limit: limit as never } } } })).ok).toBe(true);
+    expect(
+      (await ws.manager.dispatch({ type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'user', blocks: [], meta: { limit: limit as never } } } })).ok,
+    ).toBe(true);
     await ws.close();
   });
 

@@ -13,7 +13,20 @@ import { importGraph, problemsOf } from '../scripts/import-graph.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 /** What `golem` must not load: each belongs to one part, which loads it when used. */
-const HEAVY = ['gpt-tokenizer', 'pg', 'playwright-core', 'hono', '@hono/node-server', 'ws', 'unpdf', '@ai-sdk/openai', '@ai-sdk/anthropic', '@ai-sdk/google', '@ai-sdk/openai-compatible', '@modelcontextprotocol/sdk'];
+const HEAVY = [
+  'gpt-tokenizer',
+  'pg',
+  'playwright-core',
+  'hono',
+  '@hono/node-server',
+  'ws',
+  'unpdf',
+  '@ai-sdk/openai',
+  '@ai-sdk/anthropic',
+  '@ai-sdk/google',
+  '@ai-sdk/openai-compatible',
+  '@modelcontextprotocol/sdk',
+];
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
 
 describe('the layering', () => {
@@ -27,7 +40,9 @@ describe('the layering', () => {
   it('lints clean, the part-boundary, cycle and max-lines rules included', { timeout: 300_000 }, async () => {
     const eslint = new ESLint({ cwd: ROOT });
     const results = await eslint.lintFiles(['.']);
-    const problems = results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.ruleId ?? ''} ${m.message}`));
+    const problems = results.flatMap((r) =>
+      r.messages.filter((m) => m.severity === 2).map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.ruleId ?? ''} ${m.message}`),
+    );
     expect(problems).toEqual([]);
   });
 });
@@ -39,12 +54,17 @@ describe('the package as users install it', () => {
     for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
   });
   const node = (file: string) => execFileSync(process.execPath, [file], { cwd: project, encoding: 'utf8' });
-  const loaded = (file: string): string[] => JSON.parse(execFileSync(process.execPath, [join(ROOT, 'test', 'fixtures', 'loaded-packages.mjs'), join(project, file)], { cwd: project, encoding: 'utf8' })) as string[];
+  const loaded = (file: string): string[] =>
+    JSON.parse(
+      execFileSync(process.execPath, [join(ROOT, 'test', 'fixtures', 'loaded-packages.mjs'), join(project, file)], { cwd: project, encoding: 'utf8' }),
+    ) as string[];
 
   beforeAll(() => {
     // npm pack, then install the tarball into a scratch project; its dependencies are the ones this tree installed (no network).
     const packed = mkdtempSync(join(tmpdir(), 'golem-pack-'));
-    const [{ filename }] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packed], { cwd: ROOT, encoding: 'utf8' })) as [{ filename: string }];
+    const [{ filename }] = JSON.parse(
+      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packed], { cwd: ROOT, encoding: 'utf8' }),
+    ) as [{ filename: string }];
     project = mkdtempSync(join(tmpdir(), 'golem-installed-'));
     scratch.push(packed, project);
     const modules = join(project, 'node_modules');
@@ -90,8 +110,24 @@ import { describeStoreConformance } from 'golem/test/conformance';
 export const use: [typeof createWorkspace, Workspace | Session, typeof postgresStore, PostgresStoreOptions, typeof BrowserExecutor, ExecutionResult, typeof serve, GolemServer, typeof scriptedModel, typeof describeStoreConformance] | undefined = undefined;
 `,
     );
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], skipLibCheck: false } , files: ['use.ts'] }));
-    expect(() => execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, encoding: 'utf8' })).not.toThrow();
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2023',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          skipLibCheck: false,
+        },
+        files: ['use.ts'],
+      }),
+    );
+    expect(() =>
+      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, encoding: 'utf8' }),
+    ).not.toThrow();
   });
 
   it('loads none of the heavy packages when golem is imported', () => {

@@ -43,7 +43,10 @@ describe('the largest blob', () => {
     const ws = await workspace();
     expect(ws.blobs.maxBytes).toBe(256 * 1024 * 1024);
     for (const bad of [0, -1, 1.5, Number.NaN]) {
-      await expect(createWorkspace({ maxBlobBytes: bad })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('maxBlobBytes') as unknown });
+      await expect(createWorkspace({ maxBlobBytes: bad })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('maxBlobBytes') as unknown,
+      });
     }
   });
 });
@@ -140,7 +143,10 @@ describe('time limits on model calls', () => {
     // A stream that trickles a part every 50 ms never goes idle for 200 ms, but the whole call is over 300 ms.
     provider = await startFakeProvider('openai', [{ text: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), delayBetweenEventsMs: 50 }]);
     const trickle = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: provider.url } });
-    await expect(session.respond({ model: trickle, idleTimeoutMs: 200, timeoutMs: 300 })).rejects.toMatchObject({ code: 'MODEL_TIMEOUT', details: { timeoutMs: 300 } });
+    await expect(session.respond({ model: trickle, idleTimeoutMs: 200, timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'MODEL_TIMEOUT',
+      details: { timeoutMs: 300 },
+    });
   });
 
   it('ends a worker run with the timeout as its error, and refuses a limit out of range', async () => {
@@ -149,7 +155,10 @@ describe('time limits on model calls', () => {
     const outcome = await ws.worker({ session, model: scriptedModel(() => new Promise<never>(() => undefined)), idleTimeoutMs: 100 }).run('hello?');
     expect(outcome).toMatchObject({ status: 'error', error: { code: 'MODEL_TIMEOUT' } });
     for (const idleTimeoutMs of [0, -5, 2 ** 31]) {
-      await expect(session.respond({ model: scriptedModel({ text: 'hi' }), idleTimeoutMs })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('idleTimeoutMs') as unknown });
+      await expect(session.respond({ model: scriptedModel({ text: 'hi' }), idleTimeoutMs })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('idleTimeoutMs') as unknown,
+      });
     }
   });
 });

@@ -38,7 +38,19 @@ describe('load and concurrency', () => {
     // Each race, read back from its store (SQLite reopened, PostgreSQL by a process that took no part).
     expect(chains.map((c) => c.store)).toEqual(['memory', 'sqlite', 'postgres']);
     for (const chain of chains) {
-      expect(chain).toMatchObject({ appends: 1_000, acknowledged: 1_000, turns: 1_000, roots: 1, maxChildren: 1, pathLength: 1_000, headIsLast: true, missing: 0, logGapless: true, logInChainOrder: true, problems: [] });
+      expect(chain).toMatchObject({
+        appends: 1_000,
+        acknowledged: 1_000,
+        turns: 1_000,
+        roots: 1,
+        maxChildren: 1,
+        pathLength: 1_000,
+        headIsLast: true,
+        missing: 0,
+        logGapless: true,
+        logInChainOrder: true,
+        problems: [],
+      });
     }
     // The four processes raced (they were held at one start line): their appends alternate along the chain.
     expect(chains[2]?.writerChanges).toBeGreaterThan(3);
@@ -78,7 +90,10 @@ describe('load and concurrency', () => {
     }
     const ws = await createWorkspace({ store: new SharedStore(), env: {} });
     const server = await serve(ws, { page: false });
-    cleanups.push(() => ws.close(), () => server.close());
+    cleanups.push(
+      () => ws.close(),
+      () => server.close(),
+    );
     const block = (id: string) => ({ id, type: 'form', bind: 'state.params', props: { fields: [] } });
     await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
 
@@ -94,7 +109,12 @@ describe('load and concurrency', () => {
     const events: { type: string; version: number }[] = [];
     let wake: () => void = () => undefined;
     socket.on('message', (data) => {
-      const event = JSON.parse((data as Buffer).toString('utf8')) as { type: string; snapshot?: typeof state; delta?: Operation[]; metadata: { version: number } };
+      const event = JSON.parse((data as Buffer).toString('utf8')) as {
+        type: string;
+        snapshot?: typeof state;
+        delta?: Operation[];
+        metadata: { version: number };
+      };
       events.push({ type: event.type, version: event.metadata.version });
       if (event.type === 'STATE_SNAPSHOT' && event.snapshot !== undefined) state = event.snapshot;
       if (event.type === 'STATE_DELTA') state = jsonpatch.applyPatch(state, event.delta ?? [], true, true).newDocument;

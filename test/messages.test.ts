@@ -14,7 +14,13 @@ describe('messages from turns', () => {
     const ws = await createWorkspace();
     const s = await ws.sessions.create();
     await s.addTurn({ role: 'user', blocks: [text('weather and time?')] });
-    await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'c1', name: 'weather', args: {} }, { type: 'tool_use', callId: 'c2', name: 'clock', args: {} }] });
+    await s.addTurn({
+      role: 'assistant',
+      blocks: [
+        { type: 'tool_use', callId: 'c1', name: 'weather', args: {} },
+        { type: 'tool_use', callId: 'c2', name: 'clock', args: {} },
+      ],
+    });
     await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('sunny')] }] });
     await s.addTurn({ role: 'user', blocks: [text('and?')] });
     await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: 'c2', content: [text('noon (late)')] }] });
@@ -30,14 +36,30 @@ describe('messages from turns', () => {
     const s = await ws.sessions.create();
     const shot = await ws.blobs.register(new Uint8Array([1, 2, 3]), { mediaType: 'image/png' });
     const csv = await ws.blobs.register(new TextEncoder().encode('a,b\n1,2\n'), { mediaType: 'text/csv', filename: 'data.csv' });
-    await s.addTurn({ role: 'user', blocks: [text('screenshot please'), { type: 'document', blob: { sha256: csv.sha256 }, mediaType: 'text/csv', filename: 'data.csv' }] });
+    await s.addTurn({
+      role: 'user',
+      blocks: [text('screenshot please'), { type: 'document', blob: { sha256: csv.sha256 }, mediaType: 'text/csv', filename: 'data.csv' }],
+    });
     await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'c1', name: 'capture', args: {} }] });
-    await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', isError: true, content: [text('partial'), { type: 'image', blob: { sha256: shot.sha256 }, mediaType: 'image/png' }] }] });
+    await s.addTurn({
+      role: 'tool',
+      blocks: [
+        {
+          type: 'tool_result',
+          callId: 'c1',
+          isError: true,
+          content: [text('partial'), { type: 'image', blob: { sha256: shot.sha256 }, mediaType: 'image/png' }],
+        },
+      ],
+    });
     await s.addTurn({ role: 'system', blocks: [text('The user is in Oslo.')] });
     const { prompt } = await s.buildPrompt({ model });
     expect(shape(prompt.messages)).toBe('user[text,text] assistant[tool-call:c1] tool[tool-result:c1] user[image,text]');
     expect(prompt.messages[0]?.content[1]).toEqual({ type: 'text', text: '[Document: data.csv]\na,b\n1,2\n' });
-    expect(prompt.messages[2]?.content[0]).toMatchObject({ output: { type: 'text', text: 'partial\n(1 attachment follows after the results)' }, isError: true });
+    expect(prompt.messages[2]?.content[0]).toMatchObject({
+      output: { type: 'text', text: 'partial\n(1 attachment follows after the results)' },
+      isError: true,
+    });
     expect(prompt.messages[3]?.content).toEqual([
       { type: 'image', mediaType: 'image/png', base64: Buffer.from([1, 2, 3]).toString('base64') },
       { type: 'text', text: '[System note] The user is in Oslo.' },
@@ -49,10 +71,17 @@ describe('messages from turns', () => {
     const ws = await createWorkspace();
     const s = await ws.sessions.create();
     const blobs = await Promise.all([1, 2].map((n) => ws.blobs.register(new Uint8Array([n]), { mediaType: 'image/png' })));
-    await s.addTurn({ role: 'user', blocks: [text('compare these'), ...blobs.map((b) => ({ type: 'image' as const, blob: { sha256: b.sha256 }, mediaType: 'image/png' }))] });
+    await s.addTurn({
+      role: 'user',
+      blocks: [text('compare these'), ...blobs.map((b) => ({ type: 'image' as const, blob: { sha256: b.sha256 }, mediaType: 'image/png' }))],
+    });
     const { prompt, record } = await s.buildPrompt({ model, tokenBudget: { total: 1000, reserve: 100 } });
     expect(record.truncated).toEqual(s.head());
-    expect(prompt.messages[0]?.content.map((c) => (c as { text: string }).text)).toEqual(['compare these', '[image omitted: over the token budget]', '[image omitted: over the token budget]']);
+    expect(prompt.messages[0]?.content.map((c) => (c as { text: string }).text)).toEqual([
+      'compare these',
+      '[image omitted: over the token budget]',
+      '[image omitted: over the token budget]',
+    ]);
     expect(record.tokens.total).toBeLessThanOrEqual(900);
     await ws.close();
   });
@@ -87,7 +116,13 @@ describe('prompts that providers accept, within budget', () => {
     await s.addTurn({ role: 'user', blocks: [text('q1'), text('   ')] });
     await s.addTurn({ role: 'assistant', blocks: [{ type: 'thinking', thinking: 'cut off here', signature: 'S' }] });
     await s.addTurn({ role: 'user', blocks: [text('q2')] });
-    await s.addTurn({ role: 'assistant', blocks: [{ type: 'thinking', thinking: 'unsigned' }, { type: 'tool_use', callId: 'c1', name: 'f', args: {} }] });
+    await s.addTurn({
+      role: 'assistant',
+      blocks: [
+        { type: 'thinking', thinking: 'unsigned' },
+        { type: 'tool_use', callId: 'c1', name: 'f', args: {} },
+      ],
+    });
     await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('one')] }] });
     await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'c1', name: 'f', args: { again: true } }] });
     await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: 'c1', content: [text('two')] }] });
@@ -102,7 +137,13 @@ describe('prompts that providers accept, within budget', () => {
     const s = await ws.sessions.create();
     const shot = await ws.blobs.register(new Uint8Array([7]), { mediaType: 'image/png' });
     await s.addTurn({ role: 'user', blocks: [text('screenshot and time')] });
-    await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'c1', name: 'capture', args: {} }, { type: 'tool_use', callId: 'c2', name: 'clock', args: {} }] });
+    await s.addTurn({
+      role: 'assistant',
+      blocks: [
+        { type: 'tool_use', callId: 'c1', name: 'capture', args: {} },
+        { type: 'tool_use', callId: 'c2', name: 'clock', args: {} },
+      ],
+    });
     await s.addTurn({
       role: 'tool',
       blocks: [
@@ -122,7 +163,20 @@ describe('prompts that providers accept, within budget', () => {
     const t1 = await s.addTurn({ role: 'user', blocks: [text('one')] });
     const s1 = await s.addTurn({ role: 'system', blocks: [{ type: 'summary', text: 'S1', summarizes: [{ id: t1.id, version: 0 }] }] });
     const t2 = await s.addTurn({ role: 'user', blocks: [text('two')] });
-    await s.addTurn({ role: 'system', blocks: [{ type: 'summary', text: 'S1 and S2', summarizes: [{ id: t1.id, version: 0 }, { id: s1.id, version: 0 }, { id: t2.id, version: 0 }] }] });
+    await s.addTurn({
+      role: 'system',
+      blocks: [
+        {
+          type: 'summary',
+          text: 'S1 and S2',
+          summarizes: [
+            { id: t1.id, version: 0 },
+            { id: s1.id, version: 0 },
+            { id: t2.id, version: 0 },
+          ],
+        },
+      ],
+    });
     await s.addTurn({ role: 'user', blocks: [text('three')] });
     const snap = transcriptSnapshot(ws.manager.workspace(), s.head());
     expect(snap.summaries.map((x) => x.text)).toEqual(['S1 and S2']);
@@ -141,13 +195,19 @@ describe('prompts that providers accept, within budget', () => {
         const img = await ws.blobs.register(new Uint8Array([1]), { mediaType: 'image/png' });
         for (const [i, kind] of plan.entries()) {
           const blocks =
-            kind === 'user' ? [text(`question ${i} `.repeat(5))]
-            : kind === 'answer' ? [text(`answer ${i} `.repeat(8))]
-            : kind === 'call' ? [{ type: 'tool_use' as const, callId: `c${i % 3}`, name: 'f', args: { i } }]
-            : kind === 'result' ? [{ type: 'tool_result' as const, callId: `c${(i - 1) % 3}`, content: [text('result '.repeat(10))] }]
-            : kind === 'image' ? [{ type: 'image' as const, blob: { sha256: img.sha256 }, mediaType: 'image/png' }]
-            : kind === 'note' ? [text('a note')]
-            : [text('long '.repeat(900))];
+            kind === 'user'
+              ? [text(`question ${i} `.repeat(5))]
+              : kind === 'answer'
+                ? [text(`answer ${i} `.repeat(8))]
+                : kind === 'call'
+                  ? [{ type: 'tool_use' as const, callId: `c${i % 3}`, name: 'f', args: { i } }]
+                  : kind === 'result'
+                    ? [{ type: 'tool_result' as const, callId: `c${(i - 1) % 3}`, content: [text('result '.repeat(10))] }]
+                    : kind === 'image'
+                      ? [{ type: 'image' as const, blob: { sha256: img.sha256 }, mediaType: 'image/png' }]
+                      : kind === 'note'
+                        ? [text('a note')]
+                        : [text('long '.repeat(900))];
           const role = kind === 'answer' || kind === 'call' ? 'assistant' : kind === 'result' ? 'tool' : kind === 'note' ? 'system' : 'user';
           await s.addTurn({ role, blocks });
         }

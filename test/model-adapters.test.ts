@@ -28,12 +28,14 @@ async function served(kind: 'openai' | 'anthropic', spec: (url: string) => { spe
 describeModelAdapterConformance('scripted', { thinking: true, create: async (responses) => ({ model: scriptedModel(responses) }) });
 describeModelAdapterConformance('openai (chat completions over HTTP)', {
   thinking: false,
-  create: async (responses) => served('openai', (url) => ({ spec: 'openai:gpt-4.1-mini', env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url } }), responses),
+  create: async (responses) =>
+    served('openai', (url) => ({ spec: 'openai:gpt-4.1-mini', env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: url } }), responses),
 });
 describeModelAdapterConformance('anthropic (messages over HTTP)', {
   thinking: true,
   signsThinking: true,
-  create: async (responses) => served('anthropic', (url) => ({ spec: 'anthropic:claude-sonnet-4-5', env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: url } }), responses),
+  create: async (responses) =>
+    served('anthropic', (url) => ({ spec: 'anthropic:claude-sonnet-4-5', env: { ANTHROPIC_API_KEY: 'sk-ant-test', ANTHROPIC_BASE_URL: url } }), responses),
 });
 describeModelAdapterConformance('openai-compatible (over HTTP)', {
   thinking: false,
@@ -49,8 +51,12 @@ describe('resolveModel', () => {
   });
 
   it('names the missing key', () => {
-    expect(() => resolveModel('openai:gpt-4.1-mini', { env: {} })).toThrow(expect.objectContaining({ code: 'MODEL_KEY_MISSING', message: expect.stringContaining('OPENAI_API_KEY') }));
-    expect(() => resolveModel('anthropic:claude-sonnet-4-5', { env: {} })).toThrow(expect.objectContaining({ code: 'MODEL_KEY_MISSING', message: expect.stringContaining('ANTHROPIC_API_KEY') }));
+    expect(() => resolveModel('openai:gpt-4.1-mini', { env: {} })).toThrow(
+      expect.objectContaining({ code: 'MODEL_KEY_MISSING', message: expect.stringContaining('OPENAI_API_KEY') }),
+    );
+    expect(() => resolveModel('anthropic:claude-sonnet-4-5', { env: {} })).toThrow(
+      expect.objectContaining({ code: 'MODEL_KEY_MISSING', message: expect.stringContaining('ANTHROPIC_API_KEY') }),
+    );
     expect(() => resolveModel('google:gemini-2.5-flash', { env: {} })).toThrow(expect.objectContaining({ code: 'MODEL_KEY_MISSING' }));
     expect(resolveModel('ollama:qwen3', { env: {} })).toMatchObject({ provider: 'ollama', modelId: 'qwen3' });
   });
@@ -60,7 +66,9 @@ describe('resolveModel', () => {
     const url = server.url;
     await server.close(); // the port is free now: nothing listens
     const model = resolveModel(`openai-compatible:${url}#m`, { env: {}, retryDelayMs: 1, maxAttempts: 2 });
-    await expect(model.generate({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).rejects.toMatchObject({ code: 'MODEL_UNREACHABLE' });
+    await expect(model.generate({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).rejects.toMatchObject({
+      code: 'MODEL_UNREACHABLE',
+    });
   });
 
   it('retries 429 and 5xx with backoff, honouring Retry-After, then succeeds', async () => {
@@ -76,7 +84,9 @@ describe('resolveModel', () => {
     const server = await startFakeProvider('anthropic', [{ status: 401 }]);
     servers.push(server);
     const model = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'bad', ANTHROPIC_BASE_URL: server.url }, retryDelayMs: 1 });
-    await expect(model.generate({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).rejects.toMatchObject({ code: 'MODEL_AUTH' });
+    await expect(model.generate({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })).rejects.toMatchObject({
+      code: 'MODEL_AUTH',
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -94,7 +104,8 @@ describe('resolveModel', () => {
     const again = await startFakeProvider('anthropic', [{ streamError: 'overloaded_error' }, { text: 'second try' }]);
     servers.push(again);
     const streaming = resolveModel('anthropic:claude-sonnet-4-5', { env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: again.url }, retryDelayMs: 1 });
-    for await (const part of streaming.stream({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] })) if (part.type === 'text-delta') streamed.push(part.text);
+    for await (const part of streaming.stream({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }))
+      if (part.type === 'text-delta') streamed.push(part.text);
     expect(streamed.join('')).toBe('second try');
     expect(again.requests).toHaveLength(2);
     const failing = await startFakeProvider('anthropic', [{ streamError: 'invalid_request_error' }]);
@@ -114,7 +125,10 @@ describe('resolveModel', () => {
     const controller = new AbortController();
     const seen: string[] = [];
     const run = (async () => {
-      for await (const part of model.stream({ system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] }, { signal: controller.signal })) {
+      for await (const part of model.stream(
+        { system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] },
+        { signal: controller.signal },
+      )) {
         if (part.type === 'text-delta') {
           seen.push(part.text);
           controller.abort();

@@ -60,7 +60,7 @@ afterAll(async () => {
 });
 
 describe('PostgresBlobStorage', () => {
-  it('lets two machines on one schema see each other\'s blobs', async () => {
+  it("lets two machines on one schema see each other's blobs", async () => {
     const schema = freshSchema();
     const [a, b] = [storage(schema), storage(schema)];
     const bytes = randomBytes(1000);

@@ -122,8 +122,29 @@ describe('golem serve as several processes on PostgreSQL', () => {
     // A fourth process (this one) builds a form in the workspace.
     const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
     cleanups.push(() => ws.close());
-    const form = { id: 'who', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }, { label: 'Age', key: 'age', type: 'number' }] } };
-    expect((await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'signup', patches: [{ op: 'set', path: 'blocks', value: [form] }, { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] }] })).success).toBe(true);
+    const form = {
+      id: 'who',
+      type: 'form',
+      bind: 'state.params',
+      props: {
+        fields: [
+          { label: 'Name', key: 'name', type: 'text' },
+          { label: 'Age', key: 'age', type: 'number' },
+        ],
+      },
+    };
+    expect(
+      (
+        await ws.ui.patch({
+          instanceId: '__CREATE__',
+          newInstanceId: 'signup',
+          patches: [
+            { op: 'set', path: 'blocks', value: [form] },
+            { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] },
+          ],
+        })
+      ).success,
+    ).toBe(true);
     for (const c of clients) await c.until(() => c.state().instances.signup !== undefined);
     // Each client in turn submits through whichever process it is on; every client sees every submission.
     for (const [i, c] of clients.entries()) {
@@ -146,13 +167,20 @@ describe('golem serve as several processes on PostgreSQL', () => {
     const open = async (model: ReturnType<typeof scriptedModel>) => {
       const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
       const server = await serve(ws, { page: false, agent: { model, actions: [deploy] } });
-      cleanups.push(() => ws.close(), () => server.close());
+      cleanups.push(
+        () => ws.close(),
+        () => server.close(),
+      );
       return { ws, server };
     };
     const a = await open(scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] }, { text: 'Deployed.' }]));
     const b = await open(scriptedModel([{ text: 'b must not answer' }]));
     const call = (server: typeof a.server, method: string, path: string, body?: unknown) =>
-      fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
     const session = await a.ws.sessions.create();
     expect((await call(a.server, 'POST', `/api/sessions/${session.id}/messages`, { text: 'ship it' })).status).toBe(202);
     // Process b sees the approval (it follows a), and the user answers it there.

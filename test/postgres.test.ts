@@ -92,7 +92,9 @@ describe('Golem on PostgreSQL', () => {
     const script = join(import.meta.dirname, 'fixtures', 'pg-open.ts');
     for (let round = 0; round < 3; round++) {
       const schema = freshSchema();
-      const outputs = await Promise.all(Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', script, PG_URL, schema], { timeout: 60_000 })));
+      const outputs = await Promise.all(
+        Array.from({ length: 4 }, () => run(process.execPath, ['--import', 'tsx', script, PG_URL, schema], { timeout: 60_000 })),
+      );
       const ids = new Set(outputs.map(({ stdout }) => (JSON.parse(stdout) as { id: string }).id));
       expect(ids.size).toBe(1);
       const ws = await workspace(schema);
@@ -133,7 +135,10 @@ describe('Golem on PostgreSQL', () => {
       payload: z.strictObject({ id: z.string(), text: z.string() }),
       reduce: (payload) => ({ writes: [{ op: 'put', collection: 'note', key: payload.id, value: payload }], result: payload }),
     });
-    const withNotes = await createWorkspace({ store: postgresStore(PG_URL, { schema }), extensions: [{ name: 'notes', collections: { note: z.strictObject({ id: z.string(), text: z.string() }) }, commands: [noteAdd] }] });
+    const withNotes = await createWorkspace({
+      store: postgresStore(PG_URL, { schema }),
+      extensions: [{ name: 'notes', collections: { note: z.strictObject({ id: z.string(), text: z.string() }) }, commands: [noteAdd] }],
+    });
     open.push(withNotes);
     expect((await withNotes.manager.dispatch({ type: 'note:add', payload: { id: 'n1', text: 'hello' } })).ok).toBe(true);
     const other = await writer.sessions.create({ label: 'after the note' });
@@ -150,7 +155,9 @@ describe('Golem on PostgreSQL', () => {
     const each = 500;
     const outputs = await Promise.all(
       Array.from({ length: processes }, (_, i) =>
-        run(process.execPath, ['--import', 'tsx', script, PG_URL, schema, session.id, `p${i}`, String(each)], { timeout: 120_000 }).then(({ stdout }) => JSON.parse(stdout) as { name: string; failures: string[]; turns: number }),
+        run(process.execPath, ['--import', 'tsx', script, PG_URL, schema, session.id, `p${i}`, String(each)], { timeout: 120_000 }).then(
+          ({ stdout }) => JSON.parse(stdout) as { name: string; failures: string[]; turns: number },
+        ),
       ),
     );
     for (const out of outputs) expect(out.failures).toEqual([]);

@@ -33,7 +33,10 @@ function project(files: Record<string, string | Buffer> = {}): string {
 }
 
 function git(root: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: root, encoding: 'utf8' });
+  return execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
 }
 
 const actions = projectActions();
@@ -121,12 +124,19 @@ describe('project actions', () => {
     expect(missing.error?.code).toBe('ACTION_INPUT_INVALID');
     expect(missing.error?.details.issues).toEqual([{ path: '', message: 'is missing the required property "path"' }]);
     expect(action('read_file').validate({ path: 'a', offset: 0 }).error?.details.issues).toEqual([{ path: '/offset', message: 'must be >= 1' }]);
-    expect(action('edit_file').validate({ path: 'a', new_string: 'b' }).error?.details.issues).toEqual([{ path: '', message: 'is missing the required property "old_string"' }]);
+    expect(action('edit_file').validate({ path: 'a', new_string: 'b' }).error?.details.issues).toEqual([
+      { path: '', message: 'is missing the required property "old_string"' },
+    ]);
     expect(action('write_file').validate({ path: '', content: 'x' }).ok).toBe(false);
-    expect(action('search_files').validate({ pattern: 'x', extra: 1 }).error?.details.issues).toEqual([{ path: '', message: 'has a property "extra" that is not allowed' }]);
+    expect(action('search_files').validate({ pattern: 'x', extra: 1 }).error?.details.issues).toEqual([
+      { path: '', message: 'has a property "extra" that is not allowed' },
+    ]);
     expect(action('run_command').validate({ command: 'ls', timeoutMs: -5 }).ok).toBe(false);
     expect(action('run_command').validate({ command: '' }).ok).toBe(false);
-    expect(action('run_command').validate({ command: 'ls', timeoutMs: 1000, cwd: 'src' })).toEqual({ ok: true, value: { command: 'ls', timeoutMs: 1000, cwd: 'src' } });
+    expect(action('run_command').validate({ command: 'ls', timeoutMs: 1000, cwd: 'src' })).toEqual({
+      ok: true,
+      value: { command: 'ls', timeoutMs: 1000, cwd: 'src' },
+    });
   });
 
   it('refuse bad options', () => {
@@ -149,7 +159,10 @@ describe('read_file', () => {
       '     3\tline 3\n     4\tline 4\n(lines 3-4 of 10 shown; call read_file with offset 5 to read on)',
     );
     expect(await call('read_file', { path: 'n.txt', offset: 9 }, disk(root))).toBe('     9\tline 9\n    10\tline 10');
-    await expect(call('read_file', { path: 'n.txt', offset: 11 }, disk(root))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('has 10 lines') });
+    await expect(call('read_file', { path: 'n.txt', offset: 11 }, disk(root))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('has 10 lines'),
+    });
   });
 
   it('cuts a long file and says where to go on', async () => {
@@ -169,7 +182,10 @@ describe('read_file', () => {
 
   it('answers FILE_NOT_FOUND for a missing file, and says an empty file is empty', async () => {
     const root = project({ 'empty.txt': '' });
-    await expect(call('read_file', { path: 'nope.ts' }, disk(root))).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringContaining('list_files') });
+    await expect(call('read_file', { path: 'nope.ts' }, disk(root))).rejects.toMatchObject({
+      code: 'FILE_NOT_FOUND',
+      message: expect.stringContaining('list_files'),
+    });
     expect(await call('read_file', { path: 'empty.txt' }, disk(root))).toBe('"empty.txt" is empty.');
   });
 
@@ -204,7 +220,15 @@ describe('list_files', () => {
   });
 
   it('respects .gitignore in a repository, lists untracked files, and leaves out deleted ones', async () => {
-    const root = project({ '.gitignore': 'dist/\n*.log\n', 'src/a.ts': '', 'src/gone.ts': '', 'dist/out.js': '', 'debug.log': '', 'node_modules/x/i.js': '', '.golem/store.db': '' });
+    const root = project({
+      '.gitignore': 'dist/\n*.log\n',
+      'src/a.ts': '',
+      'src/gone.ts': '',
+      'dist/out.js': '',
+      'debug.log': '',
+      'node_modules/x/i.js': '',
+      '.golem/store.db': '',
+    });
     git(root, 'init', '-q', '-b', 'main');
     git(root, 'add', '.gitignore', 'src');
     git(root, 'commit', '-q', '-m', 'first');
@@ -233,15 +257,27 @@ describe('list_files', () => {
 
 describe('search_files', () => {
   it('answers path:line: text for each match, in path order', async () => {
-    const root = project({ 'src/b.ts': 'export function beta() {}\n', 'src/a.ts': 'const x = 1;\nfunction alpha() {}\r\nfunction gamma() {}\n', 'README.md': 'function in prose\n' });
-    expect(await call('search_files', { pattern: String.raw`function \w+\(` }, disk(root))).toBe('src/a.ts:2: function alpha() {}\nsrc/a.ts:3: function gamma() {}\nsrc/b.ts:1: export function beta() {}');
+    const root = project({
+      'src/b.ts': 'export function beta() {}\n',
+      'src/a.ts': 'const x = 1;\nfunction alpha() {}\r\nfunction gamma() {}\n',
+      'README.md': 'function in prose\n',
+    });
+    expect(await call('search_files', { pattern: String.raw`function \w+\(` }, disk(root))).toBe(
+      'src/a.ts:2: function alpha() {}\nsrc/a.ts:3: function gamma() {}\nsrc/b.ts:1: export function beta() {}',
+    );
     expect(await call('search_files', { pattern: 'function', glob: '*.md' }, disk(root))).toBe('README.md:1: function in prose');
     expect(await call('search_files', { pattern: 'BETA', path: 'src/b.ts', ignore_case: true }, disk(root))).toBe('src/b.ts:1: export function beta() {}');
     expect(await call('search_files', { pattern: 'nothing' }, disk(root))).toBe('No matches for /nothing/.');
   });
 
   it('skips binary files and files over 1 MiB, and respects .gitignore', async () => {
-    const root = project({ 'bin.dat': Buffer.from('needle\0needle'), 'big.txt': `needle\n${'x'.repeat(1024 * 1024)}`, 'ok.txt': 'needle\n', 'ignored.txt': 'needle\n', '.gitignore': 'ignored.txt\n' });
+    const root = project({
+      'bin.dat': Buffer.from('needle\0needle'),
+      'big.txt': `needle\n${'x'.repeat(1024 * 1024)}`,
+      'ok.txt': 'needle\n',
+      'ignored.txt': 'needle\n',
+      '.gitignore': 'ignored.txt\n',
+    });
     git(root, 'init', '-q', '-b', 'main');
     expect(await call('search_files', { pattern: 'needle' }, disk(root))).toBe('ok.txt:1: needle\n(1 file over 1 MiB not searched)');
   });
@@ -270,7 +306,10 @@ describe('search_files', () => {
 describe('edit_file', () => {
   it('replaces text that occurs once, and the disk has it', async () => {
     const root = project({ 'a.ts': 'const a = 1;\nconst b = 2;\n' });
-    expect(await call('edit_file', { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = "$&";' }, disk(root))).toEqual({ path: 'a.ts', replacements: 1 });
+    expect(await call('edit_file', { path: 'a.ts', old_string: 'const b = 2;', new_string: 'const b = "$&";' }, disk(root))).toEqual({
+      path: 'a.ts',
+      replacements: 1,
+    });
     expect(read('a.ts')(root)).toBe('const a = 1;\nconst b = "$&";\n');
   });
 
@@ -286,14 +325,20 @@ describe('edit_file', () => {
       details: { occurrences: 2 },
     });
     expect(read('a.ts')(root)).toBe('x = 1;\nx = 1;\n');
-    expect(await call('edit_file', { path: 'a.ts', old_string: 'x = 1;', new_string: 'x = 2;', replace_all: true }, disk(root))).toEqual({ path: 'a.ts', replacements: 2 });
+    expect(await call('edit_file', { path: 'a.ts', old_string: 'x = 1;', new_string: 'x = 2;', replace_all: true }, disk(root))).toEqual({
+      path: 'a.ts',
+      replacements: 2,
+    });
     expect(read('a.ts')(root)).toBe('x = 2;\nx = 2;\n');
   });
 
   it('refuses an edit that changes nothing, and a file that is not there', async () => {
     const root = project({ 'a.ts': 'same' });
     await expect(call('edit_file', { path: 'a.ts', old_string: 'same', new_string: 'same' }, disk(root))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(call('edit_file', { path: 'b.ts', old_string: 'a', new_string: 'b' }, disk(root))).rejects.toMatchObject({ code: 'FILE_NOT_FOUND', message: expect.stringContaining('write_file') });
+    await expect(call('edit_file', { path: 'b.ts', old_string: 'a', new_string: 'b' }, disk(root))).rejects.toMatchObject({
+      code: 'FILE_NOT_FOUND',
+      message: expect.stringContaining('write_file'),
+    });
     expect(existsSync(join(root, 'b.ts'))).toBe(false);
   });
 
@@ -314,7 +359,10 @@ describe('edit_file', () => {
   it('refuses binary files and text that is not UTF-8, and keeps a byte order mark', async () => {
     const root = project({ 'b.bin': Buffer.from('ab\0cd'), 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]), 'bom.txt': '\uFEFFabc\n' });
     await expect(call('edit_file', { path: 'b.bin', old_string: 'ab', new_string: 'xy' }, disk(root))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(call('edit_file', { path: 'latin1.txt', old_string: 'caf', new_string: 'tea' }, disk(root))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('not UTF-8') });
+    await expect(call('edit_file', { path: 'latin1.txt', old_string: 'caf', new_string: 'tea' }, disk(root))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('not UTF-8'),
+    });
     expect(readFileSync(join(root, 'latin1.txt'))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
     await call('edit_file', { path: 'bom.txt', old_string: 'b', new_string: 'B' }, disk(root));
     expect(read('bom.txt')(root)).toBe('\uFEFFaBc\n');
@@ -324,7 +372,11 @@ describe('edit_file', () => {
 describe('write_file', () => {
   it('creates a file, with its folders, then overwrites it', async () => {
     const root = project();
-    expect(await call('write_file', { path: 'src/new/é.ts', content: 'export const é = 1;\n' }, disk(root))).toEqual({ path: 'src/new/é.ts', bytes: 21, created: true });
+    expect(await call('write_file', { path: 'src/new/é.ts', content: 'export const é = 1;\n' }, disk(root))).toEqual({
+      path: 'src/new/é.ts',
+      bytes: 21,
+      created: true,
+    });
     expect(read('src/new/é.ts')(root)).toBe('export const é = 1;\n');
     expect(await call('write_file', { path: 'src/new/é.ts', content: '' }, disk(root))).toEqual({ path: 'src/new/é.ts', bytes: 0, created: false });
     expect(read('src/new/é.ts')(root)).toBe('');
@@ -373,7 +425,9 @@ describe('confinement to the project', () => {
   it('refuses writes into .git', async () => {
     const { root } = setup();
     await expect(call('write_file', { path: '.git/hooks/pre-commit', content: 'evil' }, disk(root))).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
-    await expect(call('edit_file', { path: '.git/config', old_string: '[core]', new_string: '[evil]' }, disk(root))).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
+    await expect(call('edit_file', { path: '.git/config', old_string: '[core]', new_string: '[evil]' }, disk(root))).rejects.toMatchObject({
+      code: 'PATH_OUTSIDE_PROJECT',
+    });
     expect(existsSync(join(root, '.git/hooks/pre-commit'))).toBe(false);
     expect(read('.git/config')(root)).toBe('[core]\n');
   });
@@ -407,7 +461,11 @@ describe('run_command', () => {
   it('stops a command at its time limit, with everything it started', async () => {
     const root = project();
     const start = Date.now();
-    const result = await call<{ exitCode: number; output: string; timedOut?: boolean }>('run_command', { command: 'echo started; (sleep 1; touch marker) & sleep 30', timeoutMs: 300 }, disk(root));
+    const result = await call<{ exitCode: number; output: string; timedOut?: boolean }>(
+      'run_command',
+      { command: 'echo started; (sleep 1; touch marker) & sleep 30', timeoutMs: 300 },
+      disk(root),
+    );
     expect(Date.now() - start).toBeLessThan(10_000);
     expect(result).toEqual({ exitCode: 143, output: 'started\n', timedOut: true });
     await sleep(1500);
@@ -431,7 +489,11 @@ describe('run_command', () => {
   it('is cancelled by the signal, and the process is really gone', async () => {
     const root = project();
     const controller = new AbortController();
-    const running = call('run_command', { command: 'touch started; (sleep 1; touch marker) & sleep 30; touch marker' }, { ...disk(root), signal: controller.signal });
+    const running = call(
+      'run_command',
+      { command: 'touch started; (sleep 1; touch marker) & sleep 30; touch marker' },
+      { ...disk(root), signal: controller.signal },
+    );
     await until(() => existsSync(join(root, 'started')));
     const start = Date.now();
     controller.abort();
@@ -450,7 +512,9 @@ describe('run_command', () => {
 
   it('does not start when the signal is already aborted', async () => {
     const root = project();
-    await expect(call('run_command', { command: 'touch marker' }, { ...disk(root), signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(call('run_command', { command: 'touch marker' }, { ...disk(root), signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     await sleep(200);
     expect(existsSync(join(root, 'marker'))).toBe(false);
   });
@@ -468,8 +532,18 @@ describe('run_command', () => {
 
   it('describes itself as a command with its risk, and a grant covers the exact command line', () => {
     const run = action('run_command');
-    expect(run.describe({ command: 'git push origin main' })).toEqual({ type: 'command', description: 'git push origin main', details: { command: 'git push origin main', cwd: '.' }, risk: 'high' });
-    expect(run.describe({ command: 'npm test', cwd: 'pkg' })).toEqual({ type: 'command', description: 'npm test', details: { command: 'npm test', cwd: 'pkg' }, risk: 'low' });
+    expect(run.describe({ command: 'git push origin main' })).toEqual({
+      type: 'command',
+      description: 'git push origin main',
+      details: { command: 'git push origin main', cwd: '.' },
+      risk: 'high',
+    });
+    expect(run.describe({ command: 'npm test', cwd: 'pkg' })).toEqual({
+      type: 'command',
+      description: 'npm test',
+      details: { command: 'npm test', cwd: 'pkg' },
+      risk: 'low',
+    });
     expect(run.grantKey({ command: '  npm test \n' })).toBe('npm test');
     expect(run.grantKey({ command: 'npm test', cwd: 'pkg' })).toBe('npm test');
     expect(run.grantKey({ command: 'npm test -- --watch' })).not.toBe(run.grantKey({ command: 'npm test' }));

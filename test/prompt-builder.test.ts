@@ -65,24 +65,28 @@ describe('the token planner in the pipeline', () => {
 
   it('never separates a tool call from its result (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom('chat', 'tools', 'long'), { minLength: 1, maxLength: 25 }), fc.integer({ min: 150, max: 2000 }), async (kinds, total) => {
-        const ws = await createWorkspace();
-        const s = await ws.sessions.create();
-        for (const [i, kind] of kinds.entries()) {
-          if (kind === 'tools') {
-            await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: `c${i}`, name: 'f', args: { n: i } }] });
-            await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: `c${i}`, content: [text(words(20))] }] });
-          } else await s.addTurn({ role: 'user', blocks: [text(words(kind === 'long' ? 120 : 10))] });
-        }
-        const built = await s.buildPrompt({ model, tokenBudget: { total, reserve: 50 } }).catch(() => undefined);
-        if (built !== undefined) {
-          const calls = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-call' ? [p.callId] : [])));
-          const results = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-result' ? [p.callId] : [])));
-          expect(results.sort()).toEqual(calls.sort());
-          expect(built.record.turns.count + built.record.dropped.count).toBe(kinds.length + kinds.filter((k) => k === 'tools').length);
-        }
-        await ws.close();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('chat', 'tools', 'long'), { minLength: 1, maxLength: 25 }),
+        fc.integer({ min: 150, max: 2000 }),
+        async (kinds, total) => {
+          const ws = await createWorkspace();
+          const s = await ws.sessions.create();
+          for (const [i, kind] of kinds.entries()) {
+            if (kind === 'tools') {
+              await s.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: `c${i}`, name: 'f', args: { n: i } }] });
+              await s.addTurn({ role: 'tool', blocks: [{ type: 'tool_result', callId: `c${i}`, content: [text(words(20))] }] });
+            } else await s.addTurn({ role: 'user', blocks: [text(words(kind === 'long' ? 120 : 10))] });
+          }
+          const built = await s.buildPrompt({ model, tokenBudget: { total, reserve: 50 } }).catch(() => undefined);
+          if (built !== undefined) {
+            const calls = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-call' ? [p.callId] : [])));
+            const results = built.prompt.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool-result' ? [p.callId] : [])));
+            expect(results.sort()).toEqual(calls.sort());
+            expect(built.record.turns.count + built.record.dropped.count).toBe(kinds.length + kinds.filter((k) => k === 'tools').length);
+          }
+          await ws.close();
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -105,7 +109,12 @@ describe('the token planner in the pipeline', () => {
 
 describe('instructions and retrieval', () => {
   it('merges persona and preferences by the conflict rule: role defaults, then topics, then the session; older first', async () => {
-    const ws = await createWorkspace({ clock: (() => { let t = Date.UTC(2026, 0, 1); return () => new Date(t++); })() });
+    const ws = await createWorkspace({
+      clock: (() => {
+        let t = Date.UTC(2026, 0, 1);
+        return () => new Date(t++);
+      })(),
+    });
     await ws.preferences.add({ id: 'role-old', content: 'Use imperial units.' });
     await ws.preferences.add({ id: 'role-new', content: 'Cite sources.' });
     await ws.preferences.add({ id: 'topic', content: 'Prefer metric units when discussing cooking recipes.', topics: ['cooking'] });
@@ -150,7 +159,10 @@ describe('summaries', () => {
   it('stand in for the turns they summarise', async () => {
     const { ws, s } = await conversation(6, 5);
     const path = await s.transcript();
-    await s.addTurn({ role: 'system', blocks: [{ type: 'summary', text: 'They greeted each other.', summarizes: path.slice(0, 4).map((t) => ({ id: t.id, version: 0 })) }] });
+    await s.addTurn({
+      role: 'system',
+      blocks: [{ type: 'summary', text: 'They greeted each other.', summarizes: path.slice(0, 4).map((t) => ({ id: t.id, version: 0 })) }],
+    });
     const { prompt, record } = await s.buildPrompt({ model });
     expect(record.summarized).toHaveLength(4);
     expect(record.turns.count).toBe(2);
@@ -164,7 +176,9 @@ describe('summaries', () => {
     const before = ws.manager.workspace().turns.size;
     const silent = scriptedModel(() => new Promise<never>(() => undefined));
     const answerer = scriptedModel([{ text: 'Noted.' }]);
-    await expect(s.respond({ model: answerer, tokenBudget: { total: 1200, reserve: 200 }, summarize: { model: silent }, idleTimeoutMs: 100 })).rejects.toMatchObject({ code: 'MODEL_TIMEOUT' });
+    await expect(
+      s.respond({ model: answerer, tokenBudget: { total: 1200, reserve: 200 }, summarize: { model: silent }, idleTimeoutMs: 100 }),
+    ).rejects.toMatchObject({ code: 'MODEL_TIMEOUT' });
     expect(answerer.calls).toHaveLength(0);
     expect(ws.manager.workspace().turns.size).toBe(before);
     await ws.close();
@@ -203,7 +217,11 @@ describe('observations in the prompt', () => {
     const ws = await createWorkspace();
     const s = await ws.sessions.create();
     const observe = (key: string, n: number) =>
-      s.addTurn({ role: 'user', blocks: [text(`Result ${n}`), text(`Snapshot ${key} #${n}: ${words(200, 'cell')}`)], meta: { observation: { key, block: 1 } } });
+      s.addTurn({
+        role: 'user',
+        blocks: [text(`Result ${n}`), text(`Snapshot ${key} #${n}: ${words(200, 'cell')}`)],
+        meta: { observation: { key, block: 1 } },
+      });
     await observe('browser:a', 1);
     await s.addTurn({ role: 'assistant', blocks: [text('next')] });
     await observe('browser:b', 2);
@@ -213,7 +231,10 @@ describe('observations in the prompt', () => {
     await observe('browser:a', 4);
     const { prompt, record } = await s.buildPrompt({ model });
     const sent = prompt.messages.flatMap((m) => m.content.map((c) => (c.type === 'text' ? c.text : '')));
-    expect(sent.filter((t) => t.startsWith('Snapshot'))).toEqual([expect.stringMatching(/^Snapshot browser:b #2/), expect.stringMatching(/^Snapshot browser:a #4/)]);
+    expect(sent.filter((t) => t.startsWith('Snapshot'))).toEqual([
+      expect.stringMatching(/^Snapshot browser:b #2/),
+      expect.stringMatching(/^Snapshot browser:a #4/),
+    ]);
     expect(sent.filter((t) => t === SUPERSEDED_NOTE)).toHaveLength(2);
     // The summaries of the results stay; only the observations go.
     expect(sent.filter((t) => t.startsWith('Result '))).toEqual(['Result 1', 'Result 2', 'Result 3', 'Result 4']);

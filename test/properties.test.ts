@@ -186,7 +186,12 @@ describe('the invariant checker', () => {
     index.apply([
       { op: 'put', collection: 'session', key: s.id, value: { ...s.record(), head: { id: 'ghost', version: 0 } } },
       { op: 'put', collection: 'blob', key: b.sha256, value: { ...b, refCount: 3 } },
-      { op: 'put', collection: 'turn', key: turnKey({ id: 'orphan', version: 0 }), value: { ...t, id: 'orphan', sessionId: 'dead', parent: { id: 'missing', version: 0 }, seq: 99 } },
+      {
+        op: 'put',
+        collection: 'turn',
+        key: turnKey({ id: 'orphan', version: 0 }),
+        value: { ...t, id: 'orphan', sessionId: 'dead', parent: { id: 'missing', version: 0 }, seq: 99 },
+      },
     ]);
     await ws.manager.blobStorage.delete(b.sha256);
     const codes = (await checkInvariants(view, ws.manager.blobStorage)).map((v) => v.code).sort();

@@ -132,24 +132,43 @@ function checkError(error: SchemaValidationError): void {
 }
 
 describe('validateAIResponse, properties', () => {
-  it('(d) well-formed responses are always valid and executor compatible, as objects or as the model\'s text', () => {
+  it("(d) well-formed responses are always valid and executor compatible, as objects or as the model's text", () => {
     fc.assert(
-      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), rendering)), ([name, response, how]) => {
-        const result = check(render(response, how), name);
-        expect(result.errors).toEqual([]);
-        expect(result).toMatchObject({ valid: true, executorCompatible: true, warnings: [] });
-        expect(result.response).toEqual(response);
-      }),
+      fc.property(
+        schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), rendering)),
+        ([name, response, how]) => {
+          const result = check(render(response, how), name);
+          expect(result.errors).toEqual([]);
+          expect(result).toMatchObject({ valid: true, executorCompatible: true, warnings: [] });
+          expect(result.response).toEqual(response);
+        },
+      ),
       runs(400),
     );
   });
 
   it('(a–c) arbitrary JSON values and arbitrary values never throw, and every error is at a dotted path', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.anything({ withBigInt: true, withMap: true, withSet: true, withDate: true, withTypedArray: true, withSparseArray: true, withNullPrototype: true, withObjectString: true })), schemaName, (value, name) => {
-        const result = check(value, name);
-        if (!isObject(dataOf(value))) expect(result.valid).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.anything({
+            withBigInt: true,
+            withMap: true,
+            withSet: true,
+            withDate: true,
+            withTypedArray: true,
+            withSparseArray: true,
+            withNullPrototype: true,
+            withObjectString: true,
+          }),
+        ),
+        schemaName,
+        (value, name) => {
+          const result = check(value, name);
+          if (!isObject(dataOf(value))) expect(result.valid).toBe(false);
+        },
+      ),
       runs(400),
     );
   });
@@ -172,7 +191,13 @@ describe('validateAIResponse, properties', () => {
     fc.assert(
       fc.property(
         schemaName.chain((name) =>
-          fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), fc.array(responseMutation, { minLength: 1, maxLength: 3 }), fc.option(nesting, { nil: undefined, freq: 4 }), fc.constantFrom('object', 'json', 'prose')),
+          fc.tuple(
+            fc.constant(name),
+            wellFormedResponse(name !== 'minimal'),
+            fc.array(responseMutation, { minLength: 1, maxLength: 3 }),
+            fc.option(nesting, { nil: undefined, freq: 4 }),
+            fc.constantFrom('object', 'json', 'prose'),
+          ),
         ),
         ([name, response, mutations, deep, how]) => {
           const changed = mutations.reduce(mutate, response);
@@ -207,16 +232,19 @@ describe('validateAIResponse, properties', () => {
 
   it('(b) the decision rules: RETRY without a command and ABORT with one are never valid', () => {
     fc.assert(
-      fc.property(schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), responseCommand(name !== 'minimal'))), ([name, response, cmd]) => {
-        const { command: _dropped, ...without } = response;
-        const retry = check({ ...without, decision: { ...(response.decision as Json), action: 'RETRY' } }, name);
-        expect(retry.valid).toBe(false);
-        expect(retry.errors).toContainEqual(expect.objectContaining({ field: 'command', path: ['command'], expectedType: 'a command' }));
-        const abort = check({ ...without, decision: { ...(response.decision as Json), action: 'ABORT' }, command: cmd }, name);
-        expect(abort.valid).toBe(false);
-        expect(abort.errors).toContainEqual(expect.objectContaining({ field: 'command', path: ['command'], expectedType: 'no command', value: cmd }));
-        expect(abort.executorCompatible).toBe(false);
-      }),
+      fc.property(
+        schemaName.chain((name) => fc.tuple(fc.constant(name), wellFormedResponse(name !== 'minimal'), responseCommand(name !== 'minimal'))),
+        ([name, response, cmd]) => {
+          const { command: _dropped, ...without } = response;
+          const retry = check({ ...without, decision: { ...(response.decision as Json), action: 'RETRY' } }, name);
+          expect(retry.valid).toBe(false);
+          expect(retry.errors).toContainEqual(expect.objectContaining({ field: 'command', path: ['command'], expectedType: 'a command' }));
+          const abort = check({ ...without, decision: { ...(response.decision as Json), action: 'ABORT' }, command: cmd }, name);
+          expect(abort.valid).toBe(false);
+          expect(abort.errors).toContainEqual(expect.objectContaining({ field: 'command', path: ['command'], expectedType: 'no command', value: cmd }));
+          expect(abort.executorCompatible).toBe(false);
+        },
+      ),
       runs(300),
     );
   });

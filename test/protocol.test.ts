@@ -94,7 +94,10 @@ describe('generateResponseSchema', () => {
     const withContext = manager.validateAIResponse(response('PROCEED', undefined, { context: { progress: 'half' } }), schema);
     expect(withContext.valid).toBe(false);
     expect(errorAt(withContext, 'context')).toMatchObject({ path: ['context'], expectedType: 'no such property', value: { progress: 'half' } });
-    const checked = { ...response('PROCEED'), decision: { action: 'PROCEED', message: 'm', resultValidation: { success: true, expectedElements: [], actualState: 'ok' } } };
+    const checked = {
+      ...response('PROCEED'),
+      decision: { action: 'PROCEED', message: 'm', resultValidation: { success: true, expectedElements: [], actualState: 'ok' } },
+    };
     expect(errorAt(manager.validateAIResponse(checked, schema), 'decision.resultValidation').path).toEqual(['decision', 'resultValidation']);
     const alternatives = { ...response('PROCEED'), reasoning: { ...reasoning, alternatives: 'none' } };
     expect(errorAt(manager.validateAIResponse(alternatives, schema), 'reasoning.alternatives').expectedType).toBe('no such property');
@@ -148,7 +151,11 @@ describe('generateResponseSchema', () => {
     const parameters = manager.validateAIResponse(response('PROCEED', { action: 'GET_DOM', parameters: { full: true } }), lenient);
     expect(parameters.valid).toBe(false);
     expect(parameters.executorCompatible).toBe(false);
-    expect(errorAt(parameters, 'command.parameters.full')).toMatchObject({ path: ['command', 'parameters', 'full'], value: true, expectedType: 'no such property' });
+    expect(errorAt(parameters, 'command.parameters.full')).toMatchObject({
+      path: ['command', 'parameters', 'full'],
+      value: true,
+      expectedType: 'no such property',
+    });
     const commandField = manager.validateAIResponse(response('PROCEED', { ...click('#a'), priority: 1 }), lenient);
     expect(errorAt(commandField, 'command.priority').expectedType).toBe('no such property');
     // The manager's default mode follows its configuration.
@@ -200,12 +207,25 @@ describe('validateAIResponse', () => {
   it('accepts PROCEED with and without a command, RETRY with one and ABORT without one', () => {
     const finished = manager.validateAIResponse(response('PROCEED'), schema);
     expect(finished).toEqual({ valid: true, errors: [], warnings: [], executorCompatible: true, response: response('PROCEED') });
-    const next = response('PROCEED', { action: 'INPUT_TEXT', parameters: { selector: "input[name='username']", text: '${saved_username}' }, reasoning: 'first step' });
+    const next = response('PROCEED', {
+      action: 'INPUT_TEXT',
+      parameters: { selector: "input[name='username']", text: '${saved_username}' },
+      reasoning: 'first step',
+    });
     expect(manager.validateAIResponse(next, schema)).toMatchObject({ valid: true, errors: [], executorCompatible: true, response: next });
     expect(manager.validateAIResponse(response('RETRY', click('ref=s2/e7')), schema)).toMatchObject({ valid: true, executorCompatible: true });
     expect(manager.validateAIResponse(response('ABORT'), schema)).toMatchObject({ valid: true, executorCompatible: true });
-    for (const command of [openPage('https://example.com/login'), openPage('https://${site}/login'), { action: 'SAVE_VARIABLE', parameters: { selector: '#total', variableName: 'order_total' } }, { action: 'GET_DOM', parameters: {} }]) {
-      expect(manager.validateAIResponse(response('PROCEED', command), schema), JSON.stringify(command)).toMatchObject({ valid: true, errors: [], executorCompatible: true });
+    for (const command of [
+      openPage('https://example.com/login'),
+      openPage('https://${site}/login'),
+      { action: 'SAVE_VARIABLE', parameters: { selector: '#total', variableName: 'order_total' } },
+      { action: 'GET_DOM', parameters: {} },
+    ]) {
+      expect(manager.validateAIResponse(response('PROCEED', command), schema), JSON.stringify(command)).toMatchObject({
+        valid: true,
+        errors: [],
+        executorCompatible: true,
+      });
     }
   });
 
@@ -213,7 +233,12 @@ describe('validateAIResponse', () => {
     const example = {
       decision: {
         action: 'RETRY',
-        resultValidation: { success: false, expectedElements: ["input[name='username']"], actualState: 'Page loaded but login form is not visible', issues: ['Login form container is hidden'] },
+        resultValidation: {
+          success: false,
+          expectedElements: ["input[name='username']"],
+          actualState: 'Page loaded but login form is not visible',
+          issues: ['Login form container is hidden'],
+        },
         message: 'Login form not found, trying alternative approach',
       },
       reasoning: { ...reasoning, confidence: 0.7, alternatives: 'Could try a different URL.' },
@@ -229,13 +254,17 @@ describe('validateAIResponse', () => {
   it('RETRY without a command and ABORT with one are refused, with messages a model can act on', () => {
     const retry = manager.validateAIResponse(response('RETRY'), schema);
     expect(retry.valid).toBe(false);
-    expect(retry.errors).toEqual([{ field: 'command', path: ['command'], value: undefined, expectedType: 'a command', message: expect.stringContaining('RETRY') }]);
+    expect(retry.errors).toEqual([
+      { field: 'command', path: ['command'], value: undefined, expectedType: 'a command', message: expect.stringContaining('RETRY') },
+    ]);
     expect(retry.errors[0]?.message).toContain('is required');
     expect(retry.response).toBeUndefined();
 
     const abort = manager.validateAIResponse(response('ABORT', click('#x')), schema);
     expect(abort.valid).toBe(false);
-    expect(abort.errors).toEqual([{ field: 'command', path: ['command'], value: click('#x'), expectedType: 'no command', message: expect.stringContaining('ABORT') }]);
+    expect(abort.errors).toEqual([
+      { field: 'command', path: ['command'], value: click('#x'), expectedType: 'no command', message: expect.stringContaining('ABORT') },
+    ]);
     expect(abort.errors[0]?.message).toContain('must be left out');
     expect(abort.executorCompatible).toBe(false);
   });
@@ -255,10 +284,24 @@ describe('validateAIResponse', () => {
       expectedType: 'one of PROCEED, RETRY, ABORT',
       message: 'decision.action must be one of PROCEED, RETRY, ABORT',
     });
-    expect(errorAt(result, 'decision.message')).toMatchObject({ path: ['decision', 'message'], value: 42, expectedType: 'string', message: 'decision.message must be a string' });
+    expect(errorAt(result, 'decision.message')).toMatchObject({
+      path: ['decision', 'message'],
+      value: 42,
+      expectedType: 'string',
+      message: 'decision.message must be a string',
+    });
     expect(errorAt(result, 'decision.resultValidation.success')).toMatchObject({ value: 'yes', expectedType: 'boolean' });
-    expect(errorAt(result, 'decision.resultValidation.expectedElements.1')).toMatchObject({ path: ['decision', 'resultValidation', 'expectedElements', '1'], value: 7, expectedType: 'string' });
-    expect(errorAt(result, 'reasoning')).toMatchObject({ path: ['reasoning'], value: ['not', 'an', 'object'], expectedType: 'object', message: 'reasoning must be an object' });
+    expect(errorAt(result, 'decision.resultValidation.expectedElements.1')).toMatchObject({
+      path: ['decision', 'resultValidation', 'expectedElements', '1'],
+      value: 7,
+      expectedType: 'string',
+    });
+    expect(errorAt(result, 'reasoning')).toMatchObject({
+      path: ['reasoning'],
+      value: ['not', 'an', 'object'],
+      expectedType: 'object',
+      message: 'reasoning must be an object',
+    });
     // Required strings must not be empty.
     const empty = manager.validateAIResponse({ ...response('PROCEED'), decision: { action: 'PROCEED', message: '' } }, schema);
     expect(errorAt(empty, 'decision.message')).toMatchObject({ value: '', message: 'decision.message must not be empty' });
@@ -266,20 +309,34 @@ describe('validateAIResponse', () => {
 
   it('a decision that is not an object gets that error only, not the RETRY or ABORT rules', () => {
     const withCommand = manager.validateAIResponse({ decision: 'PROCEED', reasoning, command: click('#go') }, schema);
-    expect(withCommand.errors).toEqual([{ field: 'decision', path: ['decision'], value: 'PROCEED', expectedType: 'object', message: 'decision must be an object' }]);
+    expect(withCommand.errors).toEqual([
+      { field: 'decision', path: ['decision'], value: 'PROCEED', expectedType: 'object', message: 'decision must be an object' },
+    ]);
     const withoutCommand = manager.validateAIResponse({ decision: 'RETRY', reasoning }, schema);
     expect(withoutCommand.errors.map((e) => e.field)).toEqual(['decision']);
     // A string is the model's text: '"PROCEED"' is JSON for a string.
-    for (const [input, value] of [[42, 42], ['"PROCEED"', 'PROCEED'], [[response('PROCEED')], [response('PROCEED')]], [null, null], ['true', true]] as const) {
+    for (const [input, value] of [
+      [42, 42],
+      ['"PROCEED"', 'PROCEED'],
+      [[response('PROCEED')], [response('PROCEED')]],
+      [null, null],
+      ['true', true],
+    ] as const) {
       const result = manager.validateAIResponse(input, schema);
       expect(result.errors, JSON.stringify(input)).toEqual([{ field: '', path: [], value, expectedType: 'object', message: 'the response must be an object' }]);
     }
   });
 
-  it('reads the model\'s raw text: bare JSON, a ```json fence, JSON inside prose', () => {
+  it("reads the model's raw text: bare JSON, a ```json fence, JSON inside prose", () => {
     const r = response('PROCEED', click('#next'));
     const json = JSON.stringify(r);
-    const texts = [json, `  \n${JSON.stringify(r, null, 2)}\n`, `\`\`\`json\n${json}\n\`\`\``, `Here is my answer:\n\`\`\`\n${json}\n\`\`\`\nDone.`, `Sure! ${json} Hope that helps.`];
+    const texts = [
+      json,
+      `  \n${JSON.stringify(r, null, 2)}\n`,
+      `\`\`\`json\n${json}\n\`\`\``,
+      `Here is my answer:\n\`\`\`\n${json}\n\`\`\`\nDone.`,
+      `Sure! ${json} Hope that helps.`,
+    ];
     for (const text of texts) {
       expect(manager.validateAIResponse(text, schema), text).toMatchObject({ valid: true, errors: [], response: r });
     }
@@ -301,7 +358,9 @@ describe('validateAIResponse', () => {
     const value = manager.validateAIResponse(long, schema).errors[0]?.value as string;
     expect(value.length).toBeLessThanOrEqual(200);
     // JSON that is not an object is read, then refused by the schema.
-    expect(manager.validateAIResponse('[1, 2]', schema).errors).toEqual([{ field: '', path: [], value: [1, 2], expectedType: 'object', message: 'the response must be an object' }]);
+    expect(manager.validateAIResponse('[1, 2]', schema).errors).toEqual([
+      { field: '', path: [], value: [1, 2], expectedType: 'object', message: 'the response must be an object' },
+    ]);
   });
 
   it('values that are not JSON data are an error, not an exception', () => {
@@ -356,7 +415,11 @@ describe('validateAIResponse', () => {
       [click('js=document.cookie'), 'command.parameters.selector', 'the selector engine "js=" is not allowed'],
       [click('ref=oops'), 'command.parameters.selector', 'is not a snapshot ref'],
       [click('div\u0000span'), 'command.parameters.selector', 'control characters'],
-      [{ action: 'SAVE_VARIABLE', parameters: { selector: '#x', variableName: '1total' } }, 'command.parameters.variableName', 'must match ^[a-zA-Z_][a-zA-Z0-9_]*$'],
+      [
+        { action: 'SAVE_VARIABLE', parameters: { selector: '#x', variableName: '1total' } },
+        'command.parameters.variableName',
+        'must match ^[a-zA-Z_][a-zA-Z0-9_]*$',
+      ],
       [{ action: 'SAVE_VARIABLE', parameters: { selector: '#x', variableName: 'a-b' } }, 'command.parameters.variableName', 'must match'],
       [{ action: 'INPUT_TEXT', parameters: { selector: '#x' } }, 'command.parameters.text', 'is required'],
       [{ action: 'INPUT_TEXT', parameters: { selector: '#x', text: 5 } }, 'command.parameters.text', 'must be a string'],
@@ -383,10 +446,12 @@ describe('validateAIResponse', () => {
     }
     const uncompilable = { ...structuredClone(schema), type: 'no-such-type' } as unknown as ResponseSchema;
     const result = manager.validateAIResponse(response('PROCEED'), uncompilable);
-    expect(result.errors).toEqual([expect.objectContaining({ field: '$schema', expectedType: 'a valid JSON Schema', message: expect.stringContaining('cannot be compiled') })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ field: '$schema', expectedType: 'a valid JSON Schema', message: expect.stringContaining('cannot be compiled') }),
+    ]);
   });
 
-  it('validates against a schema read back from storage (a copy that is not the manager\'s object)', () => {
+  it("validates against a schema read back from storage (a copy that is not the manager's object)", () => {
     const copy = JSON.parse(JSON.stringify(schema)) as ResponseSchema;
     expect(manager.validateAIResponse(response('PROCEED', click('#a')), copy)).toMatchObject({ valid: true, executorCompatible: true });
     expect(manager.validateAIResponse(response('RETRY'), copy).errors.map((e) => e.field)).toEqual(['command']);
@@ -416,7 +481,12 @@ describe('registerCommands and getExecutorMethodSchemas', () => {
     const methods = manager.getExecutorMethodSchemas();
     expect(Object.keys(methods)).toEqual([...COMMAND_ACTIONS, 'lookup']);
     for (const [name, branch] of Object.entries(methods)) {
-      expect(branch).toMatchObject({ type: 'object', properties: { action: { const: name } }, required: ['action', 'parameters'], additionalProperties: false });
+      expect(branch).toMatchObject({
+        type: 'object',
+        properties: { action: { const: name } },
+        required: ['action', 'parameters'],
+        additionalProperties: false,
+      });
     }
     expect(props(methods.lookup).parameters).toEqual(lookup.parameters);
     expect(props(props(methods.OPEN_PAGE).parameters)).toHaveProperty('url');
@@ -439,9 +509,19 @@ describe('registerCommands and getExecutorMethodSchemas', () => {
     thrown(() => manager.registerCommands([{ ...lookup, name: '' }]), 'INVALID_ARGUMENT');
     thrown(() => manager.registerCommands([{ ...lookup, name: 'x'.repeat(65) }]), 'INVALID_ARGUMENT');
     thrown(() => manager.registerCommands([{ ...lookup, name: 'arr', parameters: { type: 'array' } }]), 'INVALID_ARGUMENT');
-    thrown(() => manager.registerCommands([{ ...lookup, name: 'broken', parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } }]), 'INVALID_ARGUMENT');
+    thrown(
+      () => manager.registerCommands([{ ...lookup, name: 'broken', parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } }]),
+      'INVALID_ARGUMENT',
+    );
     // A refused batch adds nothing, not even its valid commands.
-    thrown(() => manager.registerCommands([{ ...lookup, name: 'fine' }, { ...lookup, name: 'not fine' }]), 'INVALID_ARGUMENT');
+    thrown(
+      () =>
+        manager.registerCommands([
+          { ...lookup, name: 'fine' },
+          { ...lookup, name: 'not fine' },
+        ]),
+      'INVALID_ARGUMENT',
+    );
     expect(manager.commands().map((c) => c.name)).toEqual([...COMMAND_ACTIONS, 'lookup']);
     expect(manager.generateResponseSchema()).toBe(schema);
   });
@@ -475,7 +555,13 @@ describe('updateSchemaVersion', () => {
     const refused = manager.validateAIResponse(response('PROCEED'), old);
     expect(refused).toMatchObject({ valid: false, executorCompatible: false });
     expect(refused.errors).toEqual([
-      { field: '$schema', path: ['$schema'], value: '1.0.0', expectedType: 'a schema of version 2.x', message: expect.stringContaining('generate a new schema') },
+      {
+        field: '$schema',
+        path: ['$schema'],
+        value: '1.0.0',
+        expectedType: 'a schema of version 2.x',
+        message: expect.stringContaining('generate a new schema'),
+      },
     ]);
     const fresh = manager.generateResponseSchema();
     expect(fresh).not.toBe(old);
@@ -502,13 +588,30 @@ describe('the security policy', () => {
   const open = (url: string) => manager.validateAIResponse(response('PROCEED', openPage(url)), schema);
 
   it('opens only hosts on the allowlist: exact names and subdomain wildcards', () => {
-    for (const url of ['https://example.com/', 'http://EXAMPLE.com/a?b=c', 'https://test.local/', 'https://shop.test.local/cart', 'https://a.b.test.local:8443/x']) {
+    for (const url of [
+      'https://example.com/',
+      'http://EXAMPLE.com/a?b=c',
+      'https://test.local/',
+      'https://shop.test.local/cart',
+      'https://a.b.test.local:8443/x',
+    ]) {
       expect(open(url), url).toMatchObject({ valid: true, errors: [], executorCompatible: true });
     }
-    for (const url of ['https://evil.com/', 'https://www.example.com/', 'https://example.com.evil.com/', 'https://example.com@evil.com/', 'https://eviltest.local/', 'https://test.local.evil.com/']) {
+    for (const url of [
+      'https://evil.com/',
+      'https://www.example.com/',
+      'https://example.com.evil.com/',
+      'https://example.com@evil.com/',
+      'https://eviltest.local/',
+      'https://test.local.evil.com/',
+    ]) {
       const result = open(url);
       expect(result, url).toMatchObject({ valid: false, executorCompatible: false });
-      expect(errorAt(result, 'command.parameters.url')).toMatchObject({ value: url, expectedType: 'an allowed URL', message: expect.stringContaining('is not on the allowlist') });
+      expect(errorAt(result, 'command.parameters.url')).toMatchObject({
+        value: url,
+        expectedType: 'an allowed URL',
+        message: expect.stringContaining('is not on the allowlist'),
+      });
     }
     expect(manager.security.allowedDomains).toEqual(['example.com', '*.test.local']);
     expect(Object.isFrozen(manager.security)).toBe(true);
@@ -522,14 +625,18 @@ describe('the security policy', () => {
     const httpsOnly = createSchemaManager({ security: { allowedSchemes: ['https'] } });
     const s = httpsOnly.generateResponseSchema();
     expect(httpsOnly.validateAIResponse(response('PROCEED', openPage('https://anywhere.org/')), s).valid).toBe(true);
-    expect(errorAt(httpsOnly.validateAIResponse(response('PROCEED', openPage('http://anywhere.org/')), s), 'command.parameters.url').message).toContain('the scheme "http:" is not allowed (allowed: https:)');
+    expect(errorAt(httpsOnly.validateAIResponse(response('PROCEED', openPage('http://anywhere.org/')), s), 'command.parameters.url').message).toContain(
+      'the scheme "http:" is not allowed (allowed: https:)',
+    );
 
     const withFtp = createSchemaManager({ security: { allowedSchemes: ['https', 'ftp', 'file'], allowedDomains: ['example.com'] } });
     const f = withFtp.generateResponseSchema();
     expect(withFtp.validateAIResponse(response('PROCEED', openPage('ftp://example.com/pub')), f).valid).toBe(true);
     expect(withFtp.validateAIResponse(response('PROCEED', openPage('file:///tmp/report.html')), f).valid).toBe(true);
     for (const url of ['ftp://evil.com/pub', 'file://evil.com/share']) {
-      expect(errorAt(withFtp.validateAIResponse(response('PROCEED', openPage(url)), f), 'command.parameters.url').message, url).toContain('is not on the allowlist');
+      expect(errorAt(withFtp.validateAIResponse(response('PROCEED', openPage(url)), f), 'command.parameters.url').message, url).toContain(
+        'is not on the allowlist',
+      );
     }
   });
 
@@ -586,7 +693,9 @@ describe('interpolation', () => {
 
   it('redactSecrets shows each secret as its ${name}, the longest first', () => {
     const secrets = { pin: '1234', account: '123456789', password: 'hunter2' };
-    expect(redactSecrets('account 123456789, pin 1234, password hunter2 (hunter2)', secrets)).toBe('account ${account}, pin ${pin}, password ${password} (${password})');
+    expect(redactSecrets('account 123456789, pin 1234, password hunter2 (hunter2)', secrets)).toBe(
+      'account ${account}, pin ${pin}, password ${password} (${password})',
+    );
     expect(redactSecrets('nothing secret', secrets)).toBe('nothing secret');
     expect(redactSecrets('1234', undefined)).toBe('1234');
     expect(redactSecrets('abc', { empty: '' })).toBe('abc');
@@ -601,7 +710,12 @@ describe('providerSchema', () => {
       description: 'Exports the page.',
       parameters: {
         type: 'object',
-        properties: { format: { type: 'string', enum: ['pdf', 'html'] }, allOf: { type: 'boolean' }, discriminator: { type: 'string', format: 'uri' }, 'x-golem-tag': { type: 'string' } },
+        properties: {
+          format: { type: 'string', enum: ['pdf', 'html'] },
+          allOf: { type: 'boolean' },
+          discriminator: { type: 'string', format: 'uri' },
+          'x-golem-tag': { type: 'string' },
+        },
         required: ['format'],
         additionalProperties: false,
       },
@@ -620,7 +734,8 @@ describe('providerSchema', () => {
       }
     };
     walk(out, false);
-    for (const dropped of ['allOf', 'discriminator', 'format', '$id', '$schema', 'x-golem-version', 'x-golem-options']) expect(keywords.has(dropped), dropped).toBe(false);
+    for (const dropped of ['allOf', 'discriminator', 'format', '$id', '$schema', 'x-golem-version', 'x-golem-options'])
+      expect(keywords.has(dropped), dropped).toBe(false);
     expect([...keywords].filter((k) => k.startsWith('x-golem'))).toEqual([]);
     expect(keywords.has('oneOf')).toBe(true);
     expect(keywords.has('anyOf')).toBe(true);

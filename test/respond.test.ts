@@ -19,7 +19,14 @@ describe('session.respond', () => {
   it('records the answer as one assistant turn, with thinking, text and tool calls, usage and the prompt record', async () => {
     const ws = await createWorkspace();
     const s = await chat(ws);
-    const model = scriptedModel([{ thinking: 'Basic anatomy.', text: 'Four.', toolCalls: [{ name: 'lookup', input: { organ: 'heart' }, callId: 'c1' }], usage: { inputTokens: 30, outputTokens: 9 } }]);
+    const model = scriptedModel([
+      {
+        thinking: 'Basic anatomy.',
+        text: 'Four.',
+        toolCalls: [{ name: 'lookup', input: { organ: 'heart' }, callId: 'c1' }],
+        usage: { inputTokens: 30, outputTokens: 9 },
+      },
+    ]);
     const parts: StreamPart['type'][] = [];
     const turn = await s.respond({ model, tokenBudget: { total: 8000 }, onPart: (part) => parts.push(part.type) });
     expect(turn.role).toBe('assistant');
@@ -28,7 +35,13 @@ describe('session.respond', () => {
       { type: 'text', text: 'Four.' },
       { type: 'tool_use', callId: 'c1', name: 'lookup', args: { organ: 'heart' } },
     ]);
-    expect(turn.meta).toMatchObject({ status: 'complete', stopReason: 'tool-calls', usage: { inputTokens: 30, outputTokens: 9 }, cost: null, model: { provider: 'scripted', modelId: 'scripted-model' } });
+    expect(turn.meta).toMatchObject({
+      status: 'complete',
+      stopReason: 'tool-calls',
+      usage: { inputTokens: 30, outputTokens: 9 },
+      cost: null,
+      model: { provider: 'scripted', modelId: 'scripted-model' },
+    });
     expect(turn.meta.prompt).toMatchObject({ turns: { count: 1 }, dropped: { count: 0 }, tokens: { budget: 8000, reserve: 2000 } });
     expect(s.head()).toEqual({ id: turn.id, version: 0 });
     expect(parts[0]).toBe('thinking-delta');

@@ -31,7 +31,9 @@ interface Line {
 /** Runs the child until it prints `killAt` (then SIGKILLs it), or until it exits; answers what it printed. */
 function runChild(dir: string, modelUrl: string, options: { killAt?: string; hang?: boolean } = {}): Promise<{ lines: Line[]; killed: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, modelUrl, ...(options.hang === true ? ['hang'] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, modelUrl, ...(options.hang === true ? ['hang'] : [])], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: Line[] = [];
     let buffered = '';
     let stderr = '';
@@ -62,7 +64,11 @@ describe('a run killed at each step', () => {
     const dir = tempDir();
     provider = await startFakeProvider('openai', [
       // 1: killed while it streams (slowly), so nothing of it is recorded.
-      { text: 'I will migrate the database first, then announce the release.', toolCalls: [{ id: 'c1', name: 'migrate', input: { version: 7 } }], delayBetweenEventsMs: 200 },
+      {
+        text: 'I will migrate the database first, then announce the release.',
+        toolCalls: [{ id: 'c1', name: 'migrate', input: { version: 7 } }],
+        delayBetweenEventsMs: 200,
+      },
       // 2: asked again on resume; the migration it calls is killed while it runs.
       { text: 'Migrating first.', toolCalls: [{ id: 'c1', name: 'migrate', input: { version: 7 } }] },
       // 3: told the migration's outcome is unknown; the announcement waits for approval, killed there.
@@ -123,10 +129,21 @@ describe('a call started but never answered', () => {
         : [{ type: 'text' as const, text: paths.map((path) => JSON.stringify({ action: 'touch', path })).join('\n') }];
     const answer = await session.addTurn({ role: 'assistant', blocks });
     const runs: string[] = [];
-    const action = (repeatable: boolean) => defineAction({ name: 'touch', description: 'Touches a file.', input: z.strictObject({ path: z.string() }), repeatable, run: ({ path }) => runs.push(path) }) as Action;
+    const action = (repeatable: boolean) =>
+      defineAction({
+        name: 'touch',
+        description: 'Touches a file.',
+        input: z.strictObject({ path: z.string() }),
+        repeatable,
+        run: ({ path }) => runs.push(path),
+      }) as Action;
     /** Marks calls started, as a run killed inside (or after) them leaves them. */
     const start = async (...callIds: string[]) => {
-      for (const callId of callIds) await ws.manager.dispatch({ type: 'call:start', payload: { sessionId: session.id, turn: { id: answer.id, version: answer.version }, callId, action: 'touch' } });
+      for (const callId of callIds)
+        await ws.manager.dispatch({
+          type: 'call:start',
+          payload: { sessionId: session.id, turn: { id: answer.id, version: answer.version }, callId, action: 'touch' },
+        });
     };
     return { ws, session, answer, runs, action, start };
   }

@@ -20,7 +20,15 @@ import { createApi } from '../src/serve/api.js';
 import { BrowserAdapter } from '../src/serve/browser-adapter.js';
 import { ServeHost } from '../src/serve/host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from '../src/serve/page.js';
-import { createWorkspace, projectActions, type ApprovalRequest, type BrowserSession, type LaunchedBrowser, type ExecutionResult, type Workspace } from '../src/index.js';
+import {
+  createWorkspace,
+  projectActions,
+  type ApprovalRequest,
+  type BrowserSession,
+  type LaunchedBrowser,
+  type ExecutionResult,
+  type Workspace,
+} from '../src/index.js';
 import { serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
@@ -33,12 +41,18 @@ afterEach(async () => {
 async function started(options: ServeOptions = {}): Promise<{ ws: Workspace; server: GolemServer }> {
   const ws = await createWorkspace();
   const server = await serve(ws, options);
-  cleanups.push(() => ws.close(), () => server.close());
+  cleanups.push(
+    () => ws.close(),
+    () => server.close(),
+  );
   return { ws, server };
 }
 
 /** A raw HTTP request, so that any Host header can be sent (fetch sets its own). */
-function raw(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function raw(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const headers = { ...options.headers, ...(options.body !== undefined && { 'content-length': String(Buffer.byteLength(options.body)) }) };
     const req = request(url, { method: options.method ?? 'GET', headers }, (res) => {
@@ -68,7 +82,12 @@ const json = (body: string) => JSON.parse(body) as { error?: { code: string; mes
 /** Every route of the HTTP API, as the API itself declares them (middleware and the catch-all included). */
 async function apiRoutes(): Promise<{ method: string; path: string }[]> {
   const ws = await createWorkspace();
-  const host = new ServeHost(ws, new BrowserAdapter(() => undefined), () => undefined, () => () => undefined);
+  const host = new ServeHost(
+    ws,
+    new BrowserAdapter(() => undefined),
+    () => undefined,
+    () => () => undefined,
+  );
   const app = await createApi(host, { token: () => false, page: undefined, health: () => ({}) });
   await host.close();
   await ws.close();
@@ -84,7 +103,14 @@ describe('golem serve: the token', () => {
     const routes = await apiRoutes();
     // The enumeration found the API (a change that hid the routes would not pass for a secure server).
     expect(routes.length).toBeGreaterThanOrEqual(12);
-    expect(routes).toEqual(expect.arrayContaining([{ method: 'GET', path: '/api/state' }, { method: 'POST', path: '/api/approvals/:id' }, { method: 'POST', path: '/api/clearance/:id' }, { method: 'ALL', path: '/api/*' }]));
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        { method: 'GET', path: '/api/state' },
+        { method: 'POST', path: '/api/approvals/:id' },
+        { method: 'POST', path: '/api/clearance/:id' },
+        { method: 'ALL', path: '/api/*' },
+      ]),
+    );
     const { ws, server } = await started({ page: false, agent: { model: scriptedModel([]) } });
     const session = await ws.sessions.create({ label: 'target' });
     const wrong = 'f'.repeat(server.token.length);
@@ -105,7 +131,11 @@ describe('golem serve: the token', () => {
       const methods = route.method === 'ALL' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : [route.method];
       for (const method of methods) {
         for (const [what, headers, query] of attempts) {
-          const res = await raw(`${server.url}${path}${query}`, { method, headers: { 'content-type': 'application/json', ...headers }, ...(method !== 'GET' && { body: '{"text":"hi","label":"x","answer":"yes","action":"push","direction":"left"}' }) });
+          const res = await raw(`${server.url}${path}${query}`, {
+            method,
+            headers: { 'content-type': 'application/json', ...headers },
+            ...(method !== 'GET' && { body: '{"text":"hi","label":"x","answer":"yes","action":"push","direction":"left"}' }),
+          });
           expect([res.status, json(res.body).error?.code], `${method} ${path} with ${what}`).toEqual([401, 'UNAUTHORIZED']);
           checked++;
         }
@@ -122,7 +152,18 @@ describe('golem serve: the token', () => {
 
   it('spellings of /api that route elsewhere reach no API data', async () => {
     const { server } = await started({ page: false });
-    for (const path of ['/API/state', '//api/state', '/api//state', '/./api/state', '/x/../api/state', '/api%2fstate', '/%61pi/state', '/api/state/', '/api/state;x', '/api/state%00']) {
+    for (const path of [
+      '/API/state',
+      '//api/state',
+      '/api//state',
+      '/./api/state',
+      '/x/../api/state',
+      '/api%2fstate',
+      '/%61pi/state',
+      '/api/state/',
+      '/api/state;x',
+      '/api/state%00',
+    ]) {
       const res = await raw(`${server.url}${path}`);
       expect(res.status, path).not.toBe(200);
       expect(res.body, path).not.toContain('"sessions"');
@@ -159,7 +200,16 @@ describe('golem serve: the token', () => {
     symlinkSync(outside, join(dir, 'assets', 'out'));
     const { server } = await started({ page: dir });
     expect((await raw(`${server.url}/assets/app.js`)).status).toBe(200); // the control
-    for (const path of ['/assets/leak.txt', '/assets/out/secret.txt', '/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/..%5csecret.txt', `/${'../'.repeat(8)}etc/passwd`]) {
+    for (const path of [
+      '/assets/leak.txt',
+      '/assets/out/secret.txt',
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt',
+      '/..%5csecret.txt',
+      `/${'../'.repeat(8)}etc/passwd`,
+    ]) {
       const res = await raw(`${server.url}${path}`);
       expect(res.status, path).toBe(404);
       expect(res.body, path).not.toContain('secret');
@@ -185,7 +235,14 @@ describe('golem serve: Origin and Host', () => {
     const { ws, server } = await started({ page: false });
     const auth = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
     const port = new URL(server.url).port;
-    for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'null', `http://127.0.0.1:${Number(port) + 1}`, `https://127.0.0.1:${port}`, `http://127.0.0.1.evil.example:${port}`]) {
+    for (const origin of [
+      'http://evil.example',
+      `http://evil.example:${port}`,
+      'null',
+      `http://127.0.0.1:${Number(port) + 1}`,
+      `https://127.0.0.1:${port}`,
+      `http://127.0.0.1.evil.example:${port}`,
+    ]) {
       const created = await raw(`${server.url}/api/sessions`, { method: 'POST', headers: { ...auth, origin }, body: '{"label":"csrf"}' });
       expect([created.status, json(created.body).error?.code], origin).toEqual([403, 'ORIGIN_NOT_ALLOWED']);
       const read = await raw(`${server.url}/api/state`, { headers: { ...auth, origin } });
@@ -205,7 +262,14 @@ describe('golem serve: Origin and Host', () => {
     const { ws, server } = await started();
     const port = new URL(server.url).port;
     const auth = { authorization: `Bearer ${server.token}` };
-    for (const host of [`evil.example:${port}`, 'evil.example', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`, `evil@127.0.0.1:${port}`, `127.0.0.1:${port}/x`]) {
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `evil@127.0.0.1:${port}`,
+      `127.0.0.1:${port}/x`,
+    ]) {
       for (const path of ['/api/state', '/', '/health']) {
         const res = await raw(`${server.url}${path}`, { headers: { ...auth, host, origin: `http://${host}` } });
         expect([res.status, json(res.body).error?.code], `${host} ${path}`).toEqual([403, 'HOST_NOT_ALLOWED']);
@@ -213,7 +277,11 @@ describe('golem serve: Origin and Host', () => {
       // The origin matches the host, as it does for a rebound page: still refused.
       expect(await upgrade(server.socketUrl, { host, origin: `http://${host}` }), host).toBe(403);
     }
-    const session = await raw(`${server.url}/api/sessions`, { method: 'POST', headers: { ...auth, host: `evil.example:${port}`, 'content-type': 'application/json' }, body: '{}' });
+    const session = await raw(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { ...auth, host: `evil.example:${port}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(session.status).toBe(403);
     expect(ws.sessions.list()).toEqual([]);
     // Loopback names and addresses are this server.
@@ -261,7 +329,11 @@ describe('golem serve: loopback unless told otherwise', () => {
     out = '';
     let printed!: () => void;
     const opened = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['serve', '--port', '0'], { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd, signal: controller.signal }, {});
+    const running = run(
+      ['serve', '--port', '0'],
+      { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd, signal: controller.signal },
+      {},
+    );
     await opened;
     const address = /Open (\S+)/.exec(out)?.[1] ?? '';
     controller.abort();
@@ -275,7 +347,11 @@ describe('golem serve: loopback unless told otherwise', () => {
     let out = '';
     let printed!: () => void;
     const opened = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['serve', '--port', '0', '--allow-host', 'golem.lan:1234'], { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd: tempDir(), signal: controller.signal }, {});
+    const running = run(
+      ['serve', '--port', '0', '--allow-host', 'golem.lan:1234'],
+      { stdout: (t) => ((out += t), out.includes('Open ') && printed()), stderr: () => undefined, cwd: tempDir(), signal: controller.signal },
+      {},
+    );
     await opened;
     const address = new URL(/Open (\S+)/.exec(out)?.[1] ?? '');
     const token = new URLSearchParams(address.hash.slice(1)).get('token') ?? '';
@@ -283,7 +359,9 @@ describe('golem serve: loopback unless told otherwise', () => {
     const auth = { authorization: `Bearer ${token}` };
     expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}` } })).status).toBe(200);
     // The page opened by that name calls back from its origin (the port given with the name does not matter).
-    expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}`, origin: `http://golem.lan:${port}` } })).status).toBe(200);
+    expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `golem.lan:${port}`, origin: `http://golem.lan:${port}` } })).status).toBe(
+      200,
+    );
     expect((await raw(`${address.origin}/api/state`, { headers: { ...auth, host: `other.lan:${port}` } })).status).toBe(403);
     controller.abort();
     expect(await running).toBe(0);
@@ -311,9 +389,23 @@ describe('the project files: paths confined to the root', () => {
   };
   /** Each tool result's text, by call, from the session. */
   const results = async (ws: Workspace, sessionId: string) =>
-    (await ws.sessions.get(sessionId)!.transcript()).flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [[b.callId, b.content.map((c) => (c.type === 'text' ? c.text : '')).join(''), b.isError === true] as const] : [])));
+    (await ws.sessions.get(sessionId)!.transcript()).flatMap((t) =>
+      t.blocks.flatMap((b) =>
+        b.type === 'tool_result' ? [[b.callId, b.content.map((c) => (c.type === 'text' ? c.text : '')).join(''), b.isError === true] as const] : [],
+      ),
+    );
 
-  const ESCAPES = (outside: string) => ['../x.txt', '../../etc/passwd', join(outside, 'secret.txt'), '/etc/passwd', 'link.txt', 'linkdir/secret.txt', 'linkdir/new.txt', 'dangling.txt', 'sub/../../x.txt'];
+  const ESCAPES = (outside: string) => [
+    '../x.txt',
+    '../../etc/passwd',
+    join(outside, 'secret.txt'),
+    '/etc/passwd',
+    'link.txt',
+    'linkdir/secret.txt',
+    'linkdir/new.txt',
+    'dangling.txt',
+    'sub/../../x.txt',
+  ];
 
   it('refuses every escape for reads, searches, listings and staged (manual) edits run by a worker: nothing outside is read or written, nothing is staged', async () => {
     const { root, outside } = setup();
@@ -363,7 +455,15 @@ describe('the project files: paths confined to the root', () => {
     const session = await ws.sessions.create();
     const asked: ApprovalRequest[] = [];
     const model = scriptedModel([
-      { toolCalls: [{ name: 'run_command', input: { command: `ln -s '${outside}' sneaky && ln -s '${join(outside, 'secret.txt')}' sneaky.txt && echo linked` }, callId: 'ln' }] },
+      {
+        toolCalls: [
+          {
+            name: 'run_command',
+            input: { command: `ln -s '${outside}' sneaky && ln -s '${join(outside, 'secret.txt')}' sneaky.txt && echo linked` },
+            callId: 'ln',
+          },
+        ],
+      },
       {
         toolCalls: [
           { name: 'read_file', input: { path: 'sneaky.txt' }, callId: 'read-file' },
@@ -375,7 +475,9 @@ describe('the project files: paths confined to the root', () => {
       },
       { text: 'Done.' },
     ]);
-    await ws.worker({ session, model, actions: projectActions(), project: { root }, requestApproval: async (r) => (asked.push(r), { approved: true }) }).run('link it');
+    await ws
+      .worker({ session, model, actions: projectActions(), project: { root }, requestApproval: async (r) => (asked.push(r), { approved: true }) })
+      .run('link it');
     expect(asked.map((r) => r.description)).toEqual([expect.stringContaining('ln -s')]);
     expect(existsSync(join(root, 'sneaky.txt'))).toBe(true); // the command ran: the links are there
     const byCall = new Map((await results(ws, session.id)).map(([id, text, error]) => [id, { text, error }]));
@@ -397,7 +499,10 @@ describe('the project files: paths confined to the root', () => {
       const ws = await createWorkspace({ dir: join(root, '.golem') });
       cleanups.push(() => ws.close());
       const session = await ws.sessions.create();
-      const model = scriptedModel([{ toolCalls: [{ name: 'edit_file', input: { path: 'sub/file.txt', old_string: 'two', new_string: 'TWO' } }] }, { text: 'Staged.' }]);
+      const model = scriptedModel([
+        { toolCalls: [{ name: 'edit_file', input: { path: 'sub/file.txt', old_string: 'two', new_string: 'TWO' } }] },
+        { text: 'Staged.' },
+      ]);
       await ws.worker({ session, model, actions: projectActions(), project: { root } }).run('edit');
       const [item] = ws.clearance.list();
       expect(item?.status).toBe('pending');
@@ -413,7 +518,10 @@ describe('the project files: paths confined to the root', () => {
       await expect(ws.clearance.push(item?.id ?? ''), swap).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
       expect(readFileSync(join(outside, 'file.txt'), 'utf8'), swap).toBe('one\ntwo\n');
       expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('the secret\n');
-      expect(ws.clearance.list().map((c) => c.status), swap).toEqual(['pending']);
+      expect(
+        ws.clearance.list().map((c) => c.status),
+        swap,
+      ).toEqual(['pending']);
     }
   });
 
@@ -532,8 +640,14 @@ describe('the browser allowlist across redirects and what a page loads', () => {
     await withTab(async (tab) => {
       for (const path of ['/meta', '/script']) {
         const results = await navigationOff(tab, { action: 'OPEN_PAGE', parameters: { url: `${base}${path}` } });
-        expect(results.filter((r) => r.error?.code === 'URL_NOT_ALLOWED'), path).toHaveLength(1);
-        expect(results.every((r) => !r.page.url.includes('127.0.0.2')), path).toBe(true);
+        expect(
+          results.filter((r) => r.error?.code === 'URL_NOT_ALLOWED'),
+          path,
+        ).toHaveLength(1);
+        expect(
+          results.every((r) => !r.page.url.includes('127.0.0.2')),
+          path,
+        ).toBe(true);
         expect(tab.page().url(), path).not.toContain('127.0.0.2');
       }
       expect((await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base}/form` } })).success).toBe(true);
@@ -546,7 +660,10 @@ describe('the browser allowlist across redirects and what a page loads', () => {
   it('frames, images, styles, scripts, fetch, beacons, WebSockets and popups of the page never reach a host off the list', async () => {
     await withTab(async (tab) => {
       const failed: string[] = [];
-      tab.page().context().on('requestfailed', (r) => void (r.url().startsWith(off) && failed.push(r.url())));
+      tab
+        .page()
+        .context()
+        .on('requestfailed', (r) => void (r.url().startsWith(off) && failed.push(r.url())));
       const frames = await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base}/frame` } });
       expect(frames.success).toBe(true);
       const loads = await tab.execute({ action: 'OPEN_PAGE', parameters: { url: `${base}/loads` } });

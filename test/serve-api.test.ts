@@ -53,12 +53,19 @@ describe('golem serve: the HTTP API', () => {
     // The header only: a token in a query string ends up in logs, and would let another site's form post here.
     expect((await fetch(`${server.url}/api/state?token=${server.token}`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/state`, { headers: { authorization: `bearer ${server.token}` } })).status).toBe(200);
-    const form = await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'text/plain' }, body: '{}' });
+    const form = await fetch(`${server.url}/api/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'text/plain' },
+      body: '{}',
+    });
     expect(form.status).toBe(415);
     expect((await api<ServeState>('GET', '/api/state')).json.sessions).toEqual([]);
     expect(await api<Refusal>('GET', '/api/nothing')).toMatchObject({ status: 404, json: { error: { code: 'NOT_FOUND' } } });
     expect(await api<Refusal>('GET', '/api/sessions/nope')).toMatchObject({ status: 404, json: { error: { code: 'SESSION_NOT_FOUND' } } });
-    expect(await api<Refusal>('POST', '/api/sessions', '{not json')).toMatchObject({ status: 400, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('not JSON') } } });
+    expect(await api<Refusal>('POST', '/api/sessions', '{not json')).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('not JSON') } },
+    });
     const session = (await api<SessionSummary>('POST', '/api/sessions', { label: 'demo' })).json;
     const empty = await api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: '' });
     expect(empty).toMatchObject({ status: 400, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('text: the message is empty') } } });
@@ -95,7 +102,10 @@ describe('golem serve: the HTTP API', () => {
     const sent = await api<{ runId: string }>('POST', `/api/sessions/${session.id}/messages`, { text: 'Capital of France?' });
     expect(sent.status).toBe(202);
     expect((await api<ServeState>('GET', '/api/state')).json.running).toEqual([session.id]);
-    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'again' })).toMatchObject({ status: 409, json: { error: { code: 'SESSION_BUSY' } } });
+    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'again' })).toMatchObject({
+      status: 409,
+      json: { error: { code: 'SESSION_BUSY' } },
+    });
     release();
     await server.settled(session.id);
     let detail = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json;
@@ -108,7 +118,9 @@ describe('golem serve: the HTTP API', () => {
     const question = detail.turns[0]!;
 
     // Editing the question: a second version with the same parent, answered by the agent.
-    const edited = await api<{ runId: string; turn: { id: string; version: number } }>('POST', `/api/sessions/${session.id}/turns/${question.id}/edit`, { text: 'Capital of Italy?' });
+    const edited = await api<{ runId: string; turn: { id: string; version: number } }>('POST', `/api/sessions/${session.id}/turns/${question.id}/edit`, {
+      text: 'Capital of Italy?',
+    });
     expect(edited).toMatchObject({ status: 202, json: { turn: { id: question.id, version: question.version + 1 } } });
     await server.settled(session.id);
     detail = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json;
@@ -121,7 +133,10 @@ describe('golem serve: the HTTP API', () => {
     detail = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json;
     expect(detail.turns.map((t) => t.text)).toEqual(['Capital of France?', 'Paris.']);
     expect(detail.turns[0]!.branch).toMatchObject({ total: 2, currentIndex: 0, hasPrev: false, hasNext: true });
-    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/turns/${question.id}/switch`, { direction: 'left' })).toMatchObject({ status: 409, json: { error: { code: 'NO_PREVIOUS_VERSION' } } });
+    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/turns/${question.id}/switch`, { direction: 'left' })).toMatchObject({
+      status: 409,
+      json: { error: { code: 'NO_PREVIOUS_VERSION' } },
+    });
 
     // A fork at the question: a new session that shares it and nothing after it.
     const fork = await api<SessionSummary>('POST', `/api/sessions/${session.id}/fork`, { at: question.id });
@@ -140,7 +155,10 @@ describe('golem serve: the HTTP API', () => {
     expect(approval).toMatchObject({ action: 'deploy', rootSessionId: session.id, workerPath: [{ id: session.id, depth: 0 }] });
     expect(deploys).toEqual([]); // not before the yes
     expect(await api('POST', `/api/approvals/${approval.id}`, { answer: 'yes' })).toMatchObject({ status: 200 });
-    expect(await api<Refusal>('POST', `/api/approvals/${approval.id}`, { answer: 'no' })).toMatchObject({ status: 409, json: { error: { code: 'APPROVAL_ANSWERED' } } });
+    expect(await api<Refusal>('POST', `/api/approvals/${approval.id}`, { answer: 'no' })).toMatchObject({
+      status: 409,
+      json: { error: { code: 'APPROVAL_ANSWERED' } },
+    });
     await server.settled(session.id);
     expect(deploys).toEqual(['staging']);
     expect((await api<ServeState>('GET', '/api/state')).json.approvals).toEqual([]);
@@ -155,7 +173,9 @@ describe('golem serve: the HTTP API', () => {
     const first = await createWorkspace({ dir });
     const session = await first.sessions.create({ label: 'deploy' });
     // A run that paused for its approval (nobody could be asked), then the process went away.
-    const paused = await first.worker({ session, model: scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] }]), actions: [deploy] }).run('ship to prod');
+    const paused = await first
+      .worker({ session, model: scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] }]), actions: [deploy] })
+      .run('ship to prod');
     expect(paused.status).toBe('paused');
     await first.close();
 
@@ -193,8 +213,14 @@ describe('golem serve: the HTTP API', () => {
     expect(pushed).toMatchObject({ status: 200, json: { item: { status: 'pushed' } } });
     expect(readFileSync(join(root, 'notes.md'), 'utf8')).toBe('one\ntwo\n');
     expect((await api<ServeState>('GET', '/api/state')).json.clearance).toEqual([]);
-    expect(await api<Refusal>('POST', `/api/clearance/${item!.id}`, { action: 'discard' })).toMatchObject({ status: 409, json: { error: { code: 'CLEARANCE_DECIDED' } } });
-    expect(await api<Refusal>('POST', '/api/clearance/nope-nope', { action: 'push' })).toMatchObject({ status: 404, json: { error: { code: 'CLEARANCE_NOT_FOUND' } } });
+    expect(await api<Refusal>('POST', `/api/clearance/${item!.id}`, { action: 'discard' })).toMatchObject({
+      status: 409,
+      json: { error: { code: 'CLEARANCE_DECIDED' } },
+    });
+    expect(await api<Refusal>('POST', '/api/clearance/nope-nope', { action: 'push' })).toMatchObject({
+      status: 404,
+      json: { error: { code: 'CLEARANCE_NOT_FOUND' } },
+    });
   });
 });
 
@@ -250,7 +276,10 @@ describe('golem serve: one run at a time, and nothing lost', () => {
     expect((await api<{ stopped: boolean }>('POST', `/api/sessions/${session.id}/stop`, {})).json.stopped).toBe(true);
     await server.settled(session.id);
     // The stop answered no; a yes now finds it answered, and nothing runs.
-    expect(await api<Refusal>('POST', `/api/approvals/${approval.id}`, { answer: 'yes' })).toMatchObject({ status: 409, json: { error: { code: 'APPROVAL_ANSWERED' } } });
+    expect(await api<Refusal>('POST', `/api/approvals/${approval.id}`, { answer: 'yes' })).toMatchObject({
+      status: 409,
+      json: { error: { code: 'APPROVAL_ANSWERED' } },
+    });
     expect(deploys).toEqual([]);
     // A new run on the same session: close aborts it (it is not taken for one waiting on an approval).
     await api('POST', `/api/sessions/${session.id}/messages`, { text: 'never mind' });

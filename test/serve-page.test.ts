@@ -50,7 +50,14 @@ async function open(server: GolemServer, options: { outage?: boolean } = {}): Pr
   page.on('pageerror', (error) => problems.push(error.message));
   page.on('console', (message) => {
     // A test that takes the server down sees the page's reads fail meanwhile (the browser logs each).
-    if (message.type() === 'error' && !(options.outage === true && /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|INTERNET_DISCONNECTED|EMPTY_RESPONSE)/.test(message.text()))) problems.push(message.text());
+    if (
+      message.type() === 'error' &&
+      !(
+        options.outage === true &&
+        /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|INTERNET_DISCONNECTED|EMPTY_RESPONSE)/.test(message.text())
+      )
+    )
+      problems.push(message.text());
   });
   cleanups.push(async () => expect(problems).toEqual([]));
   await page.goto(server.pageUrl);
@@ -73,18 +80,45 @@ const SIGNUP_FIELDS = [
   { label: 'Name', key: 'name', type: 'text' },
   { label: 'Age', key: 'age', type: 'number' },
   { label: 'About you', key: 'bio', type: 'textarea', description: 'A line or two.' },
-  { label: 'Plan', key: 'plan', type: 'select', options: [{ label: 'Free', value: 'free' }, { label: 'Pro', value: 'pro' }] },
+  {
+    label: 'Plan',
+    key: 'plan',
+    type: 'select',
+    options: [
+      { label: 'Free', value: 'free' },
+      { label: 'Pro', value: 'pro' },
+    ],
+  },
   { label: 'Send me news', key: 'news', type: 'checkbox' },
-  { label: 'Contact by', key: 'contact', type: 'radio', options: [{ label: 'Email', value: 'email' }, { label: 'Phone', value: 'phone' }] },
+  {
+    label: 'Contact by',
+    key: 'contact',
+    type: 'radio',
+    options: [
+      { label: 'Email', value: 'email' },
+      { label: 'Phone', value: 'phone' },
+    ],
+  },
 ];
 
 const buildSignup: PatchInput[] = [
-  { instanceId: '__CREATE__', newInstanceId: 'signup', patches: [{ op: 'set', path: 'meta', value: { pageKey: 'signup', step: { current: 1, total: 2 }, status: 'idle' } }] },
+  {
+    instanceId: '__CREATE__',
+    newInstanceId: 'signup',
+    patches: [{ op: 'set', path: 'meta', value: { pageKey: 'signup', step: { current: 1, total: 2 }, status: 'idle' } }],
+  },
   {
     instanceId: 'signup',
     patches: [
       { op: 'add', path: 'blocks+', items: [{ id: 'details', type: 'form', bind: 'state.params', props: { fields: SIGNUP_FIELDS } }] },
-      { op: 'add', path: 'actions+', items: [{ id: 'submit', label: 'Sign up', style: 'primary' }, { id: 'cancel', label: 'Cancel', style: 'secondary' }] },
+      {
+        op: 'add',
+        path: 'actions+',
+        items: [
+          { id: 'submit', label: 'Sign up', style: 'primary' },
+          { id: 'cancel', label: 'Cancel', style: 'secondary' },
+        ],
+      },
     ],
   },
 ];
@@ -98,7 +132,21 @@ describe('golem serve in a browser', () => {
         const last = JSON.stringify(prompt.messages.at(-1));
         const values = /The form's values: (\{.*?\})(?:\\n|")/.exec(last)?.[1]?.replaceAll('\\"', '"') ?? '{}';
         const got = JSON.parse(values) as { name?: string; plan?: string };
-        return { text: `Welcome, ${got.name} (${got.plan}).`, toolCalls: [{ name: 'patch_ui_state', input: { instanceId: 'signup', patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }, { op: 'set', path: 'meta.step', value: { current: 2, total: 2 } }] } }] };
+        return {
+          text: `Welcome, ${got.name} (${got.plan}).`,
+          toolCalls: [
+            {
+              name: 'patch_ui_state',
+              input: {
+                instanceId: 'signup',
+                patches: [
+                  { op: 'set', path: 'meta.status', value: 'submitted' },
+                  { op: 'set', path: 'meta.step', value: { current: 2, total: 2 } },
+                ],
+              },
+            },
+          ],
+        };
       },
       { text: 'You are signed up.' },
     ];
@@ -197,7 +245,10 @@ describe('golem serve in a browser', () => {
     execFileSync('git', ['-C', root, '-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'start']);
     const ws = await createWorkspace({ dir: join(root, '.golem') });
     cleanups.push(() => ws.close());
-    const model = scriptedModel([{ toolCalls: [{ name: 'write_file', input: { path: 'README.md', content: '# Demo\n\nInstall with npm.\n' } }] }, { text: 'I staged the README change for you.' }]);
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'write_file', input: { path: 'README.md', content: '# Demo\n\nInstall with npm.\n' } }] },
+      { text: 'I staged the README change for you.' },
+    ]);
     const { server } = await started({ model, actions: projectActions(), project: { root } }, ws);
     const page = await open(server);
     await say(page, 'Document the install');
@@ -235,7 +286,9 @@ describe('golem serve in a browser', () => {
     await shot(page, 'branch-edited');
     await edited.getByTestId('version-prev').click();
     await page.getByTestId('message').filter({ hasText: 'Answer to: France' }).waitFor();
-    await expect.poll(() => page.getByTestId('message').and(page.locator('[data-role="user"]')).first().getByTestId('version-label').textContent()).toBe('1 / 2');
+    await expect
+      .poll(() => page.getByTestId('message').and(page.locator('[data-role="user"]')).first().getByTestId('version-label').textContent())
+      .toBe('1 / 2');
     expect(await page.getByTestId('message-text').allTextContents()).toEqual(['Capital of France?', 'Answer to: France']);
     await shot(page, 'branch-switched');
   });
@@ -279,7 +332,12 @@ describe('golem serve in a browser', () => {
     const out: string[] = [];
     const stop = new AbortController();
     const demo = join(import.meta.dirname, '..', 'examples', 'serve', 'demo.json');
-    const done = run(['serve', '--port', '0', '--model', `scripted:${demo}`], { stdout: (text) => out.push(text), stderr: (text) => out.push(text), cwd: root, signal: stop.signal });
+    const done = run(['serve', '--port', '0', '--model', `scripted:${demo}`], {
+      stdout: (text) => out.push(text),
+      stderr: (text) => out.push(text),
+      cwd: root,
+      signal: stop.signal,
+    });
     await expect.poll(() => out.join('')).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}\n/);
     const address = (/Open (\S+)/.exec(out.join('')) as RegExpExecArray)[1] as string;
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });

@@ -23,7 +23,10 @@ afterEach(async () => {
 async function started(): Promise<{ ws: Workspace; server: GolemServer }> {
   const ws = await createWorkspace();
   const server = await serve(ws);
-  cleanups.push(() => ws.close(), () => server.close());
+  cleanups.push(
+    () => ws.close(),
+    () => server.close(),
+  );
   return { ws, server };
 }
 
@@ -42,7 +45,9 @@ async function client(url: string, headers: Record<string, string> = {}) {
   let state: { instances: Record<string, unknown> } = { instances: {} };
   const waiters: (() => void)[] = [];
   socket.on('message', (data) => {
-    const event = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8')) as Event;
+    const event = JSON.parse(
+      (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8'),
+    ) as Event;
     events.push(event);
     if (event.type === 'STATE_SNAPSHOT' && event.snapshot !== undefined) state = structuredClone(event.snapshot);
     if (event.type === 'STATE_DELTA') state = jsonpatch.applyPatch(state, event.delta ?? [], true, false).newDocument;
@@ -54,10 +59,11 @@ async function client(url: string, headers: Record<string, string> = {}) {
   });
   cleanups.push(async () => void socket.close());
   const until = async (check: () => boolean) => {
-    while (!check()) await new Promise<void>((resolve, reject) => {
-      waiters.push(resolve);
-      setTimeout(() => reject(new Error(`timed out; events: ${JSON.stringify(events).slice(0, 300)}`)), 2_000);
-    });
+    while (!check())
+      await new Promise<void>((resolve, reject) => {
+        waiters.push(resolve);
+        setTimeout(() => reject(new Error(`timed out; events: ${JSON.stringify(events).slice(0, 300)}`)), 2_000);
+      });
   };
   return { socket, events, state: () => state, until };
 }
@@ -90,11 +96,21 @@ describe('the live UI stream', () => {
     await ws.ui.patch(create('before'));
     const a = await client(server.socketUrl);
     await a.until(() => a.events.length === 1);
-    expect(a.events[0]).toMatchObject({ type: 'STATE_SNAPSHOT', metadata: { version: 1 }, snapshot: { instances: { before: { meta: { pageKey: 'before' } } } } });
+    expect(a.events[0]).toMatchObject({
+      type: 'STATE_SNAPSHOT',
+      metadata: { version: 1 },
+      snapshot: { instances: { before: { meta: { pageKey: 'before' } } } },
+    });
     const b = await client(server.socketUrl);
     await b.until(() => b.events.length === 1);
     await ws.ui.patch(create('form'));
-    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'add', path: 'blocks+', items: [form('x'), form('y')] }, { op: 'set', path: 'state.params.name', value: 'Ada' }] });
+    await ws.ui.patch({
+      instanceId: 'form',
+      patches: [
+        { op: 'add', path: 'blocks+', items: [form('x'), form('y')] },
+        { op: 'set', path: 'state.params.name', value: 'Ada' },
+      ],
+    });
     await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'remove', path: 'blocks-"x"' }] });
     await ws.ui.patch({ instanceId: '__DELETE__', targetInstanceId: 'before', patches: [] });
     // A refused call sends nothing.
@@ -134,7 +150,10 @@ describe('the live UI stream', () => {
     const dir = tempDir();
     const ws = await createWorkspace({ dir });
     const server = await serve(ws);
-    cleanups.push(() => ws.close(), () => server.close());
+    cleanups.push(
+      () => ws.close(),
+      () => server.close(),
+    );
     const other = await createWorkspace({ dir });
     cleanups.push(() => other.close());
     const c = await client(server.socketUrl);
@@ -149,7 +168,10 @@ describe('the live UI stream', () => {
   it('stays on loopback unless told otherwise, and closes with idle connections open', async () => {
     const ws = await createWorkspace();
     cleanups.push(() => ws.close());
-    await expect(serve(ws, { host: '0.0.0.0' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('exposed: true') as unknown });
+    await expect(serve(ws, { host: '0.0.0.0' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('exposed: true') as unknown,
+    });
     const server = await serve(ws);
     // A keep-alive connection left idle, and a request never finished.
     const agent = new Agent({ keepAlive: true });
@@ -198,7 +220,11 @@ describe('the live UI stream', () => {
       const parsed = EventSchemas.safeParse(event);
       expect(parsed.success, `${event.type}: ${parsed.success ? '' : parsed.error.message}`).toBe(true);
     }
-    const texts = (type: string) => run.filter((e) => e.type === type).map((e) => (e as unknown as { delta: string }).delta).join('');
+    const texts = (type: string) =>
+      run
+        .filter((e) => e.type === type)
+        .map((e) => (e as unknown as { delta: string }).delta)
+        .join('');
     expect(texts('TEXT_MESSAGE_CONTENT')).toBe('Building the form. It is ready.');
     expect(run.find((e) => e.type === 'RUN_STARTED')).toMatchObject({ threadId: session.id, runId: 'run-1' });
     expect(run.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'patch_ui_state' });
@@ -217,7 +243,15 @@ describe('the live UI stream', () => {
       ...t.translate({ type: 'worker-end', worker: sub, status: 'done', text: 'ok' }),
       ...t.translate({ type: 'worker-end', worker: root, status: 'failed', text: 'the model gave up' }),
     ];
-    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'STEP_FINISHED', 'RUN_ERROR']);
+    expect(events.map((e) => e.type)).toEqual([
+      'RUN_STARTED',
+      'STEP_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'STEP_FINISHED',
+      'RUN_ERROR',
+    ]);
     expect(events.at(-1)).toMatchObject({ message: 'the model gave up', code: 'RUN_FAILED' });
     for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);
   });
@@ -229,7 +263,20 @@ describe('the live UI stream', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const form = { id: 'who', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } };
     const model = scriptedModel([
-      { toolCalls: [{ name: 'patch_ui_state', input: { ...create('signup'), patches: [{ op: 'set', path: 'blocks', value: [form] }, { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] }] } as never }] },
+      {
+        toolCalls: [
+          {
+            name: 'patch_ui_state',
+            input: {
+              ...create('signup'),
+              patches: [
+                { op: 'set', path: 'blocks', value: [form] },
+                { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] },
+              ],
+            } as never,
+          },
+        ],
+      },
       async () => {
         await held;
         return { text: 'Built.' };
@@ -241,7 +288,11 @@ describe('the live UI stream', () => {
     const session = await ws.sessions.create();
     const page = await client(server.socketUrl);
     await page.until(() => page.events.length > 0);
-    const sent = await fetch(`${server.url}/api/sessions/${session.id}/messages`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: 'a form' }) });
+    const sent = await fetch(`${server.url}/api/sessions/${session.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'a form' }),
+    });
     expect(sent.status).toBe(202);
     await page.until(() => ws.ui.get('signup') !== undefined);
     // The agent is still answering: the click is refused before anything is applied.
@@ -276,14 +327,35 @@ describe('the live UI stream', () => {
         fields: [
           { label: 'Email', key: 'email', type: 'text' },
           { label: 'Age', key: 'age', type: 'number' },
-          { label: 'Plan', key: 'plan', type: 'select', options: [{ label: 'Free', value: 'free' }, { label: 'Pro', value: 'pro' }] },
+          {
+            label: 'Plan',
+            key: 'plan',
+            type: 'select',
+            options: [
+              { label: 'Free', value: 'free' },
+              { label: 'Pro', value: 'pro' },
+            ],
+          },
           { label: 'News', key: 'news', type: 'checkbox' },
         ],
       },
     };
     // The agent builds the form.
     const build = scriptedModel([
-      { toolCalls: [{ name: 'patch_ui_state', input: { ...create('signup'), patches: [{ op: 'set', path: 'blocks', value: [signupForm] }, { op: 'set', path: 'actions', value: [{ id: 'submit', label: 'Sign up', style: 'primary' }] }] } as never }] },
+      {
+        toolCalls: [
+          {
+            name: 'patch_ui_state',
+            input: {
+              ...create('signup'),
+              patches: [
+                { op: 'set', path: 'blocks', value: [signupForm] },
+                { op: 'set', path: 'actions', value: [{ id: 'submit', label: 'Sign up', style: 'primary' }] },
+              ],
+            } as never,
+          },
+        ],
+      },
       { text: 'Fill it in.' },
     ]);
     await ws.worker({ session, model: build, actions: [ws.ui.action()] }).run('build a signup form');
@@ -299,14 +371,29 @@ describe('the live UI stream', () => {
     expect(page.events[1]).toMatchObject({ code: 'INVALID_STRUCTURE' });
     expect(clicks).toEqual([]);
     // The submission: values applied (both pages see them), then the click reaches the agent.
-    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'submit', values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true } }));
+    page.socket.send(
+      JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'submit', values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true } }),
+    );
     await page.until(() => clicks.length === 1);
-    expect(clicks[0]).toEqual({ instanceId: 'signup', actionId: 'submit', actionLabel: 'Sign up', values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true }, version: 2 });
+    expect(clicks[0]).toEqual({
+      instanceId: 'signup',
+      actionId: 'submit',
+      actionLabel: 'Sign up',
+      values: { email: 'ada@example.com', age: 36, plan: 'pro', news: true },
+      version: 2,
+    });
     await other.until(() => other.events.some((e) => e.type === 'STATE_DELTA'));
-    expect((other.state().instances.signup as { state: { params: unknown } }).state.params).toEqual({ email: 'ada@example.com', age: 36, plan: 'pro', news: true });
+    expect((other.state().instances.signup as { state: { params: unknown } }).state.params).toEqual({
+      email: 'ada@example.com',
+      age: 36,
+      plan: 'pro',
+      news: true,
+    });
     // The agent acts on it in the same session.
     const react = scriptedModel([{ text: 'Welcome, ada@example.com.' }]);
-    const outcome = await ws.worker({ session, model: react }).run(`The user clicked "Sign up" with ${JSON.stringify((clicks[0] as { values: unknown }).values)}`);
+    const outcome = await ws
+      .worker({ session, model: react })
+      .run(`The user clicked "Sign up" with ${JSON.stringify((clicks[0] as { values: unknown }).values)}`);
     expect(outcome.status).toBe('done');
     expect(JSON.stringify(react.calls[0]?.messages.at(-1))).toContain('ada@example.com');
   });

@@ -378,9 +378,7 @@ describe('TerminalAdapter streaming', () => {
   });
 
   it('cuts a long task to a short slug for the box name', () => {
-    expect(taskSlug('Analyze the payment module for missing error handling, then report')).toBe(
-      'analyze-the-payment-module-for-missing',
-    );
+    expect(taskSlug('Analyze the payment module for missing error handling, then report')).toBe('analyze-the-payment-module-for-missing');
     expect(taskSlug('  Fix: README.md!  ')).toBe('fix-readme-md');
     expect(taskSlug('???')).toBe('worker');
     expect(taskSlug('x'.repeat(60))).toHaveLength(40);
@@ -399,12 +397,10 @@ describe('TerminalAdapter messages and progress', () => {
     await t.adapter.displayMessage({ role: 'user', content: 'Fix it' });
     await t.adapter.displayMessage({ role: 'assistant', content: 'Done! Added try/catch,\nand refund().' });
     await t.adapter.displayMessage({ role: 'system', content: 'User pushed a staged commit' });
-    expect(t.text()).toBe(
-      'You: Fix it\n\nGolem: Done! Added try/catch,\n       and refund().\n[System] User pushed a staged commit\n',
-    );
+    expect(t.text()).toBe('You: Fix it\n\nGolem: Done! Added try/catch,\n       and refund().\n[System] User pushed a staged commit\n');
   });
 
-  it('prints the caller\'s own text on a line of its own', () => {
+  it("prints the caller's own text on a line of its own", () => {
     const t = setup();
     t.adapter.onEvent(delta(root, 'Partial'));
     t.adapter.print('  clearance:1  staged_commit  pending  Report');

@@ -13,7 +13,16 @@ import { startFakeProvider } from './servers/fake-provider.js';
 interface SessionJson {
   id: string;
   label: string | null;
-  worker: { id: string; parentSessionId: string; parentCallId: string; depth: number; task: string; status: string; reinvokes: string | null; result: string | null } | null;
+  worker: {
+    id: string;
+    parentSessionId: string;
+    parentCallId: string;
+    depth: number;
+    task: string;
+    status: string;
+    reinvokes: string | null;
+    result: string | null;
+  } | null;
 }
 interface Block {
   type: string;
@@ -203,7 +212,11 @@ describe('golem in a terminal', () => {
         { action: 'run_command', key: 'echo three >> three.txt', scope: 'workspace', sessionId: null },
       ]);
       const approvals = records<{ grantKey: string; answer: string; reason: string | null; rootSessionId: string }>(ws, 'approval');
-      expect(approvals.map((a) => [a.grantKey, a.answer, a.reason, a.rootSessionId === first ? 'first' : 'second']).sort((a, b) => String(a).localeCompare(String(b)))).toEqual([
+      expect(
+        approvals
+          .map((a) => [a.grantKey, a.answer, a.reason, a.rootSessionId === first ? 'first' : 'second'])
+          .sort((a, b) => String(a).localeCompare(String(b))),
+      ).toEqual([
         ['echo four >> four.txt', 'no', null, 'second'],
         ['echo four >> four.txt', 'session', null, 'first'],
         ['echo one > one.txt', 'yes', null, 'first'],
@@ -291,7 +304,10 @@ describe('golem in a terminal', () => {
   // files before the stale decision was refused (CLEARANCE_DECIDED).
   it('a running chat sees a clearance decision made by another process', async () => {
     const p = project({ 'app.txt': 'size = 1\n' });
-    const script = p.script([{ toolCalls: [{ name: 'edit_file', input: { path: 'app.txt', old_string: 'size = 1', new_string: 'size = 2' } }] }, { text: 'Staged.' }]);
+    const script = p.script([
+      { toolCalls: [{ name: 'edit_file', input: { path: 'app.txt', old_string: 'size = 1', new_string: 'size = 2' } }] },
+      { text: 'Staged.' },
+    ]);
     const t = await golem(p.dir, '--model', `scripted:${script}`);
     await t.waitFor(PROMPT);
     await t.type('go');
@@ -333,7 +349,13 @@ describe('golem in a terminal', () => {
     await t.waitForExit();
     let sessions = await golemJson<SessionJson[]>(p.dir, 'sessions', 'list', '--all');
     const asked = sessions.find((s) => s.worker !== null);
-    expect(asked?.worker).toMatchObject({ parentSessionId: root, depth: 1, task, status: 'question', result: 'Should sessions be stored in Redis or in memory?' });
+    expect(asked?.worker).toMatchObject({
+      parentSessionId: root,
+      depth: 1,
+      task,
+      status: 'question',
+      result: 'Should sessions be stored in Redis or in memory?',
+    });
     const askedId = asked?.id as string;
     // The root's model was told the id to re-invoke.
     expect([...toolResults(await transcript(p.dir, root)).values()].join('\n')).toContain(`reinvoke: \\"${askedId}\\"`);
@@ -378,7 +400,13 @@ describe('golem in a terminal', () => {
   it('resumes a run killed during an approval: asks again, runs the command once, does not redo what was done', async () => {
     const p = project({ 'notes.txt': 'count lines\n' });
     const script = p.script([
-      { text: 'Reading first.', toolCalls: [{ name: 'read_file', input: { path: 'notes.txt' } }, { name: 'run_command', input: { command: 'echo x >> count.txt' } }] },
+      {
+        text: 'Reading first.',
+        toolCalls: [
+          { name: 'read_file', input: { path: 'notes.txt' } },
+          { name: 'run_command', input: { command: 'echo x >> count.txt' } },
+        ],
+      },
       { text: 'Counted.' },
     ]);
     const t = await golem(p.dir, '--model', `scripted:${script}`);
@@ -498,7 +526,15 @@ describe('golem in a terminal', () => {
     // A model server on loopback speaking the OpenAI chat completions wire format (streamed tool calls).
     const server = await startFakeProvider('openai', [
       { toolCalls: [{ id: 'c1', name: 'read_file', input: { path: 'server.js' } }] },
-      { toolCalls: [{ id: 'c2', name: 'edit_file', input: { path: 'server.js', old_string: 'const port = 80;', new_string: 'const port = Number(process.env.PORT ?? 80);' } }] },
+      {
+        toolCalls: [
+          {
+            id: 'c2',
+            name: 'edit_file',
+            input: { path: 'server.js', old_string: 'const port = 80;', new_string: 'const port = Number(process.env.PORT ?? 80);' },
+          },
+        ],
+      },
       { toolCalls: [{ id: 'c3', name: 'run_command', input: { command: 'node --check server.js && echo syntax ok' } }] },
       { text: 'The port now comes from PORT. The edit is staged for your review.' },
     ]);
@@ -528,4 +564,3 @@ describe('golem in a terminal', () => {
     }
   });
 });
-

@@ -26,14 +26,23 @@ describe('the trust policy', () => {
                 await dispatch('trust:set', { action: 'act', mode: sessionMode ?? null, sessionId: chat.id });
                 const added: Grant[] = [];
                 if (grants === 'workspace') added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'workspace' })) as Grant);
-                if (grants === 'this session') added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'session', sessionId: chat.id })) as Grant);
-                if (grants === 'other session') added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'session', sessionId: other.id })) as Grant);
+                if (grants === 'this session')
+                  added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'session', sessionId: chat.id })) as Grant);
+                if (grants === 'other session')
+                  added.push((await dispatch('grant:add', { action: 'act', key: 'k', scope: 'session', sessionId: other.id })) as Grant);
                 if (grants === 'other key') added.push((await dispatch('grant:add', { action: 'act', key: 'another', scope: 'workspace' })) as Grant);
 
-                const decision = decideTrust(ws.manager.workspace(), { name: 'act', trust: defaultMode, stages }, 'k', chat.id, workerMode === undefined ? {} : { act: workerMode });
+                const decision = decideTrust(
+                  ws.manager.workspace(),
+                  { name: 'act', trust: defaultMode, stages },
+                  'k',
+                  chat.id,
+                  workerMode === undefined ? {} : { act: workerMode },
+                );
                 // The rules, written out: the most specific setting wins; a grant only matters when supervised.
                 const mode = sessionMode ?? workspaceMode ?? workerMode ?? defaultMode;
-                const source = sessionMode !== undefined ? 'session' : workspaceMode !== undefined ? 'workspace' : workerMode !== undefined ? 'worker' : 'action';
+                const source =
+                  sessionMode !== undefined ? 'session' : workspaceMode !== undefined ? 'workspace' : workerMode !== undefined ? 'worker' : 'action';
                 const granted = grants === 'workspace' || grants === 'this session';
                 const kind = mode === 'autonomous' ? 'run' : mode === 'supervised' ? (granted ? 'run' : 'ask') : stages ? 'stage' : 'defer';
                 expect(decision, JSON.stringify({ defaultMode, workspaceMode, sessionMode, workerMode, grants, stages })).toMatchObject({ kind, mode, source });
@@ -60,7 +69,10 @@ describe('the trust policy', () => {
     ws = await createWorkspace({ dir });
     const view = ws.manager.workspace();
     expect(decideTrust(view, { name: 'run_command', trust: 'supervised', stages: false }, 'ls', chat.id)).toMatchObject({ kind: 'run', source: 'session' });
-    expect(decideTrust(view, { name: 'deploy', trust: 'supervised', stages: false }, 'prod', 'any session')).toMatchObject({ kind: 'run', grant: { key: 'prod' } });
+    expect(decideTrust(view, { name: 'deploy', trust: 'supervised', stages: false }, 'prod', 'any session')).toMatchObject({
+      kind: 'run',
+      grant: { key: 'prod' },
+    });
     expect(decideTrust(view, { name: 'deploy', trust: 'supervised', stages: false }, 'staging', 'any session')).toMatchObject({ kind: 'ask' });
     await ws.close();
   });
@@ -119,7 +131,10 @@ describe('approvals', () => {
     const other = await ws.manager.dispatch(request(chat.id, 't2', { command: 'rm -rf /' }));
     expect(other.ok && other.value.id).not.toBe(asked.value.id);
 
-    const wrong = await ws.manager.dispatch({ type: 'approval:answer', payload: { id: asked.value.id, answer: 'yes', fingerprint: callFingerprint('run_command', { command: 'rm -rf /' }) } });
+    const wrong = await ws.manager.dispatch({
+      type: 'approval:answer',
+      payload: { id: asked.value.id, answer: 'yes', fingerprint: callFingerprint('run_command', { command: 'rm -rf /' }) },
+    });
     expect(!wrong.ok && wrong.error.code).toBe('APPROVAL_MISMATCH');
     expect(ws.manager.workspace().collections.get('approval')?.get(asked.value.id)).toMatchObject({ status: 'pending' });
 

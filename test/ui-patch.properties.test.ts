@@ -62,7 +62,22 @@ const dictArb = fc.dictionary(keyArb, jsonArb, { maxKeys: 3 });
 type Body = Json;
 const stepArb = fc.nat({ max: 5 }).chain((total) => fc.record({ current: fc.nat({ max: total + 1 }), total: fc.constant(total + 1) }));
 
-const VALID_KINDS = ['paramSet', 'paramRemove', 'areaClear', 'areaSet', 'stateSet', 'metaStatus', 'metaStep', 'metaWhole', 'layout', 'listSet', 'append', 'indexSet', 'byIdSet', 'byIdRemove'] as const;
+const VALID_KINDS = [
+  'paramSet',
+  'paramRemove',
+  'areaClear',
+  'areaSet',
+  'stateSet',
+  'metaStatus',
+  'metaStep',
+  'metaWhole',
+  'layout',
+  'listSet',
+  'append',
+  'indexSet',
+  'byIdSet',
+  'byIdRemove',
+] as const;
 const INVALID_KINDS = [
   'badOp',
   'instanceOp',
@@ -121,7 +136,10 @@ const seedArb = (kind: fc.Arbitrary<Kind>): fc.Arbitrary<Seed> =>
     step: stepArb,
     status: fc.constantFrom(...META_STATUSES),
   });
-const patchSeedArb = fc.oneof({ arbitrary: seedArb(fc.constantFrom(...VALID_KINDS)), weight: 4 }, { arbitrary: seedArb(fc.constantFrom(...INVALID_KINDS)), weight: 1 });
+const patchSeedArb = fc.oneof(
+  { arbitrary: seedArb(fc.constantFrom(...VALID_KINDS)), weight: 4 },
+  { arbitrary: seedArb(fc.constantFrom(...INVALID_KINDS)), weight: 1 },
+);
 
 /** What may be wrong with a call as a whole (checked before any patch). */
 const WRAPS = ['unknownInstance', 'topVersion', 'topExtra', 'createExisting', 'patchesMissing', 'deleteMissing'] as const;
@@ -226,7 +244,17 @@ const BROKEN_BLOCKS: ((id: string) => unknown)[] = [
   (id) => ({ id, type: 'form', bind: 'state.params' }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: {} }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: '', key: 'k', type: 'text' }] } }),
-  (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'A', key: 'k', type: 'text' }, { label: 'B', key: 'k', type: 'number' }] } }),
+  (id) => ({
+    id,
+    type: 'form',
+    bind: 'state.params',
+    props: {
+      fields: [
+        { label: 'A', key: 'k', type: 'text' },
+        { label: 'B', key: 'k', type: 'number' },
+      ],
+    },
+  }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'A', key: 'k', type: 5 }] } }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [], showProgress: 'yes' } }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: 'name' } }),
@@ -247,7 +275,30 @@ const BROKEN_ACTIONS: ((id: string) => unknown)[] = [
   () => ({ id: 7, label: 'Go', style: 'primary' }),
   () => 'submit',
 ];
-const BAD_PATHS = ['widgets', 'blocks.0', 'blocks[]', 'blocks[""]', 'blocks[a"b]', 'blocks-"a', 'blocks-', 'blocks--1', 'blocks-1.5', 'actions*', 'Blocks', ' blocks', 'blocks ', 'meta.', 'meta.step.current', 'state.foo', 'state.params.', 'layout.type', '/blocks/0', 'blocks+x', 'schemaVersion', 'version'];
+const BAD_PATHS = [
+  'widgets',
+  'blocks.0',
+  'blocks[]',
+  'blocks[""]',
+  'blocks[a"b]',
+  'blocks-"a',
+  'blocks-',
+  'blocks--1',
+  'blocks-1.5',
+  'actions*',
+  'Blocks',
+  ' blocks',
+  'blocks ',
+  'meta.',
+  'meta.step.current',
+  'state.foo',
+  'state.params.',
+  'layout.type',
+  '/blocks/0',
+  'blocks+x',
+  'schemaVersion',
+  'version',
+];
 const BAD_OPS: unknown[] = ['merge', 'move', 'copy', 'test', 'SET', 'Set', '', 'upsert', 42, null, true, {}];
 
 /** Builds one patch against `sim`, updating it with what a valid patch does. */
@@ -364,13 +415,27 @@ function plan(seed: Seed, sim: Sim): Planned {
       return invalid('INVALID_PATH', { op: 'set', path: pick(BAD_PATHS, a), value: 1 });
     }
     case 'forbiddenKey':
-      return invalid('INVALID_PATH', b % 2 === 0 ? { op: 'set', path: `state.${area}.${pick(FORBIDDEN_KEYS, a)}`, value: { polluted: true } } : { op: 'remove', path: `state.${area}.${pick(FORBIDDEN_KEYS, a)}` });
+      return invalid(
+        'INVALID_PATH',
+        b % 2 === 0
+          ? { op: 'set', path: `state.${area}.${pick(FORBIDDEN_KEYS, a)}`, value: { polluted: true } }
+          : { op: 'remove', path: `state.${area}.${pick(FORBIDDEN_KEYS, a)}` },
+      );
     case 'pageKeyPath':
       return invalid('SCHEMA_MUTATION', { op: b % 2 === 0 ? 'set' : 'replace', path: 'meta.pageKey', value: `${sim.pageKey}_2` });
     case 'pageKeyWhole':
-      return invalid('SCHEMA_MUTATION', { op: 'set', path: 'meta', value: { pageKey: b % 2 === 0 ? `${sim.pageKey}_2` : 'other', step: seed.step, status: seed.status } });
+      return invalid('SCHEMA_MUTATION', {
+        op: 'set',
+        path: 'meta',
+        value: { pageKey: b % 2 === 0 ? `${sim.pageKey}_2` : 'other', step: seed.step, status: seed.status },
+      });
     case 'versionField':
-      return invalid('SCHEMA_MUTATION', { op: 'set', path: `state.params.${seed.key}`, value: 1, [pick(['version', 'baseVersion', 'schemaVersion'], a)]: b % 2 === 0 ? b : String(b) });
+      return invalid('SCHEMA_MUTATION', {
+        op: 'set',
+        path: `state.params.${seed.key}`,
+        value: 1,
+        [pick(['version', 'baseVersion', 'schemaVersion'], a)]: b % 2 === 0 ? b : String(b),
+      });
     case 'extraKey':
       return invalid('INVALID_STRUCTURE', { op: 'set', path: `state.params.${seed.key}`, value: 1, [pick(['foo', 'id', 'from', 'Value'], a)]: 1 });
     case 'notAnObject':
@@ -393,13 +458,18 @@ function plan(seed: Seed, sim: Sim): Planned {
       return invalid('MISSING_VALUE', pick(cases, a));
     }
     case 'duplicateAppend': {
-      if (ids.length > 0 && b % 2 === 0) return invalid('DUPLICATE_ID', { op: 'add', path: `${L}+`, items: [itemOf(seed, L, fresh(sim)), itemOf(seed, L, pick(ids, a))] });
+      if (ids.length > 0 && b % 2 === 0)
+        return invalid('DUPLICATE_ID', { op: 'add', path: `${L}+`, items: [itemOf(seed, L, fresh(sim)), itemOf(seed, L, pick(ids, a))] });
       const id = fresh(sim);
       return invalid('DUPLICATE_ID', { op: 'add', path: `${L}+`, items: [itemOf(seed, L, id), itemOf(seed, L, id)] });
     }
     case 'duplicateList': {
       const id = ids.length > 0 && b % 2 === 0 ? pick(ids, a) : fresh(sim);
-      return invalid('DUPLICATE_ID', { op: b % 3 === 0 ? 'replace' : 'set', path: L, value: [itemOf(seed, L, id), itemOf(seed, L, fresh(sim)), itemOf(seed, L, id)] });
+      return invalid('DUPLICATE_ID', {
+        op: b % 3 === 0 ? 'replace' : 'set',
+        path: L,
+        value: [itemOf(seed, L, id), itemOf(seed, L, fresh(sim)), itemOf(seed, L, id)],
+      });
     }
     case 'duplicateIndex': {
       if (ids.length < 2) return plan({ ...seed, kind: 'duplicateList' }, sim);
@@ -419,7 +489,10 @@ function plan(seed: Seed, sim: Sim): Planned {
     }
     case 'missingId': {
       const id = fresh(sim);
-      return invalid('PATH_NOT_FOUND', b % 2 === 0 ? { op: 'set', path: byIdPath(L, id, a % 2 === 0), value: itemOf(seed, L, id) } : { op: 'remove', path: deletePath(L, id, a % 2 === 0) });
+      return invalid(
+        'PATH_NOT_FOUND',
+        b % 2 === 0 ? { op: 'set', path: byIdPath(L, id, a % 2 === 0), value: itemOf(seed, L, id) } : { op: 'remove', path: deletePath(L, id, a % 2 === 0) },
+      );
     }
     case 'missingKey': {
       let key = seed.key;
@@ -428,20 +501,50 @@ function plan(seed: Seed, sim: Sim): Planned {
     }
     case 'badBlock': {
       const broken = pick(BROKEN_BLOCKS, a)(fresh(sim));
-      const ways: Json[] = [{ op: 'add', path: 'blocks+', value: broken }, { op: 'add', path: 'blocks+', items: [itemOf(seed, 'blocks', fresh(sim)), broken] }, { op: 'set', path: 'blocks', value: [broken] }];
-      if (sim.blocks.length > 0) ways.push({ op: 'set', path: `blocks-${b % sim.blocks.length}`, value: broken }, { op: 'set', path: byIdPath('blocks', pick(sim.blocks, b), true), value: broken });
+      const ways: Json[] = [
+        { op: 'add', path: 'blocks+', value: broken },
+        { op: 'add', path: 'blocks+', items: [itemOf(seed, 'blocks', fresh(sim)), broken] },
+        { op: 'set', path: 'blocks', value: [broken] },
+      ];
+      if (sim.blocks.length > 0)
+        ways.push(
+          { op: 'set', path: `blocks-${b % sim.blocks.length}`, value: broken },
+          { op: 'set', path: byIdPath('blocks', pick(sim.blocks, b), true), value: broken },
+        );
       return invalid('INVALID_STRUCTURE', pick(ways, b));
     }
     case 'badAction': {
       const broken = pick(BROKEN_ACTIONS, a)(fresh(sim));
-      const ways: Json[] = [{ op: 'add', path: 'actions+', value: broken }, { op: 'replace', path: 'actions', value: [itemOf(seed, 'actions', fresh(sim)), broken] }];
-      if (sim.actions.length > 0) ways.push({ op: 'replace', path: `actions-${b % sim.actions.length}`, value: broken }, { op: 'set', path: byIdPath('actions', pick(sim.actions, b), false), value: broken });
+      const ways: Json[] = [
+        { op: 'add', path: 'actions+', value: broken },
+        { op: 'replace', path: 'actions', value: [itemOf(seed, 'actions', fresh(sim)), broken] },
+      ];
+      if (sim.actions.length > 0)
+        ways.push(
+          { op: 'replace', path: `actions-${b % sim.actions.length}`, value: broken },
+          { op: 'set', path: byIdPath('actions', pick(sim.actions, b), false), value: broken },
+        );
       return invalid('INVALID_STRUCTURE', pick(ways, b));
     }
     case 'badMeta': {
       const cases: Json[] = [
         { op: 'set', path: 'meta.status', value: pick<unknown>(['done', 'IDLE', 5, null, ''], b) },
-        { op: 'set', path: 'meta.step', value: pick<unknown>([{ current: 3, total: 2 }, { current: -1, total: 1 }, { current: 1.5, total: 2 }, { current: 0, total: 0 }, { current: 1 }, 'x', { current: 1, total: 1, of: 1 }], b) },
+        {
+          op: 'set',
+          path: 'meta.step',
+          value: pick<unknown>(
+            [
+              { current: 3, total: 2 },
+              { current: -1, total: 1 },
+              { current: 1.5, total: 2 },
+              { current: 0, total: 0 },
+              { current: 1 },
+              'x',
+              { current: 1, total: 1, of: 1 },
+            ],
+            b,
+          ),
+        },
         { op: 'set', path: 'layout', value: pick<unknown>([{ type: 'grid' }, {}, 'single', { type: 'single', columns: 2 }, null], b) },
         { op: 'set', path: 'meta', value: { pageKey: sim.pageKey, step: seed.step } },
         { op: 'set', path: 'meta', value: { pageKey: sim.pageKey, step: seed.step, status: seed.status, title: 'x' } },
@@ -474,7 +577,16 @@ function plan(seed: Seed, sim: Sim): Planned {
     }
     case 'badField': {
       // a block whose fields break the field rules, added to the end
-      const fields = pick<unknown[]>([[{ label: 'S', key: 's', type: 'select', options: [] }], [{ label: 'T', key: 't', type: 'text', options: 'abc' }], [{ label: 'T', key: '', type: 'text' }], [{ label: 'T', key: 't', type: 'text', extra: true }], [{ key: 't', type: 'text' }]], a);
+      const fields = pick<unknown[]>(
+        [
+          [{ label: 'S', key: 's', type: 'select', options: [] }],
+          [{ label: 'T', key: 't', type: 'text', options: 'abc' }],
+          [{ label: 'T', key: '', type: 'text' }],
+          [{ label: 'T', key: 't', type: 'text', extra: true }],
+          [{ key: 't', type: 'text' }],
+        ],
+        a,
+      );
       return invalid('INVALID_STRUCTURE', { op: 'add', path: 'blocks+', value: { id: fresh(sim), type: 'form', bind: 'state.params', props: { fields } } });
     }
   }
@@ -511,7 +623,12 @@ function planCall(call: CallSeed, id: string, sim: Sim): PlannedCall {
 }
 
 const specMeta = (pageKey: string, step = { current: 1, total: 1 }, status = 'idle') => ({ op: 'set', path: 'meta', value: { pageKey, step, status } });
-const specPatches = (pageKey: string) => [specMeta(pageKey), { op: 'set', path: 'state', value: { params: {}, runtime: {} } }, { op: 'set', path: 'blocks', value: [] }, { op: 'set', path: 'actions', value: [] }];
+const specPatches = (pageKey: string) => [
+  specMeta(pageKey),
+  { op: 'set', path: 'state', value: { params: {}, runtime: {} } },
+  { op: 'set', path: 'blocks', value: [] },
+  { op: 'set', path: 'actions', value: [] },
+];
 
 /** A valid creation, and the pageKey it gives. */
 function createCall(seed: CreateSeed, id: string, counter: { n: number }): { input: PatchInput; pageKey: string } {
@@ -547,7 +664,11 @@ const BAD_CREATES: ((id: string) => [unknown, UIPatchErrorCode, number])[] = [
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'add', path: 'blocks+', value: form('f') }] }, 'PATH_NOT_FOUND', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'set', path: 'meta.status', value: 'idle' }] }, 'PATH_NOT_FOUND', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [specMeta(id), { op: 'set', path: 'meta.pageKey', value: 'other' }] }, 'SCHEMA_MUTATION', 1],
-  (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [...specPatches(id), { op: 'set', path: 'blocks', value: [form('f'), form('f')] }] }, 'DUPLICATE_ID', 4],
+  (id) => [
+    { instanceId: CREATE, newInstanceId: id, patches: [...specPatches(id), { op: 'set', path: 'blocks', value: [form('f'), form('f')] }] },
+    'DUPLICATE_ID',
+    4,
+  ],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [specMeta(''), ...specPatches(id)] }, 'INVALID_STRUCTURE', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'set', path: 'schemaVersion', value: '1' }] }, 'INVALID_PATH', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'create', path: 'meta' }] }, 'INVALID_OP', 0],
@@ -558,7 +679,9 @@ const BAD_CREATES: ((id: string) => [unknown, UIPatchErrorCode, number])[] = [
 // Backends: ws.ui.patch and the pure engine on a map, seen the same way
 // ---------------------------------------------------------------------------------------
 
-type Outcome = { ok: true; kind: 'create' | 'update' | 'delete'; instance: UIInstance | undefined; jsonPatch: JsonPatchOperation[]; version: number } | { ok: false; errors: UIPatchError[] };
+type Outcome =
+  | { ok: true; kind: 'create' | 'update' | 'delete'; instance: UIInstance | undefined; jsonPatch: JsonPatchOperation[]; version: number }
+  | { ok: false; errors: UIPatchError[] };
 interface Stored {
   instance: UIInstance;
   version: number;
@@ -595,7 +718,9 @@ function workspaceBackend(ws: Workspace): Backend {
     name: 'ws.ui',
     async patch(input) {
       const response = await ws.ui.patch(input as PatchInput);
-      return response.success ? { ok: true, kind: response.kind, instance: response.instance, jsonPatch: response.jsonPatch, version: response.version } : { ok: false, errors: response.errors };
+      return response.success
+        ? { ok: true, kind: response.kind, instance: response.instance, jsonPatch: response.jsonPatch, version: response.version }
+        : { ok: false, errors: response.errors };
     },
     get(id) {
       const record = ws.ui.get(id);
@@ -707,7 +832,14 @@ interface Stats {
 const newStats = (): Stats => ({ accepted: 0, refused: new Map(), kindsAccepted: new Set(), stale: { loud: 0, applied: 0, failed: 0 } });
 
 /** One call on every backend: the outcome expected, the invariants, the same outcome everywhere. */
-async function step(backends: Backend[], id: string, pageKey: string | undefined, input: unknown, expected: PlannedCall['expect'], stats: Stats): Promise<Outcome> {
+async function step(
+  backends: Backend[],
+  id: string,
+  pageKey: string | undefined,
+  input: unknown,
+  expected: PlannedCall['expect'],
+  stats: Stats,
+): Promise<Outcome> {
   // Messages are built only for a failure: the runs make thousands of calls.
   const context = (backend: Backend) => `${backend.name}: call ${JSON.stringify(input)}`;
   let first: Outcome | undefined;
@@ -743,7 +875,11 @@ async function step(backends: Backend[], id: string, pageKey: string | undefined
       } else {
         same(replay(before.instance, out.jsonPatch), after.instance, () => `${context(backend)} jsonPatch ${JSON.stringify(out.jsonPatch)}`);
         // The page's own applier (web/src/json-patch.ts) computes the same.
-        same(pageApply(before.instance as never, out.jsonPatch as PagePatchOp[]), after.instance, () => `page applier: ${context(backend)} jsonPatch ${JSON.stringify(out.jsonPatch)}`);
+        same(
+          pageApply(before.instance as never, out.jsonPatch as PagePatchOp[]),
+          after.instance,
+          () => `page applier: ${context(backend)} jsonPatch ${JSON.stringify(out.jsonPatch)}`,
+        );
       }
     }
     if (first === undefined) first = out;
@@ -844,9 +980,28 @@ describe('patch_ui_state properties', () => {
     const id = `stale_${instanceCounter++}`;
     const created = await ws.ui.patch({ instanceId: CREATE, newInstanceId: id, patches: specPatches(id) as PatchInput['patches'] });
     expect(created.success).toBe(true);
-    const call1 = await ws.ui.patch({ instanceId: id, patches: [{ op: 'add', path: 'blocks+', items: [form('a'), form('b'), form('c')] }, { op: 'add', path: 'actions+', items: [{ id: 'x', label: 'X', style: 'primary' }, { id: 'y', label: 'Y', style: 'danger' }] }] });
+    const call1 = await ws.ui.patch({
+      instanceId: id,
+      patches: [
+        { op: 'add', path: 'blocks+', items: [form('a'), form('b'), form('c')] },
+        {
+          op: 'add',
+          path: 'actions+',
+          items: [
+            { id: 'x', label: 'X', style: 'primary' },
+            { id: 'y', label: 'Y', style: 'danger' },
+          ],
+        },
+      ],
+    });
     const behind = ws.ui.get(id)?.instance as UIInstance; // blocks a, b, c; actions x, y
-    const call2 = await ws.ui.patch({ instanceId: id, patches: [{ op: 'remove', path: 'blocks-"a"' }, { op: 'remove', path: 'actions-x' }] });
+    const call2 = await ws.ui.patch({
+      instanceId: id,
+      patches: [
+        { op: 'remove', path: 'blocks-"a"' },
+        { op: 'remove', path: 'actions-x' },
+      ],
+    });
     const current = ws.ui.get(id)?.instance as UIInstance; // blocks b, c; actions y
     expect(call1.success && call2.success).toBe(true);
     const changed = { id: 'c', type: 'form', bind: 'state.runtime', props: { fields: [{ label: 'C', key: 'c', type: 'text' }] } };
@@ -886,7 +1041,15 @@ describe('patch_ui_state properties', () => {
     const existing: UIInstance = deepFreeze({
       meta: { pageKey: 'p', step: { current: 1, total: 2 }, status: 'idle' },
       state: { params: { count: 1, 'a/b': 'x' }, runtime: { busy: true } },
-      blocks: [form('a'), { id: 'b', type: 'form', bind: 'state.runtime', props: { fields: [{ label: 'Pick', key: 'p', type: 'select', options: [{ label: 'A', value: 'a' }] }] } }],
+      blocks: [
+        form('a'),
+        {
+          id: 'b',
+          type: 'form',
+          bind: 'state.runtime',
+          props: { fields: [{ label: 'Pick', key: 'p', type: 'select', options: [{ label: 'A', value: 'a' }] }] },
+        },
+      ],
       actions: [{ id: 's', label: 'Save', style: 'primary' }],
       layout: { type: 'single' },
     } as UIInstance);
@@ -918,14 +1081,20 @@ describe('patch_ui_state properties', () => {
       const id = `any_${instanceCounter++}`;
       await ws.ui.patch({ instanceId: CREATE, newInstanceId: id, patches: [] });
       await fc.assert(
-        fc.asyncProperty(fc.oneof(fc.jsonValue(), nearUiCall.map((c) => asJson({ ...c, instanceId: c.instanceId === 'p' ? id : c.instanceId }))), async (input) => {
-          const before = ws.ui.get(id);
-          const response = await ws.ui.patch(input as PatchInput);
-          if (!response.success) {
-            checkErrors(response.errors, input);
-            expect(ws.ui.get(id)).toStrictEqual(before);
-          } else if (response.instance !== undefined) checkInstance(response.instance, undefined);
-        }),
+        fc.asyncProperty(
+          fc.oneof(
+            fc.jsonValue(),
+            nearUiCall.map((c) => asJson({ ...c, instanceId: c.instanceId === 'p' ? id : c.instanceId })),
+          ),
+          async (input) => {
+            const before = ws.ui.get(id);
+            const response = await ws.ui.patch(input as PatchInput);
+            if (!response.success) {
+              checkErrors(response.errors, input);
+              expect(ws.ui.get(id)).toStrictEqual(before);
+            } else if (response.instance !== undefined) checkInstance(response.instance, undefined);
+          },
+        ),
         runs(200),
       );
     });

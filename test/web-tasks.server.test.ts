@@ -19,7 +19,12 @@ const SEEDS = [0, 1, 2, 42, 31337, 4294967295];
 const queryOf = (html: string): string => {
   const m = /<div id="query">([^<]*)<\/div>/.exec(html);
   expect(m, 'the page has a query').not.toBeNull();
-  return (m?.[1] ?? '').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return (m?.[1] ?? '')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 };
 
 /** The inline DATA of a page: the generated problem. */
@@ -34,8 +39,10 @@ afterAll(async () => {
 });
 
 const get = (path: string): Promise<Response> => fetch(server.url + path, { redirect: 'manual' });
-const postReward = (body: string): Promise<Response> => fetch(`${server.url}/reward`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-const report = (episode: string, over: Partial<Record<keyof RewardReport, unknown>> = {}): string => JSON.stringify({ episode, task: 'login', seed: 7, reward: 1, detail: 'correct', ...over });
+const postReward = (body: string): Promise<Response> =>
+  fetch(`${server.url}/reward`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const report = (episode: string, over: Partial<Record<keyof RewardReport, unknown>> = {}): string =>
+  JSON.stringify({ episode, task: 'login', seed: 7, reward: 1, detail: 'correct', ...over });
 
 describe('the web task pages', () => {
   it('lists exactly the eight tasks, with multi-page as the only flow of more than one page', () => {
@@ -157,10 +164,27 @@ describe('the task server', () => {
   });
 
   it('answers 404 for unknown routes, tasks and pages, and 400 for a bad seed or episode', async () => {
-    for (const path of ['/nope', '/tasks', '/tasks/', '/tasks/nope?seed=1&episode=e', '/tasks/login/2?seed=1&episode=e', '/tasks/multi-page/4?seed=1&episode=e', '/tasks/multi-page/0?seed=1&episode=e', '/tasks/login/x?seed=1&episode=e', '/reward/x']) {
+    for (const path of [
+      '/nope',
+      '/tasks',
+      '/tasks/',
+      '/tasks/nope?seed=1&episode=e',
+      '/tasks/login/2?seed=1&episode=e',
+      '/tasks/multi-page/4?seed=1&episode=e',
+      '/tasks/multi-page/0?seed=1&episode=e',
+      '/tasks/login/x?seed=1&episode=e',
+      '/reward/x',
+    ]) {
       expect((await get(path)).status, path).toBe(404);
     }
-    for (const path of ['/tasks/login?seed=-1&episode=e', '/tasks/login?seed=1.5&episode=e', '/tasks/login?seed=4294967296&episode=e', '/tasks/login?seed=&episode=e', '/tasks/login?seed=1&episode=', '/tasks/login?seed=1&episode=a%20b']) {
+    for (const path of [
+      '/tasks/login?seed=-1&episode=e',
+      '/tasks/login?seed=1.5&episode=e',
+      '/tasks/login?seed=4294967296&episode=e',
+      '/tasks/login?seed=&episode=e',
+      '/tasks/login?seed=1&episode=',
+      '/tasks/login?seed=1&episode=a%20b',
+    ]) {
       expect((await get(path)).status, path).toBe(400);
     }
     expect((await fetch(`${server.url}/tasks/login?seed=1&episode=e`, { method: 'POST' })).status).toBe(405);

@@ -76,9 +76,16 @@ describe('the task loop', () => {
     const transcript = await session.transcript();
     const failed = transcript.filter((t) => (t.meta.commandResult as { ok?: boolean } | undefined)?.ok === false);
     expect(failed).toHaveLength(1);
-    expect(failed[0]?.blocks[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/INPUT_TEXT failed \[SNAPSHOT_STALE\]: snapshot s1 was taken of an earlier page/) as unknown });
+    expect(failed[0]?.blocks[0]).toMatchObject({
+      type: 'text',
+      text: expect.stringMatching(/INPUT_TEXT failed \[SNAPSHOT_STALE\]: snapshot s1 was taken of an earlier page/) as unknown,
+    });
     // The model's next answer was a RETRY with GET_DOM.
-    const answers = transcript.filter((t) => t.role === 'assistant').map((t) => JSON.parse(t.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')) as { decision: { action: string }; command?: { action: string } });
+    const answers = transcript
+      .filter((t) => t.role === 'assistant')
+      .map(
+        (t) => JSON.parse(t.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')) as { decision: { action: string }; command?: { action: string } },
+      );
     const i = answers.findIndex((a) => a.decision.action === 'RETRY');
     expect(answers[i]?.command?.action).toBe('GET_DOM');
   });

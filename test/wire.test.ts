@@ -89,7 +89,9 @@ describe.each([false, true])('the wire formats (streaming: %s)', (streaming) => 
       { role: 'tool', tool_call_id: 'call_1', content: 'found 3 pages' },
       { role: 'user', content: 'Thanks. Now tighten the summary.' },
     ]);
-    expect(request?.body.tools).toEqual([{ type: 'function', function: { name: 'search', description: 'Search the pages.', parameters: tools[0]?.inputSchema } }]);
+    expect(request?.body.tools).toEqual([
+      { type: 'function', function: { name: 'search', description: 'Search the pages.', parameters: tools[0]?.inputSchema } },
+    ]);
     await ws.close();
   });
 
@@ -130,14 +132,19 @@ describe.each([false, true])('the wire formats (streaming: %s)', (streaming) => 
         ],
       },
     ]);
-    expect(request?.body.tools).toEqual([{ name: 'search', description: 'Search the pages.', input_schema: tools[0]?.inputSchema, ...(streaming && { eager_input_streaming: true }) }]);
+    expect(request?.body.tools).toEqual([
+      { name: 'search', description: 'Search the pages.', input_schema: tools[0]?.inputSchema, ...(streaming && { eager_input_streaming: true }) },
+    ]);
     await ws.close();
   });
 });
 
 describe('envelope mode on the wire', () => {
   it('sends the response schema as OpenAI structured output, not strict (its optional fields stay optional)', async () => {
-    const answer = JSON.stringify({ decision: { action: 'PROCEED', message: 'Nothing to do.' }, reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' } });
+    const answer = JSON.stringify({
+      decision: { action: 'PROCEED', message: 'Nothing to do.' },
+      reasoning: { analysis: 'a', rationale: 'r', expectedOutcome: 'e' },
+    });
     const server = await startFakeProvider('openai', [{ text: answer }]);
     servers.push(server);
     const ws = await createWorkspace();
@@ -146,7 +153,10 @@ describe('envelope mode on the wire', () => {
     const model = resolveModel('openai:gpt-4.1-mini', { env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.url } });
     const outcome = await ws.worker({ session, model, actions: [note], mode: 'envelope' }).run('nothing');
     expect(outcome).toMatchObject({ status: 'done', decision: { action: 'PROCEED', message: 'Nothing to do.' } });
-    const body = server.requests[0]?.body as { response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: { properties: Record<string, unknown>; allOf?: unknown } } }; tools?: unknown };
+    const body = server.requests[0]?.body as {
+      response_format?: { type: string; json_schema: { name: string; strict: boolean; schema: { properties: Record<string, unknown>; allOf?: unknown } } };
+      tools?: unknown;
+    };
     expect(body.tools).toBeUndefined();
     expect(body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'step', strict: false } });
     const schema = body.response_format?.json_schema.schema;

@@ -4,12 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, decideTrust, defineAction, DiskFiles, projectActions, type ApprovalRequest, type Prompt, type WorkerEvent, type WorkerRecord } from '../src/index.js';
+import {
+  createWorkspace,
+  decideTrust,
+  defineAction,
+  DiskFiles,
+  projectActions,
+  type ApprovalRequest,
+  type Prompt,
+  type WorkerEvent,
+  type WorkerRecord,
+} from '../src/index.js';
 import { scriptedModel, type ScriptedResponse } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
 
 /** The text of a prompt's messages, for a scripted model to read. */
-const said = (prompt: Prompt) => prompt.messages.flatMap((m) => m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : ''))).join('\n');
+const said = (prompt: Prompt) =>
+  prompt.messages
+    .flatMap((m) => m.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : '')))
+    .join('\n');
 const isSubWorker = (prompt: Prompt) => prompt.system.includes('You are a sub-worker');
 const lastResult = (prompt: Prompt) => {
   const part = prompt.messages.at(-1)?.content.at(-1);
@@ -21,7 +34,9 @@ const lastResult = (prompt: Prompt) => {
   }
 };
 const workersOf = (ws: Awaited<ReturnType<typeof createWorkspace>>) =>
-  [...(ws.manager.workspace().collections.get('worker')?.values() ?? [])].sort((a, b) => (a as WorkerRecord).createdAt.localeCompare((b as WorkerRecord).createdAt)) as WorkerRecord[];
+  [...(ws.manager.workspace().collections.get('worker')?.values() ?? [])].sort((a, b) =>
+    (a as WorkerRecord).createdAt.localeCompare((b as WorkerRecord).createdAt),
+  ) as WorkerRecord[];
 
 describe('the worker tree', () => {
   it('re-invokes a sub-worker with what the chat history says (seed 003: the JWT secret)', async () => {
@@ -30,7 +45,12 @@ describe('the worker tree', () => {
     await chat.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'For tokens, use the same secret key as the API: API_SECRET_KEY.' }] });
     await chat.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Noted.' }] });
     const signed: string[] = [];
-    const sign = defineAction({ name: 'write_signer', description: 'Writes the JWT signer.', input: z.object({ secret: z.string() }), run: ({ secret }) => (signed.push(secret), 'written') });
+    const sign = defineAction({
+      name: 'write_signer',
+      description: 'Writes the JWT signer.',
+      input: z.object({ secret: z.string() }),
+      run: ({ secret }) => (signed.push(secret), 'written'),
+    });
     const model = scriptedModel((prompt): ScriptedResponse => {
       if (isSubWorker(prompt)) {
         const task = said(prompt);
@@ -48,11 +68,20 @@ describe('the worker tree', () => {
       return { text: `Done: ${result.result}` };
     });
     const events: WorkerEvent[] = [];
-    const outcome = await ws.worker({ session: chat, model, actions: [sign], subWorkers: true, onEvent: (e) => events.push(e) }).run('Refactor auth to use JWT');
+    const outcome = await ws
+      .worker({ session: chat, model, actions: [sign], subWorkers: true, onEvent: (e) => events.push(e) })
+      .run('Refactor auth to use JWT');
     expect(outcome).toMatchObject({ status: 'done', turn: { blocks: [{ type: 'text', text: 'Done: Signed tokens with API_SECRET_KEY.' }] } });
     expect(signed).toEqual(['API_SECRET_KEY']);
     const [first, second] = workersOf(ws);
-    expect(first).toMatchObject({ depth: 1, status: 'question', result: 'Which secret key should sign the tokens?', parentSessionId: chat.id, rootSessionId: chat.id, reinvokes: null });
+    expect(first).toMatchObject({
+      depth: 1,
+      status: 'question',
+      result: 'Which secret key should sign the tokens?',
+      parentSessionId: chat.id,
+      rootSessionId: chat.id,
+      reinvokes: null,
+    });
     expect(second).toMatchObject({ depth: 1, status: 'done', task: 'Implement JWT signing using API_SECRET_KEY', reinvokes: first?.id });
     // Each sub-worker's transcript is a session of its own, linked to the call that started it; it never saw the chat.
     const calls = (await chat.transcript()).flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.callId] : [])));
@@ -60,7 +89,14 @@ describe('the worker tree', () => {
     const subTranscript = await ws.sessions.get(first?.id ?? '')?.transcript();
     expect(subTranscript?.map((t) => t.role)).toEqual(['user', 'assistant', 'tool']);
     expect(JSON.stringify(subTranscript)).not.toContain('same secret key as the API');
-    expect(events.filter((e) => e.type === 'worker-start' || e.type === 'worker-end').map((e) => `${e.type}:${e.worker.depth}`)).toEqual(['worker-start:0', 'worker-start:1', 'worker-end:1', 'worker-start:1', 'worker-end:1', 'worker-end:0']);
+    expect(events.filter((e) => e.type === 'worker-start' || e.type === 'worker-end').map((e) => `${e.type}:${e.worker.depth}`)).toEqual([
+      'worker-start:0',
+      'worker-start:1',
+      'worker-end:1',
+      'worker-start:1',
+      'worker-end:1',
+      'worker-end:0',
+    ]);
     await ws.close();
   });
 
@@ -68,21 +104,42 @@ describe('the worker tree', () => {
     const ws = await createWorkspace();
     const chat = await ws.sessions.create();
     const configured: string[] = [];
-    const configure = defineAction({ name: 'configure_sessions', description: 'Configures sessions.', input: z.object({ store: z.enum(['redis', 'memory']) }), run: ({ store }) => (configured.push(store), 'ok') });
+    const configure = defineAction({
+      name: 'configure_sessions',
+      description: 'Configures sessions.',
+      input: z.object({ store: z.enum(['redis', 'memory']) }),
+      run: ({ store }) => (configured.push(store), 'ok'),
+    });
     const model = scriptedModel((prompt): ScriptedResponse => {
       const depth = /sub-worker at depth (\d)/.exec(prompt.system)?.[1];
       const result = lastResult(prompt);
       if (depth === '2') {
         if (result !== undefined) return { text: 'Configured sessions on Redis.' };
-        return said(prompt).includes('Redis') ? { toolCalls: [{ name: 'configure_sessions', input: { store: 'redis' } }] } : { toolCalls: [{ name: 'ask_parent', input: { question: 'Redis or in-memory sessions?' } }] };
+        return said(prompt).includes('Redis')
+          ? { toolCalls: [{ name: 'configure_sessions', input: { store: 'redis' } }] }
+          : { toolCalls: [{ name: 'ask_parent', input: { question: 'Redis or in-memory sessions?' } }] };
       }
       if (depth === '1') {
         // The middle worker does not know either: it asks its own parent.
-        if (result === undefined) return { toolCalls: [{ name: 'spawn_worker', input: { task: said(prompt).includes('Redis') ? 'Configure sessions using Redis' : 'Configure sessions' } }] };
+        if (result === undefined)
+          return {
+            toolCalls: [{ name: 'spawn_worker', input: { task: said(prompt).includes('Redis') ? 'Configure sessions using Redis' : 'Configure sessions' } }],
+          };
         if (result.status === 'question') return { toolCalls: [{ name: 'ask_parent', input: { question: String(result.question) } }] };
         return { text: `Sessions: ${result.result}` };
       }
-      if (result === undefined) return { toolCalls: [{ name: 'spawn_worker', input: { task: said(prompt).includes('Redis') && said(prompt).includes('Redis or') ? 'Set up authentication with Redis sessions' : 'Set up authentication' } }] };
+      if (result === undefined)
+        return {
+          toolCalls: [
+            {
+              name: 'spawn_worker',
+              input: {
+                task:
+                  said(prompt).includes('Redis') && said(prompt).includes('Redis or') ? 'Set up authentication with Redis sessions' : 'Set up authentication',
+              },
+            },
+          ],
+        };
       if (result.status === 'question') return { text: `Should I use ${result.question?.replace('?', '')}?` };
       return { text: `Authentication is set up. ${result.result}` };
     });
@@ -90,13 +147,20 @@ describe('the worker tree', () => {
     const asked = await worker.run('Set up authentication');
     expect(asked).toMatchObject({ status: 'done', turn: { blocks: [{ type: 'text', text: 'Should I use Redis or in-memory sessions?' }] } });
     expect(configured).toEqual([]);
-    expect(workersOf(ws).map((w) => [w.depth, w.status])).toEqual([[1, 'question'], [2, 'question']]);
+    expect(workersOf(ws).map((w) => [w.depth, w.status])).toEqual([
+      [1, 'question'],
+      [2, 'question'],
+    ]);
 
     const answered = await worker.run('Redis');
     expect(answered.status).toBe('done');
     expect(configured).toEqual(['redis']);
     expect(answered.turn?.blocks).toEqual([{ type: 'text', text: 'Authentication is set up. Sessions: Configured sessions on Redis.' }]);
-    expect(workersOf(ws).slice(2).map((w) => [w.depth, w.status, w.task])).toEqual([
+    expect(
+      workersOf(ws)
+        .slice(2)
+        .map((w) => [w.depth, w.status, w.task]),
+    ).toEqual([
       [1, 'done', 'Set up authentication with Redis sessions'],
       [2, 'done', 'Configure sessions using Redis'],
     ]);
@@ -108,7 +172,8 @@ describe('the worker tree', () => {
     const chat = await ws.sessions.create();
     const model = scriptedModel((prompt): ScriptedResponse => {
       const result = lastResult(prompt);
-      if (result === undefined && !said(prompt).includes('WORKER_DEPTH_EXCEEDED') && !said(prompt).includes('depth limit')) return { toolCalls: [{ name: 'spawn_worker', input: { task: 'go deeper' } }] };
+      if (result === undefined && !said(prompt).includes('WORKER_DEPTH_EXCEEDED') && !said(prompt).includes('depth limit'))
+        return { toolCalls: [{ name: 'spawn_worker', input: { task: 'go deeper' } }] };
       return { text: 'stopped' };
     });
     const results: string[] = [];
@@ -142,11 +207,21 @@ describe('the worker tree', () => {
     const requests: ApprovalRequest[] = [];
     let answer!: (yes: boolean) => void;
     const outcome = ws
-      .worker({ session: chat, model, actions: [psql], subWorkers: true, requestApproval: (r) => (requests.push(r), new Promise((resolve) => (answer = (yes) => resolve(yes ? { approved: true } : { approved: false })))) })
+      .worker({
+        session: chat,
+        model,
+        actions: [psql],
+        subWorkers: true,
+        requestApproval: (r) => (requests.push(r), new Promise((resolve) => (answer = (yes) => resolve(yes ? { approved: true } : { approved: false })))),
+      })
       .run('Refactor the database');
     await vi.waitFor(() => expect(requests).toHaveLength(1));
     expect(requests[0]).toMatchObject({ type: 'command', description: "psql -c 'ALTER TABLE users'", risk: 'high' });
-    expect(requests[0]?.workerPath.map((w) => [w.depth, w.task])).toEqual([[0, 'Refactor the database'], [1, 'Update schema'], [2, 'Migrate production']]);
+    expect(requests[0]?.workerPath.map((w) => [w.depth, w.task])).toEqual([
+      [0, 'Refactor the database'],
+      [1, 'Update schema'],
+      [2, 'Migrate production'],
+    ]);
     // The tree is paused: nothing ran, no worker finished, the approval is workspace state.
     expect(ran).toEqual([]);
     expect(workersOf(ws).map((w) => w.status)).toEqual(['running', 'running']);
@@ -165,12 +240,23 @@ describe('the worker tree', () => {
     const log: string[] = [];
     const actions = () => [
       defineAction({ name: 'look', description: 'Looks.', input: z.object({}), run: () => (log.push('look'), 'seen') }),
-      defineAction({ name: 'deploy', description: 'Deploys.', input: z.object({ env: z.string() }), trust: 'supervised', run: ({ env }) => (log.push(`deploy ${env}`), 'deployed') }),
+      defineAction({
+        name: 'deploy',
+        description: 'Deploys.',
+        input: z.object({ env: z.string() }),
+        trust: 'supervised',
+        run: ({ env }) => (log.push(`deploy ${env}`), 'deployed'),
+      }),
     ];
     const script = (): ScriptedResponse[] => [
       { toolCalls: [{ name: 'look', input: {}, callId: 'a' }] },
       { toolCalls: [{ name: 'spawn_worker', input: { task: 'deploy it' }, callId: 'b' }] },
-      { toolCalls: [{ name: 'look', input: {}, callId: 'c' }, { name: 'deploy', input: { env: 'prod' }, callId: 'd' }] },
+      {
+        toolCalls: [
+          { name: 'look', input: {}, callId: 'c' },
+          { name: 'deploy', input: { env: 'prod' }, callId: 'd' },
+        ],
+      },
       { text: 'deployed to prod' },
       { text: 'All done.' },
     ];
@@ -183,7 +269,10 @@ describe('the worker tree', () => {
     // Another process: the approval is still there; answering it and resuming goes on from where it stopped.
     ws = await createWorkspace({ dir });
     const [pending] = ws.approvals.pending();
-    expect(pending).toMatchObject({ action: 'deploy', workerPath: [expect.objectContaining({ depth: 0 }), expect.objectContaining({ depth: 1, task: 'deploy it' })] });
+    expect(pending).toMatchObject({
+      action: 'deploy',
+      workerPath: [expect.objectContaining({ depth: 0 }), expect.objectContaining({ depth: 1, task: 'deploy it' })],
+    });
     await ws.approvals.answer(pending?.id ?? '', { approved: true });
     const second = scriptedModel(script().slice(3));
     const session = ws.sessions.get(chat.id);
@@ -260,11 +349,17 @@ describe('manual mode and clearance', () => {
     expect(readFileSync(join(root, 'docs/port.md'), 'utf8')).toBe('Port 8080\n');
     // The root worker is told, as a system message in its session.
     const note = (await chat.transcript()).at(-1);
-    expect(note).toMatchObject({ role: 'system', blocks: [{ type: 'text', text: expect.stringMatching(/^\[System: the user pushed clearance item .*Written: app.ts, docs\/port.md/) }] });
+    expect(note).toMatchObject({
+      role: 'system',
+      blocks: [{ type: 'text', text: expect.stringMatching(/^\[System: the user pushed clearance item .*Written: app.ts, docs\/port.md/) }],
+    });
     await expect(ws.clearance.push(item?.id ?? '')).rejects.toMatchObject({ code: 'CLEARANCE_DECIDED' });
 
     // A second edit, discarded: the file stays as it is.
-    const again = scriptedModel([{ toolCalls: [{ name: 'edit_file', input: { path: 'app.ts', old_string: '8080', new_string: '9090' } }] }, { text: 'Staged.' }]);
+    const again = scriptedModel([
+      { toolCalls: [{ name: 'edit_file', input: { path: 'app.ts', old_string: '8080', new_string: '9090' } }] },
+      { text: 'Staged.' },
+    ]);
     await ws.worker({ session: chat, model: again, actions: projectActions(), project: { root } }).run('no, 9090');
     const [second] = ws.clearance.list();
     expect(second?.id).not.toBe(item?.id);
@@ -279,14 +374,23 @@ describe('manual mode and clearance', () => {
     const ws = await createWorkspace();
     const chat = await ws.sessions.create();
     const sent: string[] = [];
-    const email = defineAction({ name: 'send_email', description: 'Sends an email.', input: z.object({ to: z.string() }), trust: 'manual', run: ({ to }) => (sent.push(to), `sent to ${to}`) });
+    const email = defineAction({
+      name: 'send_email',
+      description: 'Sends an email.',
+      input: z.object({ to: z.string() }),
+      trust: 'manual',
+      run: ({ to }) => (sent.push(to), `sent to ${to}`),
+    });
     const model = scriptedModel([{ toolCalls: [{ name: 'send_email', input: { to: 'boss@example.com' } }] }, { text: 'It waits for you.' }]);
     await ws.worker({ session: chat, model, actions: [email] }).run('email the boss');
     expect(sent).toEqual([]);
     const [item] = ws.clearance.list();
     expect(item).toMatchObject({ type: 'pending_export', metadata: { action: 'send_email', input: { to: 'boss@example.com' } } });
     await expect(ws.clearance.push(item?.id ?? '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    expect(await ws.clearance.push(item?.id ?? '', { actions: [email] })).toMatchObject({ status: 'pushed', outcome: 'The user ran it: "sent to boss@example.com"' });
+    expect(await ws.clearance.push(item?.id ?? '', { actions: [email] })).toMatchObject({
+      status: 'pushed',
+      outcome: 'The user ran it: "sent to boss@example.com"',
+    });
     expect(sent).toEqual(['boss@example.com']);
     await ws.close();
   });
@@ -328,8 +432,19 @@ describe('review findings, kept fixed', () => {
     const ws = await createWorkspace();
     const chat = await ws.sessions.create();
     const log: string[] = [];
-    const pay = defineAction({ name: 'pay', description: 'Pays.', input: z.object({ amount: z.number() }), run: ({ amount }) => (log.push(`pay ${amount}`), 'paid') });
-    const deploy = defineAction({ name: 'deploy', description: 'Deploys.', input: z.object({}), trust: 'supervised', run: () => (log.push('deploy'), 'deployed') });
+    const pay = defineAction({
+      name: 'pay',
+      description: 'Pays.',
+      input: z.object({ amount: z.number() }),
+      run: ({ amount }) => (log.push(`pay ${amount}`), 'paid'),
+    });
+    const deploy = defineAction({
+      name: 'deploy',
+      description: 'Deploys.',
+      input: z.object({}),
+      trust: 'supervised',
+      run: () => (log.push('deploy'), 'deployed'),
+    });
     const model = scriptedModel([{ text: '{"action":"pay","amount":100}\n{"action":"deploy"}' }, { text: 'done' }]);
     const worker = ws.worker({ session: chat, model, actions: [pay, deploy], mode: 'text' });
     expect(await worker.run('go')).toMatchObject({ status: 'done' });
@@ -341,7 +456,10 @@ describe('review findings, kept fixed', () => {
 
   it('finds only own trust settings: an action named like an Object property works', async () => {
     const ws = await createWorkspace();
-    expect(decideTrust(ws.manager.workspace(), { name: 'constructor', trust: 'autonomous', stages: false }, 'k', 's', {})).toMatchObject({ kind: 'run', source: 'action' });
+    expect(decideTrust(ws.manager.workspace(), { name: 'constructor', trust: 'autonomous', stages: false }, 'k', 's', {})).toMatchObject({
+      kind: 'run',
+      source: 'action',
+    });
     await ws.close();
   });
 });
@@ -354,8 +472,16 @@ describe('two processes on one workspace', () => {
     const chat = await a.sessions.create({ label: 'from a' });
     // b has not seen a's session; its next command catches up instead of failing.
     const other = await b.sessions.create({ label: 'from b' });
-    expect(b.sessions.list().map((s) => s.label).sort()).toEqual(['from a', 'from b']);
-    const added = await b.manager.dispatch({ type: 'turn:add', payload: { sessionId: chat.id, turn: { role: 'user', blocks: [{ type: 'text', text: 'hi' }] } } });
+    expect(
+      b.sessions
+        .list()
+        .map((s) => s.label)
+        .sort(),
+    ).toEqual(['from a', 'from b']);
+    const added = await b.manager.dispatch({
+      type: 'turn:add',
+      payload: { sessionId: chat.id, turn: { role: 'user', blocks: [{ type: 'text', text: 'hi' }] } },
+    });
     expect(added.ok).toBe(true);
     expect(other.id).not.toBe(chat.id);
     // Reads catch up on request, without writing anything.

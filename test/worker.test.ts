@@ -5,14 +5,23 @@ import { scriptedModel } from '../src/test/index.js';
 import { Reader } from './fixtures/reader.js';
 import { tempDir } from './helpers.js';
 
-const lastText = (prompt: Prompt) => prompt.messages.at(-1)?.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : '')).join('');
+const lastText = (prompt: Prompt) =>
+  prompt.messages
+    .at(-1)
+    ?.content.map((p) => (p.type === 'text' ? p.text : p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : ''))
+    .join('');
 
 describe('the worker loop', () => {
   it('runs the actions the model calls, feeds back the results, and stops when the model does', async () => {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();
     const reader = new Reader();
-    const lookup = defineAction({ name: 'lookup', description: 'Finds a topic in the books.', input: z.object({ topic: z.string() }), run: ({ topic }) => ({ book: 'Anatomy', page: topic === 'heart' ? 212 : 1 }) });
+    const lookup = defineAction({
+      name: 'lookup',
+      description: 'Finds a topic in the books.',
+      input: z.object({ topic: z.string() }),
+      run: ({ topic }) => ({ book: 'Anatomy', page: topic === 'heart' ? 212 : 1 }),
+    });
     const model = scriptedModel([
       { toolCalls: [{ name: 'lookup', input: { topic: 'heart' }, callId: 'c1' }] },
       { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' }, callId: 'c2' }] },
@@ -23,7 +32,15 @@ describe('the worker loop', () => {
     const onEvent = (e: WorkerEvent) => e.type === 'step' && steps.push(e.requested);
     const worker = ws.worker({ session, model, environments: [reader], actions: [lookup], onEvent });
     const outcome = await worker.run('Find the chapter on the heart and open it');
-    expect(outcome).toMatchObject({ status: 'done', steps: 4, actions: [{ name: 'lookup', ok: true }, { name: 'update_editable_status', ok: true }, { name: 'update_editable_status', ok: true }] });
+    expect(outcome).toMatchObject({
+      status: 'done',
+      steps: 4,
+      actions: [
+        { name: 'lookup', ok: true },
+        { name: 'update_editable_status', ok: true },
+        { name: 'update_editable_status', ok: true },
+      ],
+    });
     expect(reader.editableStatus.selected_book_name?.value).toBe('Anatomy');
     expect(reader.editableStatus.current_page?.value).toBe('212');
     expect(steps).toEqual([1, 1, 1, 0]);
@@ -71,7 +88,9 @@ describe('the worker loop', () => {
     const session = await ws.sessions.create();
     const reader = new Reader();
     const model = scriptedModel([
-      { text: 'Opening it:\n```json\n{"type":"workspace_action","action":"update_editable_status","params":{"fieldName":"selected_book_name","value":"Pocket"}}\n```\nthen {"action":"update_editable_status","fieldName":"current_page","value":"3"} and {"action": "update_editable_status", "fieldName": ' },
+      {
+        text: 'Opening it:\n```json\n{"type":"workspace_action","action":"update_editable_status","params":{"fieldName":"selected_book_name","value":"Pocket"}}\n```\nthen {"action":"update_editable_status","fieldName":"current_page","value":"3"} and {"action": "update_editable_status", "fieldName": ',
+      },
       { text: 'Done: Pocket, page 3.' },
     ]);
     const outcome = await ws.worker({ session, model, environments: [reader], mode: 'text' }).run('open the pocket book at its last page');
@@ -103,11 +122,16 @@ describe('the worker loop', () => {
     const session = await ws.sessions.create();
     const controller = new AbortController();
     const charged: number[] = [];
-    const charge = defineAction({ name: 'charge', description: 'Charges a card.', input: z.object({ n: z.number() }), run: ({ n }) => {
-      charged.push(n);
-      controller.abort();
-      return 'charged';
-    } });
+    const charge = defineAction({
+      name: 'charge',
+      description: 'Charges a card.',
+      input: z.object({ n: z.number() }),
+      run: ({ n }) => {
+        charged.push(n);
+        controller.abort();
+        return 'charged';
+      },
+    });
     const model = scriptedModel([{ toolCalls: [1, 2, 3].map((n) => ({ name: 'charge', input: { n }, callId: `c${n}` })) }]);
     const outcome = await ws.worker({ session, model, actions: [charge] }).run('charge three', { signal: controller.signal });
     expect(outcome.status).toBe('aborted');
@@ -115,11 +139,19 @@ describe('the worker loop', () => {
     // Each result is recorded as it comes, in a tool turn of its own (so a resumed run knows what was done).
     const transcript = await session.transcript();
     expect(transcript.map((t) => t.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool']);
-    const results = transcript.slice(2).flatMap((t) => t.blocks.map((b) => (b.type === 'tool_result' ? [b.callId, (b.content[0] as { text: string }).text] : [])));
-    expect(results).toEqual([['c1', 'charged'], ['c2', 'Not run: the user stopped the run.'], ['c3', 'Not run: the user stopped the run.']]);
+    const results = transcript
+      .slice(2)
+      .flatMap((t) => t.blocks.map((b) => (b.type === 'tool_result' ? [b.callId, (b.content[0] as { text: string }).text] : [])));
+    expect(results).toEqual([
+      ['c1', 'charged'],
+      ['c2', 'Not run: the user stopped the run.'],
+      ['c3', 'Not run: the user stopped the run.'],
+    ]);
 
     const failing = scriptedModel([{ toolCalls: [{ name: 'charge', input: { n: 9 } }] }, { text: 'x', failAfter: { parts: 0 } }]);
-    const failed = await ws.worker({ session, model: failing, actions: [defineAction({ name: 'charge', description: 'd', input: z.object({ n: z.number() }), run: () => 'ok' })] }).run('again');
+    const failed = await ws
+      .worker({ session, model: failing, actions: [defineAction({ name: 'charge', description: 'd', input: z.object({ n: z.number() }), run: () => 'ok' })] })
+      .run('again');
     expect(failed).toMatchObject({ status: 'error', steps: 2, actions: [{ name: 'charge', ok: true }], error: { code: 'MODEL_ERROR' } });
     expect(() => ws.worker({ session, model, environments: [new Reader(), new Reader()] })).toThrow(/two environments have the id "reader"/);
     await ws.close();
@@ -130,7 +162,13 @@ describe('the worker loop', () => {
     const session = await ws.sessions.create();
     const reader = new Reader();
     const model = scriptedModel([
-      { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } }, { name: 'update_editable_status', input: { fieldName: 'current_page', value: 7 } }, { name: 'update_editable_status', input: { fieldName: 'large_print', value: true } }] },
+      {
+        toolCalls: [
+          { name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } },
+          { name: 'update_editable_status', input: { fieldName: 'current_page', value: 7 } },
+          { name: 'update_editable_status', input: { fieldName: 'large_print', value: true } },
+        ],
+      },
       { text: 'done' },
     ]);
     await ws.worker({ session, model, environments: [reader] }).run('page 7, large print');
@@ -142,7 +180,16 @@ describe('the worker loop', () => {
     const dir = tempDir();
     let ws = await createWorkspace({ dir });
     const session = await ws.sessions.create();
-    await ws.worker({ session, model: scriptedModel([{ toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } }] }, { text: 'open' }]), environments: [new Reader()] }).run('open Anatomy');
+    await ws
+      .worker({
+        session,
+        model: scriptedModel([
+          { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: 'Anatomy' } }] },
+          { text: 'open' },
+        ]),
+        environments: [new Reader()],
+      })
+      .run('open Anatomy');
     await ws.close();
     ws = await createWorkspace({ dir });
     const reader = new Reader();

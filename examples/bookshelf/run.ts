@@ -15,10 +15,17 @@ import { scriptedModel } from '../../src/test/index.js';
 function scriptedReader(): ModelAdapter {
   return scriptedModel((prompt: Prompt) => {
     const last = prompt.messages.at(-1)?.content.at(-1);
-    const result = last?.type === 'tool-result' && last.output.type === 'text' ? (JSON.parse(last.output.text) as { data?: { book: string; page: number }[]; updatedField?: string; newValue?: string }) : undefined;
+    const result =
+      last?.type === 'tool-result' && last.output.type === 'text'
+        ? (JSON.parse(last.output.text) as { data?: { book: string; page: number }[]; updatedField?: string; newValue?: string })
+        : undefined;
     if (result === undefined) return { text: 'Let me search the shelf.', toolCalls: [{ name: 'semantic_search', input: { query: 'heart chambers' } }] };
     const hit = result.data?.[0];
-    if (hit !== undefined) return { text: `The best match is ${hit.book}, page ${hit.page}.`, toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: hit.book } }] };
+    if (hit !== undefined)
+      return {
+        text: `The best match is ${hit.book}, page ${hit.page}.`,
+        toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'selected_book_name', value: hit.book } }],
+      };
     if (result.updatedField === 'selected_book_name') {
       const page = /is \w+, page (\d+)/.exec(JSON.stringify(prompt.messages))?.[1] ?? '1';
       return { toolCalls: [{ name: 'update_editable_status', input: { fieldName: 'current_page', value: page } }] };
@@ -48,5 +55,7 @@ const onEvent = (e: WorkerEvent) => {
 
 const worker = ws.worker({ session, model, environments: [shelf], maxSteps: 8, onEvent });
 const outcome = await worker.run('Find the chapter on the heart and read me what it says about its chambers.');
-console.log(`\n${outcome.status} after ${outcome.steps} model calls; the shelf is at ${shelf.editableStatus.selected_book_name?.value}, page ${shelf.editableStatus.current_page?.value}`);
+console.log(
+  `\n${outcome.status} after ${outcome.steps} model calls; the shelf is at ${shelf.editableStatus.selected_book_name?.value}, page ${shelf.editableStatus.current_page?.value}`,
+);
 await ws.close();

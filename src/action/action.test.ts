@@ -53,7 +53,12 @@ describe('actions', () => {
   });
 
   it('let Zod refine what JSON Schema cannot say', () => {
-    const even = defineAction({ name: 'even', description: 'd', input: z.object({ n: z.number().refine((n) => n % 2 === 0, 'must be even') }), run: () => null });
+    const even = defineAction({
+      name: 'even',
+      description: 'd',
+      input: z.object({ n: z.number().refine((n) => n % 2 === 0, 'must be even') }),
+      run: () => null,
+    });
     expect(even.validate({ n: 3 }).error?.details.issues).toEqual([{ path: '/n', message: 'must be even' }]);
     expect(even.validate({ n: 4 }).ok).toBe(true);
   });

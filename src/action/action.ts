@@ -147,7 +147,11 @@ export function defineAction<S extends z.ZodType, O>(definition: {
       if (!check(input)) return invalid(name, (check.errors ?? []).map(issueOf));
       // JSON Schema cannot say everything Zod can (refinements, transforms): Zod has the last word.
       const parsed = definition.input.safeParse(input);
-      if (!parsed.success) return invalid(name, parsed.error.issues.map((i) => ({ path: i.path.length === 0 ? '' : `/${i.path.map(String).join('/')}`, message: i.message })));
+      if (!parsed.success)
+        return invalid(
+          name,
+          parsed.error.issues.map((i) => ({ path: i.path.length === 0 ? '' : `/${i.path.map(String).join('/')}`, message: i.message })),
+        );
       return { ok: true, value: parsed.data };
     },
     run: (input, ctx) => definition.run(input, ctx),
@@ -164,14 +168,17 @@ export function defineAction<S extends z.ZodType, O>(definition: {
 
 /** JSON with object keys sorted, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  ) ?? 'null';
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    ) ?? 'null'
+  );
 }
 
 function issueOf(error: ErrorObject): InputIssue {
   if (error.keyword === 'required') return { path: error.instancePath, message: `is missing the required property "${String(error.params.missingProperty)}"` };
-  if (error.keyword === 'additionalProperties') return { path: error.instancePath, message: `has a property "${String(error.params.additionalProperty)}" that is not allowed` };
+  if (error.keyword === 'additionalProperties')
+    return { path: error.instancePath, message: `has a property "${String(error.params.additionalProperty)}" that is not allowed` };
   if (error.keyword === 'enum') return { path: error.instancePath, message: `must be one of ${JSON.stringify(error.params.allowedValues)}` };
   return { path: error.instancePath, message: error.message ?? error.keyword };
 }
@@ -180,6 +187,8 @@ function invalid(action: string, issues: InputIssue[]): Result<never> {
   const lines = issues.map((i) => `- ${i.path === '' ? 'the input' : i.path} ${i.message}`).join('\n');
   return {
     ok: false,
-    error: new GolemError('ACTION_INPUT_INVALID', `The input for ${action} is not valid:\n${lines}\nCorrect it and call ${action} again.`, { details: { action, issues } }),
+    error: new GolemError('ACTION_INPUT_INVALID', `The input for ${action} is not valid:\n${lines}\nCorrect it and call ${action} again.`, {
+      details: { action, issues },
+    }),
   };
 }

@@ -14,7 +14,19 @@ import { clearanceDecide, clearanceStage } from './clearance-commands.js';
 import { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 import { workerFinish, workerSpawn } from './worker-commands.js';
 
-export { ApprovalRecord, CallStart, ClearanceRecord, Grant, TrustMode, TrustOverrides, WorkerInfoSchema, WorkerRecord, chatSessions, recordsOf, type AgentCollection } from './agent-records.js';
+export {
+  ApprovalRecord,
+  CallStart,
+  ClearanceRecord,
+  Grant,
+  TrustMode,
+  TrustOverrides,
+  WorkerInfoSchema,
+  WorkerRecord,
+  chatSessions,
+  recordsOf,
+  type AgentCollection,
+} from './agent-records.js';
 export { approvalAnswer, approvalRequest, callFingerprint, findApproval } from './approval-commands.js';
 export { callStart, startedCall } from './call-commands.js';
 export { clearanceDecide, clearanceStage } from './clearance-commands.js';
@@ -22,7 +34,18 @@ export { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 export { workerFinish, workerSpawn } from './worker-commands.js';
 
 /** Every command of the agent domain. */
-export const AGENT_COMMANDS = [workerSpawn, workerFinish, trustSet, grantAdd, grantRevoke, approvalRequest, approvalAnswer, callStart, clearanceStage, clearanceDecide] as const;
+export const AGENT_COMMANDS = [
+  workerSpawn,
+  workerFinish,
+  trustSet,
+  grantAdd,
+  grantRevoke,
+  approvalRequest,
+  approvalAnswer,
+  callStart,
+  clearanceStage,
+  clearanceDecide,
+] as const;
 
 /** The agent domain as a workspace extension (`createWorkspace` registers it). */
 export const agentExtension: WorkspaceExtension = {

@@ -87,10 +87,15 @@ export const approvalAnswer = defineCommand({
     const approval = ctx.index.collection('approval').get(payload.id);
     if (approval === undefined) throw fail('APPROVAL_NOT_FOUND', `no approval "${payload.id}"`, { approvalId: payload.id });
     if (approval.status !== 'pending') {
-      throw fail('APPROVAL_ANSWERED', `approval "${approval.id}" was already answered (${approval.answer})`, { approvalId: approval.id, answer: approval.answer });
+      throw fail('APPROVAL_ANSWERED', `approval "${approval.id}" was already answered (${approval.answer})`, {
+        approvalId: approval.id,
+        answer: approval.answer,
+      });
     }
     if (payload.fingerprint !== undefined && payload.fingerprint !== approval.fingerprint) {
-      throw fail('APPROVAL_MISMATCH', `the answer was given for a different call than ${approval.action} waiting in approval "${approval.id}"`, { approvalId: approval.id });
+      throw fail('APPROVAL_MISMATCH', `the answer was given for a different call than ${approval.action} waiting in approval "${approval.id}"`, {
+        approvalId: approval.id,
+      });
     }
     const answered: ApprovalRecord = {
       ...approval,

@@ -23,5 +23,8 @@ export const callStart = defineCommand({
 
 /** The start of this call of the answer `turn`, if a worker recorded one. */
 export function startedCall(view: WorkspaceView, turn: { id: string; version: number }, callId: string): CallStart['calls'][number] | undefined {
-  return view.collection('call').get(turnKey(turn))?.calls.find((c) => c.callId === callId);
+  return view
+    .collection('call')
+    .get(turnKey(turn))
+    ?.calls.find((c) => c.callId === callId);
 }

@@ -100,7 +100,8 @@ export class ClearanceApi {
   async #runExport(item: ClearanceRecord, actions: readonly Action[]): Promise<string> {
     const { action: name, input, root } = item.metadata as { action?: unknown; input?: unknown; root?: unknown };
     const action = actions.find((a) => a.name === name);
-    if (action === undefined) throw fail('INVALID_ARGUMENT', `clearance item ${item.id} runs the action "${String(name)}", which this program does not have`, { clearanceId: item.id });
+    if (action === undefined)
+      throw fail('INVALID_ARGUMENT', `clearance item ${item.id} runs the action "${String(name)}", which this program does not have`, { clearanceId: item.id });
     const valid = action.validate(input);
     if (!valid.ok) throw valid.error;
     try {
@@ -115,24 +116,39 @@ export class ClearanceApi {
 /** The clearance items waiting for a decision (pending and deferred), or all of them, of one root session or all; oldest first. */
 export function clearanceItems(view: WorkspaceView, options: { all?: boolean; sessionId?: string } = {}): ClearanceRecord[] {
   return recordsOf(view, 'clearance')
-    .filter((c) => (options.all === true || c.status === 'pending' || c.status === 'deferred') && (options.sessionId === undefined || c.sessionId === options.sessionId))
+    .filter(
+      (c) =>
+        (options.all === true || c.status === 'pending' || c.status === 'deferred') && (options.sessionId === undefined || c.sessionId === options.sessionId),
+    )
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
 /** A clearance record as a UI shows it (seed 003 `ClearanceItem`). */
 export function toClearanceItem(record: ClearanceRecord): ClearanceItem {
-  return { id: record.id, type: record.type, description: record.description, createdAt: Date.parse(record.createdAt), metadata: { ...record.metadata, status: record.status } };
+  return {
+    id: record.id,
+    type: record.type,
+    description: record.description,
+    createdAt: Date.parse(record.createdAt),
+    metadata: { ...record.metadata, status: record.status },
+  };
 }
 
 /** The git staging of a staged commit item, when it is one. */
 export function stageRefOf(item: ClearanceRecord): StageRef | undefined {
   const m = item.metadata as Partial<StageRef>;
-  if (item.type !== 'staged_commit' || typeof m.branch !== 'string' || typeof m.base !== 'string' || typeof m.head !== 'string' || !Array.isArray(m.files)) return undefined;
+  if (item.type !== 'staged_commit' || typeof m.branch !== 'string' || typeof m.base !== 'string' || typeof m.head !== 'string' || !Array.isArray(m.files))
+    return undefined;
   return { branch: m.branch, base: m.base, head: m.head, files: m.files };
 }
 
 /** The record whose id is `id`, or has `id` as a unique prefix or suffix (4 characters or more). */
-export function findById<T extends { id: string }>(records: readonly T[], id: string, code: 'CLEARANCE_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'APPROVAL_NOT_FOUND', what: string): T {
+export function findById<T extends { id: string }>(
+  records: readonly T[],
+  id: string,
+  code: 'CLEARANCE_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'APPROVAL_NOT_FOUND',
+  what: string,
+): T {
   const exact = records.find((r) => r.id === id);
   if (exact !== undefined) return exact;
   const matches = id.length >= 4 ? records.filter((r) => r.id.startsWith(id) || r.id.endsWith(id)) : [];

@@ -10,7 +10,16 @@ import type { JsonObject } from '../core/blocks.js';
 import type { ResponseFormat } from '../models/prompt.js';
 import { providerSchema } from '../protocol/schema-generator.js';
 import { createSchemaManager } from '../protocol/schema-manager.js';
-import type { AIGeneratedCommand, AIResponse, AISchemaManager, CommandSpec, ResponseSchema, SchemaOptions, SchemaValidationError, SecurityPolicy } from '../protocol/types.js';
+import type {
+  AIGeneratedCommand,
+  AIResponse,
+  AISchemaManager,
+  CommandSpec,
+  ResponseSchema,
+  SchemaOptions,
+  SchemaValidationError,
+  SecurityPolicy,
+} from '../protocol/types.js';
 import type { Turn } from '../core/records.js';
 import type { Action } from '../action/action.js';
 
@@ -82,7 +91,12 @@ export class Envelope {
       const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
       const result = this.manager.validateAIResponse(text, this.schema);
       const response = result.response;
-      reading = !result.valid || response === undefined ? { kind: 'invalid', errors: result.errors } : response.command === undefined ? { kind: 'final', response } : { kind: 'command', response, command: response.command };
+      reading =
+        !result.valid || response === undefined
+          ? { kind: 'invalid', errors: result.errors }
+          : response.command === undefined
+            ? { kind: 'final', response }
+            : { kind: 'command', response, command: response.command };
       this.#readings.set(turn, reading);
     }
     return reading;

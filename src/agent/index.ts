@@ -1,14 +1,5 @@
 /** Workers (seed 003): the run pipeline and its modes, trust, approvals, clearance, the worker tree, and the UI adapter interface a front end implements. */
-export {
-  agentExtension,
-  ApprovalRecord,
-  callFingerprint,
-  ClearanceRecord,
-  Grant,
-  TrustOverrides,
-  WorkerRecord,
-  type AgentCommandMap,
-} from './agent-plugin.js';
+export { agentExtension, ApprovalRecord, callFingerprint, ClearanceRecord, Grant, TrustOverrides, WorkerRecord, type AgentCommandMap } from './agent-plugin.js';
 export { decideTrust, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent-api.js';
 export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './clearance.js';

@@ -52,9 +52,13 @@ export class StagedProject {
         // Writing a file with staged changes would put the unreviewed staged version on disk.
         const rel = disk.relative(path);
         if (stageRefOf(open)?.files.includes(rel) === true) {
-          throw new GolemError('CLEARANCE_CONFLICT', `${rel} has staged changes waiting for clearance (item ${open.id}); they must be pushed or discarded before it is changed directly`, {
-            details: { path: rel, clearanceId: open.id },
-          });
+          throw new GolemError(
+            'CLEARANCE_CONFLICT',
+            `${rel} has staged changes waiting for clearance (item ${open.id}); they must be pushed or discarded before it is changed directly`,
+            {
+              details: { path: rel, clearanceId: open.id },
+            },
+          );
         }
         await disk.write(path, content);
       },

@@ -43,10 +43,14 @@ describe('instructions in an answer', () => {
 
   it('finds every instruction embedded in any prose (property)', () => {
     const prose = fc.string().map((s) => s.replace(/[{}"\\]/g, ''));
-    const request = fc.record({ action: fc.constantFrom('update_editable_status', 'semantic_search', 'next_page'), params: fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue()) });
+    const request = fc.record({
+      action: fc.constantFrom('update_editable_status', 'semantic_search', 'next_page'),
+      params: fc.dictionary(fc.string({ minLength: 1 }), fc.jsonValue()),
+    });
     fc.assert(
       fc.property(fc.array(fc.tuple(prose, request, fc.boolean())), prose, (parts, tail) => {
-        const text = parts.map(([before, r, fenced]) => `${before}${fenced ? '\n```json\n' : ' '}${JSON.stringify(r)}${fenced ? '\n```\n' : ' '}`).join('') + tail;
+        const text =
+          parts.map(([before, r, fenced]) => `${before}${fenced ? '\n```json\n' : ' '}${JSON.stringify(r)}${fenced ? '\n```\n' : ' '}`).join('') + tail;
         const { requests, errors } = extractInstructions(text);
         expect(errors).toEqual([]);
         expect(requests.map((r) => ({ action: r.action, params: r.params }))).toEqual(parts.map(([, r]) => JSON.parse(JSON.stringify(r)) as unknown));

@@ -29,10 +29,13 @@ export function extractInstructions(text: string): { requests: ActionRequest[]; 
   const requests: ActionRequest[] = [];
   const errors: InstructionError[] = [];
   let unclosed = 0;
-  for (let at = text.indexOf('{'); at !== -1; ) {
+  for (let at = text.indexOf('{'); at !== -1;) {
     const end = matchingBrace(text, at);
     if (end === -1 && ++unclosed > MAX_UNCLOSED) {
-      errors.push({ message: `more than ${MAX_UNCLOSED} "{" are not closed; the rest of the answer was not read for instructions`, snippet: text.slice(at, at + 200) });
+      errors.push({
+        message: `more than ${MAX_UNCLOSED} "{" are not closed; the rest of the answer was not read for instructions`,
+        snippet: text.slice(at, at + 200),
+      });
       break;
     }
     if (end === -1) {

@@ -33,7 +33,8 @@ export function trustModeOf(
 ): { mode: Trust; source: TrustSource } {
   const overrides = view.collection('trust');
   // Own properties only: an action named "constructor" must not find Object's.
-  const own = (modes: Readonly<Record<string, Trust>> | undefined) => (modes !== undefined && Object.hasOwn(modes, action.name) ? modes[action.name] : undefined);
+  const own = (modes: Readonly<Record<string, Trust>> | undefined) =>
+    modes !== undefined && Object.hasOwn(modes, action.name) ? modes[action.name] : undefined;
   const session = own(overrides.get(`session:${rootSessionId}`)?.modes);
   if (session !== undefined) return { mode: session, source: 'session' };
   const workspace = own(overrides.get('workspace')?.modes);

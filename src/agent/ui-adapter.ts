@@ -23,11 +23,7 @@ export interface UIMessage {
  * The user's answer: yes, no (with a reason the model sees), yes and always for this
  * call in this workspace, or yes for this call for the rest of the session.
  */
-export type ApprovalResult =
-  | { approved: true }
-  | { approved: false; reason?: string }
-  | { approved: 'always' }
-  | { approved: 'session' };
+export type ApprovalResult = { approved: true } | { approved: false; reason?: string } | { approved: 'always' } | { approved: 'session' };
 
 /** Something an action staged for the user to push or discard (seed 003 section 6). */
 export interface ClearanceItem {

@@ -23,10 +23,14 @@ export const workerSpawn = defineCommand({
     const parent = workers.get(payload.parentSessionId);
     const depth = (parent?.depth ?? 0) + 1;
     if (depth > payload.maxDepth) {
-      throw fail('WORKER_DEPTH_EXCEEDED', `a sub-worker at depth ${depth} would pass the depth limit of ${payload.maxDepth}; do this task yourself or split it differently`, {
-        depth,
-        maxDepth: payload.maxDepth,
-      });
+      throw fail(
+        'WORKER_DEPTH_EXCEEDED',
+        `a sub-worker at depth ${depth} would pass the depth limit of ${payload.maxDepth}; do this task yourself or split it differently`,
+        {
+          depth,
+          maxDepth: payload.maxDepth,
+        },
+      );
     }
     if (payload.reinvokes != null && workers.get(payload.reinvokes) === undefined) {
       throw fail('WORKER_NOT_FOUND', `no worker "${payload.reinvokes}" to re-invoke`, { workerId: payload.reinvokes });

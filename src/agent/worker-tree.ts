@@ -19,7 +19,10 @@ export const SpawnInput = z.object({
   task: z.string().min(1).describe('The whole task, self-contained: the sub-worker sees nothing else (no chat history).'),
   actions: z.array(z.string()).optional().describe('The names of the actions it may use (default: all of yours).'),
   reinvoke: z.string().optional().describe('The id of an earlier worker that asked a question: re-invoke it with this clarified task.'),
-  include_results: z.array(z.string()).optional().describe("Ids of earlier workers whose results it needs (default: those of this run's earlier workers that finished)."),
+  include_results: z
+    .array(z.string())
+    .optional()
+    .describe("Ids of earlier workers whose results it needs (default: those of this run's earlier workers that finished)."),
 });
 export type SpawnInput = z.output<typeof SpawnInput>;
 

@@ -65,11 +65,21 @@ export const browserSessionClose = defineCommand({
 export const browserVariableSet = defineCommand({
   type: 'browser:variable_set',
   description: 'Saves a variable (SAVE_VARIABLE) for the Golem session of a browser session.',
-  payload: z.strictObject({ browserSessionId: Id, name: z.string().regex(VARIABLE_NAME, 'a variable name is letters, digits and _, not starting with a digit'), value: z.string().max(MAX_VARIABLE_LENGTH) }),
+  payload: z.strictObject({
+    browserSessionId: Id,
+    name: z.string().regex(VARIABLE_NAME, 'a variable name is letters, digits and _, not starting with a digit'),
+    value: z.string().max(MAX_VARIABLE_LENGTH),
+  }),
   reduce(payload, ctx) {
     const browser = ctx.index.collection('browser_session').get(payload.browserSessionId);
     if (browser === undefined) throw fail('BROWSER_SESSION_NOT_FOUND', `no browser session "${payload.browserSessionId}"`, { id: payload.browserSessionId });
-    const variable: BrowserVariable = { sessionId: browser.sessionId, name: payload.name, value: payload.value, browserSessionId: browser.id, updatedAt: ctx.now };
+    const variable: BrowserVariable = {
+      sessionId: browser.sessionId,
+      name: payload.name,
+      value: payload.value,
+      browserSessionId: browser.id,
+      updatedAt: ctx.now,
+    };
     return stored('browser_variable', variableKey(browser.sessionId, payload.name), variable);
   },
 });

@@ -21,7 +21,13 @@ import { browserSessions, browserVariables, type BrowserSessionRecord } from './
 import type { PageSnapshot } from './snapshot.js';
 
 /** Default trust of each command: reading and typing are autonomous; so is clicking (set CLICK_ELEMENT 'supervised' for sites where a click spends money). */
-const DEFAULT_TRUST: Record<CommandAction, Trust> = { OPEN_PAGE: 'autonomous', CLICK_ELEMENT: 'autonomous', INPUT_TEXT: 'autonomous', SAVE_VARIABLE: 'autonomous', GET_DOM: 'autonomous' };
+const DEFAULT_TRUST: Record<CommandAction, Trust> = {
+  OPEN_PAGE: 'autonomous',
+  CLICK_ELEMENT: 'autonomous',
+  INPUT_TEXT: 'autonomous',
+  SAVE_VARIABLE: 'autonomous',
+  GET_DOM: 'autonomous',
+};
 
 export interface BrowserTaskOptions extends Omit<WorkerOptions, 'session' | 'mode' | 'actions'> {
   /** What to do, in words (the first user turn). */
@@ -75,11 +81,20 @@ export class BrowserSession {
   /** Runs a command as the model wrote it: variables filled in, the session id injected, a saved variable recorded. */
   async execute(command: AIGeneratedCommand): Promise<ExecutionResult> {
     const input = Object.hasOwn(BROWSER_COMMAND_INPUTS, command.action) ? BROWSER_COMMAND_INPUTS[command.action as CommandAction] : undefined;
-    if (input === undefined) return failure(command.action, new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}" (it has ${Object.keys(BROWSER_COMMAND_INPUTS).join(', ')})`), await this.#executor.state(this.id));
+    if (input === undefined)
+      return failure(
+        command.action,
+        new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}" (it has ${Object.keys(BROWSER_COMMAND_INPUTS).join(', ')})`),
+        await this.#executor.state(this.id),
+      );
     const parsed = input.safeParse(command.parameters);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
-      return failure(command.action, new GolemError('INVALID_ARGUMENT', `${command.action} parameters are not valid: ${problems}`), await this.#executor.state(this.id));
+      return failure(
+        command.action,
+        new GolemError('INVALID_ARGUMENT', `${command.action} parameters are not valid: ${problems}`),
+        await this.#executor.state(this.id),
+      );
     }
     const filled = toExecutorCommand(command, this.id, { variables: this.variables(), secrets: this.#secrets });
     if (!filled.ok) return failure(command.action, filled.error, await this.#executor.state(this.id));
@@ -128,7 +143,9 @@ export class BrowserSession {
       run: (parameters: Record<string, string>) => this.execute({ action: name, parameters }),
       describe: (parameters: Record<string, string>): ApprovalDescription => ({
         type: 'tool_call',
-        description: `${name} ${Object.values(parameters).map((v) => JSON.stringify(v)).join(' ')}`.trim(),
+        description: `${name} ${Object.values(parameters)
+          .map((v) => JSON.stringify(v))
+          .join(' ')}`.trim(),
         details: parameters,
         risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
       }),
@@ -150,7 +167,13 @@ export class LaunchedBrowser {
   readonly #onClose: () => void;
 
   /** Use `ws.browser.launch(...)`. */
-  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker, executor: BrowserExecutor, onClose: () => void = () => undefined) {
+  constructor(
+    manager: WorkspaceManager,
+    sessions: SessionManager,
+    worker: (options: WorkerOptions) => Worker,
+    executor: BrowserExecutor,
+    onClose: () => void = () => undefined,
+  ) {
     this.#manager = manager;
     this.#sessions = sessions;
     this.#worker = worker;
@@ -164,7 +187,11 @@ export class LaunchedBrowser {
   }
 
   /** Opens a browser session for a Golem session (recorded as `browser:session_open`). */
-  async open(options: { session: Session | string; secrets?: Readonly<Record<string, string>>; trust?: Partial<Record<CommandAction, Trust>> }): Promise<BrowserSession> {
+  async open(options: {
+    session: Session | string;
+    secrets?: Readonly<Record<string, string>>;
+    trust?: Partial<Record<CommandAction, Trust>>;
+  }): Promise<BrowserSession> {
     const sessionId = typeof options.session === 'string' ? options.session : options.session.id;
     const record = unwrap(await this.#manager.dispatch({ type: 'browser:session_open', payload: { sessionId } }));
     this.#opening.add(record.id);
@@ -240,7 +267,9 @@ export class BrowserApi {
    * it cannot. The workspace closes the browsers it launched when it closes.
    */
   async launch(options: ExecutorOptions = {}): Promise<LaunchedBrowser> {
-    const browser: LaunchedBrowser = new LaunchedBrowser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () => this.#browsers.delete(browser));
+    const browser: LaunchedBrowser = new LaunchedBrowser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () =>
+      this.#browsers.delete(browser),
+    );
     this.#browsers.add(browser);
     return browser;
   }
@@ -289,21 +318,32 @@ export function browserInstructions(secrets?: Readonly<Record<string, string>>):
   return [
     'You control a web browser tab. GET_DOM shows the page: its interactive elements first, each with a ref such as s2/e7; target one with the selector "ref=s2/e7" (CSS selectors work too).',
     'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot of the page. A ref from a snapshot of an earlier page is refused as stale: take a new snapshot and RETRY.',
-    'INPUT_TEXT replaces a field\'s text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.',
-    'SAVE_VARIABLE keeps an element\'s text (or a field\'s value) under a name; write ${name} in OPEN_PAGE\'s url or INPUT_TEXT\'s text to use it, or a secret: it is filled in for you, and you never see a secret.',
+    "INPUT_TEXT replaces a field's text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.",
+    "SAVE_VARIABLE keeps an element's text (or a field's value) under a name; write ${name} in OPEN_PAGE's url or INPUT_TEXT's text to use it, or a secret: it is filled in for you, and you never see a secret.",
     ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
   ].join('\n');
 }
 
 /** A result as the model reads it: what happened, how long it took, the page after it (its snapshot, unless `snapshot: false`). */
 export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<string, string>>, options: { snapshot?: boolean } = {}): string {
-  const lines = [`${result.action} ${result.success ? 'succeeded' : `failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`} (${result.timing.durationMs} ms)`];
+  const lines = [
+    `${result.action} ${result.success ? 'succeeded' : `failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`} (${result.timing.durationMs} ms)`,
+  ];
   const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   if (data.length > 0) lines.push(data.join(', '));
-  lines.push(result.snapshot !== undefined && options.snapshot !== false ? result.snapshot.text : `Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  lines.push(
+    result.snapshot !== undefined && options.snapshot !== false ? result.snapshot.text : `Page: ${result.page.title || '(no title)'} (${result.page.url})`,
+  );
   return redactSecrets(lines.join('\n'), secrets);
 }
 
 function failure(action: string, error: GolemError, page: ExecutionResult['page']): ExecutionResult {
-  return { success: false, action, data: {}, page, timing: { startedAt: new Date().toISOString(), durationMs: 0 }, error: { code: error.code, message: error.message } };
+  return {
+    success: false,
+    action,
+    data: {},
+    page,
+    timing: { startedAt: new Date().toISOString(), durationMs: 0 },
+    error: { code: error.code, message: error.message },
+  };
 }

@@ -5,5 +5,13 @@
  */
 export { BrowserExecutor, CHROMIUM_ARGS, type ExecutionResult, type ExecutorOptions } from './executor.js';
 export { compactSnapshot, type CompactOptions, type PageSnapshot } from './snapshot.js';
-export { LaunchedBrowser, BrowserApi, BrowserSession, browserInstructions, renderResult, type BrowserTaskOptions, type BrowserTaskResult } from './browser-session.js';
+export {
+  LaunchedBrowser,
+  BrowserApi,
+  BrowserSession,
+  browserInstructions,
+  renderResult,
+  type BrowserTaskOptions,
+  type BrowserTaskResult,
+} from './browser-session.js';
 export { BrowserSessionRecord, BrowserVariable, browserExtension, browserSessions, browserVariables } from './browser-plugin.js';

@@ -9,12 +9,47 @@ import { redactSecrets } from '../protocol/interpolation.js';
 
 /** Roles a user acts on. */
 const INTERACTIVE = new Set([
-  'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch',
-  'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'option',
+  'button',
+  'link',
+  'textbox',
+  'searchbox',
+  'checkbox',
+  'radio',
+  'combobox',
+  'listbox',
+  'slider',
+  'spinbutton',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'treeitem',
+  'option',
 ]);
 
 /** Roles that only group others. */
-const STRUCTURE = new Set(['table', 'row', 'rowgroup', 'list', 'group', 'form', 'region', 'main', 'navigation', 'banner', 'contentinfo', 'article', 'menu', 'menubar', 'tablist', 'toolbar', 'tree', 'grid', 'radiogroup']);
+const STRUCTURE = new Set([
+  'table',
+  'row',
+  'rowgroup',
+  'list',
+  'group',
+  'form',
+  'region',
+  'main',
+  'navigation',
+  'banner',
+  'contentinfo',
+  'article',
+  'menu',
+  'menubar',
+  'tablist',
+  'toolbar',
+  'tree',
+  'grid',
+  'radiogroup',
+]);
 
 /** What GET_DOM returns. */
 export interface PageSnapshot {
@@ -73,7 +108,9 @@ export function compactSnapshot(aria: string, options: CompactOptions): PageSnap
     if (options.length > 0) optionsOf.set(line, `options ${options.join(', ')}`);
   });
   const hide = (text: string) => redact(text, options.hide ?? [], options.secrets);
-  const header = hide(`Page: ${options.title || '(no title)'} (${options.url})\nSnapshot ${options.id}: use ref=<ref> as a selector, e.g. ref=${interactive[0]?.ref ?? `${options.id}/e1`}`);
+  const header = hide(
+    `Page: ${options.title || '(no title)'} (${options.url})\nSnapshot ${options.id}: use ref=<ref> as a selector, e.g. ref=${interactive[0]?.ref ?? `${options.id}/e1`}`,
+  );
   const parts = [header];
   let used = count(header);
   const add = (text: string): boolean => {
@@ -164,5 +201,7 @@ function redact(text: string, hide: readonly string[], secrets: Readonly<Record<
   const values = new Set(hide.filter((v) => v !== ''));
   if (values.size === 0) return out;
   // A password field's value is shown as dots, whatever it is: on a textbox's line, where it stands as the value.
-  return out.replace(/^(\s*- textbox\b[^\n]*?): (.*)$/gm, (line, head: string, value: string) => (values.has(value) || values.has(unquote(value)) ? `${head}: ••••••` : line));
+  return out.replace(/^(\s*- textbox\b[^\n]*?): (.*)$/gm, (line, head: string, value: string) =>
+    values.has(value) || values.has(unquote(value)) ? `${head}: ••••••` : line,
+  );
 }

@@ -16,7 +16,7 @@ import { TerminalAdapter } from '../terminal/index.js';
 
 /** What the root worker is told about itself. */
 export const GOLEM_INSTRUCTIONS = [
-  'You are Golem, a coding assistant working in the user\'s project (the current folder). Read before you change; keep answers short.',
+  "You are Golem, a coding assistant working in the user's project (the current folder). Read before you change; keep answers short.",
   'edit_file and write_file are staged for the user to review (clearance), not written at once: say so when you use them. run_command asks the user first.',
 ].join('\n');
 
@@ -56,7 +56,10 @@ export async function chat(options: ChatOptions): Promise<number> {
 
   const runTurn = async (input: string | undefined) => {
     if (worker === undefined) {
-      say(`No model is configured${options.modelProblem === undefined ? '' : ` (${options.modelProblem})`}. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\nThe rest works without one: /clearance, /session, golem sessions.`, 'warning');
+      say(
+        `No model is configured${options.modelProblem === undefined ? '' : ` (${options.modelProblem})`}. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\nThe rest works without one: /clearance, /session, golem sessions.`,
+        'warning',
+      );
       return;
     }
     if (input !== undefined && session.label === null) await session.update({ label: input.slice(0, 60) }); // names the chat in lists and approval paths
@@ -74,7 +77,8 @@ export async function chat(options: ChatOptions): Promise<number> {
 
   const report = (outcome: WorkerOutcome) => {
     if (outcome.status === 'aborted') say('Stopped. Say what to do next.', 'warning');
-    else if (outcome.status === 'error') say(`The model call failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
+    else if (outcome.status === 'error')
+      say(`The model call failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
     else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
     else if (outcome.status === 'paused') say(`Waiting for approval ${outcome.approval?.id ?? ''}.`, 'warning');
   };
@@ -106,7 +110,12 @@ export async function chat(options: ChatOptions): Promise<number> {
       if (sub === 'diff') await ui.displayDiff({ title: item.description, diff: await clearance.diff(item.id) });
       else if (sub === 'push' || sub === 'discard' || sub === 'defer') {
         const decided = await clearance[sub](item.id);
-        ui.displayClearanceResult({ item: toClearanceItem(decided), decision: { action: sub }, ok: true, message: decided.outcome ?? `${sub === 'defer' ? 'Deferred' : 'Discarded'}.` });
+        ui.displayClearanceResult({
+          item: toClearanceItem(decided),
+          decision: { action: sub },
+          ok: true,
+          message: decided.outcome ?? `${sub === 'defer' ? 'Deferred' : 'Discarded'}.`,
+        });
       } else throw new GolemError('INVALID_ARGUMENT', `unknown /clearance command "${sub}" (list, diff, push, discard, defer)`);
     } catch (error) {
       say(GolemError.isInstance(error) ? `[${error.code}] ${error.message}` : (error as Error).message, 'error');
@@ -115,7 +124,9 @@ export async function chat(options: ChatOptions): Promise<number> {
   };
 
   try {
-    say(`Golem · session ${session.id}${session.label === null ? '' : ` (${session.label})`} · ${model === undefined ? 'no model' : `${model.provider}:${model.modelId}`} · project ${root}. /help for commands.`);
+    say(
+      `Golem · session ${session.id}${session.label === null ? '' : ` (${session.label})`} · ${model === undefined ? 'no model' : `${model.provider}:${model.modelId}`} · project ${root}. /help for commands.`,
+    );
     if (worker?.interrupted() === true) {
       say('Resuming the run that was interrupted.');
       await runTurn(undefined);

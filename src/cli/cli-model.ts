@@ -18,7 +18,10 @@ export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (rep
 const ScriptFile = z.array(
   z.union([
     z.strictObject({ text: z.string(), thinking: z.string().optional() }),
-    z.strictObject({ text: z.string().optional(), toolCalls: z.array(z.strictObject({ name: z.string().min(1), input: JsonObject, callId: z.string().optional() })).min(1) }),
+    z.strictObject({
+      text: z.string().optional(),
+      toolCalls: z.array(z.strictObject({ name: z.string().min(1), input: JsonObject, callId: z.string().optional() })).min(1),
+    }),
   ]),
 );
 
@@ -34,7 +37,11 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
     steps = ScriptFile.parse(JSON.parse(readFileSync(path, 'utf8')));
   } catch (error) {
     const reason = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') : (error as Error).message;
-    throw new GolemError('INVALID_ARGUMENT', `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... } or { "toolCalls": [{ "name": ..., "input": {...} }] }`, { cause: error });
+    throw new GolemError(
+      'INVALID_ARGUMENT',
+      `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... } or { "toolCalls": [{ "name": ..., "input": {...} }] }`,
+      { cause: error },
+    );
   }
   const modelId = path;
   let done = 0;

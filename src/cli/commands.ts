@@ -29,7 +29,12 @@ function chatSessionsOf(ws: Workspace): SessionRecord[] {
   return chatSessions(ws.manager.workspace(), ws.sessions.list());
 }
 
-export async function sessionsCommand(ws: Workspace, args: string[], options: { json: boolean; all: boolean; at: string | undefined }, io: CliIo): Promise<number> {
+export async function sessionsCommand(
+  ws: Workspace,
+  args: string[],
+  options: { json: boolean; all: boolean; at: string | undefined },
+  io: CliIo,
+): Promise<number> {
   const [sub = 'list', id, ...extra] = args;
   if (extra.length > 0) throw new GolemError('INVALID_ARGUMENT', `unexpected "${extra.join(' ')}" after golem sessions ${sub} ${id}`);
   const view = ws.manager.workspace();
@@ -37,14 +42,22 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
   if (sub === 'list') {
     const sessions = options.all ? ws.sessions.list() : chatSessionsOf(ws);
     if (options.json) {
-      io.stdout(`${JSON.stringify(sessions.map((s) => ({ ...s, worker: workers.get(s.id) ?? null })), null, 2)}\n`);
+      io.stdout(
+        `${JSON.stringify(
+          sessions.map((s) => ({ ...s, worker: workers.get(s.id) ?? null })),
+          null,
+          2,
+        )}\n`,
+      );
       return 0;
     }
     if (sessions.length === 0) io.stdout('No sessions yet. Start one with: golem\n');
     for (const s of sessions) {
       const worker = workers.get(s.id);
       const turns = pathLength(view, s.head);
-      io.stdout(`${s.id}  ${s.updatedAt.slice(0, 16).replace('T', ' ')}  ${String(turns).padStart(4)} turns  ${worker === undefined ? (s.label ?? '') : `worker d${worker.depth} of ${worker.parentSessionId}: ${worker.task.slice(0, 50)}`}\n`);
+      io.stdout(
+        `${s.id}  ${s.updatedAt.slice(0, 16).replace('T', ' ')}  ${String(turns).padStart(4)} turns  ${worker === undefined ? (s.label ?? '') : `worker d${worker.depth} of ${worker.parentSessionId}: ${worker.task.slice(0, 50)}`}\n`,
+      );
     }
     return 0;
   }
@@ -58,7 +71,9 @@ export async function sessionsCommand(ws: Workspace, args: string[], options: { 
       return 0;
     }
     const worker = workers.get(record.id);
-    io.stdout(`Session ${record.id}${record.label === null ? '' : ` · ${record.label}`}${worker === undefined ? '' : ` · sub-worker (depth ${worker.depth}) of ${worker.parentSessionId}, call ${worker.parentCallId}, ${worker.status}`}\n\n`);
+    io.stdout(
+      `Session ${record.id}${record.label === null ? '' : ` · ${record.label}`}${worker === undefined ? '' : ` · sub-worker (depth ${worker.depth}) of ${worker.parentSessionId}, call ${worker.parentCallId}, ${worker.status}`}\n\n`,
+    );
     const children = [...workers.values()].filter((w) => w.parentSessionId === record.id);
     for (const turn of transcript) io.stdout(formatTurn(turn, children));
     return 0;
@@ -79,7 +94,13 @@ function formatTurn(turn: Turn, children: readonly WorkerRecord[]): string {
     else if (b.type === 'tool_use') {
       lines.push(`→ ${b.name}(${JSON.stringify(b.args).slice(0, 200)})`);
       for (const w of children.filter((c) => c.parentCallId === b.callId)) lines.push(`  ↳ sub-worker ${w.id} (${w.status}): golem sessions show ${w.id}`);
-    } else if (b.type === 'tool_result') lines.push(`← ${b.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join(' ').slice(0, 300)}`);
+    } else if (b.type === 'tool_result')
+      lines.push(
+        `← ${b.content
+          .map((c) => (c.type === 'text' ? c.text : `[${c.type}]`))
+          .join(' ')
+          .slice(0, 300)}`,
+      );
     else lines.push(`[${b.type}]`);
   }
   return `${turn.role.padEnd(9)} ${lines.join('\n          ')}\n`;

@@ -114,7 +114,15 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         }
       }
       const token = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : env.GOLEM_TOKEN;
-      const options = { model: serveModel, host: values.host ?? '127.0.0.1', port, exposed: values.expose, allowedHosts: values['allow-host'] ?? [], token, root: io.cwd };
+      const options = {
+        model: serveModel,
+        host: values.host ?? '127.0.0.1',
+        port,
+        exposed: values.expose,
+        allowedHosts: values['allow-host'] ?? [],
+        token,
+        root: io.cwd,
+      };
       return serveCommand(ws, { ...options, ...(io.signal !== undefined && { signal: io.signal }) }, io);
     });
   }
@@ -212,7 +220,7 @@ async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Pr
   // Keep the workspace out of the project's git status.
   const ignore = join(dir, '.gitignore');
   // (A workspace on PostgreSQL has no folder.)
-  if (existsSync(dir) && !existsSync(ignore)) writeFileSync(ignore, '# Golem\'s workspace: not part of the project\n*\n');
+  if (existsSync(dir) && !existsSync(ignore)) writeFileSync(ignore, "# Golem's workspace: not part of the project\n*\n");
   try {
     return await body(ws);
   } catch (error) {
@@ -224,7 +232,12 @@ async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Pr
   }
 }
 
-async function startChat(ws: Workspace, options: { model: string | undefined; session: string | undefined; fresh: boolean }, io: CliIo, env: NodeJS.ProcessEnv): Promise<number> {
+async function startChat(
+  ws: Workspace,
+  options: { model: string | undefined; session: string | undefined; fresh: boolean },
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: null });
   let model;
   let modelProblem: string | undefined;
@@ -291,10 +304,15 @@ export function formatDoctor(report: DoctorReport): string {
   for (const name of report.repaired.partialWritesDeleted) lines.push(`repaired  deleted partial blob write ${name}`);
   for (const v of report.violations) lines.push(`problem   [${v.code}] ${v.message}`);
   for (const sha256 of report.orphanBlobs) lines.push(`problem   [BLOB_ORPHAN] blob file ${sha256} is named by no record (golem doctor --repair deletes it)`);
-  for (const name of report.partialWrites) lines.push(`problem   [BLOB_PARTIAL_WRITE] ${name} is a blob write a crash cut short (golem doctor --repair deletes it)`);
+  for (const name of report.partialWrites)
+    lines.push(`problem   [BLOB_PARTIAL_WRITE] ${name} is a blob write a crash cut short (golem doctor --repair deletes it)`);
   for (const id of report.indexDrift) lines.push(`problem   [INDEX_DRIFT] ${id} differs between the index and the store`);
   const problems = report.violations.length + report.orphanBlobs.length + report.partialWrites.length + report.indexDrift.length;
   const repairable = report.violations.some((v) => v.code === 'BLOB_COUNT') || report.orphanBlobs.length > 0 || report.partialWrites.length > 0;
-  lines.push(report.healthy ? 'The workspace is sound.' : `${problems} problem(s).${repairable ? ' golem doctor --repair fixes counts, orphan files and partial writes.' : ''}`);
+  lines.push(
+    report.healthy
+      ? 'The workspace is sound.'
+      : `${problems} problem(s).${repairable ? ' golem doctor --repair fixes counts, orphan files and partial writes.' : ''}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -47,9 +47,15 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
   io.stdout(`  Open ${server.pageUrl}\n`);
   io.stdout(`  (the address carries the access token; keep it to yourself)\n`);
   if (options.exposed) {
-    io.stdout(`  Exposed on ${options.host}: open it by this machine's address or a name given with --allow-host. Plain HTTP: the token crosses the network readable; put TLS in front beyond a trusted network.\n`);
+    io.stdout(
+      `  Exposed on ${options.host}: open it by this machine's address or a name given with --allow-host. Plain HTTP: the token crosses the network readable; put TLS in front beyond a trusted network.\n`,
+    );
   }
-  io.stdout(options.model === undefined ? '  No model: pages can read, approve and clear, but not chat. Start with --model to chat.\n' : `  Model: ${options.model.provider}:${options.model.modelId}\n`);
+  io.stdout(
+    options.model === undefined
+      ? '  No model: pages can read, approve and clear, but not chat. Start with --model to chat.\n'
+      : `  Model: ${options.model.provider}:${options.model.modelId}\n`,
+  );
   io.stdout('Press Ctrl-C to stop.\n');
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   let stop = () => undefined as void;

@@ -111,11 +111,7 @@ export class GolemError extends Error {
   readonly details: Readonly<Record<string, unknown>>;
   private readonly [marker] = true;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { cause?: unknown; details?: Record<string, unknown> } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GolemError';
     this.code = code;

@@ -25,7 +25,20 @@ export {
   ToolUseBlock,
   blobRefsOf,
 } from './blocks.js';
-export { BlobRecord, ContextEntry, Id, Preference, Role, Session as SessionRecord, Timestamp, Turn, TurnRef, TurnRole, WorkspaceMeta, turnKey } from './records.js';
+export {
+  BlobRecord,
+  ContextEntry,
+  Id,
+  Preference,
+  Role,
+  Session as SessionRecord,
+  Timestamp,
+  Turn,
+  TurnRef,
+  TurnRole,
+  WorkspaceMeta,
+  turnKey,
+} from './records.js';
 
 // ---- the write path ----------------------------------------------------------
 export {

@@ -31,7 +31,8 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
   const report = (code: InvariantViolation['code'], message: string) => out.push({ code, message });
 
   for (const session of view.sessions.values()) {
-    if (session.head !== null && view.turn(session.head) === undefined) report('HEAD_MISSING', `session ${session.id}: head ${turnKey(session.head)} does not exist`);
+    if (session.head !== null && view.turn(session.head) === undefined)
+      report('HEAD_MISSING', `session ${session.id}: head ${turnKey(session.head)} does not exist`);
     else if (session.head !== null && !new SessionView(view, session).sees(session.head)) {
       report('HEAD_NOT_VISIBLE', `session ${session.id}: head ${turnKey(session.head)} is neither its own turn nor in the history it was forked from`);
     }

@@ -188,7 +188,11 @@ export class WorkspaceManager {
     if (this.#closed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
     const parsed = CommandInput.safeParse(input);
     if (!parsed.success) {
-      return err(new GolemError('INVALID_COMMAND', `malformed command: ${parsed.error.issues.map((i) => i.message).join('; ')}`, { details: { issues: parsed.error.issues } }));
+      return err(
+        new GolemError('INVALID_COMMAND', `malformed command: ${parsed.error.issues.map((i) => i.message).join('; ')}`, {
+          details: { issues: parsed.error.issues },
+        }),
+      );
     }
     const command: Command = {
       id: parsed.data.id ?? this.#newId(),
@@ -318,7 +322,11 @@ export class WorkspaceManager {
       payload = definition.payload.safeParse(command.payload);
     } catch (error) {
       // A schema that cannot follow the payload (a recursive one, on a value nested past the stack): refused, not a store failure.
-      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${error instanceof Error ? error.message : String(error)})`, { type: command.type }));
+      return err(
+        fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${error instanceof Error ? error.message : String(error)})`, {
+          type: command.type,
+        }),
+      );
     }
     if (!payload.success) {
       const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
@@ -355,14 +363,21 @@ export class WorkspaceManager {
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
-    const applied: Write[] = stored.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w));
+    const applied: Write[] = stored.map((w) =>
+      w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w,
+    );
     try {
       this.#index.apply(applied);
       this.#index.lastSeq = seq;
     } catch (error) {
       // The store holds the truth; bring the index back in line with it.
       await this.#rebuild().catch(() => undefined);
-      return err(new GolemError('INTERNAL', `command ${seq} committed but the index could not follow; it was rebuilt from the store`, { cause: error, details: { seq } }));
+      return err(
+        new GolemError('INTERNAL', `command ${seq} committed but the index could not follow; it was rebuilt from the store`, {
+          cause: error,
+          details: { seq },
+        }),
+      );
     }
     if (command.type === WORKSPACE_SYNC) {
       try {
@@ -400,7 +415,9 @@ export class WorkspaceManager {
         return true;
       }
       try {
-        this.#index.apply(change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+        this.#index.apply(
+          change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)),
+        );
       } catch {
         await this.#rebuild();
         return true;
@@ -413,7 +430,8 @@ export class WorkspaceManager {
 
   async #rebuild(): Promise<void> {
     // One snapshot where the store has them: records and last seq read apart could miss a commit made in between.
-    const { records, lastSeq } = this.store.snapshot !== undefined ? await this.store.snapshot() : { records: await this.store.load(), lastSeq: await this.store.lastSeq() };
+    const { records, lastSeq } =
+      this.store.snapshot !== undefined ? await this.store.snapshot() : { records: await this.store.load(), lastSeq: await this.store.lastSeq() };
     this.#index.rebuild(records, lastSeq);
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
   }

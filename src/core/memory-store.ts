@@ -77,7 +77,10 @@ export class MemoryStore implements Store {
 /** Refuses a write no store could keep (the manager never makes one; a broken caller could). */
 export function assertStorable(w: StoredWrite): void {
   const fine =
-    typeof w.collection === 'string' && w.collection !== '' && typeof w.key === 'string' && (w.op === 'delete' || (w.op === 'put' && typeof w.json === 'string'));
+    typeof w.collection === 'string' &&
+    w.collection !== '' &&
+    typeof w.key === 'string' &&
+    (w.op === 'delete' || (w.op === 'put' && typeof w.json === 'string'));
   if (!fine) throw new GolemError('STORE_ERROR', `cannot store this write: ${JSON.stringify(w)}`);
 }
 

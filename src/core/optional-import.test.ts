@@ -5,7 +5,9 @@ import { importOptional } from './optional-import.js';
 describe('importOptional', () => {
   it('turns a missing package into DEPENDENCY_MISSING naming what to install', async () => {
     const name = 'golem-test-no-such-package';
-    const failure: unknown = await importOptional(() => import(name) as Promise<unknown>, { packages: [name, 'ws'], purpose: 'this test' }).catch((e: unknown) => e);
+    const failure: unknown = await importOptional(() => import(name) as Promise<unknown>, { packages: [name, 'ws'], purpose: 'this test' }).catch(
+      (e: unknown) => e,
+    );
     expect(GolemError.isInstance(failure)).toBe(true);
     expect(failure).toMatchObject({ code: 'DEPENDENCY_MISSING', details: { packages: [name, 'ws'], missing: name } });
     expect((failure as GolemError).message).toBe(`this test needs the packages ${name}, ws (npm install ${name} ws)`);
@@ -13,7 +15,9 @@ describe('importOptional', () => {
 
   it('takes the code the part uses for it', async () => {
     const name = 'golem-test-no-such-package';
-    await expect(importOptional(() => import(name), { packages: [name], purpose: 'the browser', code: 'BROWSER_UNAVAILABLE' })).rejects.toMatchObject({ code: 'BROWSER_UNAVAILABLE' });
+    await expect(importOptional(() => import(name), { packages: [name], purpose: 'the browser', code: 'BROWSER_UNAVAILABLE' })).rejects.toMatchObject({
+      code: 'BROWSER_UNAVAILABLE',
+    });
   });
 
   it('passes other failures through untouched, and loads what is installed', async () => {

@@ -18,10 +18,14 @@ export async function importOptional<T>(load: () => Promise<T>, need: { packages
   } catch (cause) {
     const missing = need.packages.find((name) => isMissing(cause, name));
     if (missing === undefined) throw cause;
-    throw new GolemError(need.code ?? 'DEPENDENCY_MISSING', `${need.purpose} needs the package${need.packages.length > 1 ? 's' : ''} ${need.packages.join(', ')} (npm install ${need.packages.join(' ')})`, {
-      cause,
-      details: { packages: [...need.packages], missing },
-    });
+    throw new GolemError(
+      need.code ?? 'DEPENDENCY_MISSING',
+      `${need.purpose} needs the package${need.packages.length > 1 ? 's' : ''} ${need.packages.join(', ')} (npm install ${need.packages.join(' ')})`,
+      {
+        cause,
+        details: { packages: [...need.packages], missing },
+      },
+    );
   }
 }
 

@@ -97,11 +97,7 @@ export interface MiddlewareContext {
  * calling `next` to abort, call `next(changedCommand)` to augment, or look at what
  * `next()` returned to observe.
  */
-export type Middleware = (
-  command: Command,
-  next: (command?: Command) => Promise<Result<unknown>>,
-  ctx: MiddlewareContext,
-) => Promise<Result<unknown>>;
+export type Middleware = (command: Command, next: (command?: Command) => Promise<Result<unknown>>, ctx: MiddlewareContext) => Promise<Result<unknown>>;
 
 /** Reacts to committed turns, e.g. to record memories or tasks an answer mentions (seed 001 section 9.3). */
 export interface TurnProcessor {

@@ -5,18 +5,14 @@
  */
 
 /** One change to one record. A reducer returns a list of these; nothing else writes. */
-export type Write =
-  | { op: 'put'; collection: string; key: string; value: unknown }
-  | { op: 'delete'; collection: string; key: string };
+export type Write = { op: 'put'; collection: string; key: string; value: unknown } | { op: 'delete'; collection: string; key: string };
 
 /**
  * A write as a store receives it: the value already JSON text. The manager encodes
  * each value once; the store keeps that text and the index parses the same text, so
  * what the index holds is exactly what the store returns.
  */
-export type StoredWrite =
-  | { op: 'put'; collection: string; key: string; json: string }
-  | { op: 'delete'; collection: string; key: string };
+export type StoredWrite = { op: 'put'; collection: string; key: string; json: string } | { op: 'delete'; collection: string; key: string };
 
 /** A command as it is appended to the log (the audit trail). */
 export interface CommandLogInput {

@@ -103,11 +103,14 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     if (index === undefined) throw new GolemError('INVALID_ARGUMENT', 'the bookshelf is not loaded yet; call load() first');
     const words = [...new Set(searchTerms(query))];
     if (words.length === 0) return [];
-    return index.search(words.join(' ')).slice(0, limit).map((r) => {
-      const book = String(r.book);
-      const page = Number(r.page);
-      return { book, page, score: Math.round(r.score * 1000) / 1000, snippet: snippet(this.#books.get(book)?.pages[page - 1] ?? '', words) };
-    });
+    return index
+      .search(words.join(' '))
+      .slice(0, limit)
+      .map((r) => {
+        const book = String(r.book);
+        const page = Number(r.page);
+        return { book, page, score: Math.round(r.score * 1000) / 1000, snippet: snippet(this.#books.get(book)?.pages[page - 1] ?? '', words) };
+      });
   }
 
   /** The shelf's own action: semantic_search. */
@@ -131,7 +134,11 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     const number = this.editableStatus.current_page.value;
     const page = book === undefined || number === null ? undefined : book.pages[Number(number) - 1];
     const current =
-      book === undefined ? '(no book open)' : page === undefined ? `${book.name} is open; choose a page (1 to ${book.pages.length})` : `${book.name}, page ${number} of ${book.pages.length}:\n${page}`;
+      book === undefined
+        ? '(no book open)'
+        : page === undefined
+          ? `${book.name} is open; choose a page (1 to ${book.pages.length})`
+          : `${book.name}, page ${number} of ${book.pages.length}:\n${page}`;
     return `${super.renderContext()}\n\n## Current page:\n${current}`;
   }
 
@@ -149,7 +156,8 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     const book = this.#currentBook();
     if (book === undefined) return { valid: false, error: 'Select a book (selected_book_name) before choosing a page' };
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > book.pages.length) return { valid: false, error: `Page ${value} is not in "${book.name}", which has pages 1 to ${book.pages.length}` };
+    if (!Number.isInteger(n) || n < 1 || n > book.pages.length)
+      return { valid: false, error: `Page ${value} is not in "${book.name}", which has pages 1 to ${book.pages.length}` };
     return { valid: true };
   }
 
@@ -200,7 +208,7 @@ export function splitPages(text: string, size: number): string[] {
       pages.push(page);
       page = '';
     }
-    for (let rest = p; rest !== ''; ) {
+    for (let rest = p; rest !== '';) {
       // A paragraph longer than a page is cut at the last space before the limit (mid-word only if it has none).
       let cut = rest.length <= size ? rest.length : rest.lastIndexOf(' ', size);
       if (cut <= 0) cut = Math.min(size, rest.length);
@@ -236,6 +244,9 @@ function snippet(text: string, words: readonly string[], width = 160): string {
       if (score > bestScore) [best, bestScore] = [start, score];
     }
   }
-  const piece = text.slice(best, best + width).replace(/\s+/g, ' ').trim();
+  const piece = text
+    .slice(best, best + width)
+    .replace(/\s+/g, ' ')
+    .trim();
   return `${best > 0 ? '…' : ''}${piece}${best + width < text.length ? '…' : ''}`;
 }

@@ -1,5 +1,15 @@
 /** Environments (seed 000): things the model edits directly through one validated instruction, their persistence, and the bookshelf. */
-export type { ActionResult, EditableFieldDefinition, EditableFieldType, EditableStatus, EditableStatusSchema, EditableStatusUpdateResult, Environment, EnvironmentInfo, FieldValidation } from './environment.js';
+export type {
+  ActionResult,
+  EditableFieldDefinition,
+  EditableFieldType,
+  EditableStatus,
+  EditableStatusSchema,
+  EditableStatusUpdateResult,
+  Environment,
+  EnvironmentInfo,
+  FieldValidation,
+} from './environment.js';
 export { validateFieldValue } from './environment.js';
 export { BaseEnvironment, type FieldSpec } from './base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment-plugin.js';

@@ -181,12 +181,16 @@ export class AiSdkAdapter implements ModelAdapter {
     }
     const status = statusOf(error);
     const message = messageOf(error);
-    if (status === 401 || status === 403) return new GolemError('MODEL_AUTH', `${where} refused the credentials (${status}): ${message}`, { cause: error, details: { status } });
+    if (status === 401 || status === 403)
+      return new GolemError('MODEL_AUTH', `${where} refused the credentials (${status}): ${message}`, { cause: error, details: { status } });
     if (status === undefined && isNetworkError(error)) {
       const url = (error as { url?: string }).url;
       return new GolemError('MODEL_UNREACHABLE', `cannot reach ${where}${url === undefined ? '' : ` at ${url}`}: ${causeMessage(error)}`, { cause: error });
     }
-    return new GolemError('MODEL_ERROR', `${where} failed${status === undefined ? '' : ` (${status})`}: ${message}`, { cause: error, details: { ...(status !== undefined && { status }) } });
+    return new GolemError('MODEL_ERROR', `${where} failed${status === undefined ? '' : ` (${status})`}: ${message}`, {
+      cause: error,
+      details: { ...(status !== undefined && { status }) },
+    });
   }
 }
 
@@ -207,7 +211,9 @@ export function toProviderPrompt(prompt: Prompt, fileIdData: (fileId: string) =>
     if (message.role === 'user') {
       messages.push({
         role: 'user',
-        content: message.content.flatMap((p): UserPart[] => (p.type === 'text' ? [{ type: 'text', text: p.text }] : p.type === 'image' || p.type === 'document' ? [file(p)] : [])),
+        content: message.content.flatMap((p): UserPart[] =>
+          p.type === 'text' ? [{ type: 'text', text: p.text }] : p.type === 'image' || p.type === 'document' ? [file(p)] : [],
+        ),
       });
     } else if (message.role === 'assistant') {
       messages.push({
@@ -215,7 +221,9 @@ export function toProviderPrompt(prompt: Prompt, fileIdData: (fileId: string) =>
         content: message.content.flatMap((p): AssistantPart[] => {
           if (p.type === 'text') return [{ type: 'text' as const, text: p.text }];
           if (p.type === 'thinking') {
-            return [{ type: 'reasoning' as const, text: p.text, ...(p.signature !== undefined && { providerOptions: { anthropic: { signature: p.signature } } }) }];
+            return [
+              { type: 'reasoning' as const, text: p.text, ...(p.signature !== undefined && { providerOptions: { anthropic: { signature: p.signature } } }) },
+            ];
           }
           if (p.type === 'tool-call') return [{ type: 'tool-call' as const, toolCallId: p.callId, toolName: p.name, input: p.input }];
           return [];
@@ -225,7 +233,9 @@ export function toProviderPrompt(prompt: Prompt, fileIdData: (fileId: string) =>
       messages.push({
         role: 'tool',
         content: message.content.flatMap((p) =>
-          p.type === 'tool-result' ? [{ type: 'tool-result' as const, toolCallId: p.callId, toolName: p.name, output: toolOutput(p.output, p.isError === true) }] : [],
+          p.type === 'tool-result'
+            ? [{ type: 'tool-result' as const, toolCallId: p.callId, toolName: p.name, output: toolOutput(p.output, p.isError === true) }]
+            : [],
         ),
       });
     }
@@ -299,7 +309,10 @@ function parseToolInput(name: string, input: string): JsonObject {
   return value as JsonObject;
 }
 
-async function readOrAbort<T>(reader: ReadableStreamDefaultReader<T>, signal: AbortSignal | undefined): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<T>['read']>>> {
+async function readOrAbort<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  signal: AbortSignal | undefined,
+): Promise<Awaited<ReturnType<ReadableStreamDefaultReader<T>['read']>>> {
   if (signal === undefined) return reader.read();
   signal.throwIfAborted();
   let onAbort: (() => void) | undefined;

@@ -96,9 +96,13 @@ export function resolveModel(spec: string, options: ResolveModelOptions = {}): A
       const baseURL = hash === -1 ? '' : rest.slice(0, hash);
       const modelId = hash === -1 ? '' : rest.slice(hash + 1);
       if (!/^https?:\/\/./.test(baseURL) || modelId === '') {
-        throw new GolemError('MODEL_UNKNOWN_PROVIDER', `write openai-compatible:<baseURL>#<model>, e.g. openai-compatible:http://127.0.0.1:8080/v1#my-model (got "${spec}")`, {
-          details: { spec },
-        });
+        throw new GolemError(
+          'MODEL_UNKNOWN_PROVIDER',
+          `write openai-compatible:<baseURL>#<model>, e.g. openai-compatible:http://127.0.0.1:8080/v1#my-model (got "${spec}")`,
+          {
+            details: { spec },
+          },
+        );
       }
       return compatible('openai-compatible', baseURL, modelId, env.OPENAI_COMPATIBLE_API_KEY, fetchOption, common);
     }

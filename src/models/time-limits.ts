@@ -20,7 +20,10 @@ export const DEFAULT_TIMEOUT_MS = 15 * 60_000;
  * Streams what `start` streams, cancelling it (through the signal it is given) and failing
  * with MODEL_TIMEOUT when a limit passes, or with MODEL_ABORTED as soon as `signal` aborts.
  */
-export async function* withTimeLimits(start: (signal: AbortSignal) => AsyncIterable<StreamPart>, limits: ModelTimeLimits & { signal?: AbortSignal }): AsyncGenerator<StreamPart> {
+export async function* withTimeLimits(
+  start: (signal: AbortSignal) => AsyncIterable<StreamPart>,
+  limits: ModelTimeLimits & { signal?: AbortSignal },
+): AsyncGenerator<StreamPart> {
   const idleMs = checked('idleTimeoutMs', limits.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
   const totalMs = checked('timeoutMs', limits.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const outer = limits.signal;
@@ -55,8 +58,12 @@ export async function* withTimeLimits(start: (signal: AbortSignal) => AsyncItera
       if (first === 'idle' || first === 'total') {
         controller.abort(new Error('time limit'));
         throw first === 'idle'
-          ? new GolemError('MODEL_TIMEOUT', `the model sent nothing for ${idleMs} ms, so the call was cancelled (idleTimeoutMs)`, { details: { idleTimeoutMs: idleMs } })
-          : new GolemError('MODEL_TIMEOUT', `the model call took longer than ${totalMs} ms, so it was cancelled (timeoutMs)`, { details: { timeoutMs: totalMs } });
+          ? new GolemError('MODEL_TIMEOUT', `the model sent nothing for ${idleMs} ms, so the call was cancelled (idleTimeoutMs)`, {
+              details: { idleTimeoutMs: idleMs },
+            })
+          : new GolemError('MODEL_TIMEOUT', `the model call took longer than ${totalMs} ms, so it was cancelled (timeoutMs)`, {
+              details: { timeoutMs: totalMs },
+            });
       }
       if (first.done === true) {
         finished = true;

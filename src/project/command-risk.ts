@@ -21,7 +21,26 @@ const DESTRUCTIVE = [
   /\b(?:ba|da|k|z)?sh\b[^;&|\n]*(?:<\(|\$\(|`)\s*(?:curl|wget)\b/,
   /[0-9&]?>>?\s*\/dev\/(?!(?:null|stdout|stderr|tty)\b|fd\/)/,
 ];
-const READ_ONLY = new Set(['ls', 'cat', 'pwd', 'echo', 'grep', 'rg', 'head', 'tail', 'wc', 'which', 'file', 'stat', 'du', 'df', 'tree', 'date', 'whoami', 'uname']);
+const READ_ONLY = new Set([
+  'ls',
+  'cat',
+  'pwd',
+  'echo',
+  'grep',
+  'rg',
+  'head',
+  'tail',
+  'wc',
+  'which',
+  'file',
+  'stat',
+  'du',
+  'df',
+  'tree',
+  'date',
+  'whoami',
+  'uname',
+]);
 const READ_ONLY_GIT = new Set(['status', 'diff', 'log', 'show', 'blame', 'ls-files', 'rev-parse', 'grep', 'shortlog', 'describe']);
 
 /**

@@ -52,7 +52,8 @@ function repo(files: Record<string, string | Buffer>): string {
 
 const read = (root: string, path: string) => readFileSync(join(root, path), 'utf8');
 const open = (root: string) => GitStaging.open({ root, shadowDir: join(temp(), 'shadow') });
-const changes = (files: Record<string, string | Buffer | null>) => Object.entries(files).map(([path, content]) => ({ path, content: typeof content === 'string' ? Buffer.from(content) : content }));
+const changes = (files: Record<string, string | Buffer | null>) =>
+  Object.entries(files).map(([path, content]) => ({ path, content: typeof content === 'string' ? Buffer.from(content) : content }));
 const branches = (dir: string) => git(dir, 'branch', '--list', 'golem/*', '--format=%(refname:short)').trim();
 
 /** The GolemError `run` throws or rejects with. */

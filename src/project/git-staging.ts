@@ -123,7 +123,10 @@ export class GitStaging {
     const wanted = this.#normalize(changes);
     const known = new Set(ref?.files ?? []);
     const start = ref === null ? await this.#startPoint() : { tree: await this.#treeOf(ref.base), parents: await this.#parentsOf(ref.base) };
-    const captured = await this.#capture([...wanted.keys()].filter((path) => !known.has(path)), start.tree);
+    const captured = await this.#capture(
+      [...wanted.keys()].filter((path) => !known.has(path)),
+      start.tree,
+    );
     const base = await this.#stageBase(itemId, ref, start, captured);
     const head = await this.#stageHead(ref, base, ref === null ? new Map<string, TreeEdit>() : captured, wanted, message);
     const files = await this.#changedFiles(base.commit, head);
@@ -134,7 +137,19 @@ export class GitStaging {
   /** The unified diff base..head (what the user reviews), with a/ b/ prefixes and project-relative paths. */
   async diff(ref: StageRef): Promise<string> {
     checkRef(ref);
-    const args = ['diff-tree', '-r', '-p', '--no-color', '--no-ext-diff', '--no-renames', '--src-prefix=a/', '--dst-prefix=b/', ...this.#relativeArgs(), ref.base, ref.head];
+    const args = [
+      'diff-tree',
+      '-r',
+      '-p',
+      '--no-color',
+      '--no-ext-diff',
+      '--no-renames',
+      '--src-prefix=a/',
+      '--dst-prefix=b/',
+      ...this.#relativeArgs(),
+      ref.base,
+      ref.head,
+    ];
     return (await this.#git.exec(args)).stdout.toString('utf8');
   }
 
@@ -149,7 +164,10 @@ export class GitStaging {
     for (const path of ref.files) plans.push(await this.#plan(ref, path));
     const conflicts = plans.filter((p) => p.action === 'conflict').map((p) => p.path);
     if (conflicts.length > 0) {
-      throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with changes made since to ${conflicts.join(', ')}`, { files: conflicts, branch: ref.branch });
+      throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with changes made since to ${conflicts.join(', ')}`, {
+        files: conflicts,
+        branch: ref.branch,
+      });
     }
     const written: string[] = [];
     for (const plan of plans) {
@@ -176,7 +194,8 @@ export class GitStaging {
     const out = new Map<string, Buffer | null>();
     for (const change of changes) {
       const path = writablePath(this.root, change.path);
-      if (change.content !== null && !Buffer.isBuffer(change.content)) throw fail('INVALID_ARGUMENT', `the content of "${path}" must be a Buffer or null`, { path });
+      if (change.content !== null && !Buffer.isBuffer(change.content))
+        throw fail('INVALID_ARGUMENT', `the content of "${path}" must be a Buffer or null`, { path });
       out.set(path, change.content);
     }
     return out;
@@ -192,7 +211,13 @@ export class GitStaging {
 
   /** The disk content of `paths` as tree edits, keeping the mode `start` gives a regular file. */
   async #capture(paths: string[], start: string | null): Promise<Map<string, TreeEdit>> {
-    const known = start === null ? new Map<string, Entry>() : await this.#entries(start, paths.map((p) => this.#prefix + p));
+    const known =
+      start === null
+        ? new Map<string, Entry>()
+        : await this.#entries(
+            start,
+            paths.map((p) => this.#prefix + p),
+          );
     const out = new Map<string, TreeEdit>();
     for (const path of paths) {
       const content = await this.#disk.read(path);
@@ -207,7 +232,12 @@ export class GitStaging {
   }
 
   /** The base commit: unchanged when nothing new was captured, else a new one on `start`. */
-  async #stageBase(itemId: string, ref: StageRef | null, start: { tree: string | null; parents: string[] }, captured: Map<string, TreeEdit>): Promise<{ commit: string; tree: string }> {
+  async #stageBase(
+    itemId: string,
+    ref: StageRef | null,
+    start: { tree: string | null; parents: string[] },
+    captured: Map<string, TreeEdit>,
+  ): Promise<{ commit: string; tree: string }> {
     if (ref !== null && captured.size === 0 && start.tree !== null) return { commit: ref.base, tree: start.tree };
     const tree = await this.#buildTree(start.tree, captured);
     if (ref !== null && tree === start.tree) return { commit: ref.base, tree };
@@ -215,8 +245,17 @@ export class GitStaging {
   }
 
   /** The head commit: the previous head (or the base) with `captured` then `wanted` applied. */
-  async #stageHead(ref: StageRef | null, base: { commit: string; tree: string }, captured: Map<string, TreeEdit>, wanted: Map<string, Buffer | null>, message: string): Promise<string> {
-    const modes = await this.#entries(base.tree, [...wanted.keys()].map((p) => this.#prefix + p));
+  async #stageHead(
+    ref: StageRef | null,
+    base: { commit: string; tree: string },
+    captured: Map<string, TreeEdit>,
+    wanted: Map<string, Buffer | null>,
+    message: string,
+  ): Promise<string> {
+    const modes = await this.#entries(
+      base.tree,
+      [...wanted.keys()].map((p) => this.#prefix + p),
+    );
     const edits = new Map(captured);
     for (const [path, content] of wanted) {
       const mode = modes.get(this.#prefix + path)?.mode;
@@ -229,7 +268,11 @@ export class GitStaging {
   /** The project paths whose content differs between two commits, sorted. */
   async #changedFiles(base: string, head: string): Promise<string[]> {
     const out = await this.#git.exec(['diff-tree', '-r', '-z', '--name-only', '--no-renames', ...this.#relativeArgs(), base, head]);
-    return out.stdout.toString('utf8').split('\0').filter((p) => p !== '').sort();
+    return out.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '')
+      .sort();
   }
 
   // --- pushing ---
@@ -366,7 +409,8 @@ function branchName(itemId: string): string {
 }
 
 function checkBranch(branch: string): void {
-  if (typeof branch !== 'string' || !branch.startsWith(BRANCH_PREFIX)) throw fail('INVALID_ARGUMENT', `"${String(branch)}" is not a staging branch`, { branch });
+  if (typeof branch !== 'string' || !branch.startsWith(BRANCH_PREFIX))
+    throw fail('INVALID_ARGUMENT', `"${String(branch)}" is not a staging branch`, { branch });
   branchName(branch.slice(BRANCH_PREFIX.length));
 }
 
@@ -374,7 +418,8 @@ function checkBranch(branch: string): void {
 function checkRef(ref: StageRef, branch?: string): void {
   checkBranch(ref.branch);
   if (branch !== undefined && ref.branch !== branch) throw fail('INVALID_ARGUMENT', `the ref is for ${ref.branch}, not ${branch}`, { branch: ref.branch });
-  if (!OBJECT_ID.test(ref.base) || !OBJECT_ID.test(ref.head)) throw fail('INVALID_ARGUMENT', 'a stage ref names its commits by full object ids', { base: ref.base, head: ref.head });
+  if (!OBJECT_ID.test(ref.base) || !OBJECT_ID.test(ref.head))
+    throw fail('INVALID_ARGUMENT', 'a stage ref names its commits by full object ids', { base: ref.base, head: ref.head });
   if (!Array.isArray(ref.files) || !ref.files.every((f) => typeof f === 'string')) throw fail('INVALID_ARGUMENT', 'a stage ref lists its files as strings', {});
 }
 

@@ -7,9 +7,23 @@ import { fail, GolemError } from '../core/errors.js';
 
 /** Variables that would point git at another repository, index or pathspec mode. */
 const INHERITED_GIT_VARS = new Set([
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_COMMON_DIR',
-  'GIT_NAMESPACE', 'GIT_PREFIX', 'GIT_GLOB_PATHSPECS', 'GIT_NOGLOB_PATHSPECS', 'GIT_ICASE_PATHSPECS', 'GIT_LITERAL_PATHSPECS',
-  'GIT_QUARANTINE_PATH', 'GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL',
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_PREFIX',
+  'GIT_GLOB_PATHSPECS',
+  'GIT_NOGLOB_PATHSPECS',
+  'GIT_ICASE_PATHSPECS',
+  'GIT_LITERAL_PATHSPECS',
+  'GIT_QUARANTINE_PATH',
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
 ]);
 
 /** What a git command printed, and its exit code. */
@@ -62,7 +76,9 @@ function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: Buff
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (error) => reject(new GolemError('GIT_ERROR', `could not run git: ${error.message}`, { cause: error, details: { command: commandLine(args) } })));
+    child.on('error', (error) =>
+      reject(new GolemError('GIT_ERROR', `could not run git: ${error.message}`, { cause: error, details: { command: commandLine(args) } })),
+    );
     child.on('close', (code) => resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 }));
     // git may exit before reading all its input; its exit code says what went wrong.
     child.stdin.on('error', () => undefined);
@@ -73,7 +89,11 @@ function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: Buff
 /** The GIT_ERROR for a git command that failed: its first line of stderr, the command and the exit code. */
 export function gitError(args: string[], result: GitResult): GolemError {
   const stderr = result.stderr.trim();
-  return fail('GIT_ERROR', `git ${args[0] ?? ''} failed${stderr === '' ? '' : `: ${stderr.split('\n')[0] ?? ''}`}`, { command: commandLine(args), stderr, exitCode: result.code });
+  return fail('GIT_ERROR', `git ${args[0] ?? ''} failed${stderr === '' ? '' : `: ${stderr.split('\n')[0] ?? ''}`}`, {
+    command: commandLine(args),
+    stderr,
+    exitCode: result.code,
+  });
 }
 
 function commandLine(args: string[]): string {

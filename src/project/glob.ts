@@ -30,7 +30,9 @@ function globSource(glob: string): string {
       i = end;
     } else if (c === '{' && closingBrace(glob, i) !== -1) {
       const end = closingBrace(glob, i);
-      out += `(?:${splitTopLevel(glob.slice(i + 1, end)).map(globSource).join('|')})`;
+      out += `(?:${splitTopLevel(glob.slice(i + 1, end))
+        .map(globSource)
+        .join('|')})`;
       i = end;
     } else out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   }

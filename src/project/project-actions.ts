@@ -35,8 +35,10 @@ export function projectActions(options: ProjectActionsOptions = {}): Action[] {
   const defaultTimeoutMs = options.commandTimeoutMs ?? 120_000;
   const maxOutputBytes = options.maxOutputBytes ?? 64 * 1024;
   if (shell === '') throw fail('INVALID_ARGUMENT', 'shell must name a program', { shell });
-  if (!Number.isInteger(defaultTimeoutMs) || defaultTimeoutMs <= 0) throw fail('INVALID_ARGUMENT', 'commandTimeoutMs must be a positive whole number', { commandTimeoutMs: defaultTimeoutMs });
-  if (!Number.isInteger(maxOutputBytes) || maxOutputBytes <= 0) throw fail('INVALID_ARGUMENT', 'maxOutputBytes must be a positive whole number', { maxOutputBytes });
+  if (!Number.isInteger(defaultTimeoutMs) || defaultTimeoutMs <= 0)
+    throw fail('INVALID_ARGUMENT', 'commandTimeoutMs must be a positive whole number', { commandTimeoutMs: defaultTimeoutMs });
+  if (!Number.isInteger(maxOutputBytes) || maxOutputBytes <= 0)
+    throw fail('INVALID_ARGUMENT', 'maxOutputBytes must be a positive whole number', { maxOutputBytes });
   return [
     readFileAction(),
     listFilesAction(),

@@ -72,7 +72,10 @@ export function projectPath(root: string, path: string): string {
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       // A symbolic link whose target does not exist yet: writing would create the target, wherever it is.
       if (lstatSync(existing, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
-        throw fail('PATH_OUTSIDE_PROJECT', `"${path}" goes through a symbolic link whose target does not exist; it could lead outside the project`, { path, root });
+        throw fail('PATH_OUTSIDE_PROJECT', `"${path}" goes through a symbolic link whose target does not exist; it could lead outside the project`, {
+          path,
+          root,
+        });
       }
       const parent = dirname(existing);
       if (parent === existing) break;

@@ -39,7 +39,8 @@ export async function listProject(root: string, folder: string, signal: AbortSig
 
 /** The files git sees under `folder` (tracked, and untracked but not ignored), or null outside a repository. */
 async function gitFiles(root: string, folder: string, signal: AbortSignal | undefined): Promise<string[] | null> {
-  const git = (args: string[]) => run('git', ['--literal-pathspecs', ...args], { cwd: root, maxBuffer: 256 * 1024 * 1024, ...(signal !== undefined && { signal }) });
+  const git = (args: string[]) =>
+    run('git', ['--literal-pathspecs', ...args], { cwd: root, maxBuffer: 256 * 1024 * 1024, ...(signal !== undefined && { signal }) });
   try {
     const inside = await git(['rev-parse', '--is-inside-work-tree']);
     if (inside.stdout.trim() !== 'true') return null;

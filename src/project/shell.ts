@@ -23,7 +23,14 @@ export interface CommandResult {
  * Runs `command` through the shell in a process group of its own, so that a timeout or
  * `signal` stops everything it started. Output keeps the last `maxOutputBytes`.
  */
-export async function runShell(options: { shell: string; command: string; cwd: string; timeoutMs: number; maxOutputBytes: number; signal: AbortSignal | undefined }): Promise<CommandResult> {
+export async function runShell(options: {
+  shell: string;
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  signal: AbortSignal | undefined;
+}): Promise<CommandResult> {
   const { shell, command, cwd, timeoutMs, maxOutputBytes, signal } = options;
   signal?.throwIfAborted();
   const child = spawn(shell, ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -37,7 +37,9 @@ export function retrievableOf(record: ContextEntry | Preference): Retrievable {
 }
 
 const STOPWORDS = new Set(
-  'a an and are as at be by for from has have how i in is it its me my of on or our so that the this to was we what when where which who why will with you your do does did can could should would not no yes'.split(' '),
+  'a an and are as at be by for from has have how i in is it its me my of on or our so that the this to was we what when where which who why will with you your do does did can could should would not no yes'.split(
+    ' ',
+  ),
 );
 
 /** Lowercase words of three letters or more, without stopwords. */

@@ -19,7 +19,8 @@ export function fitTurns(turns: readonly Turn[], limit: number, tokensOf: (turn:
       if (b.type === 'thinking') return [];
       if (b.type === 'image' || b.type === 'document') return [omitted(b.type)];
       if (b.type === 'tool_result') return [{ ...b, content: b.content.map((p) => (p.type === 'text' ? p : omitted(p.type))) }];
-      if (b.type === 'tool_use' && tokensOf({ ...t, blocks: [b] }) > limit / 2) return [{ ...b, args: { omitted: 'the arguments were over the token budget' } }];
+      if (b.type === 'tool_use' && tokensOf({ ...t, blocks: [b] }) > limit / 2)
+        return [{ ...b, args: { omitted: 'the arguments were over the token budget' } }];
       return [b];
     }),
   }));

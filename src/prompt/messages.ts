@@ -46,7 +46,13 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
     const name = b.filename === undefined ? {} : { filename: b.filename };
     return b.type === 'image'
       ? { type: 'image', mediaType: b.mediaType, ...name, ...(await sources.media(b)) }
-      : { type: 'document', mediaType: b.mediaType, ...name, ...(b.type === 'document' && b.title !== undefined && { title: b.title }), ...(await sources.media(b)) };
+      : {
+          type: 'document',
+          mediaType: b.mediaType,
+          ...name,
+          ...(b.type === 'document' && b.title !== undefined && { title: b.title }),
+          ...(await sources.media(b)),
+        };
   };
 
   // A call id used twice would be refused (ids must be unique): later uses get a suffix, and each result
@@ -88,7 +94,10 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
         case 'tool_result': {
           const text = block.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
           const media = block.content.filter((p) => p.type !== 'text');
-          const note = media.length === 0 ? '' : `${text === '' ? '' : '\n'}(${media.length === 1 ? '1 attachment follows' : `${media.length} attachments follow`} after the results)`;
+          const note =
+            media.length === 0
+              ? ''
+              : `${text === '' ? '' : '\n'}(${media.length === 1 ? '1 attachment follows' : `${media.length} attachments follow`} after the results)`;
           push('tool', {
             type: 'tool-result',
             callId: idOf(block.callId, false),
@@ -120,7 +129,13 @@ export function pairToolCalls(messages: readonly PromptMessage[]): PromptMessage
   let pending = new Map<string, string>(); // callId -> tool name, of the last assistant message
   const settle = () => {
     if (pending.size === 0) return;
-    const results: PromptPart[] = [...pending].map(([callId, name]) => ({ type: 'tool-result', callId, name, output: { type: 'text', text: NO_RESULT }, isError: true }));
+    const results: PromptPart[] = [...pending].map(([callId, name]) => ({
+      type: 'tool-result',
+      callId,
+      name,
+      output: { type: 'text', text: NO_RESULT },
+      isError: true,
+    }));
     const last = out.at(-1);
     if (last?.role === 'tool') last.content.push(...results);
     else out.push({ role: 'tool', content: results });
@@ -136,7 +151,10 @@ export function pairToolCalls(messages: readonly PromptMessage[]): PromptMessage
           pending.delete(part.callId);
         } else if (part.type === 'tool-result') {
           const text = part.output.type === 'text' ? part.output.text : '';
-          orphans.push({ type: 'text', text: `[Result of an earlier ${part.name} call (${part.callId})${part.isError === true ? ', an error' : ''}]\n${text}` });
+          orphans.push({
+            type: 'text',
+            text: `[Result of an earlier ${part.name} call (${part.callId})${part.isError === true ? ', an error' : ''}]\n${text}`,
+          });
         }
       }
       if (answered.length > 0) out.push({ role: 'tool', content: answered });

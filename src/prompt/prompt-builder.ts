@@ -121,14 +121,36 @@ export class PromptBuilder {
     const toolTokens = declaredTokens(options.tools, options.responseFormat, count);
     const contextEntries = relevantEntries(view, relevant.context, count);
     // The budget: what context and which turns fit
-    const plan = this.#plan({ groups, baseSystem: system.base, toolTokens, contextEntries, budget, contextShare: relevance.contextShare, model: options.model });
+    const plan = this.#plan({
+      groups,
+      baseSystem: system.base,
+      toolTokens,
+      contextEntries,
+      budget,
+      contextShare: relevance.contextShare,
+      model: options.model,
+    });
     const keptContext = contextEntries.filter((c) => plan.context.includes(c.id));
     const systemText = system.withContext(keptContext.map((c) => c.entry));
     const history = this.#history(groups, plan, options.model);
     // 4. Blob resolution, and the messages, measured as they will be sent
     const { prompt, blobs, measured } = await this.#fitMessages(systemText, history, budget.total - plan.reserve, options);
 
-    return this.#result({ session, snap, superseded: current.superseded, system, systemText, keptContext, plan, history, budget, prompt, blobs, measured, count });
+    return this.#result({
+      session,
+      snap,
+      superseded: current.superseded,
+      system,
+      systemText,
+      keptContext,
+      plan,
+      history,
+      budget,
+      prompt,
+      blobs,
+      measured,
+      count,
+    });
   }
 
   /** The built prompt, with the turns sent and dropped, and the record of how it was built. */
@@ -185,7 +207,15 @@ export class PromptBuilder {
    * groups that could fit are counted: a long history costs a walk, not a count.
    * PROMPT_TOO_LARGE when the system instruction and tools leave no room.
    */
-  #plan(input: { groups: readonly Turn[][]; baseSystem: string; toolTokens: number; contextEntries: RelevantEntry[]; budget: TokenBudget; contextShare: number; model: BuildOptions['model'] }): Plan {
+  #plan(input: {
+    groups: readonly Turn[][];
+    baseSystem: string;
+    toolTokens: number;
+    contextEntries: RelevantEntry[];
+    budget: TokenBudget;
+    contextShare: number;
+    model: BuildOptions['model'];
+  }): Plan {
     const { groups, baseSystem, toolTokens, contextEntries, budget, contextShare, model } = input;
     const count = (text: string) => model.countTokens(text);
     const groupTokens: number[] = new Array<number>(groups.length).fill(Number.POSITIVE_INFINITY);
@@ -203,9 +233,13 @@ export class PromptBuilder {
       contextShare,
     });
     if ('tooLarge' in plan) {
-      throw new GolemError('PROMPT_TOO_LARGE', `the system instruction and tools need ${plan.tooLarge.needed} tokens, but the budget leaves ${plan.tooLarge.available} for the prompt`, {
-        details: plan.tooLarge,
-      });
+      throw new GolemError(
+        'PROMPT_TOO_LARGE',
+        `the system instruction and tools need ${plan.tooLarge.needed} tokens, but the budget leaves ${plan.tooLarge.available} for the prompt`,
+        {
+          details: plan.tooLarge,
+        },
+      );
     }
     return plan;
   }
@@ -232,7 +266,12 @@ export class PromptBuilder {
    * the messages add (notes, results for lost calls), and what estimates missed (text
    * documents), counts too. While it is over `limit`, the oldest group goes.
    */
-  async #fitMessages(system: string, history: History, limit: number, options: BuildOptions): Promise<{ prompt: Prompt; blobs: PromptRecord['blobs']; measured: number }> {
+  async #fitMessages(
+    system: string,
+    history: History,
+    limit: number,
+    options: BuildOptions,
+  ): Promise<{ prompt: Prompt; blobs: PromptRecord['blobs']; measured: number }> {
     const { groups, kept } = history;
     for (;;) {
       const blobs: PromptRecord['blobs'] = [];
@@ -288,7 +327,8 @@ export class PromptBuilder {
 
   async #bytes(sha256: string): Promise<Uint8Array> {
     const bytes = await this.#blobs.get(sha256);
-    if (bytes === null) throw new GolemError('BLOB_NOT_STORED', `blob ${sha256} is referenced by the transcript but its bytes are missing`, { details: { sha256 } });
+    if (bytes === null)
+      throw new GolemError('BLOB_NOT_STORED', `blob ${sha256} is referenced by the transcript but its bytes are missing`, { details: { sha256 } });
     return bytes;
   }
 

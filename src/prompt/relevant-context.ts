@@ -55,13 +55,15 @@ export function findRelevant(input: RelevanceInput): Relevant {
   const query = { topics: session.topics, text: recent.map(textOf).join('\n'), now: input.now ?? Date.now() };
   const role = session.role === null ? undefined : view.roles.get(session.role);
   const fixed = new Set([...(role?.preferences ?? []), ...session.preferences]);
-  const candidates = [
-    ...[...view.context.values()].map(retrievableOf),
-    ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf),
-  ];
-  const ranked = searchTerms([query.text, ...query.topics].join(' ')).length === 0 ? [] : input.retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
+  const candidates = [...[...view.context.values()].map(retrievableOf), ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf)];
+  const ranked =
+    searchTerms([query.text, ...query.topics].join(' ')).length === 0
+      ? []
+      : input.retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
   const context = ranked.filter((r) => r.id.startsWith('context:')).slice(0, relevance.maxEntries);
-  const topicPreferences = ranked.flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : [])).filter(isDefined);
+  const topicPreferences = ranked
+    .flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : []))
+    .filter(isDefined);
   return { role, context, topicPreferences };
 }
 
@@ -74,7 +76,9 @@ export function relevantEntries(view: WorkspaceView, context: Relevant['context'
 }
 
 function textOf(turn: Turn): string {
-  return turn.blocks.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : '')).join(' ');
+  return turn.blocks
+    .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ') : ''))
+    .join(' ');
 }
 
 function isDefined<T>(value: T | undefined): value is T {

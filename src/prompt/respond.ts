@@ -64,7 +64,12 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
       type: 'turn:add',
       payload: {
         sessionId,
-        turn: { id: manager.newId(), role: 'system', blocks: [{ type: 'summary', text, summarizes }], meta: { summary: { model: `${summarizer.provider}:${summarizer.modelId}` } } },
+        turn: {
+          id: manager.newId(),
+          role: 'system',
+          blocks: [{ type: 'summary', text, summarizes }],
+          meta: { summary: { model: `${summarizer.provider}:${summarizer.modelId}` } },
+        },
         expectedHead: session.head,
       },
     });
@@ -79,7 +84,11 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
   const answer = new Answer();
   let failure: GolemError | undefined;
   try {
-    const limits = { ...(signal !== undefined && { signal }), ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }), ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) };
+    const limits = {
+      ...(signal !== undefined && { signal }),
+      ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
+      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    };
     for await (const part of withTimeLimits((s) => model.stream(built.prompt, { signal: s }), limits)) {
       answer.add(part);
       if (options.onPart !== undefined) {
@@ -110,7 +119,10 @@ async function record(
     prompt: built.record as unknown as JsonObject,
     model: { provider: model.provider, modelId: model.modelId },
     status: failure === undefined ? 'complete' : 'incomplete',
-    ...(answer.usage !== undefined && { usage: answer.usage as unknown as JsonObject, cost: costOf(model.provider, model.modelId, answer.usage, options.pricing) }),
+    ...(answer.usage !== undefined && {
+      usage: answer.usage as unknown as JsonObject,
+      cost: costOf(model.provider, model.modelId, answer.usage, options.pricing),
+    }),
     ...(answer.stopReason !== undefined && { stopReason: answer.stopReason }),
     ...(failure !== undefined && { error: { code: failure.code, message: failure.message } }),
   };
@@ -122,7 +134,10 @@ async function record(
   if (!recorded.ok) {
     // The answer was paid for: hand it to the caller with the error, to keep or retry with.
     const details = { ...recorded.error.details, answer: { blocks, meta }, ...(failure !== undefined && { streamError: failure.toJSON() }) };
-    throw new GolemError(recorded.error.code, `${recorded.error.message}; the answer was not recorded (it is in this error's details.answer)`, { cause: failure ?? recorded.error, details });
+    throw new GolemError(recorded.error.code, `${recorded.error.message}; the answer was not recorded (it is in this error's details.answer)`, {
+      cause: failure ?? recorded.error,
+      details,
+    });
   }
   const turn = recorded.value;
   if (failure !== undefined) {

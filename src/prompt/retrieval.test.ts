@@ -63,4 +63,3 @@ describe('retrieval on the labelled set', () => {
     expect(retriever.rank({ topics: [], text: 'sourdough starter', now: NOW }, candidates)).toEqual([]);
   });
 });
-

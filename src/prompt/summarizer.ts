@@ -67,10 +67,17 @@ export async function summarizeInChunks(
 }
 
 /** Asks `model` for a summary of `turns` (and of an earlier summary they continue). */
-export async function summarize(model: ModelAdapter, turns: readonly Turn[], options: { earlier?: string; signal?: AbortSignal } & ModelTimeLimits = {}): Promise<string> {
+export async function summarize(
+  model: ModelAdapter,
+  turns: readonly Turn[],
+  options: { earlier?: string; signal?: AbortSignal } & ModelTimeLimits = {},
+): Promise<string> {
   const lines = turns.map(lineOf);
   const earlier = options.earlier === undefined ? '' : `Summary of what came before:\n${options.earlier}\n\n`;
-  const prompt: Prompt = { system: SUMMARY_INSTRUCTION, messages: [{ role: 'user', content: [{ type: 'text', text: `${earlier}Conversation:\n${lines.join('\n')}` }] }] };
+  const prompt: Prompt = {
+    system: SUMMARY_INSTRUCTION,
+    messages: [{ role: 'user', content: [{ type: 'text', text: `${earlier}Conversation:\n${lines.join('\n')}` }] }],
+  };
   // The same time limits as an answer's: a summariser that stops sending must not hold the run.
   const result = await collectStream(withTimeLimits((signal) => model.stream(prompt, { signal }), options));
   return result.text.trim();

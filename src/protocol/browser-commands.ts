@@ -37,7 +37,7 @@ export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   CLICK_ELEMENT: 'Click an element (buttons, links, checkboxes, radio buttons, options).',
   INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select.',
   SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
-  GET_DOM: "Get a compact snapshot of the page: its interactive elements first (with refs for selectors), then its content.",
+  GET_DOM: 'Get a compact snapshot of the page: its interactive elements first (with refs for selectors), then its content.',
 };
 
 let definitions: CommandSpec[] | undefined;

@@ -1,6 +1,14 @@
 /** The structured response protocol (seed 002): the response schema, its validation, variable interpolation and the security policy. */
 export { createSchemaManager, PROTOCOL_VERSION, type SchemaManager } from './schema-manager.js';
-export { buildResponseSchema, buildDecisionSchema, buildReasoningSchema, assembleCommandSchemas, commandBranch, providerSchema, RESPONSE_SCHEMA_DIALECT } from './schema-generator.js';
+export {
+  buildResponseSchema,
+  buildDecisionSchema,
+  buildReasoningSchema,
+  assembleCommandSchemas,
+  commandBranch,
+  providerSchema,
+  RESPONSE_SCHEMA_DIALECT,
+} from './schema-generator.js';
 export { parseResponseText } from './validator.js';
 export { interpolate, redactSecrets, toExecutorCommand, variableReferences, type VariableScope } from './interpolation.js';
 export { DEFAULT_SCHEMES, SNAPSHOT_REF, hostAllowed, selectorProblem, urlProblem } from './security.js';

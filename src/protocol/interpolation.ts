@@ -51,7 +51,12 @@ export function toExecutorCommand(command: AIGeneratedCommand, sessionId: string
     if (typeof value === 'string' && INTERPOLATED.has(key)) {
       const secret = key === 'text' ? undefined : variableReferences(value).find((name) => scope.secrets !== undefined && Object.hasOwn(scope.secrets, name));
       if (secret !== undefined) {
-        return { ok: false, error: new GolemError('INVALID_ARGUMENT', `\${${secret}} is a secret: secrets are typed into fields with INPUT_TEXT, never put in a ${key}`, { details: { parameter: key, secret } }) };
+        return {
+          ok: false,
+          error: new GolemError('INVALID_ARGUMENT', `\${${secret}} is a secret: secrets are typed into fields with INPUT_TEXT, never put in a ${key}`, {
+            details: { parameter: key, secret },
+          }),
+        };
       }
       const filled = interpolate(value, scope);
       if (!filled.ok) return filled;

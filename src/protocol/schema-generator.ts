@@ -21,7 +21,8 @@ export function buildDecisionSchema(options: Required<SchemaOptions>): JsonObjec
       action: {
         type: 'string',
         enum: [...DECISION_ACTIONS],
-        description: 'PROCEED: the last step worked; go on (with a command) or finish (without one). RETRY: it did not; a corrective command is required. ABORT: unrecoverable; no command.',
+        description:
+          'PROCEED: the last step worked; go on (with a command) or finish (without one). RETRY: it did not; a corrective command is required. ABORT: unrecoverable; no command.',
       },
       ...(options.includeOptionalFields && {
         resultValidation: {
@@ -138,9 +139,10 @@ export function providerSchema(schema: ResponseSchema): JsonObject {
     for (const [key, child] of Object.entries(value)) {
       if (DROP.has(key) || key.startsWith('x-golem')) continue;
       // A map of names to schemas: the names are data, not keywords.
-      out[key] = (key === 'properties' || key === '$defs') && child !== null && typeof child === 'object'
-        ? Object.fromEntries(Object.entries(child as JsonObject).map(([name, s]) => [name, strip(s)])) as JsonObject
-        : strip(child) as JsonObject;
+      out[key] =
+        (key === 'properties' || key === '$defs') && child !== null && typeof child === 'object'
+          ? (Object.fromEntries(Object.entries(child as JsonObject).map(([name, s]) => [name, strip(s)])) as JsonObject)
+          : (strip(child) as JsonObject);
     }
     return out;
   };

@@ -10,7 +10,16 @@ import type { JsonObject } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import { browserCommandDefinitions } from './browser-commands.js';
 import { buildResponseSchema, commandBranch } from './schema-generator.js';
-import type { AISchemaManager, AISchemaManagerConfig, CommandSpec, ExecutorMethodSchemas, ResponseSchema, SchemaOptions, SecurityPolicy, ValidationResult } from './types.js';
+import type {
+  AISchemaManager,
+  AISchemaManagerConfig,
+  CommandSpec,
+  ExecutorMethodSchemas,
+  ResponseSchema,
+  SchemaOptions,
+  SecurityPolicy,
+  ValidationResult,
+} from './types.js';
 import { validateResponse } from './validator.js';
 
 /** The protocol version schemas are made for by default. */
@@ -98,8 +107,10 @@ class DefaultSchemaManager implements SchemaManager {
   registerCommands(commands: readonly CommandSpec[]): void {
     const added: CommandSpec[] = [];
     for (const command of commands) {
-      if (!COMMAND_NAME.test(command.name)) throw new GolemError('INVALID_ARGUMENT', `a command name must be 1 to 64 letters, digits, _ or -: "${command.name}"`);
-      if (command.parameters.type !== 'object') throw new GolemError('INVALID_ARGUMENT', `the parameters of command "${command.name}" must be an object schema`);
+      if (!COMMAND_NAME.test(command.name))
+        throw new GolemError('INVALID_ARGUMENT', `a command name must be 1 to 64 letters, digits, _ or -: "${command.name}"`);
+      if (command.parameters.type !== 'object')
+        throw new GolemError('INVALID_ARGUMENT', `the parameters of command "${command.name}" must be an object schema`);
       const existing = this.#commands.get(command.name) ?? added.find((c) => c.name === command.name);
       if (existing !== undefined) {
         if (JSON.stringify(existing.parameters) === JSON.stringify(command.parameters)) continue;
@@ -107,7 +118,10 @@ class DefaultSchemaManager implements SchemaManager {
       }
       // Checked against the JSON Schema meta-schema here (cheap); compiled once, with the whole response schema.
       if (!this.#ajv.validateSchema(command.parameters)) {
-        throw new GolemError('INVALID_ARGUMENT', `the parameters schema of command "${command.name}" is not a valid JSON Schema: ${this.#ajv.errorsText(this.#ajv.errors)}`);
+        throw new GolemError(
+          'INVALID_ARGUMENT',
+          `the parameters schema of command "${command.name}" is not a valid JSON Schema: ${this.#ajv.errorsText(this.#ajv.errors)}`,
+        );
       }
       added.push(deepFreeze(structuredClone({ name: command.name, description: command.description, parameters: command.parameters })));
     }
@@ -165,7 +179,8 @@ class DefaultSchemaManager implements SchemaManager {
 }
 
 function checkVersion(version: string): string {
-  if (typeof version !== 'string' || !SEMVER.test(version)) throw new GolemError('INVALID_ARGUMENT', `a schema version is a semantic version such as 1.2.0, not ${JSON.stringify(version)}`);
+  if (typeof version !== 'string' || !SEMVER.test(version))
+    throw new GolemError('INVALID_ARGUMENT', `a schema version is a semantic version such as 1.2.0, not ${JSON.stringify(version)}`);
   return version;
 }
 

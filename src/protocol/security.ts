@@ -26,7 +26,11 @@ export function urlProblem(url: string, policy: SecurityPolicy = {}): string | u
   const schemes = policy.allowedSchemes ?? DEFAULT_SCHEMES;
   if (!schemes.includes(scheme)) return `the scheme "${scheme}:" is not allowed (allowed: ${schemes.map((s) => `${s}:`).join(', ')})`;
   // Every URL with a host is held to the allowlist (ws:, ftp:, file://host when their scheme is allowed, not only http:).
-  if (policy.allowedDomains !== undefined && (scheme === 'http' || scheme === 'https' || parsed.hostname !== '') && !hostAllowed(parsed.hostname, policy.allowedDomains)) {
+  if (
+    policy.allowedDomains !== undefined &&
+    (scheme === 'http' || scheme === 'https' || parsed.hostname !== '') &&
+    !hostAllowed(parsed.hostname, policy.allowedDomains)
+  ) {
     return `the host "${parsed.hostname}" is not on the allowlist (${policy.allowedDomains.join(', ') || 'empty'})`;
   }
   return undefined;

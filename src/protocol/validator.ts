@@ -7,7 +7,15 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { selectorProblem, urlProblem } from './security.js';
-import { COMMAND_ACTIONS, type AIResponse, type CommandSpec, type ResponseSchema, type SchemaValidationError, type SecurityPolicy, type ValidationResult } from './types.js';
+import {
+  COMMAND_ACTIONS,
+  type AIResponse,
+  type CommandSpec,
+  type ResponseSchema,
+  type SchemaValidationError,
+  type SecurityPolicy,
+  type ValidationResult,
+} from './types.js';
 
 export interface ValidatorContext {
   /** The compiled schema (throws when it cannot be compiled). */
@@ -48,7 +56,14 @@ export function validateResponse(response: unknown, schema: ResponseSchema, ctx:
   let data: unknown;
   if (typeof response === 'string') {
     const parsed = parseResponseText(response);
-    if (!parsed.ok) return invalid({ field: '', path: [], value: clip(response), expectedType: 'object', message: `the answer is not a JSON object (${parsed.message}); answer with exactly one JSON object` });
+    if (!parsed.ok)
+      return invalid({
+        field: '',
+        path: [],
+        value: clip(response),
+        expectedType: 'object',
+        message: `the answer is not a JSON object (${parsed.message}); answer with exactly one JSON object`,
+      });
     data = parsed.value;
   } else {
     // The protocol is JSON: validate the JSON form (cycles, BigInts and throwing getters end here, as errors).
@@ -75,7 +90,13 @@ export function validateResponse(response: unknown, schema: ResponseSchema, ctx:
   try {
     check = ctx.compile(schema);
   } catch (error) {
-    return invalid({ field: '$schema', path: ['$schema'], value: null, expectedType: 'a valid JSON Schema', message: `the schema cannot be compiled: ${(error as Error).message}` });
+    return invalid({
+      field: '$schema',
+      path: ['$schema'],
+      value: null,
+      expectedType: 'a valid JSON Schema',
+      message: `the schema cannot be compiled: ${(error as Error).message}`,
+    });
   }
 
   const errors: SchemaValidationError[] = [];
@@ -107,11 +128,19 @@ function securityProblems(parameters: Record<string, unknown>, policy: SecurityP
   const { url, selector } = parameters;
   if (typeof url === 'string' && !url.includes('${')) {
     const problem = urlProblem(url, policy);
-    if (problem !== undefined) out.push({ field: 'command.parameters.url', path: ['command', 'parameters', 'url'], value: url, expectedType: 'an allowed URL', message: problem });
+    if (problem !== undefined)
+      out.push({ field: 'command.parameters.url', path: ['command', 'parameters', 'url'], value: url, expectedType: 'an allowed URL', message: problem });
   }
   if (typeof selector === 'string') {
     const problem = selectorProblem(selector, policy);
-    if (problem !== undefined) out.push({ field: 'command.parameters.selector', path: ['command', 'parameters', 'selector'], value: clip(selector), expectedType: 'an allowed selector', message: problem });
+    if (problem !== undefined)
+      out.push({
+        field: 'command.parameters.selector',
+        path: ['command', 'parameters', 'selector'],
+        value: clip(selector),
+        expectedType: 'an allowed selector',
+        message: problem,
+      });
   }
   return out;
 }
@@ -169,16 +198,23 @@ function describe(e: ErrorObject, path: string[], data: unknown, parent: JsonObj
     case 'required': {
       const missing = String(params.missingProperty);
       const segments = [...path, missing];
-      if (missing === 'command' && path.length === 0) return at(segments, undefined, 'a command', 'is required: RETRY asks for a corrective command (or decide PROCEED or ABORT)');
+      if (missing === 'command' && path.length === 0)
+        return at(segments, undefined, 'a command', 'is required: RETRY asks for a corrective command (or decide PROCEED or ABORT)');
       const property = isObject(parent?.properties) ? (parent.properties[missing] as JsonObject | undefined) : undefined;
       return at(segments, undefined, typeName(property), 'is required');
     }
     case 'not':
-      if (path.length === 0) return at(['command'], isObject(data) ? data.command : undefined, 'no command', 'must be left out: ABORT stops the task, so it carries no command');
+      if (path.length === 0)
+        return at(['command'], isObject(data) ? data.command : undefined, 'no command', 'must be left out: ABORT stops the task, so it carries no command');
       return at(path, data, 'something else', 'is not allowed here');
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      return at([...path, extra], isObject(data) ? data[extra] : undefined, 'no such property', `is not a known property${path.length === 0 ? '' : ` of ${path.join('.')}`}; leave it out`);
+      return at(
+        [...path, extra],
+        isObject(data) ? data[extra] : undefined,
+        'no such property',
+        `is not a known property${path.length === 0 ? '' : ` of ${path.join('.')}`}; leave it out`,
+      );
     }
     case 'type':
       return at(path, data, String(params.type), `must be ${article(String(params.type))}`);
@@ -189,16 +225,31 @@ function describe(e: ErrorObject, path: string[], data: unknown, parent: JsonObj
     case 'const':
       return at(path, data, JSON.stringify(params.allowedValue), `must be ${JSON.stringify(params.allowedValue)}`);
     case 'discriminator':
-      return at([...path, 'action'], isObject(data) ? data.action : undefined, 'a command name', params.error === 'tag' ? 'must be a string naming the command' : 'is not a known command');
+      return at(
+        [...path, 'action'],
+        isObject(data) ? data.action : undefined,
+        'a command name',
+        params.error === 'tag' ? 'must be a string naming the command' : 'is not a known command',
+      );
     case 'minLength':
-      return at(path, data, `string of at least ${String(params.limit)} characters`, Number(params.limit) === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters`);
+      return at(
+        path,
+        data,
+        `string of at least ${String(params.limit)} characters`,
+        Number(params.limit) === 1 ? 'must not be empty' : `must have at least ${String(params.limit)} characters`,
+      );
     case 'pattern':
       return at(path, data, `string matching ${String(params.pattern)}`, `must match ${String(params.pattern)}`);
     case 'format':
       return at(path, data, String(params.format), `must be a valid ${String(params.format)}`);
     case 'anyOf':
     case 'oneOf':
-      return at(path, data, 'a value of an allowed form', e.keyword === 'oneOf' ? 'does not match any allowed form' : 'does not match any allowed form (see the errors beside this one)');
+      return at(
+        path,
+        data,
+        'a value of an allowed form',
+        e.keyword === 'oneOf' ? 'does not match any allowed form' : 'does not match any allowed form (see the errors beside this one)',
+      );
     default:
       return at(path, data, e.keyword, e.message ?? `fails ${e.keyword}`);
   }
@@ -219,7 +270,10 @@ function unknownFields(data: unknown, schema: JsonObject, prefix = ''): string[]
 
 function pointerToPath(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function typeName(schema: JsonObject | undefined): string {

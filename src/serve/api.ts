@@ -23,7 +23,10 @@ const Body = {
   clearance: z.strictObject({ action: z.enum(['push', 'discard', 'defer']) }),
 };
 
-export async function createApi(host: ServeHost, options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object }): Promise<HonoApp> {
+export async function createApi(
+  host: ServeHost,
+  options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object },
+): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
   const { Hono } = await importOptional(() => import('hono'), { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' });
   const app = new Hono();
@@ -33,7 +36,8 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
   app.use('/api/*', async (c, next) => {
     // The header only: a token in a query string ends up in logs and histories, and would let another site's form post here.
     const given = /^bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!options.token(given)) return c.json({ error: { code: 'UNAUTHORIZED', message: 'the token is missing or wrong; open the address golem serve printed' } }, 401);
+    if (!options.token(given))
+      return c.json({ error: { code: 'UNAUTHORIZED', message: 'the token is missing or wrong; open the address golem serve printed' } }, 401);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
       return c.json({ error: { code: 'INVALID_ARGUMENT', message: 'send the body as JSON (content-type: application/json)' } }, 415);
     }
@@ -45,8 +49,12 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
   app.post('/api/sessions', async (c) => c.json(await host.createSession((await body(c, Body.session)).label ?? null), 201));
   app.get('/api/sessions/:id', (c) => c.json(host.session(c.req.param('id'))));
   app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(c.req.param('id'), (await body(c, Body.message)).text), 202));
-  app.post('/api/sessions/:id/turns/:turnId/edit', async (c) => c.json(await host.edit(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202));
-  app.post('/api/sessions/:id/turns/:turnId/switch', async (c) => c.json(await host.switchVersion(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.switch)).direction)));
+  app.post('/api/sessions/:id/turns/:turnId/edit', async (c) =>
+    c.json(await host.edit(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202),
+  );
+  app.post('/api/sessions/:id/turns/:turnId/switch', async (c) =>
+    c.json(await host.switchVersion(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.switch)).direction)),
+  );
   app.post('/api/sessions/:id/fork', async (c) => c.json(await host.fork(c.req.param('id'), (await body(c, Body.fork)).at), 201));
   app.post('/api/sessions/:id/stop', (c) => c.json({ stopped: host.stop(c.req.param('id')) }));
   app.post('/api/approvals/:id', async (c) => {
@@ -69,7 +77,8 @@ export async function createApi(host: ServeHost, options: { token: (given: strin
       // Built assets carry a content hash in their names; index.html does not.
       'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       'referrer-policy': 'no-referrer',
     });
   });

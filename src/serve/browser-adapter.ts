@@ -131,7 +131,11 @@ export class BrowserAdapter implements UIAdapter {
   }
 
   displayClearanceResult(result: ClearanceResult): void {
-    this.#custom({ type: 'CUSTOM', name: 'golem.clearance-result', value: { itemId: result.item.id, action: result.decision.action, ok: result.ok, message: result.message } });
+    this.#custom({
+      type: 'CUSTOM',
+      name: 'golem.clearance-result',
+      value: { itemId: result.item.id, action: result.decision.action, ok: result.ok, message: result.message },
+    });
   }
 
   onClearanceStateChange(callback: (items: ClearanceItem[]) => void): void {

@@ -21,11 +21,17 @@ export function readClientMessage(data: RawData | string): ClientMessageReading 
   } catch {
     return { ok: false, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' };
   const message = value as { type?: unknown };
   if (message.type === 'SNAPSHOT_REQUEST' || message.type === 'UI_ACTION') return { ok: true, message: message as ClientMessage };
   // Named without echoing a value of any size or depth back.
-  const type = typeof message.type === 'string' ? JSON.stringify(message.type.slice(0, 100)) : message.type === undefined ? 'undefined' : `of type ${message.type === null ? 'null' : typeof message.type}`;
+  const type =
+    typeof message.type === 'string'
+      ? JSON.stringify(message.type.slice(0, 100))
+      : message.type === undefined
+        ? 'undefined'
+        : `of type ${message.type === null ? 'null' : typeof message.type}`;
   return { ok: false, code: 'UNKNOWN_MESSAGE', message: `unknown message type ${type}; this server takes SNAPSHOT_REQUEST and UI_ACTION` };
 }
 

@@ -94,7 +94,10 @@ export class ServeHost {
     return {
       sessions: chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list()).map((s) => this.#summary(s)),
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
-      approvals: this.#ws.approvals.pending().filter((a) => !this.#answered.has(a.id)).map(approvalView),
+      approvals: this.#ws.approvals
+        .pending()
+        .filter((a) => !this.#answered.has(a.id))
+        .map(approvalView),
       clearance: this.#clearance.list().map(clearanceView),
       model: model === undefined ? null : { provider: model.provider, modelId: model.modelId },
       running: [...this.#runs.keys()],
@@ -133,7 +136,11 @@ export class ServeHost {
     const session = this.#session(sessionId);
     const turn = session.turn(turnId);
     if (turn === undefined) throw new GolemError('TURN_NOT_FOUND', `session "${session.id}" has no turn "${turnId}"`);
-    if (turn.blocks.some((b) => b.type !== 'text')) throw new GolemError('INVALID_ARGUMENT', `turn "${turnId}" holds more than text (${turn.blocks.map((b) => b.type).join(', ')}); only text messages are edited here`);
+    if (turn.blocks.some((b) => b.type !== 'text'))
+      throw new GolemError(
+        'INVALID_ARGUMENT',
+        `turn "${turnId}" holds more than text (${turn.blocks.map((b) => b.type).join(', ')}); only text messages are edited here`,
+      );
     const blocks: ContentBlock[] = [{ type: 'text', text }];
     const edited = await this.#reserving(session.id, () => session.editTurn(turn.id, blocks));
     const runId = edited.role === 'user' && this.#agent !== undefined ? this.#start(session, undefined) : null;
@@ -332,7 +339,12 @@ export class ServeHost {
       setImmediate(() => {
         this.#changed = undefined;
         if (this.#closed) return;
-        this.#broadcast({ type: 'CUSTOM', name: 'golem.changed', value: { topics: [...changed.topics], sessionIds: [...changed.sessionIds] }, timestamp: Date.now() });
+        this.#broadcast({
+          type: 'CUSTOM',
+          name: 'golem.changed',
+          value: { topics: [...changed.topics], sessionIds: [...changed.sessionIds] },
+          timestamp: Date.now(),
+        });
       });
     }
     for (const topic of topics) this.#changed.topics.add(topic);
@@ -344,7 +356,9 @@ export class ServeHost {
     let latest: Turn | undefined;
     for (const turn of this.#ws.manager.workspace().turns.values()) {
       if (latest !== undefined && turn.seq < latest.seq) continue;
-      const names = turn.blocks.some((b) => b.type === 'tool_use' && b.name === 'patch_ui_state' && (b.args.instanceId === instanceId || b.args.newInstanceId === instanceId));
+      const names = turn.blocks.some(
+        (b) => b.type === 'tool_use' && b.name === 'patch_ui_state' && (b.args.instanceId === instanceId || b.args.newInstanceId === instanceId),
+      );
       if (names) latest = turn;
     }
     if (latest === undefined) return undefined;
@@ -384,7 +398,8 @@ export class ServeHost {
   }
 
   #requireIdle(sessionId: string): void {
-    if (this.#runs.has(sessionId) || this.#reserved.has(sessionId)) throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
+    if (this.#runs.has(sessionId) || this.#reserved.has(sessionId))
+      throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
   }
 
   #requireAgent(): ServeAgentOptions {
@@ -406,11 +421,30 @@ function turnView(turn: Turn, view: SessionView): TurnView {
     }
   }
   const branch = view.branchInfo(turn.id) ?? { versions: [turn.version], currentIndex: 0, total: 1, hasPrev: false, hasNext: false };
-  return { id: turn.id, version: turn.version, role: turn.role as TurnView['role'], text: text.join('\n\n'), toolCalls, toolResults, branch, createdAt: turn.createdAt };
+  return {
+    id: turn.id,
+    version: turn.version,
+    role: turn.role as TurnView['role'],
+    text: text.join('\n\n'),
+    toolCalls,
+    toolResults,
+    branch,
+    createdAt: turn.createdAt,
+  };
 }
 
 function approvalView(a: ApprovalRecord): ApprovalView {
-  return { id: a.id, rootSessionId: a.rootSessionId, action: a.action, type: a.type, description: a.description, details: a.details, risk: a.risk, workerPath: a.workerPath, createdAt: a.createdAt };
+  return {
+    id: a.id,
+    rootSessionId: a.rootSessionId,
+    action: a.action,
+    type: a.type,
+    description: a.description,
+    details: a.details,
+    risk: a.risk,
+    workerPath: a.workerPath,
+    createdAt: a.createdAt,
+  };
 }
 
 function clearanceView(c: ClearanceRecord): ClearanceView {

@@ -30,7 +30,11 @@ export class RunEventTranslator {
     const step = `worker ${worker.id} (depth ${worker.depth})`;
     switch (event.type) {
       case 'worker-start':
-        return [worker.depth === 0 && event.parent === null ? e('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId }) : e('STEP_STARTED', { stepName: step })];
+        return [
+          worker.depth === 0 && event.parent === null
+            ? e('RUN_STARTED', { threadId: this.#threadId, runId: this.#runId })
+            : e('STEP_STARTED', { stepName: step }),
+        ];
       case 'text-delta': {
         if (event.text === '') return [];
         const out: RunEvent[] = [];
@@ -55,13 +59,21 @@ export class RunEventTranslator {
           e('TOOL_CALL_START', { toolCallId, toolCallName: event.name }),
           e('TOOL_CALL_ARGS', { toolCallId, delta: JSON.stringify(event.input) }),
           e('TOOL_CALL_END', { toolCallId }),
-          e('TOOL_CALL_RESULT', { messageId: `${toolCallId}:result`, toolCallId, content: typeof event.output === 'string' ? event.output : JSON.stringify(event.output) }),
+          e('TOOL_CALL_RESULT', {
+            messageId: `${toolCallId}:result`,
+            toolCallId,
+            content: typeof event.output === 'string' ? event.output : JSON.stringify(event.output),
+          }),
         ];
       }
       case 'worker-end': {
         const out = this.#close(worker.id, e);
         if (worker.depth > 0) return [...out, e('STEP_FINISHED', { stepName: step })];
-        if (event.status === 'failed') return [...out, e('RUN_ERROR', { message: event.text === '' ? 'the run failed' : event.text, code: 'RUN_FAILED', threadId: this.#threadId, runId: this.#runId })];
+        if (event.status === 'failed')
+          return [
+            ...out,
+            e('RUN_ERROR', { message: event.text === '' ? 'the run failed' : event.text, code: 'RUN_FAILED', threadId: this.#threadId, runId: this.#runId }),
+          ];
         return [...out, e('RUN_FINISHED', { threadId: this.#threadId, runId: this.#runId, result: { status: event.status, text: event.text } })];
       }
     }

@@ -86,7 +86,10 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
   // ws loads here, not with Golem: only a server needs it.
   const need = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' };
-  const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([importOptional(() => import('ws'), need), importOptional(() => import('@hono/node-server'), need)]);
+  const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([
+    importOptional(() => import('ws'), need),
+    importOptional(() => import('@hono/node-server'), need),
+  ]);
   const stream = new UIStream(ws.manager);
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
@@ -114,7 +117,12 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
 
   const listener = getRequestListener(api.fetch);
   // Host and Origin first, for the page, the API and the socket alike.
-  const guard = requestGuard({ host, exposed: options.exposed === true, ...(options.allowedHosts !== undefined && { allowedHosts: options.allowedHosts }), origins: () => origins });
+  const guard = requestGuard({
+    host,
+    exposed: options.exposed === true,
+    ...(options.allowedHosts !== undefined && { allowedHosts: options.allowedHosts }),
+    origins: () => origins,
+  });
   const http: Server = createServer((req, res) => {
     const refused = guard(req.headers);
     if (refused === undefined) return void listener(req, res);

@@ -67,7 +67,9 @@ function valueProblem(field: FieldConfig, value: JsonValue): string | undefined 
       return typeof value === 'boolean' ? undefined : 'a checkbox takes true or false';
     case 'select':
     case 'radio':
-      return typeof value === 'string' && (field.options ?? []).some((o) => o.value === value) ? undefined : `one of ${(field.options ?? []).map((o) => JSON.stringify(o.value)).join(', ')}`;
+      return typeof value === 'string' && (field.options ?? []).some((o) => o.value === value)
+        ? undefined
+        : `one of ${(field.options ?? []).map((o) => JSON.stringify(o.value)).join(', ')}`;
     default:
       return typeof value === 'string' && value.length <= 100_000 ? undefined : 'a text field takes a string';
   }

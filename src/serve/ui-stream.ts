@@ -57,7 +57,12 @@ export class UIStream {
   /** Every instance as the events sent so far have them, as a snapshot event at the current version. */
   snapshot(): UIStreamEvent {
     const instances: Record<string, unknown> = Object.fromEntries(this.#instances);
-    return { type: 'STATE_SNAPSHOT' as StateSnapshotEvent['type'], snapshot: { instances } satisfies UIState, timestamp: Date.now(), metadata: { version: this.#version } };
+    return {
+      type: 'STATE_SNAPSHOT' as StateSnapshotEvent['type'],
+      snapshot: { instances } satisfies UIState,
+      timestamp: Date.now(),
+      metadata: { version: this.#version },
+    };
   }
 
   /** Calls `listener` with each event after the snapshot (a delta; a snapshot after a rebuild) and its JSON, made once; returns the unsubscribe. */

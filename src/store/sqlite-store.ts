@@ -95,9 +95,7 @@ export class SqliteStore implements Store {
       ),
       delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
       get: db.prepare<[string, string], { value: string }>('SELECT value FROM records WHERE collection = ? AND key = ?'),
-      load: db.prepare<[], { collection: string; key: string; value: string }>(
-        'SELECT collection, key, value FROM records ORDER BY rowid',
-      ),
+      load: db.prepare<[], { collection: string; key: string; value: string }>('SELECT collection, key, value FROM records ORDER BY rowid'),
       log: db.prepare<[number, number], LogRow>('SELECT * FROM command_log WHERE seq > ? ORDER BY seq LIMIT ?'),
       logCount: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM command_log'),
       counts: db.prepare<[], { collection: string; n: number }>('SELECT collection, count(*) AS n FROM records GROUP BY collection'),
@@ -178,11 +176,9 @@ export function migrate(db: BetterSqlite3.Database, migrations: readonly Migrati
   const current = db.pragma('user_version', { simple: true }) as number;
   const newest = migrations.at(-1)?.version ?? 0;
   if (current > newest) {
-    throw new GolemError(
-      'STORE_VERSION_TOO_NEW',
-      `the database is at schema version ${current}, newer than this Golem knows (${newest}); upgrade Golem`,
-      { details: { current, newest } },
-    );
+    throw new GolemError('STORE_VERSION_TOO_NEW', `the database is at schema version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, {
+      details: { current, newest },
+    });
   }
   for (const migration of migrations) {
     if (migration.version <= current) continue;

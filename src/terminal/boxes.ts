@@ -141,8 +141,7 @@ export class WorkerBoxes {
     const name = label === '' ? '' : cutTo(label, boxWidth - 6);
     const head = name === '' ? `${leftCorner}─` : `${leftCorner}─ `;
     const fill = '─'.repeat(Math.max(1, boxWidth - head.length - displayWidth(name) - (name === '' ? 0 : 1) - 1));
-    const rule =
-      screen.paint('dim', head) + (name === '' ? '' : screen.paint(style, name) + ' ') + screen.paint('dim', fill + rightCorner);
+    const rule = screen.paint('dim', head) + (name === '' ? '' : screen.paint(style, name) + ' ') + screen.paint('dim', fill + rightCorner);
     const outer = depth - 1;
     screen.write(`${screen.paint('dim', '│ '.repeat(outer))}${rule}${screen.paint('dim', ' │'.repeat(outer))}\n`);
   }

@@ -8,7 +8,10 @@ import { cutTo, displayWidth } from './text-width.js';
 
 /** A call's input as arguments: an object's values, each short JSON. */
 export function formatArgs(input: JsonValue): string {
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) return Object.values(input).map((v) => shortJson(v)).join(', ');
+  if (input !== null && typeof input === 'object' && !Array.isArray(input))
+    return Object.values(input)
+      .map((v) => shortJson(v))
+      .join(', ');
   return shortJson(input);
 }
 

@@ -51,7 +51,9 @@ export function describeModelAdapterConformance(name: string, harness: ModelHarn
     it('delivers tool calls whole, with parsed input', () =>
       withModel([{ toolCalls: [{ name: 'search', input: { query: 'heart', limit: 3, deep: { ok: true } }, callId: 'call_1' }] }], async (model) => {
         const parts = await collect(model.stream(prompt));
-        expect(parts.filter((p) => p.type === 'tool-call')).toEqual([{ type: 'tool-call', callId: 'call_1', name: 'search', input: { query: 'heart', limit: 3, deep: { ok: true } } }]);
+        expect(parts.filter((p) => p.type === 'tool-call')).toEqual([
+          { type: 'tool-call', callId: 'call_1', name: 'search', input: { query: 'heart', limit: 3, deep: { ok: true } } },
+        ]);
         expect(parts.at(-1)).toMatchObject({ type: 'finish', stopReason: 'tool-calls' });
       }));
 
@@ -85,7 +87,9 @@ export function describeModelAdapterConformance(name: string, harness: ModelHarn
       withModel([{ text: 'never heard' }], async (model) => {
         const controller = new AbortController();
         controller.abort();
-        await expect(collect(model.stream(prompt, { signal: controller.signal }))).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'MODEL_ABORTED');
+        await expect(collect(model.stream(prompt, { signal: controller.signal }))).rejects.toSatisfy(
+          (e: unknown) => GolemError.isInstance(e) && e.code === 'MODEL_ABORTED',
+        );
       }));
 
     it('counts tokens', () =>

@@ -4,7 +4,15 @@
  */
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
-import { collectStream, MODEL_ADAPTER_SPEC, type CallOptions, type ModelAdapter, type StopReason, type StreamPart, type Usage } from '../models/model-adapter.js';
+import {
+  collectStream,
+  MODEL_ADAPTER_SPEC,
+  type CallOptions,
+  type ModelAdapter,
+  type StopReason,
+  type StreamPart,
+  type Usage,
+} from '../models/model-adapter.js';
 import type { Prompt } from '../models/prompt.js';
 import { estimateTokens } from '../models/tokens.js';
 
@@ -49,7 +57,10 @@ export class ScriptedModel implements ModelAdapter {
     this.calls.push(structuredClone(prompt));
     const step = Array.isArray(this.#script) ? (this.#script as readonly ScriptStep[])[call] : (this.#script as ScriptStep);
     if (step === undefined) {
-      throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the scripted model has ${(this.#script as readonly ScriptStep[]).length} steps and was called a ${call + 1}th time`);
+      throw new GolemError(
+        'MODEL_SCRIPT_EXHAUSTED',
+        `the scripted model has ${(this.#script as readonly ScriptStep[]).length} steps and was called a ${call + 1}th time`,
+      );
     }
     const response = typeof step === 'function' ? await step(prompt, call) : step;
     const parts: StreamPart[] = [];
@@ -65,7 +76,8 @@ export class ScriptedModel implements ModelAdapter {
       stopReason: response.stopReason ?? ((response.toolCalls?.length ?? 0) > 0 ? 'tool-calls' : 'stop'),
       usage: {
         inputTokens: response.usage?.inputTokens ?? estimateTokens(promptText),
-        outputTokens: response.usage?.outputTokens ?? estimateTokens((response.thinking ?? '') + (response.text ?? '') + JSON.stringify(response.toolCalls ?? [])),
+        outputTokens:
+          response.usage?.outputTokens ?? estimateTokens((response.thinking ?? '') + (response.text ?? '') + JSON.stringify(response.toolCalls ?? [])),
         ...(response.usage?.cachedInputTokens !== undefined && { cachedInputTokens: response.usage.cachedInputTokens }),
       },
     });

@@ -52,10 +52,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     it('applies puts and deletes and appends the command, with gapless seqs', async () => {
       const store = await opened(harness);
       const entry = entries();
-      await store.commit(entry('a', { n: 1 }), [
-        put('session', 's1', { id: 's1', n: 1 }),
-        put('turn', 't@0', { id: 't', text: 'héllo ✓ 𝄞' }),
-      ]);
+      await store.commit(entry('a', { n: 1 }), [put('session', 's1', { id: 's1', n: 1 }), put('turn', 't@0', { id: 't', text: 'héllo ✓ 𝄞' })]);
       await store.commit(entry('b'), [{ op: 'delete', collection: 'session', key: 's1' }]);
       await store.commit(entry('c'), []);
       expect(await store.lastSeq()).toBe(3);
@@ -77,10 +74,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     it('keeps first-written order when a record is overwritten', async () => {
       const store = await opened(harness);
       const entry = entries();
-      await store.commit(entry(), [
-        put('c', 'a', 1),
-        put('c', 'b', 2),
-      ]);
+      await store.commit(entry(), [put('c', 'a', 1), put('c', 'b', 2)]);
       await store.commit(entry(), [put('c', 'a', 3)]);
       expect((await store.load()).map((r) => [r.key, r.value])).toEqual([
         ['a', 3],
@@ -155,9 +149,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const stale = { ...entry(), seq: 1 };
       const ahead = { ...entry(), seq: 5 };
       for (const bad of [stale, ahead]) {
-        await expect(store.commit(bad, [put('c', 'x', 1)])).rejects.toSatisfy(
-          (e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_CONFLICT',
-        );
+        await expect(store.commit(bad, [put('c', 'x', 1)])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'STORE_CONFLICT');
       }
       expect(await store.load()).toEqual([]);
       expect(await store.lastSeq()).toBe(1);
@@ -176,10 +168,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       it('keeps everything across close and reopen', async () => {
         const store = await opened(harness);
         const entry = entries();
-        await store.commit(entry('x', { deep: { a: [1, 'two', null, true] } }), [
-          put('c', 'a', { v: 1 }),
-          put('d', 'b', 'text'),
-        ]);
+        await store.commit(entry('x', { deep: { a: [1, 'two', null, true] } }), [put('c', 'a', { v: 1 }), put('d', 'b', 'text')]);
         const before = { records: await store.load(), log: await store.commandLog() };
         await store.close();
         const again = await reopen(store);

@@ -30,7 +30,17 @@ export interface PatchInput {
   patches: PatchOperation[];
 }
 
-export const UI_PATCH_ERROR_CODES = ['INVALID_INSTANCE', 'INVALID_OP', 'INVALID_PATH', 'PATH_NOT_FOUND', 'SCHEMA_MUTATION', 'MISSING_VALUE', 'DUPLICATE_ID', 'INSTANCE_EXISTS', 'INVALID_STRUCTURE'] as const;
+export const UI_PATCH_ERROR_CODES = [
+  'INVALID_INSTANCE',
+  'INVALID_OP',
+  'INVALID_PATH',
+  'PATH_NOT_FOUND',
+  'SCHEMA_MUTATION',
+  'MISSING_VALUE',
+  'DUPLICATE_ID',
+  'INSTANCE_EXISTS',
+  'INVALID_STRUCTURE',
+] as const;
 export type UIPatchErrorCode = (typeof UI_PATCH_ERROR_CODES)[number];
 
 /** Why a call was refused: the patch (its index; -1 for the call itself), its path, and what to do. */
@@ -42,9 +52,7 @@ export interface UIPatchError {
 }
 
 /** An RFC 6902 operation, on the instance document. */
-export type JsonPatchOperation =
-  | { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue }
-  | { op: 'remove'; path: string };
+export type JsonPatchOperation = { op: 'add' | 'replace' | 'test'; path: string; value: JsonValue } | { op: 'remove'; path: string };
 
 export type PatchOutcome =
   | { ok: true; kind: 'create' | 'update'; instanceId: string; instance: UIInstance; jsonPatch: JsonPatchOperation[] }
@@ -114,11 +122,17 @@ export function parsePath(path: string): Target {
  */
 export function applyPatchInput(input: unknown, existing: (id: string) => UIInstance | undefined): PatchOutcome {
   const call = (code: UIPatchErrorCode, message: string): PatchOutcome => ({ ok: false, errors: [{ code, patchIndex: -1, path: '', message }] });
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId? }');
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId? }');
   const { instanceId, newInstanceId, targetInstanceId, patches, ...rest } = input as Record<string, unknown>;
   const extra = Object.keys(rest);
-  if (extra.length > 0) return call(extra.some((k) => VERSION_KEYS.has(k)) ? 'SCHEMA_MUTATION' : 'INVALID_STRUCTURE', `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')}: patches carry no version and nothing else`);
-  if (typeof instanceId !== 'string' || instanceId === '') return call('MISSING_VALUE', 'instanceId is required: an instance\'s id, "__CREATE__" or "__DELETE__"');
+  if (extra.length > 0)
+    return call(
+      extra.some((k) => VERSION_KEYS.has(k)) ? 'SCHEMA_MUTATION' : 'INVALID_STRUCTURE',
+      `unknown field(s) ${extra.map((k) => `"${k}"`).join(', ')}: patches carry no version and nothing else`,
+    );
+  if (typeof instanceId !== 'string' || instanceId === '')
+    return call('MISSING_VALUE', 'instanceId is required: an instance\'s id, "__CREATE__" or "__DELETE__"');
   if (!Array.isArray(patches)) return call('MISSING_VALUE', 'patches is required: a list of { op, path, value }');
   if (patches.length > MAX_PATCHES) return call('INVALID_STRUCTURE', `at most ${MAX_PATCHES} patches a call`);
 
@@ -140,7 +154,8 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     draft = {};
   } else {
     const current = existing(instanceId);
-    if (current === undefined) return call('INVALID_INSTANCE', `there is no instance "${instanceId}"; create it with instanceId "__CREATE__" and newInstanceId "${instanceId}"`);
+    if (current === undefined)
+      return call('INVALID_INSTANCE', `there is no instance "${instanceId}"; create it with instanceId "__CREATE__" and newInstanceId "${instanceId}"`);
     id = instanceId;
     draft = JSON.parse(JSON.stringify(current)) as Draft; // plain JSON data: faster than structuredClone, and unfrozen
   }
@@ -191,11 +206,13 @@ function checkPatch(raw: unknown): PatchOperation {
     if (VERSION_KEYS.has(key)) refuse('SCHEMA_MUTATION', `patches carry no "${key}": there is no version tracking in patch_ui_state`);
     if (!PATCH_KEYS.has(key)) refuse('INVALID_STRUCTURE', `a patch has op, path, value, items and condition, not "${key}"`);
   }
-  if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op)) refuse('INVALID_OP', `${show(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
+  if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op))
+    refuse('INVALID_OP', `${show(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
   if (typeof patch.path !== 'string' || patch.path === '') refuse('INVALID_PATH', 'path is required: a string such as state.params.count');
   if (patch.items !== undefined && !Array.isArray(patch.items)) refuse('INVALID_STRUCTURE', 'items is a list');
   // A condition the engine would not evaluate must not be taken as met.
-  if (patch.condition !== undefined) refuse('INVALID_STRUCTURE', 'conditions are not supported: leave "condition" out and send the patch only when it should apply');
+  if (patch.condition !== undefined)
+    refuse('INVALID_STRUCTURE', 'conditions are not supported: leave "condition" out and send the patch only when it should apply');
   if (patch.items !== undefined && patch.op !== 'add') refuse('INVALID_STRUCTURE', `items go with op "add" only; "${String(patch.op)}" takes a value`);
   if (patch.items !== undefined && patch.value !== undefined) refuse('INVALID_STRUCTURE', 'give value or items, not both');
   return patch as unknown as PatchOperation;
@@ -204,7 +221,10 @@ function checkPatch(raw: unknown): PatchOperation {
 /** Applies one patch to the draft; returns its JSON Patch. */
 function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonPatchOperation[] {
   if (patch.op === 'create' || patch.op === 'delete') {
-    refuse('INVALID_OP', `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE_INSTANCE : DELETE_INSTANCE}" instead of a patch`);
+    refuse(
+      'INVALID_OP',
+      `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE_INSTANCE : DELETE_INSTANCE}" instead of a patch`,
+    );
   }
   const target = parsePath(patch.path);
   const value = (): JsonValue => {
@@ -220,7 +240,8 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       only(['set', 'replace'], `set ${target.part} as a whole`);
       if (target.part === 'meta') {
         const meta = parse(UIMeta, value(), 'meta');
-        if (!creating && draft.meta !== undefined && meta.pageKey !== draft.meta.pageKey) refuse('SCHEMA_MUTATION', `meta.pageKey is "${draft.meta.pageKey}" for good: it cannot change after creation`);
+        if (!creating && draft.meta !== undefined && meta.pageKey !== draft.meta.pageKey)
+          refuse('SCHEMA_MUTATION', `meta.pageKey is "${draft.meta.pageKey}" for good: it cannot change after creation`);
         draft.meta = meta;
         return [{ op: 'add', path: '/meta', value: meta as unknown as JsonValue }];
       }
@@ -240,7 +261,8 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       if (target.field === 'other') return refuse('INVALID_PATH', `meta.${target.name} is not a path; meta.status and meta.step are`);
       if (target.field === 'status') {
         const status = value();
-        if (typeof status !== 'string' || !(META_STATUSES as readonly string[]).includes(status)) refuse('INVALID_STRUCTURE', `meta.status is one of ${META_STATUSES.join(', ')}, not ${JSON.stringify(status)}`);
+        if (typeof status !== 'string' || !(META_STATUSES as readonly string[]).includes(status))
+          refuse('INVALID_STRUCTURE', `meta.status is one of ${META_STATUSES.join(', ')}, not ${JSON.stringify(status)}`);
         meta.status = status as string;
         return [{ op: 'replace', path: '/meta/status', value: status }];
       }
@@ -289,7 +311,10 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       return items.map((item) => ({ op: 'add' as const, path: `/${target.list}/-`, value: item as unknown as JsonValue }));
     }
     case 'index': {
-      only(['set', 'replace'], `${patch.path} replaces the item at that index; to delete an item whose id is ${target.index}, quote it: ${target.list}-"${target.index}"`);
+      only(
+        ['set', 'replace'],
+        `${patch.path} replaces the item at that index; to delete an item whose id is ${target.index}, quote it: ${target.list}-"${target.index}"`,
+      );
       const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
       if (target.index >= list.length) refuse('PATH_NOT_FOUND', `${target.list} has ${list.length} item(s); there is no index ${target.index}`);
       const [item] = parseItems(target.list, [value()], patch.path);

@@ -51,10 +51,12 @@ export const Block = z
   })
   .superRefine((block, ctx) => {
     const fields = block.props?.fields;
-    if (block.type === 'form' && fields === undefined) ctx.addIssue({ code: 'custom', path: ['props', 'fields'], message: 'a form block needs props.fields (a list, empty is allowed)' });
+    if (block.type === 'form' && fields === undefined)
+      ctx.addIssue({ code: 'custom', path: ['props', 'fields'], message: 'a form block needs props.fields (a list, empty is allowed)' });
     const keys = new Set<string>();
     for (const [i, field] of (fields ?? []).entries()) {
-      if (keys.has(field.key)) ctx.addIssue({ code: 'custom', path: ['props', 'fields', i, 'key'], message: `two fields of the block have the key "${field.key}"` });
+      if (keys.has(field.key))
+        ctx.addIssue({ code: 'custom', path: ['props', 'fields', i, 'key'], message: `two fields of the block have the key "${field.key}"` });
       keys.add(field.key);
     }
   });

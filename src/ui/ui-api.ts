@@ -38,13 +38,20 @@ export class UIApi {
         }),
       ) as Record<string, never>;
     } catch (error) {
-      return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${(error as Error).message}` }] };
+      return {
+        success: false,
+        errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${(error as Error).message}` }],
+      };
     }
     // The reducer runs the engine on the instance as the log has it; a refused call writes nothing.
     const applied = await this.#manager.dispatch({ type: 'ui:patch', payload });
     if (applied.ok) return { success: true, ...applied.value };
     if (applied.error.code === 'UI_PATCH_REJECTED') return { success: false, errors: (applied.error.details as { errors: UIPatchError[] }).errors };
-    if (applied.error.code === 'INVALID_PAYLOAD') return { success: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${applied.error.message}` }] };
+    if (applied.error.code === 'INVALID_PAYLOAD')
+      return {
+        success: false,
+        errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${applied.error.message}` }],
+      };
     throw applied.error;
   }
 
@@ -75,14 +82,21 @@ export class UIApi {
 
 const PatchOperationInput = z.strictObject({
   op: z.enum(PATCH_OPS).describe('set | add | remove | clear | replace'),
-  path: z.string().describe('state.params.{key}, state.runtime.{key}, blocks, blocks+, blocks-{index}, blocks["id"], blocks-"id" (the same for actions), layout, meta.status, meta.step'),
+  path: z
+    .string()
+    .describe(
+      'state.params.{key}, state.runtime.{key}, blocks, blocks+, blocks-{index}, blocks["id"], blocks-"id" (the same for actions), layout, meta.status, meta.step',
+    ),
   value: z.unknown().optional(),
   items: z.array(z.unknown()).optional(),
   condition: z.string().optional(),
 });
 
 export const PatchUiStateInput = z.strictObject({
-  instanceId: z.string().min(1).describe('The instance to patch; "__CREATE__" to create one (with newInstanceId), "__DELETE__" to delete one (with targetInstanceId)'),
+  instanceId: z
+    .string()
+    .min(1)
+    .describe('The instance to patch; "__CREATE__" to create one (with newInstanceId), "__DELETE__" to delete one (with targetInstanceId)'),
   newInstanceId: z.string().optional(),
   targetInstanceId: z.string().optional(),
   patches: z.array(PatchOperationInput),

@@ -53,7 +53,11 @@ export const uiPatch = defineCommand({
     const outcome = applyPatchInput(payload, (id) => uiInstance(ctx.index, id)?.instance);
     if (!outcome.ok) {
       const first = outcome.errors[0];
-      throw fail('UI_PATCH_REJECTED', `patch_ui_state refused: ${first?.code ?? ''} at patch ${first?.patchIndex ?? -1} (${first?.path ?? ''}): ${first?.message ?? ''}`, { errors: outcome.errors });
+      throw fail(
+        'UI_PATCH_REJECTED',
+        `patch_ui_state refused: ${first?.code ?? ''} at patch ${first?.patchIndex ?? -1} (${first?.path ?? ''}): ${first?.message ?? ''}`,
+        { errors: outcome.errors },
+      );
     }
     const before = uiInstance(ctx.index, outcome.instanceId);
     if (outcome.kind === 'delete') {
@@ -67,7 +71,13 @@ export const uiPatch = defineCommand({
       createdAt: before?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
     };
-    const result: UIPatchResult = { kind: outcome.kind, instanceId: record.id, instance: record.instance, version: record.version, jsonPatch: outcome.jsonPatch };
+    const result: UIPatchResult = {
+      kind: outcome.kind,
+      instanceId: record.id,
+      instance: record.instance,
+      version: record.version,
+      jsonPatch: outcome.jsonPatch,
+    };
     return { writes: [{ op: 'put', collection: 'ui_instance', key: record.id, value: record }], result };
   },
 });

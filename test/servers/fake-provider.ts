@@ -43,7 +43,12 @@ export async function startFakeProvider(kind: 'openai' | 'anthropic', script: (F
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
     req.on('end', () => {
-      const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>) };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>),
+      };
       requests.push(recorded);
       const step = script[requests.length - 1] ?? script.at(-1) ?? {};
       const answer = typeof step === 'function' ? step(recorded) : step;
@@ -51,7 +56,13 @@ export async function startFakeProvider(kind: 'openai' | 'anthropic', script: (F
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (answer.retryAfter !== undefined) headers['retry-after'] = String(answer.retryAfter);
         res.writeHead(answer.status, headers);
-        res.end(JSON.stringify(kind === 'openai' ? { error: { message: `scripted ${answer.status}`, type: 'error' } } : { type: 'error', error: { type: 'api_error', message: `scripted ${answer.status}` } }));
+        res.end(
+          JSON.stringify(
+            kind === 'openai'
+              ? { error: { message: `scripted ${answer.status}`, type: 'error' } }
+              : { type: 'error', error: { type: 'api_error', message: `scripted ${answer.status}` } },
+          ),
+        );
         return;
       }
       const events = kind === 'openai' ? openaiEvents(answer, String(recorded.body.model)) : anthropicEvents(answer, String(recorded.body.model));
@@ -114,7 +125,9 @@ function openaiJson(a: FakeAnswer, model: string) {
         message: {
           role: 'assistant',
           content: a.text ?? null,
-          ...(a.toolCalls !== undefined && { tool_calls: a.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })) }),
+          ...(a.toolCalls !== undefined && {
+            tool_calls: a.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.input) } })),
+          }),
         },
         finish_reason: a.toolCalls !== undefined ? 'tool_calls' : 'stop',
       },
@@ -124,7 +137,8 @@ function openaiJson(a: FakeAnswer, model: string) {
 }
 
 function openaiEvents(a: FakeAnswer, model: string): string[] {
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => sse({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    sse({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }] });
   const events = [chunk({ role: 'assistant', content: '' })];
   for (const piece of (a.text ?? '').match(/\S+\s*/g) ?? []) events.push(chunk({ content: piece }));
   (a.toolCalls ?? []).forEach((c, index) => {
@@ -134,7 +148,16 @@ function openaiEvents(a: FakeAnswer, model: string): string[] {
     events.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(Math.ceil(args.length / 2)) } }] }));
   });
   events.push(chunk({}, a.toolCalls !== undefined ? 'tool_calls' : 'stop'));
-  events.push(sse({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: a.usage?.input ?? 10, completion_tokens: a.usage?.output ?? 5, total_tokens: 15 } }));
+  events.push(
+    sse({
+      id: 'chatcmpl-1',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model,
+      choices: [],
+      usage: { prompt_tokens: a.usage?.input ?? 10, completion_tokens: a.usage?.output ?? 5, total_tokens: 15 },
+    }),
+  );
   events.push('data: [DONE]\n\n');
   return events;
 }
@@ -167,7 +190,22 @@ function anthropicJson(a: FakeAnswer, model: string) {
 
 function anthropicEvents(a: FakeAnswer, model: string): string[] {
   const events = [
-    sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: a.usage?.input ?? 10, output_tokens: 1 } } }, 'message_start'),
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: a.usage?.input ?? 10, output_tokens: 1 },
+        },
+      },
+      'message_start',
+    ),
   ];
   anthropicContent(a).forEach((block, index) => {
     if (block.type === 'thinking') {
@@ -176,14 +214,28 @@ function anthropicEvents(a: FakeAnswer, model: string): string[] {
       events.push(sse({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } }, 'content_block_delta'));
     } else if (block.type === 'text') {
       events.push(sse({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start'));
-      for (const piece of block.text.match(/\S+\s*/g) ?? []) events.push(sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta'));
+      for (const piece of block.text.match(/\S+\s*/g) ?? [])
+        events.push(sse({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }, 'content_block_delta'));
     } else {
-      events.push(sse({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'content_block_start'));
-      events.push(sse({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }, 'content_block_delta'));
+      events.push(
+        sse({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }, 'content_block_start'),
+      );
+      events.push(
+        sse({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }, 'content_block_delta'),
+      );
     }
     events.push(sse({ type: 'content_block_stop', index }, 'content_block_stop'));
   });
-  events.push(sse({ type: 'message_delta', delta: { stop_reason: a.toolCalls !== undefined ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: a.usage?.output ?? 5 } }, 'message_delta'));
+  events.push(
+    sse(
+      {
+        type: 'message_delta',
+        delta: { stop_reason: a.toolCalls !== undefined ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: a.usage?.output ?? 5 },
+      },
+      'message_delta',
+    ),
+  );
   events.push(sse({ type: 'message_stop' }, 'message_stop'));
   return events;
 }

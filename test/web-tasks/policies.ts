@@ -29,8 +29,7 @@ interface Step {
 
 type Planner = (query: string, snapshot: string) => Step[] | undefined;
 
-const text = (prompt: Prompt, index: number): string =>
-  (prompt.messages.at(index)?.content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
+const text = (prompt: Prompt, index: number): string => (prompt.messages.at(index)?.content ?? []).map((p) => (p.type === 'text' ? p.text : '')).join('');
 
 export function observe(prompt: Prompt): Observation {
   const users = prompt.messages.filter((m) => m.role === 'user');
@@ -58,16 +57,26 @@ const type = (role: string, name: string, value: Step['text']): Step => ({ actio
 export const PLANS: Record<string, Planner> = {
   login: (q) => {
     const [user, password] = quoted(q);
-    return user === undefined || password === undefined ? undefined : [type('textbox', 'Username', user), type('textbox', 'Password', password), click('button', 'Log in')];
+    return user === undefined || password === undefined
+      ? undefined
+      : [type('textbox', 'Username', user), type('textbox', 'Password', password), click('button', 'Log in')];
   },
   form: (q) => {
     const [name, email, age, comments] = quoted(q);
     if (comments === undefined) return undefined;
-    return [type('textbox', 'Full name', name), type('textbox', 'Email', email), type('spinbutton', 'Age', age), type('textbox', 'Comments', comments), click('button', 'Submit')];
+    return [
+      type('textbox', 'Full name', name),
+      type('textbox', 'Email', email),
+      type('spinbutton', 'Age', age),
+      type('textbox', 'Comments', comments),
+      click('button', 'Submit'),
+    ];
   },
   'select-radio': (q) => {
     const [country, shipping] = quoted(q);
-    return country === undefined || shipping === undefined ? undefined : [type('combobox', 'Country', country), click('radio', shipping), click('button', 'Submit')];
+    return country === undefined || shipping === undefined
+      ? undefined
+      : [type('combobox', 'Country', country), click('radio', shipping), click('button', 'Submit')];
   },
   checkboxes: (q, snapshot) => {
     const wanted = new Set(quoted(q));
@@ -175,7 +184,11 @@ export function taskPolicy(task: string, options: PolicyOptions = {}): ScriptedM
 function answer(action: 'PROCEED' | 'RETRY' | 'ABORT', message: string, command?: { action: string; parameters: Record<string, string> }): { text: string } {
   const response = {
     decision: { action, message },
-    reasoning: { analysis: 'The page and the last result, as shown.', rationale: message, expectedOutcome: command === undefined ? 'The task ends.' : `${command.action} succeeds.` },
+    reasoning: {
+      analysis: 'The page and the last result, as shown.',
+      rationale: message,
+      expectedOutcome: command === undefined ? 'The task ends.' : `${command.action} succeeds.`,
+    },
     ...(command !== undefined && { command }),
   };
   return { text: JSON.stringify(response) };

@@ -78,7 +78,14 @@ const USERS = ['kim', 'lee', 'ana', 'raj', 'tom', 'eva', 'sam', 'noa', 'ivo', 'z
 const FIRST = ['Ada', 'Ben', 'Chloe', 'Dev', 'Elena', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Keiko', 'Liam'];
 const LAST = ['Park', 'Okafor', 'Silva', 'Novak', 'Berg', 'Tanaka', 'Moreau', 'Quinn', 'Haddad', 'Larsen'];
 const DOMAINS = ['example.com', 'example.org', 'example.net'];
-const COMMENTS = ['Call after 5pm', 'Leave the parcel at the door', 'Please send a paper invoice', 'No calls on weekends', 'Ring the bell twice', 'Deliver to the back entrance'];
+const COMMENTS = [
+  'Call after 5pm',
+  'Leave the parcel at the door',
+  'Please send a paper invoice',
+  'No calls on weekends',
+  'Ring the bell twice',
+  'Deliver to the back entrance',
+];
 const COUNTRIES = ['France', 'Germany', 'Spain', 'Italy', 'Portugal', 'Norway', 'Japan', 'Canada', 'Brazil', 'Kenya', 'Chile', 'Poland'];
 const SHIPPING = ['Standard', 'Express', 'Overnight'];
 const WORDS = ['apple', 'river', 'stone', 'cloud', 'maple', 'tiger', 'lemon', 'piano', 'amber', 'comet', 'violet', 'harbor'];
@@ -87,7 +94,12 @@ const ITEMS = ['kettle', 'toaster', 'lamp', 'mug', 'chair', 'clock', 'fan', 'ble
 const CODE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 /** `n` distinct product names such as "Blue kettle". */
-const products = (rng: Rng, n: number): string[] => sample(rng, COLOURS.flatMap((c) => ITEMS.map((i) => `${c} ${i}`)), n);
+const products = (rng: Rng, n: number): string[] =>
+  sample(
+    rng,
+    COLOURS.flatMap((c) => ITEMS.map((i) => `${c} ${i}`)),
+    n,
+  );
 
 const quoted = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(', ');
 
@@ -99,7 +111,11 @@ const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 /** JSON that is safe inside a `<script>` element. */
-const scriptJson = (value: unknown): string => JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+const scriptJson = (value: unknown): string =>
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 const STYLE = `
 body { font: 16px/1.4 system-ui, sans-serif; margin: 0; padding: 1rem 2rem; color: #222; }
@@ -218,7 +234,12 @@ const form: Builder = (rng, page) => {
   if (page !== 1) return undefined;
   const first = pick(rng, FIRST);
   const last = pick(rng, LAST);
-  const v = { name: `${first} ${last}`, email: `${first.toLowerCase()}.${last.toLowerCase()}@${pick(rng, DOMAINS)}`, age: String(int(rng, 18, 80)), comments: pick(rng, COMMENTS) };
+  const v = {
+    name: `${first} ${last}`,
+    email: `${first.toLowerCase()}.${last.toLowerCase()}@${pick(rng, DOMAINS)}`,
+    age: String(int(rng, 18, 80)),
+    comments: pick(rng, COMMENTS),
+  };
   return {
     query: `Fill in the form: name "${v.name}", email "${v.email}", age "${v.age}", comments "${v.comments}"`,
     data: v,
@@ -245,7 +266,9 @@ const selectRadio: Builder = (rng, page) => {
   const country = pick(rng, countries);
   const shipping = pick(rng, SHIPPING);
   const options = countries.map((c) => `<option>${esc(c)}</option>`).join('');
-  const radios = SHIPPING.map((s) => `<input type="radio" name="shipping" id="ship-${slug(s)}" value="${s}"><label for="ship-${slug(s)}">${s}</label>`).join('\n');
+  const radios = SHIPPING.map((s) => `<input type="radio" name="shipping" id="ship-${slug(s)}" value="${s}"><label for="ship-${slug(s)}">${s}</label>`).join(
+    '\n',
+  );
   return {
     query: `Choose "${country}" as the country and "${shipping}" shipping`,
     data: { country, shipping },
@@ -276,7 +299,9 @@ const checkboxes: Builder = (rng, page) => {
   // The starting state must never already be the answer, and something starts ticked.
   if (words.every((w, i) => ticked[i] === wanted.includes(w))) ticked = ticked.map((t, i) => (i === 0 ? !t : t));
   if (!ticked.includes(true)) ticked[words.findIndex((w) => !wanted.includes(w))] = true;
-  const boxes = words.map((w, i) => `<div><input type="checkbox" id="box-${w}" value="${w}"${ticked[i] ? ' checked' : ''}><label for="box-${w}">${w}</label></div>`).join('\n');
+  const boxes = words
+    .map((w, i) => `<div><input type="checkbox" id="box-${w}" value="${w}"${ticked[i] ? ' checked' : ''}><label for="box-${w}">${w}</label></div>`)
+    .join('\n');
   return {
     query: `Tick exactly these boxes: ${quoted(wanted)} and leave the others unticked`,
     data: { wanted },
@@ -331,7 +356,8 @@ const multiPage: Builder = (rng, page, ctx) => {
   const product = pick(rng, names);
   const quantity = int(rng, 2, 9);
   const query = `Order ${quantity} of "${product}" and confirm`;
-  const link = (p: number, extra: Record<string, string>): string => `/tasks/multi-page/${p}?${new URLSearchParams({ seed: String(ctx.seed), episode: ctx.episode, ...extra }).toString()}`;
+  const link = (p: number, extra: Record<string, string>): string =>
+    `/tasks/multi-page/${p}?${new URLSearchParams({ seed: String(ctx.seed), episode: ctx.episode, ...extra }).toString()}`;
   const catalogue = Object.fromEntries(names.map((n) => [slug(n), n]));
   const data = { catalogue, product: slug(product), quantity };
   // Pages 2 and 3 read the choice so far from their own address.

@@ -1,12 +1,5 @@
 /** The HTTP API of `golem serve` (src/serve/api-types.ts), with the token on every call. */
-import type {
-  ApprovalAnswerBody,
-  ClearanceDecisionBody,
-  ClearanceView,
-  ServeState,
-  SessionDetail,
-  SessionSummary,
-} from '../../src/serve/api-types.js';
+import type { ApprovalAnswerBody, ClearanceDecisionBody, ClearanceView, ServeState, SessionDetail, SessionSummary } from '../../src/serve/api-types.js';
 
 /** A refusal of the server (`{ error: { code, message } }`), or a failed request. */
 export class ApiError extends Error {

@@ -10,15 +10,33 @@ import type { WorkerContext } from './context.js';
 /** Asks the model for the worker's next answer, recorded as the session's head. */
 export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undefined): Promise<Turn> {
   const {
-    session: _s, environments: _e, actions: _a, mode: _m, maxSteps: _x, instructions, ui: _u, requestApproval: _r, onEvent: _o, project: _p, trust: _t, subWorkers: _w, envelope: _v,
+    session: _s,
+    environments: _e,
+    actions: _a,
+    mode: _m,
+    maxSteps: _x,
+    instructions,
+    ui: _u,
+    requestApproval: _r,
+    onEvent: _o,
+    project: _p,
+    trust: _t,
+    subWorkers: _w,
+    envelope: _v,
     ...respondOptions
   } = ctx.options;
   const { mode } = ctx;
-  const tree = ctx.depth > 0 ? [subWorkerInstructions(ctx.position.path, ctx.own.spawn !== undefined)] : ctx.maxDepth > 0 ? [rootInstructions(ctx.maxDepth)] : [];
+  const tree =
+    ctx.depth > 0 ? [subWorkerInstructions(ctx.position.path, ctx.own.spawn !== undefined)] : ctx.maxDepth > 0 ? [rootInstructions(ctx.maxDepth)] : [];
   const turn = await ctx.session.respond({
     ...respondOptions,
     ...mode.offer(ctx.actions, respondOptions.providerOptions),
-    systemSections: [...(instructions === undefined ? [] : [instructions]), ...tree, ...(mode.instructions === undefined ? [] : [mode.instructions()]), ...ctx.environments.map((e) => e.renderContext())],
+    systemSections: [
+      ...(instructions === undefined ? [] : [instructions]),
+      ...tree,
+      ...(mode.instructions === undefined ? [] : [mode.instructions()]),
+      ...ctx.environments.map((e) => e.renderContext()),
+    ],
     ...(signal !== undefined && { signal }),
     onPart: (part) => {
       if (part.type === 'text-delta') ctx.emit({ type: 'text-delta', worker: ctx.info(), text: part.text });

@@ -38,11 +38,19 @@ export async function approve(ctx: WorkerContext, action: Action, call: Call, in
   if (approval.status === 'pending') {
     const ask = options.requestApproval ?? options.ui?.requestApproval.bind(options.ui);
     if (ask === undefined) {
-      if (!ctx.mode.pausable) return { kind: 'denied', message: `Not run: ${action.name} needs the user's approval and nobody can be asked now (approval ${approval.id} waits).` };
+      if (!ctx.mode.pausable)
+        return { kind: 'denied', message: `Not run: ${action.name} needs the user's approval and nobody can be asked now (approval ${approval.id} waits).` };
       return { kind: 'paused', approval };
     }
     const result = await untilAborted(
-      ask({ id: approval.id, type: approval.type, description: approval.description, details: approval.details, risk: approval.risk, workerPath: approval.workerPath }),
+      ask({
+        id: approval.id,
+        type: approval.type,
+        description: approval.description,
+        details: approval.details,
+        risk: approval.risk,
+        workerPath: approval.workerPath,
+      }),
       signal,
     );
     const answer = result === undefined ? { answer: 'no' as const, reason: 'the user stopped the run' } : answerOf(result);

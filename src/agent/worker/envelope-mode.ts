@@ -31,9 +31,13 @@ export function envelopeMode(session: Session, actions: readonly Action[], optio
     // An answer outside the schema goes back with its errors, a few times in a row at most.
     tooManyInvalid: (inARow, errors) =>
       inARow > envelope.maxInvalidResponses
-        ? new GolemError('PROTOCOL_INVALID_RESPONSE', `the model answered ${inARow} times in a row with responses that do not follow the response schema:\n${errors.join('\n')}`, {
-            details: { errors },
-          })
+        ? new GolemError(
+            'PROTOCOL_INVALID_RESPONSE',
+            `the model answered ${inARow} times in a row with responses that do not follow the response schema:\n${errors.join('\n')}`,
+            {
+              details: { errors },
+            },
+          )
         : undefined,
     decision: (turn) => {
       const reading = envelope.read(turn);
@@ -48,7 +52,10 @@ function requests(envelope: Envelope, turn: Turn): Requests {
   const reading = envelope.read(turn);
   if (reading.kind === 'invalid') return { calls: [], errors: [invalidResponseMessage(reading.errors)] };
   if (reading.kind === 'final') return { calls: [], errors: [] };
-  return { calls: [{ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#command`, name: reading.command.action, input: reading.command.parameters }], errors: [] };
+  return {
+    calls: [{ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#command`, name: reading.command.action, input: reading.command.parameters }],
+    errors: [],
+  };
 }
 
 /** The command's result (or the answer's errors) as the next user turn. */
@@ -62,7 +69,10 @@ async function recordResult(session: Session, result: ActionOutcome | undefined,
   // An observation (a page snapshot) goes in a block of its own, which prompts leave out once a newer one follows.
   await session.addTurn({
     role: 'user',
-    blocks: [{ type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${body}` }, ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }])],
+    blocks: [
+      { type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${body}` },
+      ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }]),
+    ],
     meta: { commandResult: { name: result.name, ok: result.ok }, ...(observation !== undefined && { observation: { key: observation.key, block: 1 } }) },
   });
 }

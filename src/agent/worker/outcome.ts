@@ -34,5 +34,10 @@ export function answerText(outcome: WorkerOutcome): string {
 }
 
 function finalText(turn: Turn | undefined): string {
-  return (turn?.blocks ?? []).flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim() || '(no answer text)';
+  return (
+    (turn?.blocks ?? [])
+      .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+      .join('\n')
+      .trim() || '(no answer text)'
+  );
 }

@@ -16,7 +16,12 @@ import type { WorkerOutcome } from './outcome.js';
 import { defer, notifyClearance, stage } from './staging.js';
 
 /** Performs the pending calls in order, each result recorded as the mode says; how the run ends, if a call ends it. */
-export async function performAll(ctx: WorkerContext, pending: { calls: readonly Call[]; errors: readonly string[] }, outcome: WorkerOutcome, signal: AbortSignal | undefined): Promise<CallStop | undefined> {
+export async function performAll(
+  ctx: WorkerContext,
+  pending: { calls: readonly Call[]; errors: readonly string[] },
+  outcome: WorkerOutcome,
+  signal: AbortSignal | undefined,
+): Promise<CallStop | undefined> {
   const { mode } = ctx;
   const results: ActionOutcome[] = [];
   let stop: CallStop | undefined;
@@ -27,7 +32,12 @@ export async function performAll(ctx: WorkerContext, pending: { calls: readonly 
     seen.add(call.callId);
     if (repeated) {
       // One id, one call: a copy is not run (one approval must not run a call once per copy).
-      result = { name: call.name, input: call.input, ok: false, output: `Not run: an earlier call of your answer has the same id (${call.callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.` };
+      result = {
+        name: call.name,
+        input: call.input,
+        ok: false,
+        output: `Not run: an earlier call of your answer has the same id (${call.callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.`,
+      };
     } else if (signal?.aborted === true) {
       // Cancelled: the calls not yet run are answered as such, so the history stays whole.
       result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
@@ -89,17 +99,31 @@ async function perform(ctx: WorkerContext, call: Call, signal: AbortSignal | und
 }
 
 /** Runs a call; `direct`: its effects are real (not on a staging view), so a call that is not repeatable is marked started first. */
-async function execute(ctx: WorkerContext, action: Action, call: Call, input: unknown, signal: AbortSignal | undefined, direct: boolean, files: FileAccess | undefined = ctx.project?.files()): Promise<ActionOutcome> {
+async function execute(
+  ctx: WorkerContext,
+  action: Action,
+  call: Call,
+  input: unknown,
+  signal: AbortSignal | undefined,
+  direct: boolean,
+  files: FileAccess | undefined = ctx.project?.files(),
+): Promise<ActionOutcome> {
   const actionCtx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
   try {
     if (direct && !action.repeatable) {
-      unwrap(await ctx.manager.dispatch({ type: 'call:start', payload: { sessionId: ctx.session.id, turn: { id: call.turnId, version: call.turnVersion }, callId: call.callId, action: action.name } }));
+      unwrap(
+        await ctx.manager.dispatch({
+          type: 'call:start',
+          payload: { sessionId: ctx.session.id, turn: { id: call.turnId, version: call.turnVersion }, callId: call.callId, action: action.name },
+        }),
+      );
     }
     const output = await action.run(input, actionCtx);
     const end = action.endsRun?.(output);
     if (end?.type === 'paused') {
       const approval = approvalById(ctx, end.approvalId);
-      if (approval === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: no approval "${end.approvalId}" to wait for` };
+      if (approval === undefined)
+        return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: no approval "${end.approvalId}" to wait for` };
       return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval } };
     }
     const stop = end !== undefined && { stop: { status: 'question' as const, question: end.question } };

@@ -13,7 +13,8 @@ import type { WorkerContext } from './context.js';
 /** File changes: `run` runs the call on a staging view; its changes join the conversation's open staged commit. */
 export async function stage(ctx: WorkerContext, call: Call, run: (view: FileAccess) => Promise<ActionOutcome>): Promise<ActionOutcome> {
   const project = ctx.project;
-  if (project === undefined) return { name: call.name, input: call.input, ok: false, output: `${call.name} needs a project to stage its changes in, and this worker has none.` };
+  if (project === undefined)
+    return { name: call.name, input: call.input, ok: false, output: `${call.name} needs a project to stage its changes in, and this worker has none.` };
   return project.stage(call.name, run);
 }
 
@@ -22,7 +23,12 @@ export async function defer(ctx: WorkerContext, action: Action, call: Call): Pro
   const { manager } = ctx;
   // Staged before the process ended, not yet answered: the same item, not a second one.
   const earlier = recordsOf(manager.workspace(), 'clearance').find(
-    (c) => c.type === 'pending_export' && c.workerId === ctx.session.id && c.metadata.turnId === call.turnId && c.metadata.turnVersion === call.turnVersion && c.metadata.callId === call.callId,
+    (c) =>
+      c.type === 'pending_export' &&
+      c.workerId === ctx.session.id &&
+      c.metadata.turnId === call.turnId &&
+      c.metadata.turnVersion === call.turnVersion &&
+      c.metadata.callId === call.callId,
   );
   const item =
     earlier ??
@@ -34,7 +40,14 @@ export async function defer(ctx: WorkerContext, action: Action, call: Call): Pro
           description: `Run ${action.name} ${JSON.stringify(call.input).slice(0, 200)}`,
           sessionId: ctx.position.rootSessionId,
           workerId: ctx.session.id,
-          metadata: { action: action.name, input: call.input, turnId: call.turnId, turnVersion: call.turnVersion, callId: call.callId, ...(ctx.project !== undefined && { root: ctx.project.disk.root }) },
+          metadata: {
+            action: action.name,
+            input: call.input,
+            turnId: call.turnId,
+            turnVersion: call.turnVersion,
+            callId: call.callId,
+            ...(ctx.project !== undefined && { root: ctx.project.disk.root }),
+          },
         },
       }),
     );
@@ -43,7 +56,11 @@ export async function defer(ctx: WorkerContext, action: Action, call: Call): Pro
     input: call.input,
     ok: true,
     staged: true,
-    output: { staged: true, clearanceId: item.id, note: `${action.name} is manual: only the user can run it. It waits as clearance item ${item.id}; you will be told what the user decides.` },
+    output: {
+      staged: true,
+      clearanceId: item.id,
+      note: `${action.name} is manual: only the user can run it. It waits as clearance item ${item.id}; you will be told what the user decides.`,
+    },
   };
 }
 

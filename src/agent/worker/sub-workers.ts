@@ -24,7 +24,12 @@ export interface ChildWorker {
 export type MakeWorker = (options: WorkerOptions, internals: WorkerInternals) => ChildWorker;
 
 /** `spawn_worker`: starts (or resumes, or reports) the sub-worker linked to this call. */
-export async function spawnSubWorker(ctx: WorkerContext, make: MakeWorker, input: SpawnInput, actionCtx: ActionContext): Promise<SubWorkerReport | SubWorkerWaiting> {
+export async function spawnSubWorker(
+  ctx: WorkerContext,
+  make: MakeWorker,
+  input: SpawnInput,
+  actionCtx: ActionContext,
+): Promise<SubWorkerReport | SubWorkerWaiting> {
   const { manager, options } = ctx;
   const callId = actionCtx.callId ?? manager.newId();
   const view = manager.workspace();
@@ -35,12 +40,23 @@ export async function spawnSubWorker(ctx: WorkerContext, make: MakeWorker, input
     // Every sub-worker has an ask_parent of its own: it is not one to give.
     const names = input.actions ?? [...ctx.actions.keys()].filter((n) => n !== askParentAction.name);
     const unknown = names.filter((n) => !ctx.actions.has(n) || n === askParentAction.name);
-    if (unknown.length > 0) throw new GolemError('INVALID_ARGUMENT', `no action${unknown.length > 1 ? 's' : ''} named ${unknown.join(', ')} to give; yours are ${[...ctx.actions.keys()].join(', ')}`);
+    if (unknown.length > 0)
+      throw new GolemError(
+        'INVALID_ARGUMENT',
+        `no action${unknown.length > 1 ? 's' : ''} named ${unknown.join(', ')} to give; yours are ${[...ctx.actions.keys()].join(', ')}`,
+      );
     prior = priorResults(ctx, workers, input.include_results);
     record = unwrap(
       await manager.dispatch({
         type: 'worker:spawn',
-        payload: { parentSessionId: ctx.session.id, parentCallId: callId, task: input.task, actions: names, reinvokes: input.reinvoke ?? null, maxDepth: ctx.maxDepth },
+        payload: {
+          parentSessionId: ctx.session.id,
+          parentCallId: callId,
+          task: input.task,
+          actions: names,
+          reinvokes: input.reinvoke ?? null,
+          maxDepth: ctx.maxDepth,
+        },
       }),
     );
   } else if (record.status !== 'running') {
@@ -64,15 +80,30 @@ export async function spawnSubWorker(ctx: WorkerContext, make: MakeWorker, input
       ? { status: 'question' as const, result: outcome.question ?? '' }
       : outcome.status === 'done'
         ? { status: 'done' as const, result: answerText(outcome) }
-        : { status: 'failed' as const, result: outcome.status === 'step_limit' ? `it reached its step limit (${options.maxSteps ?? 12} model calls) before finishing` : (outcome.error?.message ?? outcome.decision?.message ?? 'it failed') };
+        : {
+            status: 'failed' as const,
+            result:
+              outcome.status === 'step_limit'
+                ? `it reached its step limit (${options.maxSteps ?? 12} model calls) before finishing`
+                : (outcome.error?.message ?? outcome.decision?.message ?? 'it failed'),
+          };
   record = unwrap(await manager.dispatch({ type: 'worker:finish', payload: { id: record.id, ...finished } }));
   ctx.emit({ type: 'worker-end', worker: child.info, status: finished.status, text: finished.result });
-  options.ui?.showProgress({ id: record.id, description: record.task, depth: record.depth, status: finished.status === 'done' ? 'complete' : finished.status === 'question' ? 'waiting' : 'failed' });
+  options.ui?.showProgress({
+    id: record.id,
+    description: record.task,
+    depth: record.depth,
+    status: finished.status === 'done' ? 'complete' : finished.status === 'question' ? 'waiting' : 'failed',
+  });
   return reportOf(record);
 }
 
 /** The results a new sub-worker gets: those asked for, else those of siblings finished since the parent's last user turn. */
-function priorResults(ctx: WorkerContext, workers: readonly WorkerRecord[], ids: readonly string[] | undefined): { worker: string; task: string; result: string }[] {
+function priorResults(
+  ctx: WorkerContext,
+  workers: readonly WorkerRecord[],
+  ids: readonly string[] | undefined,
+): { worker: string; task: string; result: string }[] {
   const siblings = workers.filter((w) => w.parentSessionId === ctx.session.id && w.status === 'done' && w.result !== null);
   let chosen: WorkerRecord[];
   if (ids !== undefined) {
@@ -112,8 +143,21 @@ function childOf(ctx: WorkerContext, make: MakeWorker, record: WorkerRecord): Ch
   const actions = (ctx.options.actions ?? []).filter((a) => given.has(a.name));
   const { instructions: _i, ...options } = ctx.options;
   return make(
-    { ...options, session, environments: [...environments], actions, subWorkers: spawn !== undefined && given.has(spawn.name) ? { maxDepth: ctx.maxDepth } : false },
-    { sessions, position: { path: [...ctx.path(), { id: record.id, depth: record.depth, task: record.task }], rootSessionId: ctx.position.rootSessionId, shared: ctx.position.shared } },
+    {
+      ...options,
+      session,
+      environments: [...environments],
+      actions,
+      subWorkers: spawn !== undefined && given.has(spawn.name) ? { maxDepth: ctx.maxDepth } : false,
+    },
+    {
+      sessions,
+      position: {
+        path: [...ctx.path(), { id: record.id, depth: record.depth, task: record.task }],
+        rootSessionId: ctx.position.rootSessionId,
+        shared: ctx.position.shared,
+      },
+    },
   );
 }
 

@@ -29,8 +29,14 @@ function textRequests(turn: Turn): Requests {
 /** One user turn reporting every result. */
 async function recordResults(session: Session, results: readonly ActionOutcome[], errors: readonly string[]): Promise<void> {
   const lines = [
-    ...results.map((r) => `- ${r.name} ${JSON.stringify(r.input)} -> ${r.ok ? 'ok' : 'failed'}: ${typeof r.output === 'string' ? r.output : JSON.stringify(r.output)}`),
+    ...results.map(
+      (r) => `- ${r.name} ${JSON.stringify(r.input)} -> ${r.ok ? 'ok' : 'failed'}: ${typeof r.output === 'string' ? r.output : JSON.stringify(r.output)}`,
+    ),
     ...errors.map((e) => `- could not read an instruction: ${e}`),
   ];
-  await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `Results of your instructions:\n${lines.join('\n')}` }], meta: { instructionResults: true } });
+  await session.addTurn({
+    role: 'user',
+    blocks: [{ type: 'text', text: `Results of your instructions:\n${lines.join('\n')}` }],
+    meta: { instructionResults: true },
+  });
 }

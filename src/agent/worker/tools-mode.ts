@@ -16,7 +16,12 @@ export function toolsMode(session: Session): ModeProtocol {
 }
 
 function toolCalls(turn: Turn): Requests {
-  return { calls: turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [{ turnId: turn.id, turnVersion: turn.version, callId: b.callId, name: b.name, input: b.args }] : [])), errors: [] };
+  return {
+    calls: turn.blocks.flatMap((b) =>
+      b.type === 'tool_use' ? [{ turnId: turn.id, turnVersion: turn.version, callId: b.callId, name: b.name, input: b.args }] : [],
+    ),
+    errors: [],
+  };
 }
 
 /** Records one call's result as a tool turn (so a resumed run knows it was done). */

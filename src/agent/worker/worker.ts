@@ -54,19 +54,35 @@ export class Worker {
     const depth = position.path.length - 1;
     const sub = options.subWorkers;
     const maxDepth = sub === undefined || sub === false ? 0 : sub === true ? 4 : (sub.maxDepth ?? 4);
-    const project = options.project === undefined ? undefined : new StagedProject(manager, options.project, { rootSessionId: position.rootSessionId, workerId: session.id, shared: position.shared });
+    const project =
+      options.project === undefined
+        ? undefined
+        : new StagedProject(manager, options.project, { rootSessionId: position.rootSessionId, workerId: session.id, shared: position.shared });
     const ids = environments.map((e) => e.info.id);
     const twice = ids.find((id, i) => ids.indexOf(id) !== i);
-    if (twice !== undefined) throw new GolemError('INVALID_ARGUMENT', `two environments have the id "${twice}"; give each its own (their values are kept under it)`);
-    if (maxDepth > 0 && sessions === undefined) throw new GolemError('INVALID_ARGUMENT', 'sub-workers need the workspace: create the worker with ws.worker(options)');
+    if (twice !== undefined)
+      throw new GolemError('INVALID_ARGUMENT', `two environments have the id "${twice}"; give each its own (their values are kept under it)`);
+    if (maxDepth > 0 && sessions === undefined)
+      throw new GolemError('INVALID_ARGUMENT', 'sub-workers need the workspace: create the worker with ws.worker(options)');
     const fromEnvironments = environmentActions(environments);
-    const spawn = maxDepth > 0 ? spawnWorkerAction((input, actionCtx) => spawnSubWorker(this.#ctx, (o, i) => new Worker(manager, o, i), input, actionCtx)) : undefined;
+    const spawn =
+      maxDepth > 0 ? spawnWorkerAction((input, actionCtx) => spawnSubWorker(this.#ctx, (o, i) => new Worker(manager, o, i), input, actionCtx)) : undefined;
     const actions = new Map<string, Action>();
-    for (const action of [...fromEnvironments.all, ...(options.actions ?? []), ...(spawn === undefined ? [] : [spawn]), ...(depth > 0 ? [askParentAction] : [])]) {
+    for (const action of [
+      ...fromEnvironments.all,
+      ...(options.actions ?? []),
+      ...(spawn === undefined ? [] : [spawn]),
+      ...(depth > 0 ? [askParentAction] : []),
+    ]) {
       if (actions.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
       actions.set(action.name, action);
     }
-    const mode: ModeProtocol = options.mode === 'envelope' ? envelopeMode(session, [...actions.values()], options.envelope) : options.mode === 'text' ? textMode(session) : toolsMode(session);
+    const mode: ModeProtocol =
+      options.mode === 'envelope'
+        ? envelopeMode(session, [...actions.values()], options.envelope)
+        : options.mode === 'text'
+          ? textMode(session)
+          : toolsMode(session);
     const path = (): WorkerInfo[] => {
       const [root, ...rest] = position.path as [WorkerInfo, ...WorkerInfo[]];
       if (depth > 0) return position.path;

@@ -37,7 +37,10 @@ export const blobRegister = defineCommand({
       });
     }
     if (storedSize !== payload.size) {
-      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${storedSize} bytes in storage, not ${payload.size}`, { sha256: payload.sha256, size: storedSize });
+      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${storedSize} bytes in storage, not ${payload.size}`, {
+        sha256: payload.sha256,
+        size: storedSize,
+      });
     }
     const record: BlobRecord = {
       sha256: payload.sha256,

@@ -175,8 +175,7 @@ export function collect(index: WorkspaceView, start: Iterable<Turn>, deleted: Se
   return sweep(index, start, deleted, {
     isLive: (id) => id !== dying && index.sessions.has(id),
     isPinned: (ref) =>
-      pinnedByOthers(index, ref, session.id) ||
-      (session.id !== dying && (sameRef(ref, session.head) || sameRef(ref, session.forkedFrom?.turn))),
+      pinnedByOthers(index, ref, session.id) || (session.id !== dying && (sameRef(ref, session.head) || sameRef(ref, session.forkedFrom?.turn))),
   });
 }
 

@@ -23,7 +23,6 @@ function requireRoleExists(ctx: ReducerContext, name: string): Role {
   return role;
 }
 
-
 export const roleAdd = defineCommand({
   type: 'role:add',
   description: 'Registers a persona.',
@@ -50,7 +49,9 @@ export const roleUpdate = defineCommand({
   description: "Changes a role's persona, constraints, topics or default preferences.",
   payload: z.strictObject({
     name: Id,
-    updates: z.strictObject({ ...RoleFields, persona: RoleFields.persona.optional() }).refine((u) => Object.keys(u).length > 0, 'give at least one field to update'),
+    updates: z
+      .strictObject({ ...RoleFields, persona: RoleFields.persona.optional() })
+      .refine((u) => Object.keys(u).length > 0, 'give at least one field to update'),
   }),
   reduce(payload, ctx) {
     const role = requireRoleExists(ctx, payload.name);

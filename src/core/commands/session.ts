@@ -3,18 +3,7 @@ import { z } from 'zod';
 import { fail } from '../errors.js';
 import { defineCommand, type ReducerContext } from '../plugin.js';
 import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
-import {
-  collect,
-  makeTurn,
-  putSession,
-  putTurn,
-  refOf,
-  requirePreferences,
-  requireRole,
-  requireSession,
-  unique,
-  viewOf,
-} from './kit.js';
+import { collect, makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, unique, viewOf } from './kit.js';
 import { removal } from './turn.js';
 
 function requireNewSessionId(ctx: ReducerContext, id: string | undefined): string {
@@ -58,16 +47,18 @@ export const sessionCreate = defineCommand({
 
 export const sessionFork = defineCommand({
   type: 'session:fork',
-  description: "Creates a session whose head is a turn of another: the history is shared, no turn is copied.",
-  payload: z.strictObject({
-    sessionId: Id,
-    /** The turn to fork at (default: the source's head). */
-    turnId: Id.optional(),
-    /** The version of that turn (default: the one on the source's path, else the newest). */
-    version: z.number().int().nonnegative().optional(),
-    id: Id.optional(),
-    label: z.string().nullable().optional(),
-  }).refine((p) => p.version === undefined || p.turnId !== undefined, 'a version needs a turnId'),
+  description: 'Creates a session whose head is a turn of another: the history is shared, no turn is copied.',
+  payload: z
+    .strictObject({
+      sessionId: Id,
+      /** The turn to fork at (default: the source's head). */
+      turnId: Id.optional(),
+      /** The version of that turn (default: the one on the source's path, else the newest). */
+      version: z.number().int().nonnegative().optional(),
+      id: Id.optional(),
+      label: z.string().nullable().optional(),
+    })
+    .refine((p) => p.version === undefined || p.turnId !== undefined, 'a version needs a turnId'),
   reduce(payload, ctx) {
     const source = requireSession(ctx.index, payload.sessionId);
     let head: TurnRef | null = source.head;
@@ -163,4 +154,3 @@ export const sessionRoleSwitch = defineCommand({
     return { writes: [putTurn(turn), putSession(next)], result: { session: next, turn: turn as Turn | null } };
   },
 });
-

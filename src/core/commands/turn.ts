@@ -178,11 +178,15 @@ export const turnDelete = defineCommand({
         });
       }
       if (sameRef(turn, session.forkedFrom?.turn)) {
-        throw fail('TURN_SHARED', `turn "${turn.id}" version ${turn.version} is the point session "${session.id}" was forked at; it stays while the session does`, {
-          turnId: turn.id,
-          version: turn.version,
-          sessionId: session.id,
-        });
+        throw fail(
+          'TURN_SHARED',
+          `turn "${turn.id}" version ${turn.version} is the point session "${session.id}" was forked at; it stays while the session does`,
+          {
+            turnId: turn.id,
+            version: turn.version,
+            sessionId: session.id,
+          },
+        );
       }
     }
     const deleted = new Set(doomed.map(turnKey));

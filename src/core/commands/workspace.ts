@@ -25,7 +25,7 @@ export const workspaceCreate = defineCommand({
 
 export const workspaceUpdate = defineCommand({
   type: 'workspace:update',
-  description: "Renames the workspace or replaces settings keys (a null value removes the key).",
+  description: 'Renames the workspace or replaces settings keys (a null value removes the key).',
   payload: z.strictObject({ name: z.string().optional(), settings: JsonObject.optional() }),
   reduce(payload, ctx) {
     const meta = ctx.index.meta;

@@ -38,5 +38,8 @@ export async function folderOf(files: FileAccess, path: string): Promise<string>
 
 /** Whether a project-relative path is a folder on disk. */
 export async function isFolder(root: string, rel: string): Promise<boolean> {
-  return stat(join(root, rel)).then((s) => s.isDirectory(), () => false);
+  return stat(join(root, rel)).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }

@@ -32,9 +32,18 @@ export function editFileAction(): Action {
         [from, to] = [crlf(from), crlf(to)];
         count = occurrences(text, from);
       }
-      if (count === 0) throw fail('INVALID_ARGUMENT', `old_string does not occur in "${rel}". Read the file again and copy the text exactly, without the line-number prefix.`, { path: rel });
+      if (count === 0)
+        throw fail(
+          'INVALID_ARGUMENT',
+          `old_string does not occur in "${rel}". Read the file again and copy the text exactly, without the line-number prefix.`,
+          { path: rel },
+        );
       if (count > 1 && replace_all !== true) {
-        throw fail('INVALID_ARGUMENT', `old_string occurs ${count} times in "${rel}". Add surrounding lines to make it unique, or set replace_all to replace all ${count}.`, { path: rel, occurrences: count });
+        throw fail(
+          'INVALID_ARGUMENT',
+          `old_string occurs ${count} times in "${rel}". Add surrounding lines to make it unique, or set replace_all to replace all ${count}.`,
+          { path: rel, occurrences: count },
+        );
       }
       const edited = replace_all === true ? text.split(from).join(to) : replaceFirst(text, from, to);
       await files.write(rel, Buffer.from(edited, 'utf8'));

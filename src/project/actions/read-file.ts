@@ -35,7 +35,8 @@ function numberedLines(rel: string, text: string, offset: number, limit: number)
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   if (lines.length === 0) return `"${rel}" is empty.`;
-  if (offset > lines.length) throw fail('INVALID_ARGUMENT', `"${rel}" has ${lines.length} lines; offset must be at most ${lines.length}`, { path: rel, lines: lines.length });
+  if (offset > lines.length)
+    throw fail('INVALID_ARGUMENT', `"${rel}" has ${lines.length} lines; offset must be at most ${lines.length}`, { path: rel, lines: lines.length });
   const out: string[] = [];
   let chars = 0;
   let next = offset;

@@ -30,7 +30,11 @@ export function searchFilesAction(): Action {
       try {
         regex = new RegExp(pattern, ignore_case === true ? 'i' : '');
       } catch (error) {
-        throw fail('INVALID_ARGUMENT', `"${pattern}" is not a valid JavaScript regular expression: ${(error as Error).message}. Fix the pattern (escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally) and search again.`, { pattern });
+        throw fail(
+          'INVALID_ARGUMENT',
+          `"${pattern}" is not a valid JavaScript regular expression: ${(error as Error).message}. Fix the pattern (escape ( ) [ ] { } . * + ? | \\ ^ $ to match them literally) and search again.`,
+          { pattern },
+        );
       }
       const rel = files.relative(path ?? '.');
       let candidates: string[];
@@ -47,7 +51,10 @@ export function searchFilesAction(): Action {
       let large = 0;
       search: for (const file of candidates) {
         ctx.signal?.throwIfAborted();
-        const size = await stat(join(files.root, file)).then((s) => s.size, () => 0);
+        const size = await stat(join(files.root, file)).then(
+          (s) => s.size,
+          () => 0,
+        );
         if (size > SEARCH_MAX_FILE_BYTES) {
           large++;
           continue;

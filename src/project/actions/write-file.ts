@@ -7,7 +7,8 @@ import { projectFiles } from './context-files.js';
 export function writeFileAction(): Action {
   return defineAction({
     name: 'write_file',
-    description: 'Creates a text file, or replaces all of an existing one, with content (UTF-8). Folders are created as needed. To change part of a file, use edit_file.',
+    description:
+      'Creates a text file, or replaces all of an existing one, with content (UTF-8). Folders are created as needed. To change part of a file, use edit_file.',
     input: z.object({
       path: z.string().min(1).describe('The file, relative to the project root'),
       content: z.string().describe("The file's whole new content"),

@@ -83,7 +83,8 @@ export class PostgresBlobStorage implements BlobStorage {
   constructor(options: PostgresBlobStorageOptions) {
     const schema = checkSchemaName(options.schema ?? 'golem');
     const chunk = options.chunkSize ?? DEFAULT_CHUNK;
-    if (!Number.isInteger(chunk) || chunk < 1 || chunk > 256 * 1024 * 1024) throw new GolemError('INVALID_ARGUMENT', `chunkSize is a whole number of bytes from 1 to 256 MiB, not ${chunk}`);
+    if (!Number.isInteger(chunk) || chunk < 1 || chunk > 256 * 1024 * 1024)
+      throw new GolemError('INVALID_ARGUMENT', `chunkSize is a whole number of bytes from 1 to 256 MiB, not ${chunk}`);
     this.schema = schema;
     this.#url = options.url;
     this.#poolSize = options.poolSize ?? 10;
@@ -104,7 +105,11 @@ export class PostgresBlobStorage implements BlobStorage {
       for (let offset = first.byteLength; offset < bytes.byteLength; offset += this.#chunk) {
         await client.query('SELECT lo_put($1, $2, $3)', [oid, offset, slice(bytes, offset, this.#chunk)]);
       }
-      const inserted = await client.query(`INSERT INTO ${this.#s}.blobs (sha256, oid, size) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`, [sha, oid, bytes.byteLength]);
+      const inserted = await client.query(`INSERT INTO ${this.#s}.blobs (sha256, oid, size) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`, [
+        sha,
+        oid,
+        bytes.byteLength,
+      ]);
       // Another put of the same bytes committed first: its large object is the one; this one goes.
       if (inserted.rowCount !== 1) await client.query('SELECT lo_unlink($1)', [oid]);
     });
@@ -124,18 +129,23 @@ export class PostgresBlobStorage implements BlobStorage {
     if (row === undefined) return null;
     if (row.bytes !== null) return verified(sha256, Number(row.size), [row.bytes]);
     // Several slices: in one repeatable-read snapshot, so a delete meanwhile cannot cut the blob short.
-    const blob = await transaction(await this.#ready(), what, async (client) => {
-      const again = (await client.query<{ oid: number; size: string }>(`SELECT oid, size FROM ${this.#s}.blobs WHERE sha256 = $1`, [sha256])).rows[0];
-      if (again === undefined) return null; // deleted meanwhile
-      const size = Number(again.size);
-      const parts: Buffer[] = [];
-      for (let offset = 0; offset < size; offset += this.#chunk) {
-        const part = (await client.query<{ part: Buffer }>('SELECT lo_get($1, $2, $3) AS part', [again.oid, offset, this.#chunk])).rows[0]?.part;
-        if (part === undefined || part.byteLength === 0) break; // shorter than its row says: the check reports it
-        parts.push(part);
-      }
-      return { size, parts };
-    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const blob = await transaction(
+      await this.#ready(),
+      what,
+      async (client) => {
+        const again = (await client.query<{ oid: number; size: string }>(`SELECT oid, size FROM ${this.#s}.blobs WHERE sha256 = $1`, [sha256])).rows[0];
+        if (again === undefined) return null; // deleted meanwhile
+        const size = Number(again.size);
+        const parts: Buffer[] = [];
+        for (let offset = 0; offset < size; offset += this.#chunk) {
+          const part = (await client.query<{ part: Buffer }>('SELECT lo_get($1, $2, $3) AS part', [again.oid, offset, this.#chunk])).rows[0]?.part;
+          if (part === undefined || part.byteLength === 0) break; // shorter than its row says: the check reports it
+          parts.push(part);
+        }
+        return { size, parts };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
     return blob === null ? null : verified(sha256, blob.size, blob.parts);
   }
 
@@ -153,7 +163,11 @@ export class PostgresBlobStorage implements BlobStorage {
   async delete(sha256: string): Promise<void> {
     if (!Sha256.safeParse(sha256).success) return;
     // One statement is one transaction: the row and its large object go together.
-    await this.#query(`deleting blob ${sha256}`, `WITH gone AS (DELETE FROM ${this.#s}.blobs WHERE sha256 = $1 RETURNING oid) SELECT lo_unlink(oid) FROM gone`, [sha256]);
+    await this.#query(
+      `deleting blob ${sha256}`,
+      `WITH gone AS (DELETE FROM ${this.#s}.blobs WHERE sha256 = $1 RETURNING oid) SELECT lo_unlink(oid) FROM gone`,
+      [sha256],
+    );
   }
 
   async list(): Promise<string[]> {
@@ -193,7 +207,13 @@ export class PostgresBlobStorage implements BlobStorage {
     const options = { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: this.#connectionTimeoutMillis, allowExitOnIdle: true };
     return openPool('blob storage', options, (pool) =>
       // The store's migration lock for this schema: both may create the schema, and must not race at it.
-      migrate(pool, { schema: this.schema, lockKey: `golem:${this.schema}:migrate`, table: 'blob_migrations', migrations: BLOB_MIGRATIONS, what: 'the blob tables' }),
+      migrate(pool, {
+        schema: this.schema,
+        lockKey: `golem:${this.schema}:migrate`,
+        table: 'blob_migrations',
+        migrations: BLOB_MIGRATIONS,
+        what: 'the blob tables',
+      }),
     );
   }
 
@@ -215,7 +235,8 @@ function slice(bytes: Uint8Array, offset: number, length: number): Buffer {
 /** The parts joined into a fresh Uint8Array, once their size and SHA-256 are what the row and the digest say. */
 function verified(sha256: string, size: number, parts: readonly Buffer[]): Uint8Array {
   const total = parts.reduce((sum, part) => sum + part.byteLength, 0);
-  if (total !== size) throw new GolemError('STORE_ERROR', `blob ${sha256} is damaged: ${total} bytes stored, ${size} recorded`, { details: { sha256, size, stored: total } });
+  if (total !== size)
+    throw new GolemError('STORE_ERROR', `blob ${sha256} is damaged: ${total} bytes stored, ${size} recorded`, { details: { sha256, size, stored: total } });
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const part of parts) {

@@ -11,7 +11,8 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 
 /** The schema name, checked: it is put into SQL quoted, so only a safe shape is taken. */
 export function checkSchemaName(schema: string): string {
-  if (!SCHEMA_NAME.test(schema)) throw new GolemError('INVALID_ARGUMENT', `a schema name is 1 to 41 lowercase letters, digits or _, not starting with a digit: "${schema}"`);
+  if (!SCHEMA_NAME.test(schema))
+    throw new GolemError('INVALID_ARGUMENT', `a schema name is 1 to 41 lowercase letters, digits or _, not starting with a digit: "${schema}"`);
   return schema;
 }
 
@@ -74,17 +75,26 @@ export interface PostgresMigration {
  * own `table`, all in one transaction under `lockKey`: two processes opening a new
  * workspace at once do not race at it (one migrates, the other finds it done).
  */
-export async function migrate(pool: Pool, options: { schema: string; lockKey: string; table: string; migrations: readonly PostgresMigration[]; what: string }): Promise<void> {
+export async function migrate(
+  pool: Pool,
+  options: { schema: string; lockKey: string; table: string; migrations: readonly PostgresMigration[]; what: string },
+): Promise<void> {
   const s = `"${options.schema}"`;
   const log = `${s}.${options.table}`;
   await transaction(pool, `migrating ${options.what}`, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [options.lockKey]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${log} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${log} (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
     const current = (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${log}`)).rows[0]?.version ?? 0;
     const newest = options.migrations.at(-1)?.version ?? 0;
     if (current > newest) {
-      throw new GolemError('STORE_VERSION_TOO_NEW', `${options.what} in schema "${options.schema}" are at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`, { details: { current, newest } });
+      throw new GolemError(
+        'STORE_VERSION_TOO_NEW',
+        `${options.what} in schema "${options.schema}" are at version ${current}, newer than this Golem knows (${newest}); upgrade Golem`,
+        { details: { current, newest } },
+      );
     }
     for (const migration of options.migrations) {
       if (migration.version <= current) continue;

@@ -25,7 +25,7 @@ export interface PostgresStoreOptions {
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
-    description: 'records and the command log, with each command\'s writes',
+    description: "records and the command log, with each command's writes",
     sql: (s) => `
       CREATE TABLE ${s}.records (
         id         BIGSERIAL PRIMARY KEY,
@@ -80,7 +80,8 @@ export class PostgresStore implements Store {
     this.#url = options.url;
     this.#poolSize = options.poolSize ?? 10;
     // One connection listens, one holds the workspace lock, one commits.
-    if (!Number.isInteger(this.#poolSize) || this.#poolSize < 3) throw new GolemError('INVALID_ARGUMENT', `poolSize is at least 3 (one listens, one holds the workspace lock, one commits), not ${this.#poolSize}`);
+    if (!Number.isInteger(this.#poolSize) || this.#poolSize < 3)
+      throw new GolemError('INVALID_ARGUMENT', `poolSize is at least 3 (one listens, one holds the workspace lock, one commits), not ${this.#poolSize}`);
     this.#s = `"${schema}"`;
     this.#lockKey = `golem:${schema}`;
     this.#commitLockKey = `golem:${schema}:commit`;
@@ -89,7 +90,15 @@ export class PostgresStore implements Store {
 
   async open(): Promise<void> {
     if (this.#pool !== undefined) return;
-    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) => migrate(p, { schema: this.schema, lockKey: `${this.#lockKey}:migrate`, table: 'migrations', migrations: POSTGRES_MIGRATIONS, what: 'the workspace tables' }));
+    const pool = await openPool('store', { url: this.#url, max: this.#poolSize, connectionTimeoutMillis: 5_000 }, (p) =>
+      migrate(p, {
+        schema: this.schema,
+        lockKey: `${this.#lockKey}:migrate`,
+        table: 'migrations',
+        migrations: POSTGRES_MIGRATIONS,
+        what: 'the workspace tables',
+      }),
+    );
     this.#pool = pool;
   }
 
@@ -104,7 +113,11 @@ export class PostgresStore implements Store {
       try {
         landed = (await this.#query<{ seq: string }>(`SELECT seq FROM ${this.#s}.command_log WHERE id = $1`, [entry.id]))[0]?.seq === String(entry.seq);
       } catch {
-        throw new GolemError('STORE_ERROR', `${error.message}; whether command ${entry.id} (seq ${entry.seq}) was committed is unknown until the database is back`, { cause: error, details: { outcome: 'unknown', id: entry.id, seq: entry.seq } });
+        throw new GolemError(
+          'STORE_ERROR',
+          `${error.message}; whether command ${entry.id} (seq ${entry.seq}) was committed is unknown until the database is back`,
+          { cause: error, details: { outcome: 'unknown', id: entry.id, seq: entry.seq } },
+        );
       }
       if (!landed) throw error;
     }
@@ -132,7 +145,10 @@ export class PostgresStore implements Store {
         });
       for (const w of writes) {
         if (w.op === 'put') {
-          await client.query(`INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`, [w.collection, w.key, w.json]);
+          await client.query(
+            `INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`,
+            [w.collection, w.key, w.json],
+          );
         } else if (w.op === 'delete') {
           await client.query(`DELETE FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [w.collection, w.key]);
         } else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
@@ -162,7 +178,14 @@ export class PostgresStore implements Store {
       `SELECT seq, id, type, payload, actor, timestamp FROM ${this.#s}.command_log WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [options.after ?? 0, options.limit === undefined || options.limit < 0 ? null : options.limit],
     );
-    return rows.map((row) => ({ seq: Number(row.seq), id: row.id, type: row.type, payload: JSON.parse(row.payload) as unknown, actor: row.actor, timestamp: row.timestamp }));
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      id: row.id,
+      type: row.type,
+      payload: JSON.parse(row.payload) as unknown,
+      actor: row.actor,
+      timestamp: row.timestamp,
+    }));
   }
 
   /** Every record and the last seq in one snapshot (REPEATABLE READ): what an index is built from while others commit. */
@@ -172,7 +195,9 @@ export class PostgresStore implements Store {
       'reading the workspace',
       async (client) => {
         const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
-        const rows = (await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)).rows;
+        const rows = (
+          await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)
+        ).rows;
         return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
       },
       'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',

@@ -94,7 +94,13 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         if (openRef.current !== id) return;
         setDetail(read);
         // The read now holds what these runs streamed (or they stopped without saying so).
-        setLive((runs) => dropEnded(dropRuns(runs, id, (run) => (run.finishedAt !== null && run.finishedAt <= began) || (!read.running && run.startedAt < began)), id, began));
+        setLive((runs) =>
+          dropEnded(
+            dropRuns(runs, id, (run) => (run.finishedAt !== null && run.finishedAt <= began) || (!read.running && run.startedAt < began)),
+            id,
+            began,
+          ),
+        );
       } catch (error) {
         if (openRef.current !== id) return;
         if (error instanceof ApiError && error.status === 404) {
@@ -428,13 +434,17 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
     <div class="app">
       <header class="topbar" inert={approval !== undefined}>
         <span class="brand">Golem</span>
-        <span class="muted small model">{serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}</span>
+        <span class="muted small model">
+          {serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}
+        </span>
         <span class="spacer" />
         <ConnectionBadge state={connection} />
       </header>
       <aside class="sidebar" inert={approval !== undefined}>
         <SessionList sessions={serve?.sessions ?? []} openId={openId} running={serve?.running ?? []} onOpen={open} onNew={() => void newSession()} />
-        {openId !== null && detail !== null && <WorkerTree sessionId={openId} label={sessionLabel} running={running} workers={detail.workers} progress={progress} />}
+        {openId !== null && detail !== null && (
+          <WorkerTree sessionId={openId} label={sessionLabel} running={running} workers={detail.workers} progress={progress} />
+        )}
       </aside>
       <Chat
         detail={detail}
@@ -452,7 +462,15 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       />
       <aside class="side-panel" inert={approval !== undefined}>
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
-        <UiInstances instances={ui.state.instances} touched={ui.touched} edits={edits} sending={sending} errors={uiErrors} onEdit={editField} onAction={runAction} />
+        <UiInstances
+          instances={ui.state.instances}
+          touched={ui.touched}
+          edits={edits}
+          sending={sending}
+          errors={uiErrors}
+          onEdit={editField}
+          onAction={runAction}
+        />
         <ClearancePanel items={serve?.clearance ?? []} loadDiff={loadDiff} decide={decide} />
       </aside>
       <StatusLine notice={notice} onDismiss={() => setNotice(null)} />

@@ -51,9 +51,18 @@ export function Chat(props: Props) {
           stuck.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
         }}
       >
-        {!props.loading && (detail?.turns.length ?? 0) === 0 && streaming === null && <p class="muted empty-chat">Nothing here yet. Write the first message below.</p>}
+        {!props.loading && (detail?.turns.length ?? 0) === 0 && streaming === null && (
+          <p class="muted empty-chat">Nothing here yet. Write the first message below.</p>
+        )}
         {detail?.turns.map((turn) => (
-          <Message key={`${turn.id}@${turn.version}`} turn={turn} canEdit={props.disabledNote === null} onEdit={props.onEdit} onFork={props.onFork} onSwitch={props.onSwitch} />
+          <Message
+            key={`${turn.id}@${turn.version}`}
+            turn={turn}
+            canEdit={props.disabledNote === null}
+            onEdit={props.onEdit}
+            onFork={props.onFork}
+            onSwitch={props.onSwitch}
+          />
         ))}
         {streaming !== null && <Streaming items={streaming} />}
       </div>
@@ -66,7 +75,13 @@ function Streaming({ items }: { items: LiveItem[] }) {
   return (
     <article class="message role-assistant streaming" data-testid="streaming" aria-busy="true">
       <div class="bubble">
-        {items.length === 0 && <span class="typing" aria-label="thinking"><i /><i /><i /></span>}
+        {items.length === 0 && (
+          <span class="typing" aria-label="thinking">
+            <i />
+            <i />
+            <i />
+          </span>
+        )}
         {items.map((item) =>
           item.kind === 'text' ? (
             <div key={item.id} class="message-text">

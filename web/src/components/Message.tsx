@@ -29,7 +29,13 @@ export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
   const orphanResults = turn.toolResults.filter((r) => !turn.toolCalls.some((c) => c.callId === r.callId));
 
   return (
-    <article class={`message role-${turn.role}${editing ? ' editing' : ''}`} data-testid="message" data-role={turn.role} data-turn-id={turn.id} data-version={turn.version}>
+    <article
+      class={`message role-${turn.role}${editing ? ' editing' : ''}`}
+      data-testid="message"
+      data-role={turn.role}
+      data-turn-id={turn.id}
+      data-version={turn.version}
+    >
       <div class="bubble">
         {editing ? (
           <div class="edit-box">
@@ -44,7 +50,13 @@ export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
               <button type="button" class="btn btn-secondary btn-small" data-testid="edit-cancel" onClick={() => setEditing(false)} disabled={saving}>
                 Cancel
               </button>
-              <button type="button" class="btn btn-primary btn-small" data-testid="edit-save" onClick={() => void save()} disabled={saving || draft.trim() === ''}>
+              <button
+                type="button"
+                class="btn btn-primary btn-small"
+                data-testid="edit-save"
+                onClick={() => void save()}
+                disabled={saving || draft.trim() === ''}
+              >
                 {saving ? 'Saving…' : 'Save'}
               </button>
             </div>
@@ -68,11 +80,25 @@ export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
       <div class="message-actions">
         {branch.total > 1 && (
           <span class="versions">
-            <button type="button" class="icon-btn" data-testid="version-prev" disabled={!branch.hasPrev} onClick={() => onSwitch(turn.id, 'left')} aria-label="Previous version">
+            <button
+              type="button"
+              class="icon-btn"
+              data-testid="version-prev"
+              disabled={!branch.hasPrev}
+              onClick={() => onSwitch(turn.id, 'left')}
+              aria-label="Previous version"
+            >
               ‹
             </button>
             <span data-testid="version-label">{`${branch.currentIndex + 1} / ${branch.total}`}</span>
-            <button type="button" class="icon-btn" data-testid="version-next" disabled={!branch.hasNext} onClick={() => onSwitch(turn.id, 'right')} aria-label="Next version">
+            <button
+              type="button"
+              class="icon-btn"
+              data-testid="version-next"
+              disabled={!branch.hasNext}
+              onClick={() => onSwitch(turn.id, 'right')}
+              aria-label="Next version"
+            >
               ›
             </button>
           </span>

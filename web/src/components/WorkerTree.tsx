@@ -61,7 +61,15 @@ export function WorkerTree({ sessionId, label, running, workers, progress }: Pro
           <span class={`mark ${running ? 'running' : 'done'}`}>{running ? MARKS.running : '◆'}</span>
           <span class="worker-task">{label}</span>
         </div>
-        {roots.length === 0 ? <p class="muted small tree-empty">No sub-workers.</p> : <ul role="group">{roots.map((n) => <WorkerNode key={n.id} node={n} />)}</ul>}
+        {roots.length === 0 ? (
+          <p class="muted small tree-empty">No sub-workers.</p>
+        ) : (
+          <ul role="group">
+            {roots.map((n) => (
+              <WorkerNode key={n.id} node={n} />
+            ))}
+          </ul>
+        )}
       </div>
     </section>
   );
@@ -76,7 +84,13 @@ function WorkerNode({ node }: { node: Node }) {
         </span>
         <span class="worker-task">{node.task}</span>
       </div>
-      {node.children.length > 0 && <ul role="group">{node.children.map((c) => <WorkerNode key={c.id} node={c} />)}</ul>}
+      {node.children.length > 0 && (
+        <ul role="group">
+          {node.children.map((c) => (
+            <WorkerNode key={c.id} node={c} />
+          ))}
+        </ul>
+      )}
     </li>
   );
 }
