@@ -14,10 +14,20 @@ import { GolemError, type ErrorCode } from '../core/errors.js';
 import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
+import { describeElement, firstLine, hostOf, pageError, pageState, redactStrings, resolverRules, settle, type DomElement } from './page-helpers.js';
 import { compactSnapshot, type PageSnapshot } from './snapshot.js';
 
 /** The flags Chromium runs with here: headless, no sandbox (root in containers), nothing phoning home. */
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] as const;
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+] as const;
 const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
 export interface ExecutorOptions {
@@ -67,15 +77,6 @@ interface Tab {
 /** Snapshots remembered per session for their staleness check. */
 const SNAPSHOTS_KEPT = 200;
 
-/** The few DOM members page functions read (the DOM library is not in this package's types). */
-interface DomElement {
-  tagName: string;
-  value?: string;
-  innerText?: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-}
-
 type Playwright = typeof PlaywrightModule;
 let playwright: Promise<Playwright> | undefined;
 
@@ -105,13 +106,18 @@ export class BrowserExecutor {
     }
     const overriding = (options.args ?? []).find((a) => /^--(host-resolver-rules|proxy-server|proxy-pac-url)\b/.test(a));
     if (options.security?.allowedDomains !== undefined && overriding !== undefined) {
-      throw new GolemError('INVALID_ARGUMENT', `${overriding.split('=')[0] ?? overriding} cannot be given with allowedDomains: the allowlist is enforced through Chromium's host resolution`);
+      throw new GolemError(
+        'INVALID_ARGUMENT',
+        `${overriding.split('=')[0] ?? overriding} cannot be given with allowedDomains: the allowlist is enforced through Chromium's host resolution`,
+      );
     }
     try {
       const browser = await module.chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...resolverRules(options.security), ...(options.args ?? [])] });
       return new BrowserExecutor(browser, options);
     } catch (cause) {
-      throw new GolemError('BROWSER_UNAVAILABLE', `Chromium at ${executablePath} could not be started: ${(cause as Error).message.split('\n')[0] ?? ''}`, { cause });
+      throw new GolemError('BROWSER_UNAVAILABLE', `Chromium at ${executablePath} could not be started: ${(cause as Error).message.split('\n')[0] ?? ''}`, {
+        cause,
+      });
     }
   }
 
@@ -224,7 +230,10 @@ export class BrowserExecutor {
     const offList = stopped ?? (!url.startsWith('chrome-error:') && this.#blocked(url, true) ? url : undefined);
     if (offList === undefined) return;
     await tab.page.goto('about:blank').catch(() => undefined);
-    throw new GolemError('URL_NOT_ALLOWED', `the page went to ${hostOf(offList)}, which is not on the allowlist; it was stopped, and the tab left for a blank page`);
+    throw new GolemError(
+      'URL_NOT_ALLOWED',
+      `the page went to ${hostOf(offList)}, which is not on the allowlist; it was stopped, and the tab left for a blank page`,
+    );
   }
 
   /** A URL this session may not load: a navigation must pass every rule, anything else its host. */
@@ -287,12 +296,17 @@ export class BrowserExecutor {
         const tag = await target.evaluate((node) => (node as unknown as DomElement).tagName.toLowerCase());
         if (tag === 'select') {
           // A select takes the option's label (or its value): looked up at once, never waited for.
-          const options = await target.evaluate((node) => Array.from((node as unknown as { options: ArrayLike<{ label: string; value: string }> }).options, (o) => ({ label: o.label, value: o.value })));
+          const options = await target.evaluate((node) =>
+            Array.from((node as unknown as { options: ArrayLike<{ label: string; value: string }> }).options, (o) => ({ label: o.label, value: o.value })),
+          );
           const byLabel = options.filter((o) => o.label.trim() === value.trim());
           const matches = byLabel.length > 0 ? byLabel : options.filter((o) => o.value === value);
           if (matches.length !== 1) {
             const listed = options.map((o) => JSON.stringify(o.label)).join(', ');
-            throw new GolemError(matches.length === 0 ? 'ELEMENT_NOT_FOUND' : 'ELEMENT_AMBIGUOUS', `the select has ${matches.length === 0 ? 'no' : 'more than one'} option ${JSON.stringify(value)}; its options are ${listed}`);
+            throw new GolemError(
+              matches.length === 0 ? 'ELEMENT_NOT_FOUND' : 'ELEMENT_AMBIGUOUS',
+              `the select has ${matches.length === 0 ? 'no' : 'more than one'} option ${JSON.stringify(value)}; its options are ${listed}`,
+            );
           }
           await target.selectOption({ index: options.indexOf(matches[0] as { label: string; value: string }) });
           return { data: { selected: (matches[0] as { label: string }).label } };
@@ -308,7 +322,8 @@ export class BrowserExecutor {
           const el = node as unknown as DomElement;
           return ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName) ? (el.value ?? '') : (el.innerText ?? el.textContent ?? '').trim();
         });
-        if (redactSecrets(value, tab.secrets) !== value) throw new GolemError('INVALID_ARGUMENT', 'the element holds a secret; secrets cannot be saved as variables');
+        if (redactSecrets(value, tab.secrets) !== value)
+          throw new GolemError('INVALID_ARGUMENT', 'the element holds a secret; secrets cannot be saved as variables');
         return { data: { variableName: name, value } };
       }
       case 'GET_DOM':
@@ -323,7 +338,9 @@ export class BrowserExecutor {
     const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
     tab.snapshots.set(n, { generation: tab.generation, url: tab.page.url() });
     if (tab.snapshots.size > SNAPSHOTS_KEPT) tab.snapshots.delete(tab.snapshots.keys().next().value as number);
-    const passwords = await tab.page.$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? '')).catch(() => [] as string[]);
+    const passwords = await tab.page
+      .$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? ''))
+      .catch(() => [] as string[]);
     const { url, title } = await pageState(tab.page);
     return compactSnapshot(aria, {
       id: `s${n}`,
@@ -348,14 +365,26 @@ export class BrowserExecutor {
       const taken = tab.snapshots.get(Number(n));
       if (taken === undefined) {
         const known = Number(n) < tab.nextSnapshot;
-        throw new GolemError(known ? 'SNAPSHOT_STALE' : 'INVALID_ARGUMENT', known ? `snapshot s${n} is too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs` : `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`, { details: { selector } });
+        throw new GolemError(
+          known ? 'SNAPSHOT_STALE' : 'INVALID_ARGUMENT',
+          known
+            ? `snapshot s${n} is too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs`
+            : `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`,
+          { details: { selector } },
+        );
       }
       if (taken.generation !== tab.generation) {
-        throw new GolemError('SNAPSHOT_STALE', `snapshot s${n} was taken of an earlier page (${taken.url}); the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`, { details: { selector } });
+        throw new GolemError(
+          'SNAPSHOT_STALE',
+          `snapshot s${n} was taken of an earlier page (${taken.url}); the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`,
+          { details: { selector } },
+        );
       }
       const target = tab.page.getByRef(element as string);
       if ((await target.count()) === 0) {
-        throw new GolemError('SNAPSHOT_STALE', `element ${ref} of snapshot s${n} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY`, { details: { selector } });
+        throw new GolemError('SNAPSHOT_STALE', `element ${ref} of snapshot s${n} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY`, {
+          details: { selector },
+        });
       }
       return target;
     }
@@ -363,10 +392,19 @@ export class BrowserExecutor {
     try {
       await target.first().waitFor({ state: 'attached', timeout: this.#timeout() });
     } catch (cause) {
-      throw new GolemError('ELEMENT_NOT_FOUND', `no element matches the selector ${JSON.stringify(selector)}${/Timeout/i.test((cause as Error).message) ? ` (waited ${this.#timeout()} ms)` : `: ${firstLine(cause)}`}; check it against a GET_DOM snapshot, or use a ref from one`, { details: { selector } });
+      throw new GolemError(
+        'ELEMENT_NOT_FOUND',
+        `no element matches the selector ${JSON.stringify(selector)}${/Timeout/i.test((cause as Error).message) ? ` (waited ${this.#timeout()} ms)` : `: ${firstLine(cause)}`}; check it against a GET_DOM snapshot, or use a ref from one`,
+        { details: { selector } },
+      );
     }
     const n = await target.count();
-    if (n > 1) throw new GolemError('ELEMENT_AMBIGUOUS', `the selector ${JSON.stringify(selector)} matches ${n} elements; make it name one (or use a ref from GET_DOM)`, { details: { selector, matches: n } });
+    if (n > 1)
+      throw new GolemError(
+        'ELEMENT_AMBIGUOUS',
+        `the selector ${JSON.stringify(selector)} matches ${n} elements; make it name one (or use a ref from GET_DOM)`,
+        { details: { selector, matches: n } },
+      );
     return target;
   }
 
@@ -379,70 +417,4 @@ export class BrowserExecutor {
   #timeout(): number {
     return this.#options.timeoutMs ?? 5_000;
   }
-}
-
-/**
- * With an allowlist, Chromium resolves only the listed host names (every other fails as
- * not found), so nothing reaches another host: not a redirect, which request routing does
- * not see, nor anything a page loads (the rules cover IP addresses too).
- */
-function resolverRules(security: SecurityPolicy | undefined): string[] {
-  const domains = security?.allowedDomains;
-  if (domains === undefined) return [];
-  const names = domains
-    .map((d) => d.replace(/^\[|\]$/g, '')) // an IPv6 address is excluded without its brackets
-    .flatMap((d) => (d.startsWith('*.') ? [d.slice(2), d] : [d]))
-    .filter((d) => /^[a-zA-Z0-9*.:-]+$/.test(d));
-  return [`--host-resolver-rules=${['MAP * ~NOTFOUND', ...names.map((d) => `EXCLUDE ${d}`)].join(', ')}`];
-}
-
-/** Waits briefly for what a command set off (a navigation, a re-render) to land. */
-async function settle(page: Page, timeout: number): Promise<void> {
-  await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
-  await page.waitForLoadState('load', { timeout: Math.min(timeout, 1_000) }).catch(() => undefined);
-}
-
-async function pageState(page: Page): Promise<{ url: string; title: string }> {
-  return { url: page.url(), title: await page.title().catch(() => '') };
-}
-
-async function describeElement(target: Locator): Promise<string> {
-  return target
-    .evaluate((node) => {
-      const el = node as unknown as DomElement;
-      const name = el.getAttribute('aria-label') ?? el.innerText ?? el.getAttribute('value') ?? '';
-      return `${el.tagName.toLowerCase()}${name.trim() === '' ? '' : ` "${name.trim().slice(0, 60)}"`}`;
-    })
-    .catch(() => 'element');
-}
-
-/** Every string in a value (keys stay as they are) with the secrets hidden. */
-function redactStrings<T>(value: T, secrets: Readonly<Record<string, string>>): T {
-  if (typeof value === 'string') return redactSecrets(value, secrets) as T;
-  if (Array.isArray(value)) return value.map((v: unknown) => redactStrings(v, secrets)) as T;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactStrings(v as unknown, secrets)])) as T;
-  return value;
-}
-
-/** A failure on the page as a typed error. */
-function pageError(cause: unknown, allowlist: boolean): GolemError {
-  if (GolemError.isInstance(cause)) return cause;
-  const message = firstLine(cause);
-  if ((cause as Error)?.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(message)) return new GolemError('BROWSER_TIMEOUT', `the page did not respond in time: ${message}`, { cause });
-  if (/ERR_BLOCKED_BY_CLIENT/.test(message)) return new GolemError('URL_NOT_ALLOWED', 'the navigation was blocked: its host is not on the allowlist', { cause });
-  // With an allowlist, Chromium resolves no other host: a redirect off the list ends here.
-  if (allowlist && /ERR_NAME_NOT_RESOLVED/.test(message)) return new GolemError('URL_NOT_ALLOWED', `the page (or a redirect from it) leads to a host that is not on the allowlist, or that does not resolve: ${message}`, { cause });
-  return new GolemError('BROWSER_ERROR', message, { cause });
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host || url;
-  } catch {
-    return url;
-  }
-}
-
-function firstLine(cause: unknown): string {
-  return (cause instanceof Error ? cause.message : String(cause)).split('\n')[0] ?? '';
 }
