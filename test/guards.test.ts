@@ -3,7 +3,7 @@
  * the parts' layering, no import cycle, no long file, lint clean, and the package as users
  * install it (`npm pack`): the root and every subpath import, and the root loads no heavy package.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,6 +44,17 @@ describe('the layering', () => {
       r.messages.filter((m) => m.severity === 2).map((m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.ruleId ?? ''} ${m.message}`),
     );
     expect(problems).toEqual([]);
+  });
+});
+
+describe('the layout', () => {
+  it('is what Prettier makes of it (npm run format)', { timeout: 120_000 }, () => {
+    const check = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'prettier', 'bin', 'prettier.cjs'), '--list-different', '.'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(check.stdout.split('\n').filter((line) => line !== '')).toEqual([]);
+    expect(check.status).toBe(0);
   });
 });
 
