@@ -104,6 +104,22 @@ describe('the worker loop', () => {
     await ws.close();
   });
 
+  it("hands each part of an answer to the caller's onPart, beside the run's own text events", async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const model = scriptedModel([{ thinking: 'Look it up.', text: 'Page 3.' }]);
+    const parts: string[] = [];
+    const texts: string[] = [];
+    const onEvent = (e: WorkerEvent) => e.type === 'text-delta' && texts.push(e.text);
+    const outcome = await ws.worker({ session, model, onEvent, onPart: (part) => parts.push(part.type) }).run('which page?');
+    expect(outcome).toMatchObject({ status: 'done', steps: 1 });
+    expect(parts).toContain('thinking-delta');
+    expect(parts.filter((p) => p === 'text-delta').length).toBeGreaterThan(0);
+    expect(parts.at(-1)).toBe('finish');
+    expect(texts.join('')).toBe('Page 3.');
+    await ws.close();
+  });
+
   it('stops at the step limit, and on cancellation', async () => {
     const ws = await createWorkspace();
     const session = await ws.sessions.create();

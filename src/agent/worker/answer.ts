@@ -40,6 +40,8 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
     ...(signal !== undefined && { signal }),
     onPart: (part) => {
       if (part.type === 'text-delta') ctx.emit({ type: 'text-delta', worker: ctx.info(), text: part.text });
+      // The caller's own listener too (a throw is reported as listener:error by respond).
+      respondOptions.onPart?.(part);
     },
   });
   ctx.emit({ type: 'answer', worker: ctx.info(), turnId: turn.id, version: turn.version });
