@@ -4,9 +4,9 @@
  * install it (`npm pack`): the root and every subpath import, and the root loads no heavy package.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importGraph, problemsOf } from '../scripts/import-graph.js';
@@ -69,28 +69,43 @@ describe('the package as users install it', () => {
     JSON.parse(
       execFileSync(process.execPath, [join(ROOT, 'test', 'fixtures', 'loaded-packages.mjs'), join(project, file)], { cwd: project, encoding: 'utf8' }),
     ) as string[];
+  /** Installs a package of this tree into the scratch project (a link: it resolves its own dependencies from this tree, as npm would have installed them). */
+  const link = (name: string) => {
+    const target = join(project, 'node_modules', name);
+    if (existsSync(target)) return;
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', name), target);
+  };
 
   beforeAll(() => {
-    // npm pack, then install the tarball into a scratch project; its dependencies are the ones this tree installed (no network).
+    // npm pack, then install the tarball into a scratch project with Golem's production dependencies only (the ones
+    // npm would install for a user; no network): none of the optional peers, none of the dev dependencies.
     const packed = mkdtempSync(join(tmpdir(), 'golem-pack-'));
     const [{ filename }] = JSON.parse(
       execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packed], { cwd: ROOT, encoding: 'utf8' }),
     ) as [{ filename: string }];
     project = mkdtempSync(join(tmpdir(), 'golem-installed-'));
     scratch.push(packed, project);
-    const modules = join(project, 'node_modules');
-    mkdirSync(modules);
+    mkdirSync(join(project, 'node_modules'));
     execFileSync('tar', ['-xzf', join(packed, filename), '-C', project]);
-    execFileSync('mv', [join(project, 'package'), join(modules, 'golem')]);
-    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
-      if (entry.startsWith('.') || entry === 'golem') continue;
-      symlinkSync(join(ROOT, 'node_modules', entry), join(modules, entry));
+    execFileSync('mv', [join(project, 'package'), join(project, 'node_modules', 'golem')]);
+    const listed = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' }).stdout;
+    for (const path of listed.split('\n')) {
+      const match = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(relative(ROOT, path));
+      if (match?.[1] !== undefined) link(match[1]);
     }
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', type: 'module', private: true }));
   }, 120_000);
 
+  it('installs none of the optional peers or dev dependencies', () => {
+    const installed = readdirSync(join(project, 'node_modules'));
+    expect(installed).toContain('zod');
+    expect(installed.filter((name) => ['pg', 'playwright-core', 'hono', 'ws', 'unpdf', 'vitest', 'typescript'].includes(name))).toEqual([]);
+  });
+
   it('exports the root and each subpath, and each one works', () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './browser', './package.json', './postgres', './serve', './test', './test/conformance']);
+    link('vitest'); // the conformance suites' optional peer: a user running them has it
     writeFileSync(
       join(project, 'use.mjs'),
       `import { createWorkspace, GolemError } from 'golem';
@@ -109,7 +124,38 @@ console.log(JSON.stringify({ turns: (await s.transcript()).length, kinds: [typeo
     expect(JSON.parse(node('use.mjs'))).toEqual({ turns: 1, kinds: Array(9).fill('function') });
   });
 
-  it('types every entry for a TypeScript user', { timeout: 120_000 }, () => {
+  it('says what to install when a part is used without its optional peer', { timeout: 60_000 }, () => {
+    writeFileSync(
+      join(project, 'missing.mjs'),
+      `import { createWorkspace } from 'golem';
+import { serve } from 'golem/serve';
+import { BrowserExecutor } from 'golem/browser';
+const failure = async (run) => run().then(() => 'worked', (e) => ({ code: e.code, message: e.message }));
+const ws = await createWorkspace();
+const results = {
+  serve: await failure(() => serve(ws)),
+  postgres: await failure(() => createWorkspace({ env: { GOLEM_DATABASE_URL: 'postgres://127.0.0.1:1/none' } })),
+  browser: await failure(() => BrowserExecutor.launch({ executablePath: process.execPath })),
+};
+await ws.close();
+console.log(JSON.stringify(results));
+`,
+    );
+    expect(JSON.parse(node('missing.mjs'))).toEqual({
+      serve: { code: 'DEPENDENCY_MISSING', message: 'golem serve needs the packages hono, @hono/node-server, ws (npm install hono @hono/node-server ws)' },
+      postgres: { code: 'DEPENDENCY_MISSING', message: 'the PostgreSQL store needs the package pg (npm install pg)' },
+      browser: { code: 'BROWSER_UNAVAILABLE', message: 'the browser executor needs the package playwright-core (npm install playwright-core)' },
+    });
+    // The same through the command a user runs.
+    const cli = spawnSync(process.execPath, [join(project, 'node_modules', 'golem', 'bin', 'golem.js'), 'serve', '--port', '0'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(cli.status).not.toBe(0);
+    expect(cli.stderr).toContain('npm install hono @hono/node-server ws');
+  });
+
+  it('types every entry for a TypeScript user, with and without the optional peers', { timeout: 120_000 }, () => {
     writeFileSync(
       join(project, 'use.ts'),
       `import { createWorkspace, type Workspace, type Session } from 'golem';
@@ -121,24 +167,22 @@ import { describeStoreConformance } from 'golem/test/conformance';
 export const use: [typeof createWorkspace, Workspace | Session, typeof postgresStore, PostgresStoreOptions, typeof BrowserExecutor, ExecutionResult, typeof serve, GolemServer, typeof scriptedModel, typeof describeStoreConformance] | undefined = undefined;
 `,
     );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2023',
-          strict: true,
-          noEmit: true,
-          types: ['node'],
-          skipLibCheck: false,
-        },
-        files: ['use.ts'],
-      }),
-    );
-    expect(() =>
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, encoding: 'utf8' }),
-    ).not.toThrow();
+    const tsc = (skipLibCheck: boolean) => {
+      writeFileSync(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', strict: true, noEmit: true, types: ['node'], skipLibCheck },
+          files: ['use.ts'],
+        }),
+      );
+      return spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, encoding: 'utf8' });
+    };
+    link('@types/node');
+    // Without the peers, with the common skipLibCheck (tsc --init's default): the declarations Golem ships are sound.
+    expect(tsc(true).stdout).toBe('');
+    // With the peers and their types, checked to the last declaration file.
+    for (const name of ['pg', '@types/pg', 'playwright-core', 'hono', '@hono/node-server', 'ws', '@types/ws']) link(name);
+    expect(tsc(false).stdout).toBe('');
   });
 
   it('loads none of the heavy packages when golem is imported', () => {

@@ -11,6 +11,7 @@ import type * as PlaywrightModule from 'playwright-core';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError, type ErrorCode } from '../core/errors.js';
+import { importOptional } from '../core/optional-import.js';
 import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
@@ -99,10 +100,11 @@ export class BrowserExecutor {
     }
     let module: Playwright;
     try {
-      module = await (playwright ??= import('playwright-core'));
+      const need = { packages: ['playwright-core'], purpose: 'the browser executor', code: 'BROWSER_UNAVAILABLE' } as const;
+      module = await (playwright ??= importOptional(() => import('playwright-core'), need));
     } catch (cause) {
       playwright = undefined;
-      throw new GolemError('BROWSER_UNAVAILABLE', 'playwright-core is not installed (npm install playwright-core)', { cause });
+      throw GolemError.isInstance(cause) ? cause : new GolemError('BROWSER_UNAVAILABLE', `playwright-core could not be loaded: ${String(cause)}`, { cause });
     }
     const overriding = (options.args ?? []).find((a) => /^--(host-resolver-rules|proxy-server|proxy-pac-url)\b/.test(a));
     if (options.security?.allowedDomains !== undefined && overriding !== undefined) {

@@ -13,9 +13,9 @@ import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
 import type { CliIo } from './io.js';
+import { doctor, type DoctorReport } from '../core/doctor.js';
 
 export type { CliIo } from './io.js';
-import { doctor, type DoctorReport } from '../core/doctor.js';
 
 const USAGE = `Usage: golem [command] [options]
 

@@ -6,6 +6,7 @@
 import type pgModule from 'pg';
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
+import { importOptional } from '../../core/optional-import.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
 
@@ -26,12 +27,7 @@ export async function openPool(
   options: { url: string; max: number; connectionTimeoutMillis: number; allowExitOnIdle?: boolean },
   prepare: (pool: Pool) => Promise<void>,
 ): Promise<Pool> {
-  let pg: typeof pgModule;
-  try {
-    pg = (await import('pg')).default;
-  } catch (cause) {
-    throw new GolemError('STORE_ERROR', `the PostgreSQL ${what} needs the pg package (npm install pg)`, { cause });
-  }
+  const pg: typeof pgModule = (await importOptional(() => import('pg'), { packages: ['pg'], purpose: `the PostgreSQL ${what}` })).default;
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max,
