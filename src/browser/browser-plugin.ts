@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { fail } from '../core/errors.js';
-import { defineCommand, requireSession, stored, type WorkspaceExtension } from '../core/index.js';
+import { defineCommand, requireSession, stored, type CommandMapOf, type WorkspaceExtension } from '../core/index.js';
 import { Id, Timestamp } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { VARIABLE_NAME } from '../protocol/browser-commands.js';
@@ -106,11 +106,8 @@ export const browserExtension: WorkspaceExtension = {
 };
 
 declare module '../core/manager.js' {
-  interface CommandMap {
-    'browser:session_open': { payload: z.input<typeof browserSessionOpen.payload>; result: BrowserSessionRecord };
-    'browser:session_close': { payload: z.input<typeof browserSessionClose.payload>; result: BrowserSessionRecord };
-    'browser:variable_set': { payload: z.input<typeof browserVariableSet.payload>; result: BrowserVariable };
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface CommandMap extends CommandMapOf<typeof browserSessionOpen | typeof browserSessionClose | typeof browserVariableSet> {}
 }
 
 declare module '../core/workspace-index.js' {

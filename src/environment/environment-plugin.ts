@@ -4,7 +4,7 @@
  * other state.
  */
 import { z } from 'zod';
-import { defineCommand, type WorkspaceExtension } from '../core/plugin.js';
+import { defineCommand, type CommandMapOf, type WorkspaceExtension } from '../core/plugin.js';
 import { Id, Timestamp } from '../core/records.js';
 import type { CommandLogEntry } from '../core/store.js';
 
@@ -49,9 +49,8 @@ export function environmentValuesAt(log: readonly CommandLogEntry[], environment
 }
 
 declare module '../core/manager.js' {
-  interface CommandMap {
-    'environment:update': { payload: z.input<typeof environmentUpdate.payload>; result: EnvironmentState };
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface CommandMap extends CommandMapOf<typeof environmentUpdate> {}
 }
 
 declare module '../core/workspace-index.js' {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { JsonObject } from '../core/blocks.js';
 import { fail } from '../core/errors.js';
-import { defineCommand, type WorkspaceExtension } from '../core/plugin.js';
+import { defineCommand, type CommandMapOf, type WorkspaceExtension } from '../core/plugin.js';
 import { Timestamp } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
@@ -89,9 +89,8 @@ export const uiExtension: WorkspaceExtension = {
 };
 
 declare module '../core/manager.js' {
-  interface CommandMap {
-    'ui:patch': { payload: z.input<typeof uiPatch.payload>; result: UIPatchResult };
-  }
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface CommandMap extends CommandMapOf<typeof uiPatch> {}
 }
 
 declare module '../core/workspace-index.js' {
