@@ -1,12 +1,12 @@
 /**
- * The scale benchmark (`npm run bench:scale`, about 5 minutes): the figures issue 18 sets,
+ * The scale benchmark (`npm run bench:scale`, about 4 minutes): the figures issue 18 sets,
  * measured on today's engine. Big workspaces are stamped from a session made through the
  * API (bench/scale-fixture.ts), not appended one command at a time; every open and every
  * appender runs in a child process of its own (bench/scale-child.ts).
  *
  * BENCH_SCALE_TURNS picks the big size (default 1,000,000: 20,000 sessions of 50 turns, plus
  * one of 1,000 for the cold read); BENCH_SCALE_RUNS the opens per size (default 3);
- * BENCH_SCALE_SECONDS each appenders' window (default 5); BENCH_SCALE_HEAP_MB the children's
+ * BENCH_SCALE_SECONDS each appender's window (default 5); BENCH_SCALE_HEAP_MB the children's
  * --max-old-space-size (default: Node's own, unless the big workspace would not fit in it).
  * PostgreSQL: 127.0.0.1:5432 or GOLEM_BENCH_DATABASE_URL, a schema per workspace, dropped at the end.
  */
