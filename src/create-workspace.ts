@@ -124,20 +124,17 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
   const env = options.env ?? process.env;
   const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
+  const schema = env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA };
   // The PostgreSQL part loads only for a workspace that uses it.
   const postgres =
     databaseUrl !== undefined && (options.store === undefined || options.blobStorage === undefined) ? await import('./store/postgres/index.js') : undefined;
   const store =
     options.store ??
     (databaseUrl !== undefined && postgres !== undefined
-      ? postgres.postgresStore(
-          databaseUrl,
-          env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA },
-        )
+      ? postgres.postgresStore(databaseUrl, schema)
       : dir !== undefined
         ? new SqliteStore({ path: join(dir, 'workspace.db'), durability: options.durability ?? 'full' })
         : new MemoryStore());
-  const schema = env.GOLEM_DATABASE_SCHEMA === undefined || env.GOLEM_DATABASE_SCHEMA === '' ? {} : { schema: env.GOLEM_DATABASE_SCHEMA };
   // On PostgreSQL the blobs live there too, so every process and machine sees the same bytes; closed with the workspace.
   const ownBlobs =
     options.blobStorage === undefined && options.store === undefined && databaseUrl !== undefined && postgres !== undefined

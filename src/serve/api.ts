@@ -8,6 +8,9 @@ import type { Context, Hono as HonoApp } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { importOptional } from '../core/optional-import.js';
+
+/** What `golem serve` loads when a server starts (optional peer dependencies: a missing one names all three to install). */
+export const SERVE_PACKAGES = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' } as const;
 import { GolemError } from '../core/errors.js';
 import type { ServeHost } from './host.js';
 import type { PageFiles } from './page.js';
@@ -28,7 +31,7 @@ export async function createApi(
   options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object },
 ): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
-  const { Hono } = await importOptional(() => import('hono'), { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' });
+  const { Hono } = await importOptional(() => import('hono'), SERVE_PACKAGES);
   const app = new Hono();
 
   app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));

@@ -16,7 +16,7 @@ import { GolemError } from '../core/errors.js';
 import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
-import { createApi } from './api.js';
+import { createApi, SERVE_PACKAGES } from './api.js';
 import { BrowserAdapter } from './browser-adapter.js';
 import { readClientMessage } from './client-message.js';
 import { ServeHost, type ServeAgentOptions } from './host.js';
@@ -85,10 +85,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const token = options.token ?? randomBytes(32).toString('hex');
   if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
   // ws loads here, not with Golem: only a server needs it.
-  const need = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' };
   const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([
-    importOptional(() => import('ws'), need),
-    importOptional(() => import('@hono/node-server'), need),
+    importOptional(() => import('ws'), SERVE_PACKAGES),
+    importOptional(() => import('@hono/node-server'), SERVE_PACKAGES),
   ]);
   const stream = new UIStream(ws.manager);
   const actionListeners = new Set<(event: UIActionEvent) => void>();
