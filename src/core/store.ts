@@ -12,7 +12,21 @@ export type Write = { op: 'put'; collection: string; key: string; value: unknown
  * each value once; the store keeps that text and the index parses the same text, so
  * what the index holds is exactly what the store returns.
  */
-export type StoredWrite = { op: 'put'; collection: string; key: string; json: string } | { op: 'delete'; collection: string; key: string };
+export type StoredWrite =
+  | {
+      op: 'put';
+      collection: string;
+      key: string;
+      json: string;
+      /**
+       * The session that owns the record (a turn's `sessionId`), or null/absent for a
+       * workspace-wide record. A store that keeps owners loads a session's records with one
+       * indexed query (`loadRecords`), and refuses a put that would move a record to another
+       * owner (`DUPLICATE_ID`): two sessions cannot both hold the key.
+       */
+      owner?: string | null;
+    }
+  | { op: 'delete'; collection: string; key: string; owner?: string | null };
 
 /** A command as it is appended to the log (the audit trail). */
 export interface CommandLogInput {
@@ -90,6 +104,13 @@ export interface Store {
   snapshot?(): Promise<{ records: StoredRecord[]; lastSeq: number }>;
   /** Optional: runs `work` while no other process runs its own `exclusive` work on this workspace (the serializer across processes). */
   exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Optional, for stores that keep each record's owner (the session it belongs to): the
+   * records of `owners`, and with `shared` every record no session owns, with the last
+   * seq, read in one consistent snapshot. A workspace on such a store opens by reading the
+   * shared records only, and loads a session's records when it is first used.
+   */
+  loadRecords?(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }>;
   /** Optional: calls `listener` with the seq of each command any process commits (NaN: some may have been missed). Returns the unsubscribe. */
   subscribe?(listener: (seq: number) => void): () => void;
 }

@@ -11,11 +11,13 @@ export interface StoreHarness {
   create(): Promise<Store>;
   /** A new store instance over the same data as `store` (after `store` was closed); omit for non-durable stores. */
   reopen?: (store: Store) => Promise<Store>;
+  /** The store has no `loadRecords`: a workspace on it loads every record at open. */
+  loadsWhole?: boolean;
 }
 
 /** A put of a value, as the manager hands it to a store (JSON text). */
-function put(collection: string, key: string, value: unknown): StoredWrite {
-  return { op: 'put', collection, key, json: JSON.stringify(value) };
+function put(collection: string, key: string, value: unknown, owner?: string | null): StoredWrite {
+  return { op: 'put', collection, key, json: JSON.stringify(value), ...(owner !== undefined && { owner }) };
 }
 
 let counter = 0;
@@ -153,6 +155,49 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       }
       expect(await store.load()).toEqual([]);
       expect(await store.lastSeq()).toBe(1);
+      await store.close();
+    });
+
+    it('loads records by owner: the shared ones, one owner\'s, several owners\' (loadRecords, where the store keeps owners)', async () => {
+      const store = await opened(harness);
+      if (store.loadRecords === undefined) {
+        // An optional method: a store without it is loaded whole, and its harness says so.
+        expect(harness.loadsWhole).toBe(true);
+        return store.close();
+      }
+      const entry = entries();
+      await store.commit(entry(), [put('session', 's1', { id: 's1' }), put('turn', 'a@0', { n: 1 }, 's1'), put('turn', 'b@0', { n: 2 }, 's2')]);
+      await store.commit(entry(), [put('turn', 'c@0', { n: 3 }, 's1'), put('role', 'r', { name: 'r' }, null), put('turn', 'a@0', { n: 10 }, 's1')]);
+      await store.commit(entry(), [{ op: 'delete', collection: 'turn', key: 'c@0', owner: 's1' }, put('turn', 'd@0', { n: 4 }, 's3')]);
+      const keys = (r: { records: { collection: string; key: string; value: unknown }[] }) => r.records.map((x) => `${x.collection}/${x.key}=${JSON.stringify(x.value)}`).sort();
+      expect(keys(await store.loadRecords({ owners: [], shared: true }))).toEqual(['role/r={"name":"r"}', 'session/s1={"id":"s1"}']);
+      expect(keys(await store.loadRecords({ owners: ['s1'] }))).toEqual(['turn/a@0={"n":10}']);
+      expect(keys(await store.loadRecords({ owners: ['s2', 's3', 'nobody'] }))).toEqual(['turn/b@0={"n":2}', 'turn/d@0={"n":4}']);
+      const both = await store.loadRecords({ owners: ['s2'], shared: true });
+      expect(keys(both)).toEqual(['role/r={"name":"r"}', 'session/s1={"id":"s1"}', 'turn/b@0={"n":2}']);
+      expect(both.lastSeq).toBe(3);
+      expect((await store.loadRecords({ owners: [] })).records).toEqual([]);
+      // The whole workspace is still one load away, owners or not.
+      expect((await store.load()).length).toBe(5);
+      await store.close();
+    });
+
+    it('refuses a put that would give a record to another owner, writing nothing (DUPLICATE_ID)', async () => {
+      const store = await opened(harness);
+      const entry = entries();
+      await store.commit(entry(), [put('turn', 'x@0', { n: 1 }, 's1')]);
+      // The same owner may overwrite its record.
+      await store.commit(entry(), [put('turn', 'x@0', { n: 2 }, 's1')]);
+      const stolen = entry();
+      await expect(store.commit(stolen, [put('c', 'other', 1), put('turn', 'x@0', { n: 3 }, 's2')])).rejects.toSatisfy(
+        (e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID',
+      );
+      entry.undo();
+      await expect(store.commit(entry(), [put('turn', 'x@0', { n: 3 }, null)])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID');
+      entry.undo();
+      expect(await store.get('turn', 'x@0')).toEqual({ n: 2 });
+      expect(await store.get('c', 'other')).toBeUndefined();
+      expect(await store.lastSeq()).toBe(2);
       await store.close();
     });
 
