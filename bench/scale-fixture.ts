@@ -16,6 +16,7 @@ import { uuidv7 } from '../src/core/ids.js';
 import { encode, MemoryStore } from '../src/core/memory-store.js';
 import type { CommandLogInput, StoredWrite } from '../src/core/store.js';
 import type { Turn } from '../src/core/records.js';
+import { ownerOf } from '../src/core/workspace-index.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite-migrations.js';
 import { migrate } from '../src/store/sqlite-store.js';
 import { PostgresStore } from '../src/store/postgres/index.js';
@@ -39,7 +40,7 @@ interface Pattern {
 
 /** What one part of a workspace (its meta, or one session) left in the store, as patterns. */
 export interface Part {
-  records: { collection: string; key: Pattern; json: Pattern }[];
+  records: { collection: string; key: Pattern; json: Pattern; owner: Pattern | null }[];
   log: { seq: number; id: Pattern; type: string; payload: Pattern; actor: string | null; timestamp: string; writes: Pattern }[];
   /** How many distinct ids a copy needs. */
   ids: number;
@@ -106,7 +107,10 @@ function toPart(records: { collection: string; key: string; value: unknown }[], 
     return { literals, slots };
   };
   return {
-    records: records.map((r) => ({ collection: r.collection, key: cut(r.key), json: cut(encode(r.value)) })),
+    records: records.map((r) => {
+      const owner = ownerOf(r.collection, r.value);
+      return { collection: r.collection, key: cut(r.key), json: cut(encode(r.value)), owner: owner === null ? null : cut(owner) };
+    }),
     log: commits.map((c) => ({
       seq: c.entry.seq - firstSeq,
       id: cut(c.entry.id),
@@ -131,14 +135,19 @@ function render(pattern: Pattern, ids: readonly string[], firstSeq: number): str
 }
 
 /** One row of the `records` table. */
-export type RecordRow = [collection: string, key: string, value: string];
+export type RecordRow = [collection: string, key: string, value: string, owner: string | null];
 /** One row of the `command_log` table (`writes` only PostgreSQL keeps). */
 export type LogRow = [seq: number, id: string, type: string, payload: string, actor: string | null, timestamp: string, writes: string];
 
 /** One copy of `part` with fresh ids, its log starting at `firstSeq`. */
 function stamp(part: Part, firstSeq: number): { records: RecordRow[]; log: LogRow[]; sessionId: string | undefined } {
   const ids = Array.from({ length: part.ids }, () => uuidv7());
-  const records = part.records.map((r): RecordRow => [r.collection, render(r.key, ids, firstSeq), render(r.json, ids, firstSeq)]);
+  const records = part.records.map((r): RecordRow => [
+    r.collection,
+    render(r.key, ids, firstSeq),
+    render(r.json, ids, firstSeq),
+    r.owner === null ? null : render(r.owner, ids, firstSeq),
+  ]);
   const log = part.log.map((e): LogRow => [
     firstSeq + e.seq,
     render(e.id, ids, firstSeq),
@@ -206,7 +215,7 @@ export function buildSqliteFixture(path: string, plan: FixturePlan): BuiltFixtur
     // No fsync while building; the store turns WAL on when it opens the file.
     db.pragma('synchronous = OFF');
     migrate(db, SQLITE_MIGRATIONS);
-    const putRecord = db.prepare<RecordRow>('INSERT INTO records (collection, key, value) VALUES (?, ?, ?)');
+    const putRecord = db.prepare<RecordRow>('INSERT INTO records (collection, key, value, owner) VALUES (?, ?, ?, ?)');
     const putLog = db.prepare<[number, string, string, string, string | null, string]>(
       'INSERT INTO command_log (seq, id, type, payload, actor, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -251,8 +260,8 @@ export async function buildPostgresFixture(url: string, schema: string, plan: Fi
     );
     // The store reads records back in `id` (BIGSERIAL) order: they are inserted in the batch's order.
     await client.query(
-      `INSERT INTO ${s}.records (collection, key, value)
-       SELECT r->>0, r->>1, r->>2 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e (r, n) ORDER BY n`,
+      `INSERT INTO ${s}.records (collection, key, value, owner)
+       SELECT r->>0, r->>1, r->>2, r->>3 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e (r, n) ORDER BY n`,
       [JSON.stringify(records)],
     );
   };

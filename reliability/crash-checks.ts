@@ -107,7 +107,8 @@ export class CrashChecker {
       this.#byId.set(entry.id, entry);
       if (entry.type === 'ui:patch') this.#replayUi(entry, fail);
     }
-    const view = ws.manager.workspace();
+    // The whole workspace as stored: the process that reads it back loads sessions on first use, and these checks read them all.
+    const view = await ws.manager.wholeWorkspace();
     if (view.lastSeq !== this.lastSeq) fail(`the index is at seq ${view.lastSeq}, the log at ${this.lastSeq}`);
 
     // 3. Every acknowledged command is in the log, and what the child saw is so.

@@ -263,6 +263,7 @@ async function chainFacts(
   sessionId: string,
   race: { store: ChainFacts['store']; appends: number; acknowledged: number; names: string[]; each: number; perSecond: number; problems: string[] },
 ): Promise<ChainFacts> {
+  await ws.manager.load([sessionId]); // a reader that did not append (a fresh process) holds none of its turns until then
   const view = ws.manager.workspace();
   const problems = [...race.problems];
   const turns = [...view.turns.values()].filter((t) => t.sessionId === sessionId);

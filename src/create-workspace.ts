@@ -7,7 +7,7 @@ import { SqliteStore, type Durability } from './store/sqlite-store.js';
 import type { Store } from './core/store.js';
 import { BlobApi, checkMaxBlobBytes } from './core/blob-api.js';
 import type { WorkspaceExtension, Middleware } from './core/plugin.js';
-import { WorkspaceManager, type WorkspaceEvents } from './core/manager.js';
+import { WorkspaceManager, type CacheOptions, type WorkspaceEvents } from './core/manager.js';
 import { ContextApi, PreferenceApi, RoleApi } from './core/resource-api.js';
 import type { WorkspaceMeta } from './core/records.js';
 import { SessionManager } from './prompt/session-manager.js';
@@ -51,6 +51,12 @@ export interface CreateWorkspaceOptions {
   clock?: () => Date;
   newId?: () => string;
   actor?: string | null;
+  /**
+   * How much stays in memory: a session's turns load on first use, and past `maxSessions`
+   * or `maxBytes` (defaults 2,000 sessions, 256 MiB of records as JSON) the least recently
+   * used sessions leave memory until next used. Opening reads only the workspace-wide records.
+   */
+  cache?: CacheOptions;
 }
 
 /** What `golem status` prints. */
@@ -147,6 +153,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     ...(options.clock !== undefined && { clock: options.clock }),
     ...(options.newId !== undefined && { newId: options.newId }),
     ...(options.actor !== undefined && { actor: options.actor }),
+    ...(options.cache !== undefined && { cache: options.cache }),
   });
   const retriever = new Bm25Retriever();
   manager.addIndexer(retriever);
@@ -221,7 +228,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
         store: store.kind,
         schemaVersion: stats.schemaVersion,
         sessions: view.sessions.size,
-        turns: view.turns.size,
+        turns: stats.records.turn ?? 0,
         blobs: view.blobs.size,
         blobBytes,
         commands: stats.commands,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace, defineCommand, err, fail, GolemError, type CommittedEvent, type Indexer } from '../src/index.js';
-import { countingIds, expectIndexMatchesStore, indexSnapshot, openWorkspace, STORE_KINDS, steppingClock, tempDir, text } from './helpers.js';
+import { countingIds, expectIndexMatchesStore, indexSnapshot, loadOwnersOf, openWorkspace, STORE_KINDS, steppingClock, tempDir, text } from './helpers.js';
 
 const textOf = (turns: { blocks: unknown[] }[]) => turns.map((t) => (t.blocks[0] as { text?: string }).text);
 
@@ -277,6 +277,7 @@ describe('persistence', () => {
     await ws.close();
 
     const again = await createWorkspace({ dir });
+    await loadOwnersOf(again, before);
     expect(indexSnapshot(again)).toEqual(before);
     expect(again.meta().name).toBe('lab');
     expect(await again.summary()).toMatchObject({ sessions: 2, turns: 3, blobs: 1, commands: summary.commands });

@@ -432,7 +432,7 @@ describe('envelope mode and trust', () => {
     const [pending] = ws.approvals.pending();
     expect(pending).toMatchObject({ action: 'deploy', input: { env: 'prod' }, description: 'deploy to prod' });
     await ws.approvals.answer(pending?.id ?? '', { approved: true });
-    const session = ws.sessions.get(chat.id);
+    const session = await ws.sessions.open(chat.id); // its turns in memory: interrupted() reads them synchronously
     if (session === undefined) throw new Error('lost the session');
     const second = scriptedModel(script().slice(2));
     const worker = ws.worker({ session, model: second, actions: actions(), mode: 'envelope' });

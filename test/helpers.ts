@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace, defineAction, type Action, type CreateWorkspaceOptions, type StoredRecord, type Workspace } from '../src/index.js';
-import { WorkspaceIndex } from '../src/core/workspace-index.js';
+import { ownerOf, WorkspaceIndex } from '../src/core/workspace-index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -49,18 +49,35 @@ export function sorted(records: Iterable<StoredRecord>): StoredRecord[] {
   return [...records].sort((a, b) => a.collection.localeCompare(b.collection) || a.key.localeCompare(b.key));
 }
 
+/** Loads into `ws` the sessions whose records are among `records` (an index snapshot of another process, say). */
+export async function loadOwnersOf(ws: Workspace, records: Iterable<StoredRecord>): Promise<void> {
+  const owners = new Set<string>();
+  for (const r of records) {
+    const owner = ownerOf(r.collection, r.value);
+    if (owner !== null) owners.add(owner);
+  }
+  await ws.manager.load([...owners]);
+}
+
 /** Everything the workspace's index holds. */
 export function indexSnapshot(ws: Workspace): StoredRecord[] {
   return sorted(ws.manager.workspace().records());
 }
 
-/** Asserts the index equals one rebuilt from the store. */
+/**
+ * Asserts the index equals one rebuilt from the store, for what it holds: every
+ * workspace-wide record, and every record of each session loaded (no more, no less).
+ */
 export async function expectIndexMatchesStore(ws: Workspace): Promise<void> {
+  const view = ws.manager.workspace();
+  const held = (await ws.manager.store.load()).filter((r) => {
+    const owner = ownerOf(r.collection, r.value);
+    return owner === null || view.isLoaded(owner);
+  });
   const rebuilt = new WorkspaceIndex();
-  const stats = await ws.manager.store.stats();
-  rebuilt.rebuild(await ws.manager.store.load(), stats.commands);
+  rebuilt.rebuild(held, (await ws.manager.store.stats()).commands);
   expect(sorted(rebuilt.records())).toEqual(indexSnapshot(ws));
-  expect(sorted(await ws.manager.store.load())).toEqual(indexSnapshot(ws));
+  expect(sorted(held)).toEqual(indexSnapshot(ws));
 }
 
 export const text = (value: string) => ({ type: 'text' as const, text: value });

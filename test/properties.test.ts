@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkInvariants, createWorkspace, GolemError, turnKey, type Turn, type Workspace } from '../src/index.js';
-import { expectIndexMatchesStore, indexSnapshot, openWorkspace, tempDir, text, type StoreKind } from './helpers.js';
+import { expectIndexMatchesStore, indexSnapshot, loadOwnersOf, openWorkspace, tempDir, text, type StoreKind } from './helpers.js';
 
 type Op =
   | { k: 'create'; role: number }
@@ -144,7 +144,7 @@ async function runSequence(kind: StoreKind, ops: Op[]): Promise<void> {
       expect(indexSnapshot(ws)).toEqual(before);
       expect((await ws.manager.store.stats()).commands).toBe(commandsBefore);
     }
-    const violations = await checkInvariants(ws.manager.workspace(), ws.manager.blobStorage);
+    const violations = await checkInvariants(await ws.manager.wholeWorkspace(), ws.manager.blobStorage);
     expect(violations, `after ${JSON.stringify(o)}`).toEqual([]);
     await expectIndexMatchesStore(ws);
   }
@@ -152,8 +152,9 @@ async function runSequence(kind: StoreKind, ops: Op[]): Promise<void> {
   await ws.close();
   if (dir !== undefined) {
     const again = await createWorkspace({ dir });
+    await loadOwnersOf(again, snapshot);
     expect(indexSnapshot(again)).toEqual(snapshot);
-    expect(await checkInvariants(again.manager.workspace(), again.manager.blobStorage)).toEqual([]);
+    expect(await checkInvariants(await again.manager.wholeWorkspace(), again.manager.blobStorage)).toEqual([]);
     await again.close();
   }
 }
@@ -180,7 +181,7 @@ describe('the invariant checker', () => {
     const s = await ws.sessions.create();
     const t = await s.addTurn({ role: 'user', blocks: [text('x')] });
     const b = await ws.blobs.register(new Uint8Array([5]), { mediaType: 'image/png' });
-    const view = ws.manager.workspace();
+    const view = await ws.manager.wholeWorkspace();
     // Corrupt the index directly, as a buggy reducer would.
     const index = view as unknown as { apply(writes: unknown[]): void };
     index.apply([

@@ -112,7 +112,7 @@ describe('a run killed at each step', () => {
     // One approval, asked once and answered once, though the run asking for it was killed.
     expect(after.approvals.pending()).toEqual([]);
     expect(after.manager.workspace().collections.get('approval')?.size).toBe(1);
-    expect(await checkInvariants(after.manager.workspace(), after.manager.blobStorage)).toEqual([]);
+    expect(await checkInvariants(await after.manager.wholeWorkspace(), after.manager.blobStorage)).toEqual([]);
     await after.close();
   });
 });

@@ -24,7 +24,7 @@ describe('a fork and the history it stands on', () => {
     expect(await path(F)).toBe('a@0 > b@1');
     await F.switchVersionLeft('b');
     expect(await path(F)).toBe('a@0 > b@0 > c@0');
-    expect(await checkInvariants(ws.manager.workspace())).toEqual([]);
+    expect(await checkInvariants(await ws.manager.wholeWorkspace())).toEqual([]);
     await expectIndexMatchesStore(ws);
   });
 
@@ -57,7 +57,7 @@ describe('a fork and the history it stands on', () => {
     expect((await F.branchInfo('b')).versions).toEqual([0, 2]);
     const fork = await ws.sessions.fork(F.id, 'b', { version: 0 });
     expect(fork.head()).toEqual({ id: 'b', version: 0 });
-    expect(await checkInvariants(ws.manager.workspace())).toEqual([]);
+    expect(await checkInvariants(await ws.manager.wholeWorkspace())).toEqual([]);
   });
 
   it('refuses to delete the turn a session was forked at, even in that session', async () => {

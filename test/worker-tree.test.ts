@@ -275,7 +275,7 @@ describe('the worker tree', () => {
     });
     await ws.approvals.answer(pending?.id ?? '', { approved: true });
     const second = scriptedModel(script().slice(3));
-    const session = ws.sessions.get(chat.id);
+    const session = await ws.sessions.open(chat.id); // its turns in memory: interrupted() reads them synchronously
     if (session === undefined) throw new Error('lost the session');
     const worker = ws.worker({ session, model: second, actions: actions(), subWorkers: true });
     expect(worker.interrupted()).toBe(true);

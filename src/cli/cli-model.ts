@@ -12,6 +12,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
 import { scriptedModel, type ScriptedResponse } from '../test/scripted-model.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
+import type { Workspace } from '../create-workspace.js';
 
 export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (replays scripted responses; a test double)'];
 
@@ -24,6 +25,15 @@ const ScriptFile = z.array(
     }),
   ]),
 );
+
+/**
+ * The workspace as `cliModel` reads it: for a scripted model, with every session's turns
+ * loaded, since the script's progress is the answers recorded anywhere in the workspace.
+ */
+export async function scriptView(ws: Workspace, spec: string): Promise<WorkspaceView> {
+  if (spec.startsWith('scripted:')) await ws.manager.load(ws.sessions.list().map((s) => s.id));
+  return ws.manager.workspace();
+}
 
 /**
  * The model for `spec`. A scripted model picks up where earlier runs on this workspace

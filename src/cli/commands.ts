@@ -52,6 +52,7 @@ export async function sessionsCommand(
       return 0;
     }
     if (sessions.length === 0) io.stdout('No sessions yet. Start one with: golem\n');
+    await ws.manager.load(sessions.map((s) => s.id)); // each line counts its session's turns
     for (const s of sessions) {
       const worker = workers.get(s.id);
       const turns = pathLength(view, s.head);

@@ -9,7 +9,7 @@ import { GolemError } from '../core/errors.js';
 import type { StreamPart } from '../models/model-adapter.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat } from './chat.js';
-import { cliModel, CLI_MODEL_FORMS } from './cli-model.js';
+import { CLI_MODEL_FORMS, cliModel, scriptView } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
 import type { CliIo } from './io.js';
@@ -107,7 +107,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
       let serveModel;
       if (model !== undefined && model !== '') {
         try {
-          serveModel = cliModel(model, { cwd: io.cwd, env, view: ws.manager.workspace() });
+          serveModel = cliModel(model, { cwd: io.cwd, env, view: await scriptView(ws, model) });
         } catch (error) {
           io.stderr(`golem: ${(error as Error).message}\n`);
           return 2;
@@ -178,7 +178,7 @@ async function ask(
   return withWorkspace(options.dir, io, async (ws) => {
     let model;
     try {
-      model = cliModel(spec, { cwd: io.cwd, env, view: ws.manager.workspace() });
+      model = cliModel(spec, { cwd: io.cwd, env, view: await scriptView(ws, spec) });
     } catch (error) {
       io.stderr(`golem: ${(error as Error).message}\n`);
       return 2;
@@ -243,7 +243,7 @@ async function startChat(
   let modelProblem: string | undefined;
   if (options.model !== undefined && options.model !== '') {
     try {
-      model = cliModel(options.model, { cwd: io.cwd, env, view: ws.manager.workspace() });
+      model = cliModel(options.model, { cwd: io.cwd, env, view: await scriptView(ws, options.model) });
     } catch (error) {
       modelProblem = (error as Error).message;
     }

@@ -1,6 +1,7 @@
 /**
  * `golem doctor`: checks a real workspace for what the crash and load tests promise
- * (the invariants of invariants.ts; the index equal to a rebuild from the store; blob
+ * (the invariants of invariants.ts, on the whole workspace as stored; the index, for what it
+ * holds in memory, equal to a rebuild from the store; blob
  * files and records in agreement) and, with `repair`, mends what can be mended safely
  * through the write path: reference counts (`blob:recount`) and orphan blob files (bytes
  * no record names, as a crash between storing bytes and committing their record leaves).
@@ -8,6 +9,7 @@
 import { checkInvariants, type InvariantViolation } from './invariants.js';
 import type { WorkspaceManager } from './manager.js';
 import { unwrap } from './errors.js';
+import { ownerOf } from './workspace-index.js';
 
 export interface DoctorReport {
   /** The invariants that do not hold (after repairs, when repairing). */
@@ -36,7 +38,7 @@ export async function doctor(manager: WorkspaceManager, options: { repair?: bool
   const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
   const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] };
   if (options.repair === true) {
-    const before = await checkInvariants(manager.workspace(), manager.blobStorage);
+    const before = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
     if (before.some((v) => v.code === 'BLOB_COUNT')) repaired.blobCounts = unwrap(await manager.dispatch({ type: 'blob:recount', payload: {} })).fixed;
     for (const sha256 of await orphans(manager)) {
       await manager.refresh(); // registered meanwhile? then it is not an orphan any more
@@ -49,7 +51,7 @@ export async function doctor(manager: WorkspaceManager, options: { repair?: bool
       repaired.partialWritesDeleted.push(name);
     }
   }
-  const violations = await checkInvariants(manager.workspace(), manager.blobStorage);
+  const violations = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
   const orphanBlobs = await orphans(manager);
   const indexDrift = await drift(manager);
   const partialWrites = await stalePartialWrites(manager, staleAfterMs);
@@ -66,10 +68,17 @@ async function orphans(manager: WorkspaceManager): Promise<string[]> {
   return (await manager.blobStorage.list()).filter((sha256) => !registered.has(sha256)).sort();
 }
 
-/** Records that differ between the index and the store as it is now. */
+/**
+ * Records that differ between the index and the store as it is now: every workspace-wide
+ * record, and every record of each session in memory (those not loaded are the store's alone).
+ */
 async function drift(manager: WorkspaceManager): Promise<string[]> {
+  const view = manager.workspace();
   const stored = new Map<string, string>();
-  for (const record of await manager.store.load()) stored.set(`${record.collection}/${record.key}`, JSON.stringify(record.value));
+  for (const record of await manager.store.load()) {
+    const owner = ownerOf(record.collection, record.value);
+    if (owner === null || view.isLoaded(owner)) stored.set(`${record.collection}/${record.key}`, JSON.stringify(record.value));
+  }
   const out: string[] = [];
   const seen = new Set<string>();
   for (const record of manager.workspace().records()) {

@@ -19,6 +19,7 @@ export const ERROR_CODES = {
   WORKSPACE_CLOSED: { status: 503, meaning: 'the workspace was closed' },
   // Sessions and the turn DAG
   SESSION_NOT_FOUND: { status: 404, meaning: 'no session with this id' },
+  SESSION_NOT_LOADED: { status: 409, meaning: "the session's turns are not in memory; load it (await session.load()) before a synchronous read" },
   TURN_NOT_FOUND: { status: 404, meaning: 'no turn (or turn version) with this id' },
   TURN_NOT_IN_SESSION: { status: 409, meaning: 'the turn is not part of this session' },
   TURN_NOT_ON_PATH: { status: 409, meaning: "the turn is not on the session's current path" },

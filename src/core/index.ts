@@ -43,6 +43,7 @@ export {
 // ---- the write path ----------------------------------------------------------
 export {
   WorkspaceManager,
+  type CacheOptions,
   type CommandMap,
   type CommandType,
   type CommittedEvent,
@@ -56,6 +57,7 @@ export type { TurnDeleteResult } from './commands/index.js';
 
 // ---- the plugin API: what an extension declares -------------------------------
 export {
+  ALL_SESSIONS,
   CommandInput,
   defineCommand,
   type Change,
@@ -77,6 +79,7 @@ export { appendTurn } from './commands/turn.js';
 
 // ---- the read model ----------------------------------------------------------
 export type { CollectionMap, CollectionName, IndexChange, Indexer, TurnNode, WorkspaceView } from './workspace-index.js';
+export { ownerOf } from './workspace-index.js';
 export type { BranchInfo } from './turn-tree.js';
 
 // ---- facades, checks and repair -----------------------------------------------

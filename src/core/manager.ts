@@ -19,10 +19,13 @@ import {
   type ReducerContext,
   type TurnProcessor,
   type WorkspaceExtension,
+  validatePayload,
 } from './plugin.js';
 import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
-import { WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
+import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
+
+import { SessionCache, sessionsOf, type CacheOptions } from './session-cache.js';
 
 /**
  * Payload and result types per command type. Extensions add their commands by
@@ -79,7 +82,11 @@ export interface WorkspaceManagerOptions {
   newId?: () => string;
   /** Who dispatches commands by default (recorded in the command log). */
   actor?: string | null;
+  /** How much of the workspace stays in memory, on a store that loads per session. */
+  cache?: CacheOptions;
 }
+
+export type { CacheOptions } from './session-cache.js';
 
 export class WorkspaceManager {
   readonly store: Store;
@@ -94,6 +101,7 @@ export class WorkspaceManager {
   readonly #clock: () => Date;
   readonly #newId: () => string;
   readonly #actor: string | null;
+  readonly #cache: SessionCache;
   #closed = false;
   #storeClosed = false;
   #unsubscribe: (() => void) | undefined;
@@ -104,6 +112,7 @@ export class WorkspaceManager {
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => uuidv7());
     this.#actor = options.actor ?? null;
+    this.#cache = new SessionCache(this.#index, this.store, options.cache ?? {}, () => this.#catchUp());
     this.events = new EventBus<WorkspaceEvents>({
       onListenerError: (error, type) => {
         if (type !== 'listener:error') this.events.emit('listener:error', { type: String(type), error });
@@ -119,6 +128,7 @@ export class WorkspaceManager {
    */
   async open(): Promise<void> {
     await this.store.open();
+    this.#index.lazy = this.store.loadRecords !== undefined;
     await this.#rebuild();
     this.#unsubscribe = this.store.subscribe?.((seq) => {
       if (this.#closed || seq <= this.#index.lastSeq) return; // NaN: something may have been missed, so look
@@ -172,9 +182,42 @@ export class WorkspaceManager {
     return [...this.#commands.keys()];
   }
 
-  /** The index (read model), synchronously. */
+  /** The index (read model), synchronously. A session's turns are in it once the session is loaded (see `load`). */
   workspace(): WorkspaceView {
     return this.#index;
+  }
+
+  /**
+   * Loads the sessions' records into the index (their turns, and the fork ancestry they
+   * see), so that synchronous reads of `workspace()` right after find them. A session
+   * already loaded costs nothing. Commands load the sessions they name by themselves.
+   * Unknown ids load as empty sessions.
+   */
+  async load(sessionIds: readonly string[]): Promise<void> {
+    const missing = sessionIds.filter((id) => !this.#index.isLoaded(id));
+    this.#cache.use(sessionIds);
+    if (missing.length === 0) return;
+    if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closed');
+    await this.#serializer.run(async () => {
+      if (this.#storeClosed) throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closed');
+      await this.#cache.load(missing);
+      this.#cache.trim();
+    });
+    this.#cache.use(sessionIds);
+  }
+
+  /**
+   * The whole workspace as the store holds it now, read into a read model of its own
+   * (every session, loaded here or not). For checks such as `golem doctor`; it costs what
+   * the workspace weighs, and is not kept.
+   */
+  async wholeWorkspace(): Promise<WorkspaceView> {
+    return this.#cache.readWhole();
+  }
+
+  /** The cache's state: the sessions in memory (least recently used first) and their records' size. */
+  cacheStats(): { sessions: number; bytes: number; maxSessions: number; maxBytes: number } {
+    return this.#cache.stats();
   }
 
   /**
@@ -259,6 +302,23 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
+    const sessions = sessionsOf(command, this.#commands.get(command.type));
+    const unpin = this.#cache.pin(sessions);
+    try {
+      return await this.#executeLoaded(command, sessions);
+    } finally {
+      unpin();
+      this.#cache.use(sessions); // the caller reads it next, synchronously
+      this.#cache.trim();
+    }
+  }
+
+  async #executeLoaded(command: Command, sessions: readonly string[]): Promise<Result<{ result: unknown; turns: Turn[] }>> {
+    try {
+      await this.#cache.load(sessions.filter((id) => !this.#index.isLoaded(id)));
+    } catch (error) {
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
     let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
     // Decide on the index, commit, then run the effects (a blob's bytes deleted): with a store shared by processes,
     // all of it under the workspace's lock, after catching up with what the others committed.
@@ -317,26 +377,12 @@ export class WorkspaceManager {
     if (definition === undefined) {
       return err(fail('UNKNOWN_COMMAND', `no reducer handles "${command.type}"`, { type: command.type, known: this.commandTypes() }));
     }
-    let payload: ReturnType<typeof definition.payload.safeParse>;
-    try {
-      payload = definition.payload.safeParse(command.payload);
-    } catch (error) {
-      // A schema that cannot follow the payload (a recursive one, on a value nested past the stack): refused, not a store failure.
-      return err(
-        fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${error instanceof Error ? error.message : String(error)})`, {
-          type: command.type,
-        }),
-      );
-    }
-    if (!payload.success) {
-      const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
-      const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
-      return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
-    }
+    const payload = validatePayload(definition, command);
+    if (!payload.ok) return payload;
     const ctx: ReducerContext = { index: this.#index, command, seq, now: command.timestamp, newId: this.#newId, blobStorage: this.blobStorage };
     let change: Change<unknown>;
     try {
-      change = await definition.reduce(payload.data, ctx);
+      change = await definition.reduce(payload.value, ctx);
     } catch (error) {
       return err(toGolemError(error));
     }
@@ -344,7 +390,7 @@ export class WorkspaceManager {
     if (stray !== undefined) {
       return err(fail('INTERNAL', `${command.type} wrote to "${stray.collection}", a collection no extension defines`, { type: command.type }));
     }
-    return ok({ payload: payload.data, change });
+    return ok({ payload: payload.value, change });
   }
 
   /**
@@ -354,7 +400,9 @@ export class WorkspaceManager {
   async #commit(command: Command, seq: number, writes: readonly Write[]): Promise<Result<Write[]>> {
     let stored: StoredWrite[];
     try {
-      stored = writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value) } : w));
+      stored = writes.map((w) =>
+        w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value), owner: ownerOf(w.collection, w.value) } : w,
+      );
     } catch (error) {
       return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
     }
@@ -369,6 +417,7 @@ export class WorkspaceManager {
     try {
       this.#index.apply(applied);
       this.#index.lastSeq = seq;
+      for (const w of stored) if (w.op === 'put' && w.owner != null) this.#index.grow(w.owner, w.json.length);
     } catch (error) {
       // The store holds the truth; bring the index back in line with it.
       await this.#rebuild().catch(() => undefined);
@@ -415,9 +464,10 @@ export class WorkspaceManager {
         return true;
       }
       try {
-        this.#index.apply(
-          change.writes.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)),
-        );
+        // A session not loaded here is left to the store: its records are read when it is next used.
+        const held = change.writes.filter((w) => w.op === 'delete' || w.owner == null || this.#index.isLoaded(w.owner));
+        this.#index.apply(held.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
+        for (const w of held) if (w.op === 'put' && w.owner != null) this.#index.grow(w.owner, w.json.length);
       } catch {
         await this.#rebuild();
         return true;
@@ -429,10 +479,7 @@ export class WorkspaceManager {
   }
 
   async #rebuild(): Promise<void> {
-    // One snapshot where the store has them: records and last seq read apart could miss a commit made in between.
-    const { records, lastSeq } =
-      this.store.snapshot !== undefined ? await this.store.snapshot() : { records: await this.store.load(), lastSeq: await this.store.lastSeq() };
-    this.#index.rebuild(records, lastSeq);
+    await this.#cache.reread();
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
   }
 

@@ -7,7 +7,8 @@ import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord,
  */
 export class MemoryStore implements Store {
   readonly kind = 'memory';
-  #collections = new Map<string, Map<string, string>>();
+  /** Each record's JSON text and owner (null: workspace-wide), by collection then key. */
+  #collections = new Map<string, Map<string, { json: string; owner: string | null }>>();
   #log: CommandLogEntry[] = [];
   #ids = new Set<string>();
   #open = false;
@@ -22,11 +23,19 @@ export class MemoryStore implements Store {
     if (this.#ids.has(entry.id)) throw duplicateCommand(entry.id);
     // Check everything first: a write that cannot be stored fails the whole commit.
     for (const w of writes) assertStorable(w);
+    // A record never changes owner: a put that would give it to another session is refused before anything is written.
+    const owners = new Map<string, string | null | undefined>();
+    for (const w of writes) {
+      const id = `${w.collection}\u0000${w.key}`;
+      const before = owners.has(id) ? owners.get(id) : this.#collections.get(w.collection)?.get(w.key)?.owner;
+      if (w.op === 'put' && before !== undefined && before !== (w.owner ?? null)) throw ownerConflict(w.collection, w.key);
+      owners.set(id, w.op === 'put' ? (w.owner ?? null) : undefined);
+    }
     const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
     for (const w of writes) {
       let collection = this.#collections.get(w.collection);
-      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, string>()));
-      if (w.op === 'put') collection.set(w.key, w.json);
+      if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, { json: string; owner: string | null }>()));
+      if (w.op === 'put') collection.set(w.key, { json: w.json, owner: w.owner ?? null });
       else collection.delete(w.key);
     }
     this.#log.push(logged);
@@ -42,15 +51,27 @@ export class MemoryStore implements Store {
     this.#assertOpen();
     const records: StoredRecord[] = [];
     for (const [collection, entries] of this.#collections) {
-      for (const [key, json] of entries) records.push({ collection, key, value: JSON.parse(json) });
+      for (const [key, { json }] of entries) records.push({ collection, key, value: JSON.parse(json) });
     }
     return records;
   }
 
+  async loadRecords(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    this.#assertOpen();
+    const owners = new Set(query.owners);
+    const records: StoredRecord[] = [];
+    for (const [collection, entries] of this.#collections) {
+      for (const [key, { json, owner }] of entries) {
+        if (owner === null ? query.shared === true : owners.has(owner)) records.push({ collection, key, value: JSON.parse(json) });
+      }
+    }
+    return { records, lastSeq: this.#log.length };
+  }
+
   async get(collection: string, key: string): Promise<unknown> {
     this.#assertOpen();
-    const json = this.#collections.get(collection)?.get(key);
-    return json === undefined ? undefined : JSON.parse(json);
+    const record = this.#collections.get(collection)?.get(key);
+    return record === undefined ? undefined : JSON.parse(record.json);
   }
 
   async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
@@ -84,12 +105,19 @@ export function assertStorable(w: StoredWrite): void {
   if (!fine) throw new GolemError('STORE_ERROR', `cannot store this write: ${JSON.stringify(w)}`);
 }
 
-/** The error for a commit at the wrong position in the log. */
+/** A put that would move a record to another owner: two sessions cannot both hold one key (a caller's turn id given twice). */
+export function ownerConflict(collection: string, key: string): GolemError {
+  return new GolemError('DUPLICATE_ID', `the ${collection} "${key}" already exists and belongs to another session; give it an id of its own`, {
+    details: { collection, key },
+  });
+}
+
 /** A command whose id the log already holds (a caller's id given twice): refused, nothing written. */
 export function duplicateCommand(id: string): GolemError {
   return new GolemError('DUPLICATE_ID', `the command log already holds a command with id "${id}"; give each command an id of its own`, { details: { id } });
 }
 
+/** The error for a commit at the wrong position in the log. */
 export function seqMismatch(seq: number, last: number): GolemError {
   return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
     details: { seq, last },

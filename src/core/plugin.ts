@@ -4,7 +4,7 @@
  * The core domains are defined with the same pieces.
  */
 import { z } from 'zod';
-import type { Result } from './errors.js';
+import { err, fail, ok, type Result } from './errors.js';
 import type { BlobStorage } from './blob-storage.js';
 import type { Write } from './store.js';
 import { Id, type Turn } from './records.js';
@@ -53,6 +53,9 @@ export interface Change<R> {
   effects?: Effect[];
 }
 
+/** Named by a command that reads every session's history (`CommandDefinition.sessions`). */
+export const ALL_SESSIONS = '*';
+
 /** A command type: its payload schema and its reducer. */
 export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends string = string> {
   readonly type: T;
@@ -60,6 +63,12 @@ export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends st
   readonly payload: z.ZodType<P, I>;
   /** Validates against the index and returns the change; throws a GolemError to refuse. */
   reduce(payload: P, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
+  /**
+   * The sessions whose records the reducer reads, besides the payload's `sessionId` (which
+   * is always loaded): the manager loads them before the reducer runs. `'*'` (ALL_SESSIONS)
+   * loads every one. Gets the payload as given, before validation.
+   */
+  sessions?(payload: unknown): readonly string[];
 }
 
 type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
@@ -82,6 +91,7 @@ export function defineCommand<T extends string, S extends z.ZodType, R>(definiti
   description: string;
   payload: S;
   reduce(payload: z.output<S>, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
+  sessions?(payload: unknown): readonly string[];
 }): CommandDefinition<z.output<S>, R, z.input<S>, T> {
   return definition as CommandDefinition<z.output<S>, R, z.input<S>, T>;
 }
@@ -126,4 +136,22 @@ export interface WorkspaceExtension {
   readonly middleware?: readonly Middleware[];
   readonly indexers?: readonly Indexer[];
   readonly processors?: readonly TurnProcessor[];
+}
+
+/** The command's payload checked against its definition's schema: the parsed value, or INVALID_PAYLOAD saying what is wrong. */
+export function validatePayload<P>(definition: CommandDefinition<P, unknown, unknown>, command: Command): Result<P> {
+  let payload: ReturnType<typeof definition.payload.safeParse>;
+  try {
+    payload = definition.payload.safeParse(command.payload);
+  } catch (error) {
+    // A schema that cannot follow the payload (a recursive one, on a value nested past the stack): refused, not a store failure.
+    const reason = error instanceof Error ? error.message : String(error);
+    return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: it could not be validated (${reason})`, { type: command.type }));
+  }
+  if (!payload.success) {
+    const issues = payload.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code }));
+    const summary = issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`)).join('; ');
+    return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
+  }
+  return ok(payload.data);
 }

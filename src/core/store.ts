@@ -58,6 +58,8 @@ export interface StoredRecord {
   collection: string;
   key: string;
   value: unknown;
+  /** The length of its JSON text, where the store has it at hand (what the cache counts). */
+  size?: number;
 }
 
 /** What a store says about itself. */

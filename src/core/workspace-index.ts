@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { GolemError } from './errors.js';
 import type { StoredRecord, Write } from './store.js';
+import { addTo, deepFreeze, insertByVersion, removeFrom, seqOf, setOrDelete, validatedPuts } from './index-tables.js';
 import {
   CORE_COLLECTIONS,
   turnKey,
@@ -35,11 +36,20 @@ export interface IndexChange {
   key: string;
   value: unknown;
   previous: unknown;
+  /**
+   * Set when no command changed the record: a session's records came into memory
+   * (`'load'`, previous undefined) or left it to keep the cache within its budget
+   * (`'evict'`, value undefined). The store holds them either way.
+   */
+  cache?: 'load' | 'evict';
 }
 
 /**
- * A custom read projection (seed 001 section 9.4). It sees every committed change,
- * and on rebuild a `reset` followed by one change per stored record.
+ * A custom read projection (seed 001 section 9.4). It sees every committed change to the
+ * records in memory, and on rebuild a `reset` followed by one change per record. On a
+ * store that loads per session (SQLite, PostgreSQL) that is the workspace-wide records
+ * and the sessions loaded: a session's records arrive when it is first used and may leave
+ * again (`change.cache`).
  */
 export interface Indexer {
   readonly name: string;
@@ -67,10 +77,19 @@ export interface CollectionMap {}
 /** The name of an extension collection declared in `CollectionMap`. */
 export type CollectionName = Extract<keyof CollectionMap, string>;
 
-/** The read-only face of the index: what reducers, middleware and callers may see. */
+/**
+ * The read-only face of the index: what reducers, middleware and callers may see.
+ *
+ * Every workspace-wide record is here (meta, sessions, roles, preferences, context,
+ * blobs, extension collections). A session's own records (its turns) are here once the
+ * session is loaded: the manager loads the sessions a command names before its reducer
+ * runs, and `manager.load(ids)` loads them for a reader. `turns`, `node`, `childrenOf`
+ * and `createdIn` see the loaded sessions and their fork ancestry, not the whole workspace.
+ */
 export interface WorkspaceView {
   readonly meta: WorkspaceMeta | undefined;
   readonly sessions: ReadonlyMap<string, Session>;
+  /** The turn versions of the loaded sessions (and of their fork ancestry), by `id@version`. */
   readonly turns: ReadonlyMap<string, Turn>;
   readonly roles: ReadonlyMap<string, Role>;
   readonly preferences: ReadonlyMap<string, Preference>;
@@ -93,7 +112,15 @@ export interface WorkspaceView {
   headsAt(ref: TurnRef): ReadonlySet<string>;
   forksAt(ref: TurnRef): ReadonlySet<string>;
   sessionsWithRole(role: string): ReadonlySet<string>;
+  /** Whether a session's records are in memory (always true on a store that loads whole). */
+  isLoaded(sessionId: string): boolean;
+  /** Every record in memory, as the store would list it. */
   records(): Generator<StoredRecord>;
+}
+
+/** The session a record belongs to (a turn's `sessionId`), or null for a workspace-wide record. */
+export function ownerOf(collection: string, value: unknown): string | null {
+  return collection === 'turn' ? (value as Turn).sessionId : null;
 }
 
 /** The key under which root turns (parent null) are listed as children. */
@@ -115,6 +142,14 @@ export class WorkspaceIndex implements WorkspaceView {
   readonly collections = new Map<string, Map<string, unknown>>();
   /** The seq of the last command-log entry this index reflects. */
   lastSeq = 0;
+  /**
+   * Whether a session's records are here only once loaded (the store has `loadRecords`).
+   * False: every record is here, and every session counts as loaded.
+   */
+  lazy = false;
+  /** The loaded sessions, least recently used first, each with its records' size (bytes of JSON text). */
+  readonly #loaded = new Map<string, number>();
+  #loadedBytes = 0;
 
   /** turn key (or ROOT) -> ids of the child nodes under that version. */
   readonly #children = new Map<string, Set<string>>();
@@ -139,6 +174,13 @@ export class WorkspaceIndex implements WorkspaceView {
     if (!this.collections.has(name)) this.collections.set(name, new Map());
   }
 
+  /** An empty index that knows the same collections (no indexers): to build a second read model beside this one. */
+  blank(): WorkspaceIndex {
+    const index = new WorkspaceIndex();
+    for (const [name, schema] of this.#schemas) if (!index.hasCollection(name)) index.defineCollection(name, schema);
+    return index;
+  }
+
   collection<K extends CollectionName>(name: K): ReadonlyMap<string, CollectionMap[K]> {
     // The one place a collection's records meet their declared type: the extension that declared the name
     // registered its schema, which rebuilds validate against and its reducers write.
@@ -158,16 +200,90 @@ export class WorkspaceIndex implements WorkspaceView {
     this.#indexers.push(indexer);
   }
 
-  /** Applies committed writes, in order. */
+  isLoaded(sessionId: string): boolean {
+    return !this.lazy || this.#loaded.has(sessionId);
+  }
+
+  /** The loaded sessions, least recently used first, with the size of their records (bytes of JSON). */
+  get loaded(): ReadonlyMap<string, number> {
+    return this.#loaded;
+  }
+
+  /** The size of every loaded session's records, in bytes of JSON. */
+  get loadedBytes(): number {
+    return this.#loadedBytes;
+  }
+
+  /** Marks a loaded session as just used (the last the cache evicts). */
+  touch(sessionId: string): void {
+    const bytes = this.#loaded.get(sessionId);
+    if (bytes === undefined) return;
+    this.#loaded.delete(sessionId);
+    this.#loaded.set(sessionId, bytes);
+  }
+
+  /**
+   * Adds the records of sessions just read from the store, validated first (a corrupt
+   * record adds nothing), and marks the sessions loaded. A record of another owner in
+   * `records` is refused: the store returned what was not asked for.
+   */
+  addOwned(sessionIds: readonly string[], records: readonly StoredRecord[], sizeOf: (record: StoredRecord) => number): void {
+    const wanted = new Set(sessionIds.filter((id) => !this.#loaded.has(id)));
+    const writes = this.#validated(records);
+    const sizes = new Map<string, number>([...wanted].map((id) => [id, 0]));
+    for (const [n, write] of writes.entries()) {
+      const owner = ownerOf(write.collection, (write as { value: unknown }).value);
+      if (owner === null || !sizes.has(owner)) {
+        throw new GolemError(
+          'STORE_ERROR',
+          `the store returned the ${write.collection} "${write.key}" of ${owner ?? 'the workspace'} when asked for sessions' records`,
+        );
+      }
+      sizes.set(owner, (sizes.get(owner) as number) + sizeOf(records[n] as StoredRecord));
+    }
+    for (const [id, bytes] of sizes) {
+      this.#loaded.set(id, bytes);
+      this.#loadedBytes += bytes;
+    }
+    this.#applyAll(writes, 'load');
+  }
+
+  /** Counts bytes a command added to a loaded session's records. */
+  grow(sessionId: string, bytes: number): void {
+    const now = this.#loaded.get(sessionId);
+    if (now === undefined) return;
+    this.#loaded.set(sessionId, now + bytes);
+    this.#loadedBytes += bytes;
+  }
+
+  /** Drops a loaded session's records from memory (the store keeps them); it loads again when next used. */
+  evict(sessionId: string): void {
+    const bytes = this.#loaded.get(sessionId);
+    if (bytes === undefined) return;
+    const writes: Write[] = [...this.createdIn(sessionId)].map((key) => ({ op: 'delete', collection: 'turn', key }));
+    this.#apply(writes, 'evict');
+    this.#loaded.delete(sessionId);
+    this.#loadedBytes -= bytes;
+  }
+
+  /** Applies committed writes, in order. A record of a session that is not loaded is left to the store. */
   apply(writes: readonly Write[]): void {
+    this.#apply(writes);
+  }
+
+  #apply(writes: readonly Write[], cache?: 'load' | 'evict'): void {
     for (const write of writes) {
+      if (this.lazy && write.op === 'put' && cache === undefined) {
+        const owner = ownerOf(write.collection, write.value);
+        if (owner !== null && !this.#loaded.has(owner)) continue;
+      }
       const previous = this.#get(write.collection, write.key);
       // Records are shared with callers (reducer results, reads): frozen, nobody can change them behind the store's back.
       const value = write.op === 'put' ? deepFreeze(write.value) : undefined;
       this.#change(write.collection, write.key, value, previous);
       for (const indexer of this.#indexers) {
         try {
-          indexer.apply({ collection: write.collection, key: write.key, value, previous }, this);
+          indexer.apply({ collection: write.collection, key: write.key, value, previous, ...(cache !== undefined && { cache }) }, this);
         } catch (error) {
           this.onIndexerError(indexer.name, error);
         }
@@ -175,29 +291,19 @@ export class WorkspaceIndex implements WorkspaceView {
     }
   }
 
-  /** Discards everything and rebuilds from stored records, validating each against its collection's schema. */
-  rebuild(records: readonly StoredRecord[], lastSeq: number): void {
+  /**
+   * Discards everything and rebuilds from stored records, validating each against its
+   * collection's schema. `loaded`: on a lazy index, the sessions whose records are among
+   * them (with their sizes), which stay loaded.
+   */
+  rebuild(records: readonly StoredRecord[], lastSeq: number, loaded: ReadonlyMap<string, number> = new Map()): void {
     // Validate everything before touching anything: a corrupt record leaves the index as it was.
-    const writes: Write[] = [];
-    for (const record of records) {
-      const schema = this.#schemas.get(record.collection);
-      if (schema === undefined) {
-        // A collection of an extension that is not loaded now: keep it, unvalidated, so nothing is lost.
-        if (!this.collections.has(record.collection)) this.collections.set(record.collection, new Map());
-        writes.push({ op: 'put', collection: record.collection, key: record.key, value: record.value });
-        continue;
-      }
-      const parsed = schema.safeParse(record.value);
-      if (!parsed.success) {
-        throw new GolemError('CORRUPT_RECORD', `the stored ${record.collection} "${record.key}" does not match its schema`, {
-          details: { collection: record.collection, key: record.key, issues: parsed.error.issues },
-        });
-      }
-      writes.push({ op: 'put', collection: record.collection, key: record.key, value: parsed.data });
-    }
+    const writes = this.#validated(records);
     this.#clear();
-    // Turns go last, in creation order, so every parent is known before its children.
-    const turns = writes.filter((w) => w.collection === 'turn').sort((a, b) => seqOf(a) - seqOf(b));
+    for (const [id, bytes] of loaded) {
+      this.#loaded.set(id, bytes);
+      this.#loadedBytes += bytes;
+    }
     for (const indexer of this.#indexers) {
       try {
         indexer.reset();
@@ -205,9 +311,26 @@ export class WorkspaceIndex implements WorkspaceView {
         this.onIndexerError(indexer.name, error);
       }
     }
-    this.apply(writes.filter((w) => w.collection !== 'turn'));
-    this.apply(turns);
+    this.#applyAll(writes);
     this.lastSeq = lastSeq;
+  }
+
+  /** Applies puts of stored records, turns last in creation order so every parent is known before its children. */
+  #applyAll(writes: readonly Write[], cache?: 'load'): void {
+    const turns = writes.filter((w) => w.collection === 'turn').sort((a, b) => seqOf(a) - seqOf(b));
+    this.#apply(
+      writes.filter((w) => w.collection !== 'turn'),
+      cache,
+    );
+    this.#apply(turns, cache);
+  }
+
+  /** Stored records as puts, each validated against its collection's schema (CORRUPT_RECORD at the first that fails). */
+  #validated(records: readonly StoredRecord[]): Write[] {
+    const writes = validatedPuts(records, (collection) => this.#schemas.get(collection));
+    // A collection of an extension that is not registered now: its records are kept, unvalidated, so nothing is lost.
+    for (const w of writes) if (!this.#schemas.has(w.collection) && !this.collections.has(w.collection)) this.collections.set(w.collection, new Map());
+    return writes;
   }
 
   /** Every record the index holds, as the store would list it. */
@@ -365,47 +488,11 @@ export class WorkspaceIndex implements WorkspaceView {
     for (const map of [this.sessions, this.turns, this.nodes, this.roles, this.preferences, this.context, this.blobs]) map.clear();
     for (const map of [this.#children, this.#createdIn, this.#headsAt, this.#forksAt, this.#roleUsers]) map.clear();
     for (const entries of this.collections.values()) entries.clear();
+    this.#loaded.clear();
+    this.#loadedBytes = 0;
     this.lastSeq = 0;
   }
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
 const NO_RECORDS: ReadonlyMap<string, never> = new Map<string, never>();
-
-/** Freezes a JSON value and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-function seqOf(write: Write): number {
-  return write.op === 'put' ? (write.value as Turn).seq : 0;
-}
-
-function setOrDelete<V>(map: Map<string, V>, key: string, value: V | undefined): void {
-  if (value === undefined) map.delete(key);
-  else map.set(key, value);
-}
-
-function addTo(map: Map<string, Set<string>>, key: string, member: string): void {
-  let set = map.get(key);
-  if (set === undefined) map.set(key, (set = new Set()));
-  set.add(member);
-}
-
-function removeFrom(map: Map<string, Set<string>>, key: string, member: string): void {
-  const set = map.get(key);
-  if (set === undefined) return;
-  set.delete(member);
-  if (set.size === 0) map.delete(key);
-}
-
-function insertByVersion(versions: Turn[], turn: Turn): Turn[] {
-  const rest = versions.filter((t) => t.version !== turn.version);
-  const at = rest.findIndex((t) => t.version > turn.version);
-  if (at === -1) return [...rest, turn];
-  return [...rest.slice(0, at), turn, ...rest.slice(at)];
-}

@@ -33,6 +33,7 @@ export function promptRecordOf(turn: Turn): PromptRecord | undefined {
 
 export async function respond(manager: WorkspaceManager, prompts: PromptBuilder, sessionId: string, options: RespondOptions): Promise<Turn> {
   const { model, signal } = options;
+  await manager.load([sessionId]);
   const current = (): Session => {
     const record = manager.workspace().sessions.get(sessionId);
     if (record === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { details: { sessionId } });

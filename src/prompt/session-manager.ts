@@ -1,4 +1,4 @@
-import { unwrap } from '../core/errors.js';
+import { fail, unwrap } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Session as SessionRecord } from '../core/records.js';
 import { Session } from './session.js';
@@ -36,13 +36,54 @@ export class SessionManager {
     return unwrap(await this.#manager.dispatch({ type: 'session:delete', payload: { sessionId } }));
   }
 
-  /** The session, or undefined when there is none with that id. */
+  /** The session, or undefined when there is none with that id. Its turns load on the first async read (or `session.load()`). */
   get(sessionId: string): Session | undefined {
     return this.#manager.workspace().sessions.has(sessionId) ? new Session(this.#manager, this.#prompts, sessionId) : undefined;
   }
 
-  /** Every session's record, most recently updated first. */
-  list(): SessionRecord[] {
-    return [...this.#manager.workspace().sessions.values()].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
+  /** The session with its turns in memory, or undefined when there is none with that id. */
+  async open(sessionId: string): Promise<Session | undefined> {
+    return this.get(sessionId)?.load();
   }
+
+  /**
+   * Sessions' records, most recently updated first: every one, or with `limit` one page
+   * of them, and a `cursor` for the next page (`list({ limit, cursor })`; no cursor: the last page).
+   */
+  list(): SessionRecord[];
+  list(page: { limit: number; cursor?: string }): { sessions: SessionRecord[]; cursor: string | undefined };
+  list(page?: { limit: number; cursor?: string }): SessionRecord[] | { sessions: SessionRecord[]; cursor: string | undefined } {
+    const all = [...this.#manager.workspace().sessions.values()].sort(newestFirst);
+    if (page === undefined) return all;
+    if (!Number.isInteger(page.limit) || page.limit < 1) throw fail('INVALID_ARGUMENT', `limit is a whole number of at least 1, not ${String(page.limit)}`);
+    let from = 0;
+    if (page.cursor !== undefined) {
+      const after = decodeCursor(page.cursor);
+      from = all.findIndex((s) => newestFirst(s, after) > 0);
+      if (from === -1) from = all.length;
+    }
+    const sessions = all.slice(from, from + page.limit);
+    const last = sessions.at(-1);
+    return { sessions, cursor: from + page.limit < all.length && last !== undefined ? encodeCursor(last) : undefined };
+  }
+}
+
+/** Most recently updated first; ties by id, so the order is total and a page boundary is exact. */
+function newestFirst(a: Pick<SessionRecord, 'updatedAt' | 'id'>, b: Pick<SessionRecord, 'updatedAt' | 'id'>): number {
+  return b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id);
+}
+
+/** A page's cursor: where the last session of the page stands in the order (opaque to callers). */
+function encodeCursor(session: SessionRecord): string {
+  return Buffer.from(JSON.stringify([session.updatedAt, session.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): Pick<SessionRecord, 'updatedAt' | 'id'> {
+  try {
+    const [updatedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof updatedAt === 'string' && typeof id === 'string') return { updatedAt, id };
+  } catch {
+    // falls through to the error below
+  }
+  throw fail('INVALID_ARGUMENT', `the cursor "${cursor.slice(0, 60)}" is not one list() returned`, { cursor: cursor.slice(0, 200) });
 }

@@ -40,12 +40,23 @@ export class Session {
    * const turn = await session.respond({ model: resolveModel('openai:gpt-4.1-mini'), tokenBudget: { total: 8000 } })
    */
   async respond(options: RespondOptions): Promise<Turn> {
+    await this.load();
     return respond(this.#manager, this.#prompts, this.id, options);
   }
 
   /** The prompt `respond` would send now, and the record of how it was built, without calling the model. */
   async buildPrompt(options: BuildOptions): Promise<BuiltPrompt> {
+    await this.load();
     return this.#prompts.build(this.record(), options);
+  }
+
+  /**
+   * Brings the session's turns into memory (a store that loads per session reads them on
+   * first use), so `turn()` can read them synchronously. The async reads load by themselves.
+   */
+  async load(): Promise<this> {
+    await this.#manager.load([this.id]);
+    return this;
   }
 
   /** The session's record as it is now. Throws SESSION_NOT_FOUND once the session is deleted. */
@@ -98,6 +109,7 @@ export class Session {
 
   /** The versions of a turn this session can see, and which one it is on. */
   async branchInfo(turnId: string): Promise<BranchInfo> {
+    await this.load();
     const info = new SessionView(this.#view(), this.record()).branchInfo(turnId);
     if (info === undefined) throw fail('TURN_NOT_FOUND', `session "${this.id}" has no turn with id "${turnId}"`, { turnId });
     return info;
@@ -115,11 +127,19 @@ export class Session {
 
   /** The turns from the root to the head (the ancestry walk of seed 001 section 6.1). */
   async transcript(): Promise<Turn[]> {
+    await this.load();
     return pathTo(this.#view(), this.head());
   }
 
-  /** One turn version this session sees (by default the one it is on, else the newest), or undefined. */
+  /**
+   * One turn version this session sees (by default the one it is on, else the newest), or
+   * undefined. A synchronous read of memory: throws SESSION_NOT_LOADED while the session's
+   * turns are not loaded (after `ws.sessions.open`, `session.load()` or any async read they are).
+   */
   turn(turnId: string, version?: number): Turn | undefined {
+    if (!this.#view().isLoaded(this.id)) {
+      throw fail('SESSION_NOT_LOADED', `session "${this.id}" is not in memory; await session.load() before reading it synchronously`, { sessionId: this.id });
+    }
     const view = new SessionView(this.#view(), this.record());
     return version === undefined ? view.currentVersion(turnId) : view.versions(turnId).find((t) => t.version === version);
   }

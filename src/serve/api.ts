@@ -48,9 +48,9 @@ export async function createApi(
     await next();
   });
 
-  app.get('/api/state', (c) => c.json(host.state()));
+  app.get('/api/state', async (c) => c.json(await host.state()));
   app.post('/api/sessions', async (c) => c.json(await host.createSession((await body(c, Body.session)).label ?? null), 201));
-  app.get('/api/sessions/:id', (c) => c.json(host.session(c.req.param('id'))));
+  app.get('/api/sessions/:id', async (c) => c.json(await host.session(c.req.param('id'))));
   app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(c.req.param('id'), (await body(c, Body.message)).text), 202));
   app.post('/api/sessions/:id/turns/:turnId/edit', async (c) =>
     c.json(await host.edit(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202),

@@ -89,10 +89,13 @@ export class ServeHost {
 
   // --- views ---
 
-  state(): ServeState {
+  async state(): Promise<ServeState> {
     const model = this.#agent?.model;
+    const chats = chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list());
+    // Each summary counts its session's turns, which are read from the store for a session not in memory.
+    await this.#ws.manager.load(chats.map((s) => s.id));
     return {
-      sessions: chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list()).map((s) => this.#summary(s)),
+      sessions: chats.map((s) => this.#summary(s)),
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
       approvals: this.#ws.approvals
         .pending()
@@ -104,8 +107,9 @@ export class ServeHost {
     };
   }
 
-  session(sessionId: string): SessionDetail {
+  async session(sessionId: string): Promise<SessionDetail> {
     const record = this.#record(sessionId);
+    await this.#ws.manager.load([record.id]);
     const view = this.#ws.manager.workspace();
     const sessionView = new SessionView(view, record);
     const turns = pathTo(view, record.head).map((turn) => turnView(turn, sessionView));
@@ -133,7 +137,7 @@ export class ServeHost {
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */
   async edit(sessionId: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
-    const session = this.#session(sessionId);
+    const session = await this.#session(sessionId).load();
     const turn = session.turn(turnId);
     if (turn === undefined) throw new GolemError('TURN_NOT_FOUND', `session "${session.id}" has no turn "${turnId}"`);
     if (turn.blocks.some((b) => b.type !== 'text'))

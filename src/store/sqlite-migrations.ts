@@ -31,4 +31,13 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX command_log_type ON command_log (type);
     `,
   },
+  {
+    version: 2,
+    description: "each record's owner (the session it belongs to), indexed: a session loads with one query",
+    sql: `
+      ALTER TABLE records ADD COLUMN owner TEXT;
+      UPDATE records SET owner = json_extract(value, '$.sessionId') WHERE collection = 'turn';
+      CREATE INDEX records_owner ON records (owner);
+    `,
+  },
 ];

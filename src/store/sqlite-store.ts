@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { GolemError } from '../core/errors.js';
-import { duplicateCommand, encode, seqMismatch } from '../core/memory-store.js';
+import { duplicateCommand, encode, ownerConflict, seqMismatch } from '../core/memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from '../core/store.js';
 
@@ -77,7 +77,10 @@ export class SqliteStore implements Store {
       if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
       s.appendLog.run(entry.seq, entry.id, entry.type, payload, entry.actor, entry.timestamp);
       for (const w of writes) {
-        if (w.op === 'put') s.put.run(w.collection, w.key, w.json);
+        // A key another owner holds is not taken over: the upsert changes no row, and the commit is refused.
+        if (w.op === 'put') {
+          if (s.put.run(w.collection, w.key, w.json, w.owner ?? null).changes === 0) throw ownerConflict(w.collection, w.key);
+        }
         else if (w.op === 'delete') s.delete.run(w.collection, w.key);
         else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
       }
@@ -90,12 +93,18 @@ export class SqliteStore implements Store {
         'INSERT INTO command_log (seq, id, type, payload, actor, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       lastSeq: db.prepare<[], { seq: number }>('SELECT max(seq) AS seq FROM command_log'),
-      put: db.prepare<[string, string, string]>(
-        'INSERT INTO records (collection, key, value) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value',
+      put: db.prepare<[string, string, string, string | null]>(
+        'INSERT INTO records (collection, key, value, owner) VALUES (?, ?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS excluded.owner',
       ),
       delete: db.prepare<[string, string]>('DELETE FROM records WHERE collection = ? AND key = ?'),
       get: db.prepare<[string, string], { value: string }>('SELECT value FROM records WHERE collection = ? AND key = ?'),
       load: db.prepare<[], { collection: string; key: string; value: string }>('SELECT collection, key, value FROM records ORDER BY rowid'),
+      loadShared: db.prepare<[], { collection: string; key: string; value: string }>(
+        'SELECT collection, key, value FROM records WHERE owner IS NULL ORDER BY rowid',
+      ),
+      loadOwned: db.prepare<[string], { collection: string; key: string; value: string }>(
+        'SELECT collection, key, value FROM records WHERE owner IN (SELECT value FROM json_each(?)) ORDER BY rowid',
+      ),
       log: db.prepare<[number, number], LogRow>('SELECT * FROM command_log WHERE seq > ? ORDER BY seq LIMIT ?'),
       logCount: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM command_log'),
       counts: db.prepare<[], { collection: string; n: number }>('SELECT collection, count(*) AS n FROM records GROUP BY collection'),
@@ -119,6 +128,17 @@ export class SqliteStore implements Store {
   async load(): Promise<StoredRecord[]> {
     const s = this.#open();
     return s.load.all().map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+  }
+
+  async loadRecords(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    const s = this.#open();
+    const db = this.#db as BetterSqlite3.Database;
+    // One read transaction: the records and the last seq come from the same snapshot of the WAL.
+    return db.transaction(() => {
+      const rows = [...(query.shared === true ? s.loadShared.all() : []), ...(query.owners.length > 0 ? s.loadOwned.all(JSON.stringify(query.owners)) : [])];
+      const records = rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+      return { records, lastSeq: s.lastSeq.get()?.seq ?? 0 };
+    })();
   }
 
   async lastSeq(): Promise<number> {

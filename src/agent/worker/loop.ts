@@ -59,7 +59,7 @@ export async function runLoop(ctx: WorkerContext, input: string | ContentBlock[]
     await ctx.session.addTurn({ role: 'user', blocks });
   }
   const state: RunState = { outcome: { status: 'done', steps: 0, actions: [], turn: undefined }, signal, invalid: 0 };
-  let step = nextStep(ctx, state);
+  let step = await nextStep(ctx, state);
   while (step.type === 'model' || step.type === 'actions') {
     step = step.type === 'model' ? await modelStep(ctx, state) : await actionsStep(ctx, state, step.pending);
   }
@@ -69,8 +69,9 @@ export async function runLoop(ctx: WorkerContext, input: string | ContentBlock[]
 }
 
 /** The step the session's state calls for (the signal read afresh: it changes while actions run). */
-function nextStep(ctx: WorkerContext, state: RunState): NextStep {
+async function nextStep(ctx: WorkerContext, state: RunState): Promise<NextStep> {
   if (state.signal?.aborted === true) return { type: 'done', status: 'aborted' };
+  await ctx.manager.load([ctx.session.id]); // its turns, read below, may have left memory since the last step
   const standing = standingOf(ctx);
   if (standing.type === 'answered') return finish(ctx, state, standing.turn);
   if (standing.type === 'calls') return { type: 'actions', pending: standing };

@@ -129,8 +129,18 @@ export class Worker {
     return [...this.#ctx.actions.values()];
   }
 
-  /** True when the last answer's calls did not all get a result (the run was stopped): `run()` without input resumes it. */
+  /**
+   * True when the last answer's calls did not all get a result (the run was stopped):
+   * `run()` without input resumes it. Reads memory: throws SESSION_NOT_LOADED while the
+   * session's turns are not loaded (open it with `ws.sessions.open(id)` or `session.load()`).
+   */
   interrupted(): boolean {
+    const { session, manager } = this.#ctx;
+    if (!manager.workspace().isLoaded(session.id)) {
+      throw new GolemError('SESSION_NOT_LOADED', `session "${session.id}" is not in memory; await session.load() before asking`, {
+        details: { sessionId: session.id },
+      });
+    }
     return standingOf(this.#ctx).type === 'calls';
   }
 

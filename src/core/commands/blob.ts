@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { blobRefsOf, Sha256 } from '../blocks.js';
 import { fail } from '../errors.js';
-import { defineCommand, type ReducerContext } from '../plugin.js';
+import { ALL_SESSIONS, defineCommand, type ReducerContext } from '../plugin.js';
 import type { BlobRecord } from '../records.js';
 import { applyBlobDelta, stored } from './kit.js';
 
@@ -116,6 +116,8 @@ export const blobRecount = defineCommand({
   type: 'blob:recount',
   description: "Sets each blob's reference count to its holds plus the turns that reference it (golem doctor --repair).",
   payload: z.strictObject({}),
+  // It counts the references in every turn of the workspace: every session loads (a repair, run rarely).
+  sessions: () => [ALL_SESSIONS],
   reduce(_payload, ctx) {
     const references = new Map<string, number>();
     for (const turn of ctx.index.turns.values()) for (const sha256 of blobRefsOf(turn.blocks)) references.set(sha256, (references.get(sha256) ?? 0) + 1);

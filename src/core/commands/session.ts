@@ -6,6 +6,12 @@ import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
 import { collect, makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, unique, viewOf } from './kit.js';
 import { removal } from './turn.js';
 
+/** The id a caller chose for a new session, if any. */
+function newSessionId(payload: unknown): string[] {
+  const id = (payload as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? [id] : [];
+}
+
 function requireNewSessionId(ctx: ReducerContext, id: string | undefined): string {
   if (id === undefined) return ctx.newId();
   if (ctx.index.sessions.has(id)) throw fail('DUPLICATE_ID', `a session with id "${id}" already exists`, { sessionId: id });
@@ -26,6 +32,8 @@ export const sessionCreate = defineCommand({
     role: z.string().nullable().optional(),
     preferences: z.array(Id).optional(),
   }),
+  // A caller-chosen id may be a deleted session's whose turns live on in forks: they load, so the reducer sees them.
+  sessions: (payload) => newSessionId(payload),
   reduce(payload, ctx) {
     const id = requireNewSessionId(ctx, payload.id);
     requireRole(ctx.index, payload.role);
@@ -59,6 +67,8 @@ export const sessionFork = defineCommand({
       label: z.string().nullable().optional(),
     })
     .refine((p) => p.version === undefined || p.turnId !== undefined, 'a version needs a turnId'),
+  // A caller-chosen id may be a deleted session's whose turns live on in forks: they load, so the reducer sees them.
+  sessions: (payload) => newSessionId(payload),
   reduce(payload, ctx) {
     const source = requireSession(ctx.index, payload.sessionId);
     let head: TurnRef | null = source.head;

@@ -1,0 +1,217 @@
+/**
+ * Which sessions' records are in memory: the manager loads a session's records when a
+ * command or a reader first needs them (with the fork ancestry it sees), and evicts the
+ * least recently used past the budget. It works on the index, inside the manager's
+ * serializer; the index itself knows which sessions it holds.
+ */
+import { GolemError } from './errors.js';
+import { ALL_SESSIONS, type Command, type CommandDefinition } from './plugin.js';
+import { turnKey, type Turn, type TurnRef } from './records.js';
+import type { Store, StoredRecord } from './store.js';
+import { ownerOf, type WorkspaceIndex } from './workspace-index.js';
+
+/**
+ * The memory budget of a workspace whose store loads per session (SQLite, PostgreSQL):
+ * past either bound, the least recently used sessions leave memory (the store keeps them;
+ * they load again when next used). A session a command is working on, or that a loaded
+ * fork inherits history from, stays.
+ */
+export interface CacheOptions {
+  /** Sessions in memory at most (default 2,000). */
+  maxSessions?: number;
+  /** Bytes of their records (as JSON text) at most (default 256 MiB). */
+  maxBytes?: number;
+}
+
+const DEFAULT_CACHE = { maxSessions: 2_000, maxBytes: 256 * 1024 * 1024 };
+
+/** The size of a record as the cache counts it: its JSON text. */
+export function recordSize(record: StoredRecord): number {
+  return record.size ?? JSON.stringify(record.value).length;
+}
+
+export class SessionCache {
+  readonly #index: WorkspaceIndex;
+  readonly #store: Store;
+  readonly #budget: Required<CacheOptions>;
+  /** Brings the index up to date with the store (what other processes committed). */
+  readonly #catchUp: () => Promise<unknown>;
+  /** Sessions commands are working on now (session id -> how many): never evicted. */
+  readonly #pinned = new Map<string, number>();
+  /** Sessions read since the last turn of the event loop: a reader's synchronous reads follow its load, so these stay too. */
+  readonly #recent = new Set<string>();
+  /** Loaded session -> the loaded sessions whose turns its fork ancestry holds (kept while it is loaded). */
+  readonly #ancestors = new Map<string, Set<string>>();
+
+  constructor(index: WorkspaceIndex, store: Store, budget: CacheOptions, catchUp: () => Promise<unknown>) {
+    this.#index = index;
+    this.#store = store;
+    this.#catchUp = catchUp;
+    this.#budget = { ...DEFAULT_CACHE, ...budget };
+    for (const [name, value] of Object.entries(this.#budget)) {
+      if (!Number.isInteger(value) || value < 0)
+        throw new GolemError('INVALID_ARGUMENT', `cache.${name} is a whole number of at least 0, not ${String(value)}`);
+    }
+  }
+
+  /** The sessions in memory and their records' size, against the budget. */
+  stats(): { sessions: number; bytes: number; maxSessions: number; maxBytes: number } {
+    return { sessions: this.#index.loaded.size, bytes: this.#index.loadedBytes, ...this.#budget };
+  }
+
+  /** Keeps the sessions in memory until the returned function is called (a command working on them). */
+  pin(sessionIds: readonly string[]): () => void {
+    for (const id of sessionIds) this.#pinned.set(id, (this.#pinned.get(id) ?? 0) + 1);
+    return () => {
+      for (const id of sessionIds) {
+        const n = (this.#pinned.get(id) ?? 1) - 1;
+        if (n === 0) this.#pinned.delete(id);
+        else this.#pinned.set(id, n);
+      }
+    };
+  }
+
+  /** Marks sessions as used now. */
+  use(sessionIds: readonly string[]): void {
+    for (const id of sessionIds) this.#useOne(id);
+  }
+
+  /**
+   * Reads sessions' records from the store into the index (inside the serializer), with
+   * the fork ancestry they see: a fork's history before its fork point belongs to the
+   * session it was forked from (or that one's own ancestry), whose records load too, once,
+   * shared by every fork of it.
+   */
+  async load(sessionIds: readonly string[]): Promise<void> {
+    const loadRecords = this.#store.loadRecords?.bind(this.#store);
+    if (loadRecords === undefined || sessionIds.length === 0) return;
+    if (sessionIds.includes(ALL_SESSIONS)) return this.#loadAll();
+    const asked = [...new Set(sessionIds)];
+    let want = asked.filter((id) => !this.#index.isLoaded(id));
+    while (want.length > 0) {
+      const { records, lastSeq } = await loadRecords({ owners: want });
+      this.#index.addOwned(want, records, recordSize);
+      // Another process committed since this index was brought up to date: its writes to these sessions apply again
+      // on top of what was just read, which changes nothing, and the rest of the index comes up to date.
+      if (lastSeq > this.#index.lastSeq) await this.#catchUp();
+      const next = new Set<string>();
+      for (const id of want) {
+        const missing = this.#firstMissingAncestor(id);
+        if (missing === undefined) continue;
+        const turn = (await this.#store.get('turn', turnKey(missing))) as Turn | undefined;
+        if (turn !== undefined && !this.#index.isLoaded(turn.sessionId)) next.add(turn.sessionId);
+      }
+      want = [...next];
+    }
+    for (const id of asked) this.#noteAncestors(id);
+  }
+
+  /** Loads every session (a command that reads the whole history, such as blob:recount). */
+  async #loadAll(): Promise<void> {
+    const records = await this.#store.load();
+    const owners = new Set<string>();
+    for (const record of records) {
+      const owner = ownerOf(record.collection, record.value);
+      if (owner !== null && !this.#index.isLoaded(owner)) owners.add(owner);
+    }
+    const mine = records.filter((r) => owners.has(ownerOf(r.collection, r.value) ?? ''));
+    this.#index.addOwned([...owners], mine, recordSize);
+    await this.#catchUp();
+    for (const id of owners) {
+      this.#noteAncestors(id);
+      this.#useOne(id);
+    }
+  }
+
+  /** The first turn on a loaded session's fork ancestry that the index does not hold. */
+  #firstMissingAncestor(sessionId: string): TurnRef | undefined {
+    const session = this.#index.sessions.get(sessionId);
+    let at: TurnRef | null = session?.forkedFrom?.turn ?? null;
+    for (let steps = 0; at !== null && steps <= this.#index.turns.size; steps++) {
+      const turn = this.#index.turn(at);
+      if (turn === undefined) return at;
+      at = turn.parent;
+    }
+    return undefined;
+  }
+
+  /** Records which loaded sessions hold a session's fork ancestry: they stay in memory while it does. */
+  #noteAncestors(sessionId: string): void {
+    const session = this.#index.sessions.get(sessionId);
+    const owners = new Set<string>();
+    for (let at = session?.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= this.#index.turns.size; steps++) {
+      const turn = this.#index.turn(at);
+      if (turn === undefined) break;
+      if (turn.sessionId !== sessionId) owners.add(turn.sessionId);
+      at = turn.parent;
+    }
+    if (owners.size > 0) this.#ancestors.set(sessionId, owners);
+    else this.#ancestors.delete(sessionId);
+  }
+
+  /** Marks a session as used now: the last the cache evicts, and kept until the event loop turns. */
+  #useOne(sessionId: string): void {
+    this.#index.touch(sessionId);
+    if (this.#recent.size === 0) setImmediate(() => this.#recent.clear());
+    this.#recent.add(sessionId);
+  }
+
+  /** Evicts the least recently used sessions until the cache is within its budget (never one in use or inherited from). */
+  trim(): void {
+    const { maxSessions, maxBytes } = this.#budget;
+    const loaded = this.#index.loaded;
+    if (loaded.size <= maxSessions && this.#index.loadedBytes <= maxBytes) return;
+    const inherited = new Set<string>();
+    for (const [id, owners] of this.#ancestors) if (loaded.has(id)) for (const owner of owners) inherited.add(owner);
+    for (const id of [...loaded.keys()]) {
+      if (loaded.size <= maxSessions && this.#index.loadedBytes <= maxBytes) return;
+      if (this.#pinned.has(id) || this.#recent.has(id) || inherited.has(id)) continue;
+      this.#index.evict(id);
+      this.#ancestors.delete(id);
+    }
+  }
+
+  /**
+   * Rebuilds the index from the store: the workspace-wide records and those of the
+   * sessions loaded now, in one snapshot where the store has them (records and last seq
+   * read apart could miss a commit made in between).
+   */
+  async reread(): Promise<void> {
+    const loaded = this.#index.loaded;
+    const store = this.#store;
+    const { records, lastSeq } =
+      store.loadRecords !== undefined
+        ? await store.loadRecords({ owners: [...loaded.keys()], shared: true })
+        : store.snapshot !== undefined
+          ? await store.snapshot()
+          : { records: await store.load(), lastSeq: await store.lastSeq() };
+    const sizes = new Map([...loaded.keys()].map((id) => [id, 0]));
+    for (const record of records) {
+      const owner = ownerOf(record.collection, record.value);
+      if (owner !== null && sizes.has(owner)) sizes.set(owner, (sizes.get(owner) as number) + recordSize(record));
+    }
+    this.#index.rebuild(records, lastSeq, sizes);
+  }
+
+  /** Every record of the workspace read into a read model of its own (for checks; not kept). */
+  async readWhole(): Promise<WorkspaceIndex> {
+    const index = this.#index.blank();
+    const store = this.#store;
+    const { records, lastSeq } = store.snapshot !== undefined ? await store.snapshot() : { records: await store.load(), lastSeq: await store.lastSeq() };
+    index.rebuild(records, lastSeq);
+    return index;
+  }
+}
+
+/** The sessions a command works on: the `sessionId` of its payload, and those its definition names. */
+export function sessionsOf(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined): string[] {
+  const payload = command.payload as { sessionId?: unknown } | null;
+  const ids = new Set<string>();
+  if (typeof payload === 'object' && payload !== null && typeof payload.sessionId === 'string') ids.add(payload.sessionId);
+  try {
+    for (const id of definition?.sessions?.(command.payload) ?? []) if (typeof id === 'string') ids.add(id);
+  } catch {
+    // a payload the definition cannot read: its reducer refuses it
+  }
+  return [...ids];
+}

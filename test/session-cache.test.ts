@@ -1,0 +1,168 @@
+/**
+ * The session as the unit of loading: opening reads the workspace-wide records only, a
+ * session's turns load on first use (with the fork ancestry it sees), and past the cache
+ * budget the least recently used leave memory, never one a command is working on or one
+ * a loaded fork inherits from. Every store that keeps owners (memory, SQLite, PostgreSQL).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkInvariants, createWorkspace, GolemError, type Session, type Turn, type Workspace } from '../src/index.js';
+import { expectIndexMatchesStore, openWorkspace, tempDir, text } from './helpers.js';
+import { PG_URL, freshSchema } from './pg-helpers.js';
+import { postgresStore } from '../src/store/postgres/index.js';
+
+const path = async (s: Session) => (await s.transcript()).map((t: Turn) => `${t.id}@${t.version}`).join(' > ');
+const loaded = (ws: Workspace, id: string) => ws.manager.workspace().isLoaded(id);
+
+type Kind = 'sqlite' | 'postgres';
+
+/** A new workspace on a store of this kind (a temp folder, or a fresh PostgreSQL schema). */
+async function open(kind: Kind): Promise<Workspace> {
+  return openWorkspace('sqlite', kind === 'postgres' ? { store: postgresStore(PG_URL, { schema: freshSchema('cache') }) } : {});
+}
+
+/** A second workspace object over the same store: another process, as far as the index knows. */
+async function reopen(kind: Kind, ws: Workspace, options: { cache?: { maxSessions?: number; maxBytes?: number } } = {}): Promise<Workspace> {
+  const { store } = ws.manager;
+  if (kind === 'sqlite') return createWorkspace({ dir: (store as unknown as { path: string }).path.replace(/\/workspace\.db$/, ''), ...options });
+  return createWorkspace({ store: postgresStore(PG_URL, { schema: (store as unknown as { schema: string }).schema }), ...options });
+}
+
+async function threeSessions(ws: Workspace): Promise<Session[]> {
+  const sessions: Session[] = [];
+  for (const label of ['a', 'b', 'c']) {
+    const s = await ws.sessions.create({ label });
+    for (let i = 0; i < 3; i++) await s.addTurn({ id: `${label}${i}`, role: 'user', blocks: [text(`${label} ${i}`)] });
+    sessions.push(s);
+  }
+  return sessions;
+}
+
+describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) => {
+  it('opens with no session loaded, loads one on first use, and reads it back whole', async () => {
+    const ws = await open(kind);
+    const [a, b] = await threeSessions(ws);
+    await ws.close();
+    const again = await reopen(kind, ws);
+    expect(again.manager.cacheStats().sessions).toBe(0);
+    expect(again.manager.workspace().turns.size).toBe(0);
+    expect(again.sessions.list().map((s) => s.label)).toEqual(['c', 'b', 'a']); // session records are workspace-wide
+    expect(() => again.sessions.get(a?.id ?? '')?.turn('a0')).toThrow(expect.objectContaining({ code: 'SESSION_NOT_LOADED' }));
+    expect(await path(again.sessions.get(a?.id ?? '') as Session)).toBe('a0@0 > a1@0 > a2@0');
+    expect(loaded(again, a?.id ?? '')).toBe(true);
+    expect(loaded(again, b?.id ?? '')).toBe(false);
+    expect(again.manager.workspace().turns.size).toBe(3);
+    await expectIndexMatchesStore(again);
+    // A command on an unloaded session loads it before its reducer reads it.
+    const added = await again.sessions.get(b?.id ?? '')?.addTurn({ role: 'assistant', blocks: [text('b answer')] });
+    expect(added?.parent).toEqual({ id: 'b2', version: 0 });
+    expect((await again.summary()).turns).toBe(10);
+    await again.close();
+  });
+
+  it('evicts the least recently used past maxSessions, keeps the one a command works on, and reloads on demand', async () => {
+    const ws = await open(kind);
+    const ids = (await threeSessions(ws)).map((s) => s.id);
+    await ws.close();
+    const small = await reopen(kind, ws, { cache: { maxSessions: 1 } });
+    const [a, b, c] = ids.map((id) => small.sessions.get(id) as Session);
+    // Three commands on three sessions at once: each is pinned while it runs, so none loses its session mid-command.
+    const turns = await Promise.all([a, b, c].map((s) => s?.addTurn({ role: 'assistant', blocks: [text(`to ${s.label}`)] })));
+    expect(turns.map((t) => t?.parent?.id)).toEqual(['a2', 'b2', 'c2']);
+    await new Promise((resolve) => setImmediate(resolve));
+    await small.sessions.get(ids[0] as string)?.load();
+    await new Promise((resolve) => setImmediate(resolve));
+    await small.sessions.get(ids[1] as string)?.load();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(small.manager.cacheStats().sessions).toBe(1);
+    expect(loaded(small, ids[0] as string)).toBe(false);
+    expect(loaded(small, ids[1] as string)).toBe(true);
+    expect(await path(a as Session)).toBe('a0@0 > a1@0 > a2@0 > ' + `${turns[0]?.id}@0`);
+    await expectIndexMatchesStore(small);
+    expect(await checkInvariants(await small.manager.wholeWorkspace())).toEqual([]);
+    await small.close();
+  });
+
+  it("loads a fork's ancestry with it, keeps it while the fork is loaded, and after the source is deleted", async () => {
+    const ws = await open(kind);
+    const [a] = await threeSessions(ws);
+    const f = await ws.sessions.fork(a?.id ?? '', 'a1');
+    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
+    const g = await ws.sessions.fork(f.id, 'f0');
+    await g.addTurn({ id: 'g0', role: 'user', blocks: [text('fork of fork')] });
+    await ws.sessions.delete(a?.id ?? '');
+    await ws.close();
+    const again = await reopen(kind, ws, { cache: { maxSessions: 1 } });
+    expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > f0@0 > g0@0');
+    // g, and the sessions its history came from (the deleted one's id among them), all stay while g is loaded.
+    await new Promise((resolve) => setImmediate(resolve));
+    await again.sessions.get(f.id)?.load();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loaded(again, g.id) || loaded(again, f.id)).toBe(true);
+    expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > f0@0 > g0@0');
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
+    await expectIndexMatchesStore(again);
+    await again.close();
+  });
+
+  it('refuses a caller-chosen turn id another session holds, even while that session is not loaded (DUPLICATE_ID)', async () => {
+    const ws = await open(kind);
+    const [a, b] = await threeSessions(ws);
+    await ws.close();
+    const again = await reopen(kind, ws);
+    const before = (await again.manager.store.stats()).commands;
+    const error = await again.sessions
+      .get(b?.id ?? '')
+      ?.addTurn({ id: 'a0', role: 'user', blocks: [text('stolen')] })
+      .catch((e: unknown) => e);
+    expect(GolemError.isInstance(error) && error.code).toBe('DUPLICATE_ID');
+    expect((await again.manager.store.stats()).commands).toBe(before);
+    expect(await path(again.sessions.get(a?.id ?? '') as Session)).toBe('a0@0 > a1@0 > a2@0');
+    await again.close();
+  });
+});
+
+// Only PostgreSQL tells other processes of commits (a SQLite reader catches up when it next reads).
+describe('loading per session, with another process writing', () => {
+  it("follows another process's commits to the sessions it holds, and hears of a session deleted there", async () => {
+    const kind = 'postgres';
+    const ws = await open(kind);
+    const [a, b] = await threeSessions(ws);
+    const other = await reopen(kind, ws);
+    expect(await path(other.sessions.get(a?.id ?? '') as Session)).toBe('a0@0 > a1@0 > a2@0');
+    await a?.addTurn({ id: 'a3', role: 'user', blocks: [text('more')] });
+    await b?.addTurn({ id: 'b3', role: 'user', blocks: [text('more')] });
+    await ws.sessions.delete(a?.id ?? '');
+    await other.manager.refresh();
+    expect(other.sessions.get(a?.id ?? '')).toBeUndefined();
+    expect(loaded(other, b?.id ?? '')).toBe(false); // it never held b, so b's turns were left to the store
+    expect(await path(other.sessions.get(b?.id ?? '') as Session)).toBe('b0@0 > b1@0 > b2@0 > b3@0');
+    await expectIndexMatchesStore(other);
+    await other.close();
+    await ws.close();
+  });
+});
+
+describe('the cache options and the paged session list', () => {
+  it('refuses a budget that is not a whole number', async () => {
+    await expect(createWorkspace({ cache: { maxSessions: -1 } })).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'INVALID_ARGUMENT');
+    await expect(createWorkspace({ cache: { maxBytes: 1.5 } })).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'INVALID_ARGUMENT');
+  });
+
+  it('pages through the sessions, most recently updated first, and refuses a cursor it did not make', async () => {
+    const ws = await openWorkspace('sqlite', { dir: tempDir() });
+    for (let i = 0; i < 7; i++) await ws.sessions.create({ label: `s${i}` });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = ws.sessions.list({ limit: 3, ...(cursor !== undefined && { cursor }) });
+      expect(page.sessions.length).toBeLessThanOrEqual(3);
+      seen.push(...page.sessions.map((s) => s.label ?? ''));
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(seen).toEqual(ws.sessions.list().map((s) => s.label));
+    expect(seen).toHaveLength(7);
+    expect(() => ws.sessions.list({ limit: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => ws.sessions.list({ limit: 2, cursor: 'not-ours' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    await ws.close();
+  });
+});
