@@ -3,13 +3,17 @@
  * (their commands serialized by the workspace's advisory lock, each index following the
  * others through LISTEN/NOTIFY), and racing appends that never make a phantom branch.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { GolemError } from '../src/core/errors.js';
+import type { CommandLogInput, StoredWrite } from '../src/core/store.js';
 import { createWorkspace, type Workspace } from '../src/index.js';
 import { PostgresStore, postgresStore } from '../src/store/postgres/index.js';
-import { freshSchema, PG_URL } from './pg-helpers.js';
+import { tempDir } from './helpers.js';
+import { freshSchema, PG_URL, pgStore } from './pg-helpers.js';
 
 const run = promisify(execFile);
 const open: Workspace[] = [];
@@ -178,4 +182,91 @@ describe('Golem on PostgreSQL', () => {
     expect(log).toHaveLength(ws.manager.workspace().lastSeq);
     expect(log.filter((e) => e.type === 'turn:add')).toHaveLength(processes * each);
   }, 180_000);
+});
+
+/** A log entry at `seq`. */
+const entry = (seq: number, id = `cmd-${seq}-${Math.random()}`): CommandLogInput => ({
+  seq,
+  id,
+  type: 'test:cmd',
+  payload: {},
+  timestamp: new Date(0).toISOString(),
+  actor: null,
+});
+const put = (collection: string, key: string, value: unknown, owner?: string | null): StoredWrite => ({
+  op: 'put',
+  collection,
+  key,
+  json: JSON.stringify(value),
+  ...(owner !== undefined && { owner }),
+});
+/** The GolemError a promise rejects with. */
+async function refusal(promise: Promise<unknown>): Promise<GolemError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!GolemError.isInstance(error)) throw new Error(`expected a GolemError, got ${String(error)}`);
+  return error;
+}
+
+describe('the PostgreSQL store: owners, and the commit in one statement', () => {
+  it("gives a workspace written by version 1 its turns' owners (migration 2): a session's turns load by owner", async () => {
+    // The upgrade fixture: a pg_dump of what version 1 wrote, restored into a schema of its own.
+    const schema = freshSchema('v1');
+    const sql = join(tempDir(), 'dump.sql');
+    writeFileSync(sql, readFileSync(join(import.meta.dirname, 'fixtures', 'workspace-v1', 'postgres.sql'), 'utf8').replaceAll('golem_fixture', schema));
+    execFileSync('psql', [PG_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-f', sql], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const store = pgStore(schema);
+    await store.open();
+    try {
+      expect((await store.stats()).schemaVersion).toBe(2);
+      const all = await store.load();
+      const turns = all.filter((r) => r.collection === 'turn');
+      const sessions = [...new Set(turns.map((r) => (r.value as { sessionId: string }).sessionId))];
+      expect(sessions.length).toBeGreaterThan(1);
+      for (const session of sessions) {
+        const { records, lastSeq } = await store.loadRecords({ owners: [session] });
+        expect(records).toEqual(turns.filter((r) => (r.value as { sessionId: string }).sessionId === session));
+        expect(lastSeq).toBe(await store.lastSeq());
+      }
+      // Everything else belongs to the workspace.
+      expect((await store.loadRecords({ owners: [], shared: true })).records).toEqual(all.filter((r) => r.collection !== 'turn'));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("applies a commit's writes in order, a key written twice in it too", async () => {
+    const store = pgStore();
+    await store.open();
+    try {
+      // Each key once (applied as a set), then a key put, deleted and put again for another owner (one write at a time).
+      await store.commit(entry(1), [put('c', 'a', 1, 's1'), put('c', 'b', 2), put('c', 'z', 0)]);
+      await store.commit(entry(2), [
+        put('c', 'c', 3),
+        { op: 'delete', collection: 'c', key: 'z' },
+        put('c', 'a', 10, 's1'),
+        { op: 'delete', collection: 'c', key: 'a' },
+        put('c', 'a', 11, 's2'),
+        put('c', 'c', 4),
+      ]);
+      expect((await store.load()).map((r) => [r.key, r.value])).toEqual([
+        ['b', 2],
+        ['c', 4],
+        ['a', 11],
+      ]);
+      expect((await store.loadRecords({ owners: ['s2'] })).records.map((r) => r.key)).toEqual(['a']);
+      expect((await store.loadRecords({ owners: ['s1'] })).records).toEqual([]);
+      // Two owners for one new key in one commit, and an unknown op: refused whole.
+      const twice = await refusal(store.commit(entry(3), [put('c', 'd', 1, 's1'), put('c', 'd', 2, 's2')]));
+      expect(twice.code).toBe('DUPLICATE_ID');
+      const unknown = await refusal(store.commit(entry(3), [put('c', 'e', 1), { op: 'move', collection: 'c', key: 'b' } as unknown as StoredWrite]));
+      expect(unknown.code).toBe('STORE_ERROR');
+      expect(await store.lastSeq()).toBe(2);
+      expect((await store.load()).map((r) => r.key)).toEqual(['b', 'c', 'a']);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -4,7 +4,8 @@
  * workspace. Each command's log entry carries its writes, so a process that fell behind
  * catches up from the last seq it applied instead of reloading everything; a commit
  * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
- * processes' commands (`exclusive`).
+ * processes' commands (`exclusive`). Each record keeps its owner (the session it belongs
+ * to), so a session's records load with one indexed query (`loadRecords`).
  */
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
@@ -44,6 +45,18 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         writes    TEXT NOT NULL
       );
       CREATE INDEX command_log_type ON ${s}.command_log (type);
+    `,
+  },
+  {
+    version: 2,
+    description: "each record's owner (the session it belongs to)",
+    sql: (s) => `
+      ALTER TABLE ${s}.records ADD COLUMN owner TEXT;
+      -- What earlier versions wrote: a turn belongs to its session, everything else to the workspace.
+      UPDATE ${s}.records SET owner = value::jsonb ->> 'sessionId' WHERE collection = 'turn';
+      -- A session's records (owner = ANY), and the workspace-wide ones in first-written order (a small index of its own).
+      CREATE INDEX records_owner ON ${s}.records (owner) WHERE owner IS NOT NULL;
+      CREATE INDEX records_shared ON ${s}.records (id) WHERE owner IS NULL;
     `,
   },
 ];
@@ -145,10 +158,13 @@ export class PostgresStore implements Store {
         });
       for (const w of writes) {
         if (w.op === 'put') {
-          await client.query(
-            `INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`,
-            [w.collection, w.key, w.json],
+          // A record never changes owner: a put for another owner affects no row, and the commit is refused.
+          const stored = await client.query(
+            `INSERT INTO ${this.#s}.records (collection, key, value, owner) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS NOT DISTINCT FROM excluded.owner`,
+            [w.collection, w.key, w.json, w.owner ?? null],
           );
+          if (stored.rowCount === 0) throw ownerConflict(w.collection, w.key);
         } else if (w.op === 'delete') {
           await client.query(`DELETE FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [w.collection, w.key]);
         } else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
@@ -197,6 +213,33 @@ export class PostgresStore implements Store {
         const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
         const rows = (
           await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)
+        ).rows;
+        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  /**
+   * The records of `owners` (and with `shared` every record no session owns), in
+   * first-written order, with the last seq, in one snapshot (REPEATABLE READ). One query
+   * either way: the owners' records through the index records_owner, the shared ones
+   * through records_shared.
+   */
+  async loadRecords(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    const owners = [...query.owners];
+    const [where, params] =
+      query.shared !== true ? ['owner = ANY($1)', [owners]] : owners.length === 0 ? ['owner IS NULL', []] : ['owner = ANY($1) OR owner IS NULL', [owners]];
+    return transaction(
+      this.#requirePool(),
+      'reading records',
+      async (client) => {
+        const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
+        const rows = (
+          await client.query<{ collection: string; key: string; value: string }>(
+            `SELECT collection, key, value FROM ${this.#s}.records WHERE ${where} ORDER BY id`,
+            params,
+          )
         ).rows;
         return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
       },
@@ -326,4 +369,11 @@ export class PostgresStore implements Store {
     if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
     return this.#pool;
   }
+}
+
+/** A put that would move a record to another owner: two sessions cannot both hold one key (a caller's turn id given twice). */
+function ownerConflict(collection: string, key: string): GolemError {
+  return new GolemError('DUPLICATE_ID', `the ${collection} "${key}" already exists and belongs to another session; give it an id of its own`, {
+    details: { collection, key },
+  });
 }
