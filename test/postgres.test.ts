@@ -7,7 +7,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GolemError } from '../src/core/errors.js';
 import type { CommandLogInput, StoredWrite } from '../src/core/store.js';
 import { createWorkspace, type Workspace } from '../src/index.js';
@@ -234,6 +234,52 @@ describe('the PostgreSQL store: owners, and the commit in one statement', () => 
       expect((await store.loadRecords({ owners: [], shared: true })).records).toEqual(all.filter((r) => r.collection !== 'turn'));
     } finally {
       await store.close();
+    }
+  });
+
+  it('commits in one statement, its writes and log entry (with their owners) all there', async () => {
+    const store = pgStore();
+    await store.open();
+    const pg = (await import('pg')).default;
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const writes = [put('session', 's1', { id: 's1' }), put('turn', 't@0', { n: 1 }, 's1'), put('turn', 't@1', { n: 2 }, 's1')];
+      await store.commit(entry(1), writes);
+      const statements = query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : (sql as { text: string }).text));
+      expect(statements).toEqual([expect.stringMatching(/^SELECT "t_\w+"\.golem_commit\(/)]);
+    } finally {
+      query.mockRestore();
+    }
+    expect(await store.lastSeq()).toBe(1);
+    expect((await store.loadRecords({ owners: ['s1'] })).records.map((r) => r.key)).toEqual(['t@0', 't@1']);
+    expect((await store.changes(0))[0]?.writes.map((w) => w.owner ?? null)).toEqual([null, 's1', 's1']);
+    await store.close();
+  });
+
+  it('reports the true last seq in a STORE_CONFLICT, and names what is taken in a DUPLICATE_ID', async () => {
+    const schema = freshSchema();
+    const [a, b] = [pgStore(schema), pgStore(schema)];
+    await a.open();
+    await b.open();
+    try {
+      for (let seq = 1; seq <= 3; seq++) await a.commit(entry(seq), [put('turn', `t${seq}@0`, { seq }, 's1')]);
+      // b is behind (it thinks the log is at 1), or ahead.
+      for (const seq of [2, 9]) {
+        const error = await refusal(b.commit(entry(seq), [put('c', 'x', 1)]));
+        expect({ code: error.code, details: error.details }).toEqual({ code: 'STORE_CONFLICT', details: { seq, last: 3 } });
+      }
+      const stolen = await refusal(b.commit(entry(4), [put('c', 'x', 1), put('turn', 't2@0', { seq: 4 }, 's2')]));
+      expect({ code: stolen.code, details: stolen.details }).toEqual({ code: 'DUPLICATE_ID', details: { collection: 'turn', key: 't2@0' } });
+      const again = await refusal(b.commit(entry(4, (await a.commandLog())[0]?.id), []));
+      expect(again.code).toBe('DUPLICATE_ID');
+      expect(again.details).toEqual({ id: (await a.commandLog())[0]?.id });
+      // Nothing of the refused commits was written.
+      expect(await b.lastSeq()).toBe(3);
+      expect(await b.get('c', 'x')).toBeUndefined();
+      expect(await b.get('turn', 't2@0')).toEqual({ seq: 2 });
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
