@@ -3,13 +3,17 @@
  * (their commands serialized by the workspace's advisory lock, each index following the
  * others through LISTEN/NOTIFY), and racing appends that never make a phantom branch.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { GolemError } from '../src/core/errors.js';
+import type { CommandLogInput, StoredWrite } from '../src/core/store.js';
 import { createWorkspace, type Workspace } from '../src/index.js';
 import { PostgresStore, postgresStore } from '../src/store/postgres/index.js';
-import { freshSchema, PG_URL } from './pg-helpers.js';
+import { tempDir } from './helpers.js';
+import { freshSchema, PG_URL, pgStore } from './pg-helpers.js';
 
 const run = promisify(execFile);
 const open: Workspace[] = [];
@@ -178,4 +182,137 @@ describe('Golem on PostgreSQL', () => {
     expect(log).toHaveLength(ws.manager.workspace().lastSeq);
     expect(log.filter((e) => e.type === 'turn:add')).toHaveLength(processes * each);
   }, 180_000);
+});
+
+/** A log entry at `seq`. */
+const entry = (seq: number, id = `cmd-${seq}-${Math.random()}`): CommandLogInput => ({
+  seq,
+  id,
+  type: 'test:cmd',
+  payload: {},
+  timestamp: new Date(0).toISOString(),
+  actor: null,
+});
+const put = (collection: string, key: string, value: unknown, owner?: string | null): StoredWrite => ({
+  op: 'put',
+  collection,
+  key,
+  json: JSON.stringify(value),
+  ...(owner !== undefined && { owner }),
+});
+/** The GolemError a promise rejects with. */
+async function refusal(promise: Promise<unknown>): Promise<GolemError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!GolemError.isInstance(error)) throw new Error(`expected a GolemError, got ${String(error)}`);
+  return error;
+}
+
+describe('the PostgreSQL store: owners, and the commit in one statement', () => {
+  it("gives a workspace written by version 1 its turns' owners (migration 2): a session's turns load by owner", async () => {
+    // The upgrade fixture: a pg_dump of what version 1 wrote, restored into a schema of its own.
+    const schema = freshSchema('v1');
+    const sql = join(tempDir(), 'dump.sql');
+    writeFileSync(sql, readFileSync(join(import.meta.dirname, 'fixtures', 'workspace-v1', 'postgres.sql'), 'utf8').replaceAll('golem_fixture', schema));
+    execFileSync('psql', [PG_URL, '-v', 'ON_ERROR_STOP=1', '-q', '-f', sql], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const store = pgStore(schema);
+    await store.open();
+    try {
+      expect((await store.stats()).schemaVersion).toBe(2);
+      const all = await store.load();
+      const turns = all.filter((r) => r.collection === 'turn');
+      const sessions = [...new Set(turns.map((r) => (r.value as { sessionId: string }).sessionId))];
+      expect(sessions.length).toBeGreaterThan(1);
+      for (const session of sessions) {
+        const { records, lastSeq } = await store.loadRecords({ owners: [session] });
+        expect(records).toEqual(turns.filter((r) => (r.value as { sessionId: string }).sessionId === session));
+        expect(lastSeq).toBe(await store.lastSeq());
+      }
+      // Everything else belongs to the workspace.
+      expect((await store.loadRecords({ owners: [], shared: true })).records).toEqual(all.filter((r) => r.collection !== 'turn'));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits in one statement, its writes and log entry (with their owners) all there', async () => {
+    const store = pgStore();
+    await store.open();
+    const pg = (await import('pg')).default;
+    const query = vi.spyOn(pg.Client.prototype, 'query');
+    try {
+      const writes = [put('session', 's1', { id: 's1' }), put('turn', 't@0', { n: 1 }, 's1'), put('turn', 't@1', { n: 2 }, 's1')];
+      await store.commit(entry(1), writes);
+      const statements = query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : (sql as { text: string }).text));
+      expect(statements).toEqual([expect.stringMatching(/^SELECT "t_\w+"\.golem_commit\(/)]);
+    } finally {
+      query.mockRestore();
+    }
+    expect(await store.lastSeq()).toBe(1);
+    expect((await store.loadRecords({ owners: ['s1'] })).records.map((r) => r.key)).toEqual(['t@0', 't@1']);
+    expect((await store.changes(0))[0]?.writes.map((w) => w.owner ?? null)).toEqual([null, 's1', 's1']);
+    await store.close();
+  });
+
+  it('reports the true last seq in a STORE_CONFLICT, and names what is taken in a DUPLICATE_ID', async () => {
+    const schema = freshSchema();
+    const [a, b] = [pgStore(schema), pgStore(schema)];
+    await a.open();
+    await b.open();
+    try {
+      for (let seq = 1; seq <= 3; seq++) await a.commit(entry(seq), [put('turn', `t${seq}@0`, { seq }, 's1')]);
+      // b is behind (it thinks the log is at 1), or ahead.
+      for (const seq of [2, 9]) {
+        const error = await refusal(b.commit(entry(seq), [put('c', 'x', 1)]));
+        expect({ code: error.code, details: error.details }).toEqual({ code: 'STORE_CONFLICT', details: { seq, last: 3 } });
+      }
+      const stolen = await refusal(b.commit(entry(4), [put('c', 'x', 1), put('turn', 't2@0', { seq: 4 }, 's2')]));
+      expect({ code: stolen.code, details: stolen.details }).toEqual({ code: 'DUPLICATE_ID', details: { collection: 'turn', key: 't2@0' } });
+      const again = await refusal(b.commit(entry(4, (await a.commandLog())[0]?.id), []));
+      expect(again.code).toBe('DUPLICATE_ID');
+      expect(again.details).toEqual({ id: (await a.commandLog())[0]?.id });
+      // Nothing of the refused commits was written.
+      expect(await b.lastSeq()).toBe(3);
+      expect(await b.get('c', 'x')).toBeUndefined();
+      expect(await b.get('turn', 't2@0')).toEqual({ seq: 2 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("applies a commit's writes in order, a key written twice in it too", async () => {
+    const store = pgStore();
+    await store.open();
+    try {
+      // Each key once (applied as a set), then a key put, deleted and put again for another owner (one write at a time).
+      await store.commit(entry(1), [put('c', 'a', 1, 's1'), put('c', 'b', 2), put('c', 'z', 0)]);
+      await store.commit(entry(2), [
+        put('c', 'c', 3),
+        { op: 'delete', collection: 'c', key: 'z' },
+        put('c', 'a', 10, 's1'),
+        { op: 'delete', collection: 'c', key: 'a' },
+        put('c', 'a', 11, 's2'),
+        put('c', 'c', 4),
+      ]);
+      expect((await store.load()).map((r) => [r.key, r.value])).toEqual([
+        ['b', 2],
+        ['c', 4],
+        ['a', 11],
+      ]);
+      expect((await store.loadRecords({ owners: ['s2'] })).records.map((r) => r.key)).toEqual(['a']);
+      expect((await store.loadRecords({ owners: ['s1'] })).records).toEqual([]);
+      // Two owners for one new key in one commit, and an unknown op: refused whole.
+      const twice = await refusal(store.commit(entry(3), [put('c', 'd', 1, 's1'), put('c', 'd', 2, 's2')]));
+      expect(twice.code).toBe('DUPLICATE_ID');
+      const unknown = await refusal(store.commit(entry(3), [put('c', 'e', 1), { op: 'move', collection: 'c', key: 'b' } as unknown as StoredWrite]));
+      expect(unknown.code).toBe('STORE_ERROR');
+      expect(await store.lastSeq()).toBe(2);
+      expect((await store.load()).map((r) => r.key)).toEqual(['b', 'c', 'a']);
+    } finally {
+      await store.close();
+    }
+  });
 });

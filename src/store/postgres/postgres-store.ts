@@ -4,7 +4,9 @@
  * workspace. Each command's log entry carries its writes, so a process that fell behind
  * catches up from the last seq it applied instead of reloading everything; a commit
  * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
- * processes' commands (`exclusive`).
+ * processes' commands (`exclusive`). Each record keeps its owner (the session it belongs
+ * to), so a session's records load with one indexed query (`loadRecords`). A commit is
+ * one statement (the schema's `golem_commit` function): one round trip.
  */
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
@@ -44,6 +46,93 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         writes    TEXT NOT NULL
       );
       CREATE INDEX command_log_type ON ${s}.command_log (type);
+    `,
+  },
+  {
+    version: 2,
+    description: "each record's owner (the session it belongs to), and the commit as one call (golem_commit)",
+    sql: (s) => `
+      ALTER TABLE ${s}.records ADD COLUMN owner TEXT;
+      -- What earlier versions wrote: a turn belongs to its session, everything else to the workspace.
+      UPDATE ${s}.records SET owner = value::jsonb ->> 'sessionId' WHERE collection = 'turn';
+      -- A session's records (owner = ANY), and the workspace-wide ones in first-written order (a small index of its own).
+      CREATE INDEX records_owner ON ${s}.records (owner) WHERE owner IS NOT NULL;
+      CREATE INDEX records_shared ON ${s}.records (id) WHERE owner IS NULL;
+
+      -- A whole commit in one statement, so in one round trip and one implicit transaction: takes the commit lock,
+      -- checks the seq (GL001, DETAIL the last seq), appends the log entry (a taken id: 23505 on command_log_id_key),
+      -- applies the writes in order, refusing a put that would give a record to another owner (GL002, DETAIL
+      -- {collection, key} as JSON), and notifies the channel with the seq (delivered if and only if it commits).
+      CREATE FUNCTION ${s}.golem_commit(
+        p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT, p_lock TEXT, p_channel TEXT
+      ) RETURNS VOID LANGUAGE plpgsql AS $golem_commit$
+      DECLARE
+        v_last BIGINT;
+        v_writes JSONB := p_writes::jsonb;
+        v_set_based BOOLEAN;
+        v_puts BIGINT;
+        v_stored BIGINT;
+        v_write RECORD;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext(p_lock));
+        SELECT coalesce(max(seq), 0) INTO v_last FROM ${s}.command_log;
+        IF p_seq <> v_last + 1 THEN
+          RAISE EXCEPTION 'the command log is at seq %, so the next command must be %, not %', v_last, v_last + 1, p_seq
+            USING ERRCODE = 'GL001', DETAIL = v_last::text;
+        END IF;
+        INSERT INTO ${s}.command_log (seq, id, type, payload, actor, timestamp, writes)
+          VALUES (p_seq, p_id, p_type, p_payload, p_actor, p_timestamp, p_writes);
+        IF jsonb_typeof(v_writes) <> 'array' THEN
+          RAISE EXCEPTION 'the writes are not a JSON array';
+        END IF;
+
+        -- No key written twice and every op known: the puts and the deletes commute, one statement each.
+        SELECT count(*) = count(DISTINCT (e.w ->> 'collection', e.w ->> 'key')) AND coalesce(bool_and(e.w ->> 'op' IN ('put', 'delete')), true),
+               count(*) FILTER (WHERE e.w ->> 'op' = 'put')
+          INTO v_set_based, v_puts
+          FROM jsonb_array_elements(v_writes) AS e(w);
+        IF v_set_based THEN
+          DELETE FROM ${s}.records AS r USING jsonb_array_elements(v_writes) AS e(w)
+            WHERE e.w ->> 'op' = 'delete' AND r.collection = e.w ->> 'collection' AND r.key = e.w ->> 'key';
+          -- In the order given, so that new records' ids (first-written order) follow it.
+          INSERT INTO ${s}.records (collection, key, value, owner)
+            SELECT e.w ->> 'collection', e.w ->> 'key', e.w ->> 'json', e.w ->> 'owner'
+              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n) WHERE e.w ->> 'op' = 'put' ORDER BY e.n
+            ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS NOT DISTINCT FROM excluded.owner;
+          GET DIAGNOSTICS v_stored = ROW_COUNT;
+          IF v_stored < v_puts THEN
+            -- A put was refused: its record is held by another owner.
+            SELECT e.w ->> 'collection' AS collection, e.w ->> 'key' AS key INTO v_write
+              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n)
+              JOIN ${s}.records AS r ON r.collection = e.w ->> 'collection' AND r.key = e.w ->> 'key'
+              WHERE e.w ->> 'op' = 'put' AND r.owner IS DISTINCT FROM e.w ->> 'owner'
+              ORDER BY e.n LIMIT 1;
+            RAISE EXCEPTION 'the % "%" belongs to another owner', v_write.collection, v_write.key
+              USING ERRCODE = 'GL002', DETAIL = json_build_object('collection', v_write.collection, 'key', v_write.key)::text;
+          END IF;
+        ELSE
+          -- A key written more than once: one write at a time, in order.
+          FOR v_write IN
+            SELECT e.w ->> 'op' AS op, e.w ->> 'collection' AS collection, e.w ->> 'key' AS key, e.w ->> 'json' AS json, e.w ->> 'owner' AS owner
+              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n) ORDER BY e.n
+          LOOP
+            IF v_write.op = 'put' THEN
+              INSERT INTO ${s}.records (collection, key, value, owner) VALUES (v_write.collection, v_write.key, v_write.json, v_write.owner)
+                ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS NOT DISTINCT FROM excluded.owner;
+              IF NOT FOUND THEN
+                RAISE EXCEPTION 'the % "%" belongs to another owner', v_write.collection, v_write.key
+                  USING ERRCODE = 'GL002', DETAIL = json_build_object('collection', v_write.collection, 'key', v_write.key)::text;
+              END IF;
+            ELSIF v_write.op = 'delete' THEN
+              DELETE FROM ${s}.records WHERE collection = v_write.collection AND key = v_write.key;
+            ELSE
+              RAISE EXCEPTION 'unknown write op %', coalesce(v_write.op, 'null');
+            END IF;
+          END LOOP;
+        END IF;
+        PERFORM pg_notify(p_channel, p_seq::text);
+      END
+      $golem_commit$;
     `,
   },
 ];
@@ -123,39 +212,25 @@ export class PostgresStore implements Store {
     }
   }
 
+  /**
+   * The commit in one statement (golem_commit, migration 2), in autocommit: one round trip,
+   * one implicit transaction, all or nothing. Its refusals come back as SQLSTATEs, made
+   * into the errors every store gives.
+   */
   async #commit(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]): Promise<void> {
-    await transaction(this.#requirePool(), `the commit of ${entry.type}`, async (client) => {
-      // Serializes commits across processes: the seq check below sees every earlier commit.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [this.#commitLockKey]);
-      const last = Number((await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0);
-      if (entry.seq !== last + 1) throw seqMismatch(entry.seq, last);
-      await client
-        .query(`INSERT INTO ${this.#s}.command_log (seq, id, type, payload, actor, timestamp, writes) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-          entry.seq,
-          entry.id,
-          entry.type,
-          payload,
-          entry.actor,
-          entry.timestamp,
-          JSON.stringify(writes),
-        ])
-        .catch((error: unknown) => {
-          // 23505: a unique key taken; the seq was checked under the lock above, so it is the id.
-          throw (error as { code?: unknown }).code === '23505' ? duplicateCommand(entry.id) : error;
-        });
-      for (const w of writes) {
-        if (w.op === 'put') {
-          await client.query(
-            `INSERT INTO ${this.#s}.records (collection, key, value) VALUES ($1, $2, $3) ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value`,
-            [w.collection, w.key, w.json],
-          );
-        } else if (w.op === 'delete') {
-          await client.query(`DELETE FROM ${this.#s}.records WHERE collection = $1 AND key = $2`, [w.collection, w.key]);
-        } else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
-      }
-      // Delivered to the other processes' listeners when (and only if) the transaction commits.
-      await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(entry.seq)]);
-    });
+    const pool = this.#requirePool();
+    try {
+      await pool.query({
+        // Named: each connection parses and plans it once.
+        name: `golem_commit:${this.schema}`,
+        text: `SELECT ${this.#s}.golem_commit($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        values: [entry.seq, entry.id, entry.type, payload, entry.actor, entry.timestamp, JSON.stringify(writes), this.#commitLockKey, this.#channel],
+      });
+    } catch (error) {
+      const refused = commitRefusal(entry, error);
+      if (refused !== undefined) throw refused;
+      throw unavailable(`the commit of ${entry.type}`, error);
+    }
   }
 
   async lastSeq(): Promise<number> {
@@ -197,6 +272,33 @@ export class PostgresStore implements Store {
         const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
         const rows = (
           await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)
+        ).rows;
+        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  /**
+   * The records of `owners` (and with `shared` every record no session owns), in
+   * first-written order, with the last seq, in one snapshot (REPEATABLE READ). One query
+   * either way: the owners' records through the index records_owner, the shared ones
+   * through records_shared.
+   */
+  async loadRecords(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+    const owners = [...query.owners];
+    const [where, params] =
+      query.shared !== true ? ['owner = ANY($1)', [owners]] : owners.length === 0 ? ['owner IS NULL', []] : ['owner = ANY($1) OR owner IS NULL', [owners]];
+    return transaction(
+      this.#requirePool(),
+      'reading records',
+      async (client) => {
+        const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
+        const rows = (
+          await client.query<{ collection: string; key: string; value: string }>(
+            `SELECT collection, key, value FROM ${this.#s}.records WHERE ${where} ORDER BY id`,
+            params,
+          )
         ).rows;
         return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
       },
@@ -326,4 +428,28 @@ export class PostgresStore implements Store {
     if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
     return this.#pool;
   }
+}
+
+/** The SQLSTATEs golem_commit raises (class GL, Golem's own). */
+const SEQ_MISMATCH = 'GL001';
+const OWNER_TAKEN = 'GL002';
+
+/** The store's error for a commit golem_commit refused, or undefined for any other failure (the server, the connection, a bad write). */
+function commitRefusal(entry: CommandLogInput, error: unknown): GolemError | undefined {
+  const { code, detail, constraint } = (error ?? {}) as { code?: unknown; detail?: unknown; constraint?: unknown };
+  if (code === SEQ_MISMATCH) return seqMismatch(entry.seq, Number(detail));
+  if (code === OWNER_TAKEN) {
+    const { collection, key } = JSON.parse(String(detail)) as { collection: string; key: string };
+    return ownerConflict(collection, key);
+  }
+  // 23505 on the id's unique key: the seq was checked under the commit lock, so only the id can be taken.
+  if (code === '23505' && constraint === 'command_log_id_key') return duplicateCommand(entry.id);
+  return undefined;
+}
+
+/** A put that would move a record to another owner: two sessions cannot both hold one key (a caller's turn id given twice). */
+function ownerConflict(collection: string, key: string): GolemError {
+  return new GolemError('DUPLICATE_ID', `the ${collection} "${key}" already exists and belongs to another session; give it an id of its own`, {
+    details: { collection, key },
+  });
 }
