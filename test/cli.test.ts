@@ -100,7 +100,7 @@ describe('golem ask', () => {
       expect(messages[2]?.content).toBe('Which ones?');
       const ws = await createWorkspace({ dir: join(cwd, '.golem') });
       expect(ws.sessions.list()).toHaveLength(1);
-      expect(ws.manager.workspace().turns.size).toBe(4);
+      expect((await ws.summary()).turns).toBe(4);
       await ws.close();
     } finally {
       await server.close();
@@ -117,7 +117,7 @@ describe('golem ask', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/^golem \[MODEL_UNREACHABLE\]: cannot reach/);
     const ws = await createWorkspace({ dir: join(cwd, '.golem') });
-    expect(ws.manager.workspace().turns.size).toBe(0);
+    expect((await ws.summary()).turns).toBe(0);
     await ws.close();
   });
 

@@ -110,7 +110,7 @@ describe('regressions the fuzz found', () => {
       expect(result.ok).toBe(false);
       expect(result.error).toMatchObject({ code: 'INVALID_PAYLOAD', message: expect.stringContaining('must not nest deeper than 256 levels') });
     }
-    expect(ws.manager.workspace().turns.size).toBe(0);
+    expect((await ws.summary()).turns).toBe(0);
     // Nested as deep as the limit, it is taken.
     let limit: unknown = 1;
     for (let i = 0; i < 256; i++) limit = [limit];

@@ -88,7 +88,8 @@ describe('PostgreSQL going away', () => {
     // Every acknowledged command is in the database, read back by a fresh process.
     const fresh = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
     cleanups.push(() => fresh.close());
-    for (const id of acknowledged) expect(fresh.sessions.get(session.id)?.turn(id)).toBeDefined();
+    const reopened = await fresh.sessions.open(session.id);
+    for (const id of acknowledged) expect(reopened?.turn(id)).toBeDefined();
     const log = await fresh.manager.store.commandLog();
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
     expect(log.filter((e) => e.type === 'turn:add')).toHaveLength(7);

@@ -118,6 +118,7 @@ describe('Golem on PostgreSQL', () => {
     try {
       for (let i = 0; i < 25; i++) {
         const reader = await createWorkspace({ store: postgresStore(PG_URL, { schema }) });
+        await reader.manager.load([session.id]); // its turns, read in one snapshot, then followed
         // Read together, before anything else can run (the reader follows the writer as soon as it may).
         const seq = reader.manager.workspace().lastSeq;
         const indexed = [...reader.manager.workspace().turns.values()].length;

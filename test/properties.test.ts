@@ -2,10 +2,11 @@
  * Property-based tests: random command sequences, with the workspace's invariants
  * checked after every step.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkInvariants, createWorkspace, GolemError, turnKey, type Turn, type Workspace } from '../src/index.js';
-import { expectIndexMatchesStore, indexSnapshot, loadOwnersOf, openWorkspace, tempDir, text, type StoreKind } from './helpers.js';
+import { expectIndexMatchesStore, indexSnapshot, loadOwnersOf, openWorkspace, sorted, tempDir, text, type StoreKind } from './helpers.js';
 
 type Op =
   | { k: 'create'; role: number }
@@ -44,7 +45,8 @@ const blobBytes = (b: number) => new TextEncoder().encode(`blob number ${b}`);
 /** Runs one op; returns an error code for an expected refusal. Any other exception fails the property. */
 async function apply(ws: Workspace, o: Op): Promise<string | undefined> {
   const sessions = ws.sessions.list().sort((a, b) => a.id.localeCompare(b.id));
-  const turns = [...ws.manager.workspace().turns.values()].sort((a, b) => a.seq - b.seq);
+  // Every turn of the workspace, loaded here or not: an op may name any of them.
+  const turns = [...(await ws.manager.wholeWorkspace()).turns.values()].sort((a, b) => a.seq - b.seq);
   const session = () => {
     const record = sessions[('s' in o ? o.s : 0) % Math.max(1, sessions.length)];
     return record === undefined ? undefined : ws.sessions.get(record.id);
@@ -91,9 +93,10 @@ async function apply(ws: Workspace, o: Op): Promise<string | undefined> {
         return;
       case 'fork': {
         if (s === undefined) return 'NO_SESSION';
-        const count = ws.manager.workspace().turns.size;
+        const count = async () => (await ws.manager.store.stats()).records.turn ?? 0;
+        const before = await count();
         await ws.sessions.fork(s.id, t?.id);
-        expect(ws.manager.workspace().turns.size).toBe(count); // forks copy no turns
+        expect(await count()).toBe(before); // forks copy no turns
         return;
       }
       case 'deleteSession':
@@ -126,9 +129,13 @@ async function apply(ws: Workspace, o: Op): Promise<string | undefined> {
   }
 }
 
-async function runSequence(kind: StoreKind, ops: Op[]): Promise<void> {
+/**
+ * `fresh`: before each op, the workspace is closed and opened again with a cache of two
+ * sessions, as a new process with nothing loaded would find it.
+ */
+async function runSequence(kind: StoreKind, ops: Op[], fresh = false): Promise<void> {
   const dir = kind === 'sqlite' ? tempDir() : undefined;
-  const ws = await openWorkspace(kind, dir === undefined ? {} : { dir, durability: 'normal' });
+  let ws = await openWorkspace(kind, dir === undefined ? {} : { dir, durability: 'normal' });
   await ws.roles.add({ name: 'analyst', persona: 'You analyse.' });
   await ws.roles.add({ name: 'poet', persona: 'You rhyme.' });
   for (const role of ['analyst', null]) {
@@ -136,12 +143,18 @@ async function runSequence(kind: StoreKind, ops: Op[]): Promise<void> {
     await s.addTurn({ role: 'user', blocks: [text('seed')] });
   }
   for (const o of ops) {
-    const before = indexSnapshot(ws);
+    if (fresh && dir !== undefined) {
+      await ws.close();
+      ws = await openWorkspace(kind, { dir, durability: 'normal', cache: { maxSessions: 2 }, newId: () => randomUUID() });
+    }
+    // What the process holds (a refused command may still have loaded the session it named: loading changes nothing).
+    const held = async () => (fresh ? sorted(await ws.manager.store.load()) : indexSnapshot(ws));
+    const before = await held();
     const commandsBefore = (await ws.manager.store.stats()).commands;
     const refused = await apply(ws, o);
     if (refused !== undefined && o.k !== 'edit' && o.k !== 'add') {
       // A refused command (edit/add may have registered a blob first) changes nothing.
-      expect(indexSnapshot(ws)).toEqual(before);
+      expect(await held()).toEqual(before);
       expect((await ws.manager.store.stats()).commands).toBe(commandsBefore);
     }
     const violations = await checkInvariants(await ws.manager.wholeWorkspace(), ws.manager.blobStorage);
@@ -171,6 +184,13 @@ describe('random command sequences keep every invariant', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 40, size: 'large' }), (ops) => runSequence('sqlite', ops)),
       { numRuns: 30 * SCALE },
+    );
+  });
+
+  it('on the SQLite store, each command in a fresh process that loads what it touches (a cache of two sessions)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 30, size: 'large' }), (ops) => runSequence('sqlite', ops, true)),
+      { numRuns: 25 * SCALE },
     );
   });
 });

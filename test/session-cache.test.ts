@@ -66,7 +66,7 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     const small = await reopen(kind, ws, { cache: { maxSessions: 1 } });
     const [a, b, c] = ids.map((id) => small.sessions.get(id) as Session);
     // Three commands on three sessions at once: each is pinned while it runs, so none loses its session mid-command.
-    const turns = await Promise.all([a, b, c].map((s) => s?.addTurn({ role: 'assistant', blocks: [text(`to ${s.label}`)] })));
+    const turns = await Promise.all([a, b, c].map((s) => (s as Session).addTurn({ role: 'assistant', blocks: [text(`to ${s?.label ?? ''}`)] })));
     expect(turns.map((t) => t?.parent?.id)).toEqual(['a2', 'b2', 'c2']);
     await new Promise((resolve) => setImmediate(resolve));
     await small.sessions.get(ids[0] as string)?.load();
@@ -101,6 +101,28 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > f0@0 > g0@0');
     expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
     await expectIndexMatchesStore(again);
+    await again.close();
+  });
+
+  it('refuses to delete history that a fork of a deleted fork stands on, though neither is loaded (TURN_SHARED)', async () => {
+    const ws = await open(kind);
+    const [a] = await threeSessions(ws);
+    const d = await ws.sessions.fork(a?.id ?? '', 'a1');
+    await d.addTurn({ id: 'd0', role: 'user', blocks: [text('d')] });
+    const g = await ws.sessions.fork(d.id, 'd0');
+    await ws.sessions.delete(d.id); // d0 stays: it is where g was forked
+    await ws.close();
+    const again = await reopen(kind, ws);
+    const error = await again.sessions
+      .get(a?.id ?? '')
+      ?.deleteTurn('a1')
+      .catch((e: unknown) => e);
+    expect(GolemError.isInstance(error) && error.code).toBe('TURN_SHARED');
+    expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > d0@0');
+    // Deleting the source session keeps what the fork needs, and the workspace stays sound.
+    await again.sessions.delete(a?.id ?? '');
+    expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > d0@0');
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
     await again.close();
   });
 

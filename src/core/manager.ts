@@ -196,14 +196,14 @@ export class WorkspaceManager {
   async load(sessionIds: readonly string[]): Promise<void> {
     const missing = sessionIds.filter((id) => !this.#index.isLoaded(id));
     this.#cache.use(sessionIds);
-    if (missing.length === 0) return;
+    if (missing.length === 0) return this.#cache.trim();
     if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closed');
     await this.#serializer.run(async () => {
       if (this.#storeClosed) throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closed');
       await this.#cache.load(missing);
+      this.#cache.use(sessionIds); // marked before the trim: the load may have taken more than one turn of the event loop
       this.#cache.trim();
     });
-    this.#cache.use(sessionIds);
   }
 
   /**
@@ -302,7 +302,7 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    const sessions = sessionsOf(command, this.#commands.get(command.type));
+    const sessions = sessionsOf(command, this.#commands.get(command.type), this.#index);
     const unpin = this.#cache.pin(sessions);
     try {
       return await this.#executeLoaded(command, sessions);

@@ -66,9 +66,10 @@ export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends st
   /**
    * The sessions whose records the reducer reads, besides the payload's `sessionId` (which
    * is always loaded): the manager loads them before the reducer runs. `'*'` (ALL_SESSIONS)
-   * loads every one. Gets the payload as given, before validation.
+   * loads every one. Gets the payload as given, before validation, and the workspace-wide
+   * records (sessions, roles...) of the index.
    */
-  sessions?(payload: unknown): readonly string[];
+  sessions?(payload: unknown, view: WorkspaceView): readonly string[];
 }
 
 type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
@@ -91,7 +92,7 @@ export function defineCommand<T extends string, S extends z.ZodType, R>(definiti
   description: string;
   payload: S;
   reduce(payload: z.output<S>, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
-  sessions?(payload: unknown): readonly string[];
+  sessions?(payload: unknown, view: WorkspaceView): readonly string[];
 }): CommandDefinition<z.output<S>, R, z.input<S>, T> {
   return definition as CommandDefinition<z.output<S>, R, z.input<S>, T>;
 }

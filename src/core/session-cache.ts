@@ -8,7 +8,7 @@ import { GolemError } from './errors.js';
 import { ALL_SESSIONS, type Command, type CommandDefinition } from './plugin.js';
 import { turnKey, type Turn, type TurnRef } from './records.js';
 import type { Store, StoredRecord } from './store.js';
-import { ownerOf, type WorkspaceIndex } from './workspace-index.js';
+import { ownerOf, type WorkspaceIndex, type WorkspaceView } from './workspace-index.js';
 
 /**
  * The memory budget of a workspace whose store loads per session (SQLite, PostgreSQL):
@@ -204,12 +204,12 @@ export class SessionCache {
 }
 
 /** The sessions a command works on: the `sessionId` of its payload, and those its definition names. */
-export function sessionsOf(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined): string[] {
+export function sessionsOf(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined, view: WorkspaceView): string[] {
   const payload = command.payload as { sessionId?: unknown } | null;
   const ids = new Set<string>();
   if (typeof payload === 'object' && payload !== null && typeof payload.sessionId === 'string') ids.add(payload.sessionId);
   try {
-    for (const id of definition?.sessions?.(command.payload) ?? []) if (typeof id === 'string') ids.add(id);
+    for (const id of definition?.sessions?.(command.payload, view) ?? []) if (typeof id === 'string') ids.add(id);
   } catch {
     // a payload the definition cannot read: its reducer refuses it
   }

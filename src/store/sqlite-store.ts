@@ -80,8 +80,7 @@ export class SqliteStore implements Store {
         // A key another owner holds is not taken over: the upsert changes no row, and the commit is refused.
         if (w.op === 'put') {
           if (s.put.run(w.collection, w.key, w.json, w.owner ?? null).changes === 0) throw ownerConflict(w.collection, w.key);
-        }
-        else if (w.op === 'delete') s.delete.run(w.collection, w.key);
+        } else if (w.op === 'delete') s.delete.run(w.collection, w.key);
         else throw new GolemError('STORE_ERROR', `unknown write op ${JSON.stringify(w)}`);
       }
     });

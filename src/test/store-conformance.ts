@@ -158,7 +158,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await store.close();
     });
 
-    it('loads records by owner: the shared ones, one owner\'s, several owners\' (loadRecords, where the store keeps owners)', async () => {
+    it("loads records by owner: the shared ones, one owner's, several owners' (loadRecords, where the store keeps owners)", async () => {
       const store = await opened(harness);
       if (store.loadRecords === undefined) {
         // An optional method: a store without it is loaded whole, and its harness says so.
@@ -169,7 +169,8 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await store.commit(entry(), [put('session', 's1', { id: 's1' }), put('turn', 'a@0', { n: 1 }, 's1'), put('turn', 'b@0', { n: 2 }, 's2')]);
       await store.commit(entry(), [put('turn', 'c@0', { n: 3 }, 's1'), put('role', 'r', { name: 'r' }, null), put('turn', 'a@0', { n: 10 }, 's1')]);
       await store.commit(entry(), [{ op: 'delete', collection: 'turn', key: 'c@0', owner: 's1' }, put('turn', 'd@0', { n: 4 }, 's3')]);
-      const keys = (r: { records: { collection: string; key: string; value: unknown }[] }) => r.records.map((x) => `${x.collection}/${x.key}=${JSON.stringify(x.value)}`).sort();
+      const keys = (r: { records: { collection: string; key: string; value: unknown }[] }) =>
+        r.records.map((x) => `${x.collection}/${x.key}=${JSON.stringify(x.value)}`).sort();
       expect(keys(await store.loadRecords({ owners: [], shared: true }))).toEqual(['role/r={"name":"r"}', 'session/s1={"id":"s1"}']);
       expect(keys(await store.loadRecords({ owners: ['s1'] }))).toEqual(['turn/a@0={"n":10}']);
       expect(keys(await store.loadRecords({ owners: ['s2', 's3', 'nobody'] }))).toEqual(['turn/b@0={"n":2}', 'turn/d@0={"n":4}']);
@@ -193,7 +194,9 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         (e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID',
       );
       entry.undo();
-      await expect(store.commit(entry(), [put('turn', 'x@0', { n: 3 }, null)])).rejects.toSatisfy((e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID');
+      await expect(store.commit(entry(), [put('turn', 'x@0', { n: 3 }, null)])).rejects.toSatisfy(
+        (e: unknown) => GolemError.isInstance(e) && e.code === 'DUPLICATE_ID',
+      );
       entry.undo();
       expect(await store.get('turn', 'x@0')).toEqual({ n: 2 });
       expect(await store.get('c', 'other')).toBeUndefined();

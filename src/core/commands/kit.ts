@@ -209,3 +209,26 @@ export function removeTurns(index: WorkspaceView, deleted: ReadonlySet<string>, 
   }
   return { writes, refs };
 }
+
+/**
+ * The sessions a deletion in `payload.sessionId` must hold besides it: every live session
+ * forked from it, or from a session since deleted (whose kept turns hang below its
+ * turns), and their forks in turn. Loaded with them, the turns below the deleted ones are
+ * all in the index: none is missed as shared, and none still needed is collected.
+ */
+export function forksBelow(payload: unknown, view: WorkspaceView): string[] {
+  const start = (payload as { sessionId?: unknown } | null)?.sessionId;
+  if (typeof start !== 'string') return [];
+  const held = new Set([start]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const s of view.sessions.values()) {
+      const from = s.forkedFrom?.sessionId;
+      if (from === undefined || held.has(s.id) || !(held.has(from) || !view.sessions.has(from))) continue;
+      held.add(s.id);
+      grew = true;
+    }
+  }
+  held.delete(start);
+  return [...held];
+}

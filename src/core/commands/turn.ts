@@ -21,6 +21,7 @@ import {
   sameRef,
   TurnInput,
   viewOf,
+  forksBelow,
 } from './kit.js';
 
 /**
@@ -158,6 +159,7 @@ export const turnDelete = defineCommand({
     /** Default: the version on the session's path, else the newest it can see. */
     version: z.number().int().nonnegative().optional(),
   }),
+  sessions: forksBelow,
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);

@@ -11,7 +11,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
 import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
-import { duplicateCommand, encode, seqMismatch } from '../../core/memory-store.js';
+import { duplicateCommand, encode, ownerConflict, seqMismatch } from '../../core/memory-store.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from '../../core/store.js';
 
 export interface PostgresStoreOptions {
@@ -445,11 +445,4 @@ function commitRefusal(entry: CommandLogInput, error: unknown): GolemError | und
   // 23505 on the id's unique key: the seq was checked under the commit lock, so only the id can be taken.
   if (code === '23505' && constraint === 'command_log_id_key') return duplicateCommand(entry.id);
   return undefined;
-}
-
-/** A put that would move a record to another owner: two sessions cannot both hold one key (a caller's turn id given twice). */
-function ownerConflict(collection: string, key: string): GolemError {
-  return new GolemError('DUPLICATE_ID', `the ${collection} "${key}" already exists and belongs to another session; give it an id of its own`, {
-    details: { collection, key },
-  });
 }
