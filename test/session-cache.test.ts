@@ -104,6 +104,22 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     await again.close();
   });
 
+  it('keeps the history a fork made here inherits while the fork is loaded, whatever else loads', async () => {
+    const ws = await open(kind);
+    const [a, b] = await threeSessions(ws);
+    await ws.close();
+    const small = await reopen(kind, ws, { cache: { maxSessions: 2 } });
+    const f = await small.sessions.fork(a?.id ?? '', 'a1'); // loaded by the command that creates it, before its record exists
+    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
+    // f and b in use, a the least recently used: over budget, but a's turns are f's history, so they stay.
+    await small.manager.load([f.id, b?.id ?? '']);
+    expect(f.turn('a0')?.id).toBe('a0');
+    expect(loaded(small, a?.id ?? '')).toBe(true);
+    expect(await path(small.sessions.get(f.id) as Session)).toBe('a0@0 > a1@0 > f0@0');
+    await expectIndexMatchesStore(small);
+    await small.close();
+  });
+
   it('refuses to delete history that a fork of a deleted fork stands on, though neither is loaded (TURN_SHARED)', async () => {
     const ws = await open(kind);
     const [a] = await threeSessions(ws);

@@ -62,7 +62,7 @@ export class MemoryStore implements Store {
     const records: StoredRecord[] = [];
     for (const [collection, entries] of this.#collections) {
       for (const [key, { json, owner }] of entries) {
-        if (owner === null ? query.shared === true : owners.has(owner)) records.push({ collection, key, value: JSON.parse(json) });
+        if (owner === null ? query.shared === true : owners.has(owner)) records.push(sizedRecord(collection, key, json));
       }
     }
     return { records, lastSeq: this.#log.length };
@@ -122,6 +122,11 @@ export function seqMismatch(seq: number, last: number): GolemError {
   return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
     details: { seq, last },
   });
+}
+
+/** A record read back from its JSON text, with the text's length (what a session's cache counts). */
+export function sizedRecord(collection: string, key: string, json: string): StoredRecord {
+  return { collection, key, value: JSON.parse(json) as unknown, size: json.length };
 }
 
 /** JSON text of a value, refusing what JSON cannot carry faithfully. */

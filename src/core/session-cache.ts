@@ -25,6 +25,11 @@ export interface CacheOptions {
 
 const DEFAULT_CACHE = { maxSessions: 2_000, maxBytes: 256 * 1024 * 1024 };
 
+/** Every record and the last seq, in one snapshot where the store has them (read apart, they could miss a commit made in between). */
+async function wholeSnapshot(store: Store): Promise<{ records: StoredRecord[]; lastSeq: number }> {
+  return store.snapshot !== undefined ? store.snapshot() : { records: await store.load(), lastSeq: await store.lastSeq() };
+}
+
 /** The size of a record as the cache counts it: its JSON text. */
 export function recordSize(record: StoredRecord): number {
   return record.size ?? JSON.stringify(record.value).length;
@@ -42,6 +47,8 @@ export class SessionCache {
   readonly #recent = new Set<string>();
   /** Loaded session -> the loaded sessions whose turns its fork ancestry holds (kept while it is loaded). */
   readonly #ancestors = new Map<string, Set<string>>();
+  /** Loaded sessions whose ancestry is noted. */
+  readonly #noted = new Set<string>();
 
   constructor(index: WorkspaceIndex, store: Store, budget: CacheOptions, catchUp: () => Promise<unknown>) {
     this.#index = index;
@@ -96,14 +103,14 @@ export class SessionCache {
       if (lastSeq > this.#index.lastSeq) await this.#catchUp();
       const next = new Set<string>();
       for (const id of want) {
-        const missing = this.#firstMissingAncestor(id);
+        const { missing } = this.#ancestry(id);
         if (missing === undefined) continue;
         const turn = (await this.#store.get('turn', turnKey(missing))) as Turn | undefined;
         if (turn !== undefined && !this.#index.isLoaded(turn.sessionId)) next.add(turn.sessionId);
       }
       want = [...next];
     }
-    for (const id of asked) this.#noteAncestors(id);
+    this.note(asked);
   }
 
   /** Loads every session (a command that reads the whole history, such as blob:recount). */
@@ -117,36 +124,38 @@ export class SessionCache {
     const mine = records.filter((r) => owners.has(ownerOf(r.collection, r.value) ?? ''));
     this.#index.addOwned([...owners], mine, recordSize);
     await this.#catchUp();
-    for (const id of owners) {
-      this.#noteAncestors(id);
-      this.#useOne(id);
-    }
+    this.note([...owners]);
+    this.use([...owners]);
   }
 
-  /** The first turn on a loaded session's fork ancestry that the index does not hold. */
-  #firstMissingAncestor(sessionId: string): TurnRef | undefined {
-    const session = this.#index.sessions.get(sessionId);
-    let at: TurnRef | null = session?.forkedFrom?.turn ?? null;
+  /**
+   * Walks a session's fork ancestry in the index: the first turn it lacks (undefined when
+   * it holds all of it), and the other sessions whose turns it passes.
+   */
+  #ancestry(sessionId: string): { missing: TurnRef | undefined; owners: Set<string> } {
+    const owners = new Set<string>();
+    let at: TurnRef | null = this.#index.sessions.get(sessionId)?.forkedFrom?.turn ?? null;
     for (let steps = 0; at !== null && steps <= this.#index.turns.size; steps++) {
       const turn = this.#index.turn(at);
-      if (turn === undefined) return at;
-      at = turn.parent;
-    }
-    return undefined;
-  }
-
-  /** Records which loaded sessions hold a session's fork ancestry: they stay in memory while it does. */
-  #noteAncestors(sessionId: string): void {
-    const session = this.#index.sessions.get(sessionId);
-    const owners = new Set<string>();
-    for (let at = session?.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= this.#index.turns.size; steps++) {
-      const turn = this.#index.turn(at);
-      if (turn === undefined) break;
+      if (turn === undefined) return { missing: at, owners };
       if (turn.sessionId !== sessionId) owners.add(turn.sessionId);
       at = turn.parent;
     }
-    if (owners.size > 0) this.#ancestors.set(sessionId, owners);
-    else this.#ancestors.delete(sessionId);
+    return { missing: undefined, owners };
+  }
+
+  /**
+   * Notes which loaded sessions hold the fork ancestry of these loaded sessions: those stay
+   * in memory while they do. Once per session, when its record exists (a fork is loaded by
+   * the command that creates it, before its record is written).
+   */
+  note(sessionIds: readonly string[]): void {
+    for (const id of sessionIds) {
+      if (this.#noted.has(id) || !this.#index.isLoaded(id) || !this.#index.sessions.has(id)) continue;
+      const { owners } = this.#ancestry(id);
+      if (owners.size > 0) this.#ancestors.set(id, owners);
+      this.#noted.add(id);
+    }
   }
 
   /** Marks a session as used now: the last the cache evicts, and kept until the event loop turns. */
@@ -168,6 +177,7 @@ export class SessionCache {
       if (this.#pinned.has(id) || this.#recent.has(id) || inherited.has(id)) continue;
       this.#index.evict(id);
       this.#ancestors.delete(id);
+      this.#noted.delete(id);
     }
   }
 
@@ -180,11 +190,7 @@ export class SessionCache {
     const loaded = this.#index.loaded;
     const store = this.#store;
     const { records, lastSeq } =
-      store.loadRecords !== undefined
-        ? await store.loadRecords({ owners: [...loaded.keys()], shared: true })
-        : store.snapshot !== undefined
-          ? await store.snapshot()
-          : { records: await store.load(), lastSeq: await store.lastSeq() };
+      store.loadRecords !== undefined ? await store.loadRecords({ owners: [...loaded.keys()], shared: true }) : await wholeSnapshot(store);
     const sizes = new Map([...loaded.keys()].map((id) => [id, 0]));
     for (const record of records) {
       const owner = ownerOf(record.collection, record.value);
@@ -197,7 +203,7 @@ export class SessionCache {
   async readWhole(): Promise<WorkspaceIndex> {
     const index = this.#index.blank();
     const store = this.#store;
-    const { records, lastSeq } = store.snapshot !== undefined ? await store.snapshot() : { records: await store.load(), lastSeq: await store.lastSeq() };
+    const { records, lastSeq } = await wholeSnapshot(store);
     index.rebuild(records, lastSeq);
     return index;
   }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { GolemError } from '../core/errors.js';
-import { duplicateCommand, encode, ownerConflict, seqMismatch } from '../core/memory-store.js';
+import { duplicateCommand, encode, ownerConflict, seqMismatch, sizedRecord } from '../core/memory-store.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from '../core/store.js';
 
@@ -135,7 +135,7 @@ export class SqliteStore implements Store {
     // One read transaction: the records and the last seq come from the same snapshot of the WAL.
     return db.transaction(() => {
       const rows = [...(query.shared === true ? s.loadShared.all() : []), ...(query.owners.length > 0 ? s.loadOwned.all(JSON.stringify(query.owners)) : [])];
-      const records = rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown }));
+      const records = rows.map((row) => sizedRecord(row.collection, row.key, row.value));
       return { records, lastSeq: s.lastSeq.get()?.seq ?? 0 };
     })();
   }

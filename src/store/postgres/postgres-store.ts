@@ -11,7 +11,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
 import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
-import { duplicateCommand, encode, ownerConflict, seqMismatch } from '../../core/memory-store.js';
+import { duplicateCommand, encode, ownerConflict, seqMismatch, sizedRecord } from '../../core/memory-store.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from '../../core/store.js';
 
 export interface PostgresStoreOptions {
@@ -300,7 +300,7 @@ export class PostgresStore implements Store {
             params,
           )
         ).rows;
-        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
+        return { records: rows.map((row) => sizedRecord(row.collection, row.key, row.value)), lastSeq: Number(seq) };
       },
       'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
     );
