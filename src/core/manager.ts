@@ -308,9 +308,7 @@ export class WorkspaceManager {
       return await this.#executeLoaded(command, sessions);
     } finally {
       unpin();
-      this.#cache.note(sessions); // a fork, once its record is written
-      this.#cache.use(sessions); // the caller reads it next, synchronously
-      this.#cache.trim();
+      this.#cache.settle(sessions);
     }
   }
 

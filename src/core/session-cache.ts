@@ -78,6 +78,16 @@ export class SessionCache {
     };
   }
 
+  /**
+   * After a command on these sessions: notes a fork it created (its record is written
+   * now), marks them used (the caller reads them next, synchronously) and trims the cache.
+   */
+  settle(sessionIds: readonly string[]): void {
+    this.note(sessionIds);
+    this.use(sessionIds);
+    this.trim();
+  }
+
   /** Marks sessions as used now. */
   use(sessionIds: readonly string[]): void {
     for (const id of sessionIds) this.#useOne(id);
