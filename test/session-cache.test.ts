@@ -82,7 +82,29 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     await small.close();
   });
 
-  it("loads a fork's ancestry with it, keeps it while the fork is loaded, and after the source is deleted", async () => {
+  it("loads a fork's ancestry through deleted sessions, and collects it once no session sees it", async () => {
+    const ws = await open(kind);
+    const [a] = await threeSessions(ws);
+    const f = await ws.sessions.fork(a?.id ?? '', 'a1');
+    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
+    const g = await ws.sessions.fork(f.id, 'f0');
+    await g.addTurn({ id: 'g0', role: 'user', blocks: [text('fork of fork')] });
+    await ws.sessions.delete(a?.id ?? '');
+    const h = await ws.sessions.fork(g.id, 'g0');
+    await ws.sessions.delete(f.id); // h's history now passes through two deleted sessions
+    await ws.close();
+    const again = await reopen(kind, ws, { cache: { maxSessions: 1 } });
+    expect(await path(again.sessions.get(h.id) as Session)).toBe('a0@0 > a1@0 > f0@0 > g0@0');
+    await again.close();
+    const third = await reopen(kind, ws, { cache: { maxSessions: 1 } });
+    await third.sessions.delete(g.id);
+    await third.sessions.delete(h.id); // the last to see that history: all of it goes
+    expect(await checkInvariants(await third.manager.wholeWorkspace())).toEqual([]);
+    expect((await third.summary()).turns).toBe(6); // a's own turns before a was deleted are gone; b's and c's remain
+    await third.close();
+  });
+
+  it("loads a fork's ancestry with it, keeps it while the fork is loaded (the source deleted)", async () => {
     const ws = await open(kind);
     const [a] = await threeSessions(ws);
     const f = await ws.sessions.fork(a?.id ?? '', 'a1');
@@ -118,6 +140,22 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     expect(await path(small.sessions.get(f.id) as Session)).toBe('a0@0 > a1@0 > f0@0');
     await expectIndexMatchesStore(small);
     await small.close();
+  });
+
+  it('numbers an edit after every version of the turn, those of a sibling fork not loaded included', async () => {
+    const ws = await open(kind);
+    const [a] = await threeSessions(ws);
+    const f = await ws.sessions.fork(a?.id ?? '', 'a1');
+    const g = await ws.sessions.fork(a?.id ?? '', 'a1');
+    await g.editTurn('a1', [text('g says')]);
+    await ws.close();
+    const again = await reopen(kind, ws);
+    const edited = await again.sessions.get(f.id)?.editTurn('a1', [text('f says')]);
+    expect(edited?.version).toBe(2);
+    expect(await path(again.sessions.get(f.id) as Session)).toBe('a0@0 > a1@2');
+    expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@1');
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
+    await again.close();
   });
 
   it('refuses to delete history that a fork of a deleted fork stands on, though neither is loaded (TURN_SHARED)', async () => {

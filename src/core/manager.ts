@@ -25,7 +25,7 @@ import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
 import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
 
-import { SessionCache, sessionsOf, type CacheOptions } from './session-cache.js';
+import { namedSessions, payloadSession, SessionCache, type CacheOptions } from './session-cache.js';
 
 /**
  * Payload and result types per command type. Extensions add their commands by
@@ -302,22 +302,28 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    const sessions = sessionsOf(command, this.#commands.get(command.type), this.#index);
-    const unpin = this.#cache.pin(sessions);
+    // The payload's session first (with its fork ancestry), then those the definition names on seeing it.
+    const sessions = payloadSession(command);
+    const unpins = [this.#cache.pin(sessions)];
     try {
-      return await this.#executeLoaded(command, sessions);
+      await this.#cache.load(sessions.filter((id) => !this.#index.isLoaded(id)));
+      const named = namedSessions(command, this.#commands.get(command.type), this.#index);
+      sessions.push(...named);
+      unpins.push(this.#cache.pin(named));
+      await this.#cache.load(named.filter((id) => !this.#index.isLoaded(id)));
+    } catch (error) {
+      for (const unpin of unpins) unpin();
+      return err(toGolemError(error, 'STORE_ERROR'));
+    }
+    try {
+      return await this.#executeLoaded(command);
     } finally {
-      unpin();
+      for (const unpin of unpins) unpin();
       this.#cache.settle(sessions);
     }
   }
 
-  async #executeLoaded(command: Command, sessions: readonly string[]): Promise<Result<{ result: unknown; turns: Turn[] }>> {
-    try {
-      await this.#cache.load(sessions.filter((id) => !this.#index.isLoaded(id)));
-    } catch (error) {
-      return err(toGolemError(error, 'STORE_ERROR'));
-    }
+  async #executeLoaded(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
     // Decide on the index, commit, then run the effects (a blob's bytes deleted): with a store shared by processes,
     // all of it under the workspace's lock, after catching up with what the others committed.

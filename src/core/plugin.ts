@@ -64,10 +64,10 @@ export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends st
   /** Validates against the index and returns the change; throws a GolemError to refuse. */
   reduce(payload: P, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
   /**
-   * The sessions whose records the reducer reads, besides the payload's `sessionId` (which
-   * is always loaded): the manager loads them before the reducer runs. `'*'` (ALL_SESSIONS)
-   * loads every one. Gets the payload as given, before validation, and the workspace-wide
-   * records (sessions, roles...) of the index.
+   * The sessions whose records the reducer reads, besides the payload's `sessionId`: the
+   * manager loads them before the reducer runs. `'*'` (ALL_SESSIONS) loads every one. Gets
+   * the payload as given, before validation, and the index with the payload's session (and
+   * its fork ancestry) already loaded.
    */
   sessions?(payload: unknown, view: WorkspaceView): readonly string[];
 }

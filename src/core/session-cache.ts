@@ -111,8 +111,10 @@ export class SessionCache {
       // Another process committed since this index was brought up to date: its writes to these sessions apply again
       // on top of what was just read, which changes nothing, and the rest of the index comes up to date.
       if (lastSeq > this.#index.lastSeq) await this.#catchUp();
+      // Walked from each session asked for, every round: the history may pass through a deleted session, which has no
+      // record to walk from, so the walk goes on from where the last round's load let it reach.
       const next = new Set<string>();
-      for (const id of want) {
+      for (const id of asked) {
         const { missing } = this.#ancestry(id);
         if (missing === undefined) continue;
         const turn = (await this.#store.get('turn', turnKey(missing))) as Turn | undefined;
@@ -219,15 +221,17 @@ export class SessionCache {
   }
 }
 
-/** The sessions a command works on: the `sessionId` of its payload, and those its definition names. */
-export function sessionsOf(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined, view: WorkspaceView): string[] {
+/** The session a command's payload names (`sessionId`), loaded before anything else. */
+export function payloadSession(command: Command): string[] {
   const payload = command.payload as { sessionId?: unknown } | null;
-  const ids = new Set<string>();
-  if (typeof payload === 'object' && payload !== null && typeof payload.sessionId === 'string') ids.add(payload.sessionId);
+  return typeof payload === 'object' && payload !== null && typeof payload.sessionId === 'string' ? [payload.sessionId] : [];
+}
+
+/** The other sessions a command's definition names (read once the payload's session is loaded). */
+export function namedSessions(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined, view: WorkspaceView): string[] {
   try {
-    for (const id of definition?.sessions?.(command.payload, view) ?? []) if (typeof id === 'string') ids.add(id);
+    return (definition?.sessions?.(command.payload, view) ?? []).filter((id) => typeof id === 'string');
   } catch {
-    // a payload the definition cannot read: its reducer refuses it
+    return []; // a payload the definition cannot read: its reducer refuses it
   }
-  return [...ids];
 }

@@ -211,15 +211,22 @@ export function removeTurns(index: WorkspaceView, deleted: ReadonlySet<string>, 
 }
 
 /**
- * The sessions a deletion in `payload.sessionId` must hold besides it: every live session
- * forked from it, or from a session since deleted (whose kept turns hang below its
- * turns), and their forks in turn. Loaded with them, the turns below the deleted ones are
- * all in the index: none is missed as shared, and none still needed is collected.
+ * The fork family of `payload.sessionId`, which a command must hold when it needs every
+ * version of a node or every turn below one (an edit numbers its new version after all
+ * the others; a deletion must see what hangs below): the sessions whose turns its fork
+ * ancestry passes (loaded with it), every live session forked from one of those or from
+ * a session since deleted (whose kept turns may hang below), and their forks in turn.
  */
-export function forksBelow(payload: unknown, view: WorkspaceView): string[] {
+export function forkFamily(payload: unknown, view: WorkspaceView): string[] {
   const start = (payload as { sessionId?: unknown } | null)?.sessionId;
   if (typeof start !== 'string') return [];
   const held = new Set([start]);
+  for (let at = view.sessions.get(start)?.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= view.turns.size; steps++) {
+    const turn = view.turn(at);
+    if (turn === undefined) break;
+    held.add(turn.sessionId);
+    at = turn.parent;
+  }
   for (let grew = true; grew;) {
     grew = false;
     for (const s of view.sessions.values()) {

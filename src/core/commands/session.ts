@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fail } from '../errors.js';
 import { defineCommand, type ReducerContext } from '../plugin.js';
 import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
-import { collect, forksBelow, makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, unique, viewOf } from './kit.js';
+import { collect, forkFamily, makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, unique, viewOf } from './kit.js';
 import { removal } from './turn.js';
 
 /** The id a caller chose for a new session, if any. */
@@ -128,7 +128,7 @@ export const sessionDelete = defineCommand({
   type: 'session:delete',
   description: 'Deletes a session and every turn no other session needs, releasing their blobs.',
   payload: z.strictObject({ sessionId: Id }),
-  sessions: forksBelow,
+  sessions: forkFamily,
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);

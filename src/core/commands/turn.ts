@@ -21,7 +21,7 @@ import {
   sameRef,
   TurnInput,
   viewOf,
-  forksBelow,
+  forkFamily,
 } from './kit.js';
 
 /**
@@ -77,6 +77,8 @@ export const turnEdit = defineCommand({
     role: TurnRole.optional(),
     meta: JsonObject.optional(),
   }),
+  // The new version is numbered after every other, which sessions of the family may hold.
+  sessions: forkFamily,
   reduce(payload, ctx) {
     const session = requireSession(ctx.index, payload.sessionId);
     const node = requireNode(ctx.index, payload.turnId);
@@ -159,7 +161,7 @@ export const turnDelete = defineCommand({
     /** Default: the version on the session's path, else the newest it can see. */
     version: z.number().int().nonnegative().optional(),
   }),
-  sessions: forksBelow,
+  sessions: forkFamily,
   reduce(payload, ctx) {
     const { index } = ctx;
     const session = requireSession(index, payload.sessionId);
