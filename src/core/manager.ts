@@ -25,7 +25,7 @@ import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
 import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
 
-import { namedSessions, payloadSession, SessionCache, type CacheOptions } from './session-cache.js';
+import { SessionCache, type CacheOptions } from './session-cache.js';
 
 /**
  * Payload and result types per command type. Extensions add their commands by
@@ -302,24 +302,16 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    // The payload's session first (with its fork ancestry), then those the definition names on seeing it.
-    const sessions = payloadSession(command);
-    const unpins = [this.#cache.pin(sessions)];
+    let held: { release(): void };
     try {
-      await this.#cache.load(sessions.filter((id) => !this.#index.isLoaded(id)));
-      const named = namedSessions(command, this.#commands.get(command.type), this.#index);
-      sessions.push(...named);
-      unpins.push(this.#cache.pin(named));
-      await this.#cache.load(named.filter((id) => !this.#index.isLoaded(id)));
+      held = await this.#cache.acquire(command, this.#commands.get(command.type));
     } catch (error) {
-      for (const unpin of unpins) unpin();
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     try {
       return await this.#executeLoaded(command);
     } finally {
-      for (const unpin of unpins) unpin();
-      this.#cache.settle(sessions);
+      held.release();
     }
   }
 

@@ -79,6 +79,31 @@ export class SessionCache {
   }
 
   /**
+   * Loads and pins what a command works on: the payload's session first (with its fork
+   * ancestry), then those its definition names on seeing it. `release` unpins them and
+   * settles the cache once the command is done.
+   */
+  async acquire(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined): Promise<{ release(): void }> {
+    const sessions = payloadSession(command);
+    const unpins = [this.pin(sessions)];
+    const release = () => {
+      for (const unpin of unpins) unpin();
+      this.settle(sessions);
+    };
+    try {
+      await this.load(sessions.filter((id) => !this.#index.isLoaded(id)));
+      const named = namedSessions(command, definition, this.#index);
+      sessions.push(...named);
+      unpins.push(this.pin(named));
+      await this.load(named.filter((id) => !this.#index.isLoaded(id)));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return { release };
+  }
+
+  /**
    * After a command on these sessions: notes a fork it created (its record is written
    * now), marks them used (the caller reads them next, synchronously) and trims the cache.
    */
