@@ -247,13 +247,13 @@ export class SessionCache {
 }
 
 /** The session a command's payload names (`sessionId`), loaded before anything else. */
-export function payloadSession(command: Command): string[] {
+function payloadSession(command: Command): string[] {
   const payload = command.payload as { sessionId?: unknown } | null;
   return typeof payload === 'object' && payload !== null && typeof payload.sessionId === 'string' ? [payload.sessionId] : [];
 }
 
 /** The other sessions a command's definition names (read once the payload's session is loaded). */
-export function namedSessions(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined, view: WorkspaceView): string[] {
+function namedSessions(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined, view: WorkspaceView): string[] {
   try {
     return (definition?.sessions?.(command.payload, view) ?? []).filter((id) => typeof id === 'string');
   } catch {
