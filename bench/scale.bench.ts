@@ -323,7 +323,7 @@ try {
     `Medians of ${RUNS} opens per size, each in a fresh process (heap: \`heapUsed\` after \`gc()\`, ${mb(med(bigOpens, (r) => r.heapBefore))} before opening; ` +
       `${HEAP_MB === undefined ? `Node's default heap limit, ${n(defaultHeapMb)} MB` : `--max-old-space-size=${HEAP_MB}`}), ` +
       `${SAMPLES} appends and floors taking turns, and appenders running ${SECONDS} s from one start line. ` +
-      `Today opening loads every record, so the "cold" read is a walk of what is already in memory: its cost is in the open.`,
+      `Opening reads the workspace-wide records only; the "cold" read loads the session's turns from the store (one query by owner) and validates them.`,
   );
 } finally {
   for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
