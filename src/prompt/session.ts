@@ -5,6 +5,7 @@
 import type { ContentBlock, JsonObject } from '../core/blocks.js';
 import { fail, unwrap } from '../core/errors.js';
 import type { TurnDeleteResult, TurnInput } from '../core/commands/index.js';
+import { requireLoaded } from '../core/commands/kit.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from '../core/records.js';
 import type { BuildOptions, BuiltPrompt, PromptBuilder } from './prompt-builder.js';
@@ -40,7 +41,6 @@ export class Session {
    * const turn = await session.respond({ model: resolveModel('openai:gpt-4.1-mini'), tokenBudget: { total: 8000 } })
    */
   async respond(options: RespondOptions): Promise<Turn> {
-    await this.load();
     return respond(this.#manager, this.#prompts, this.id, options);
   }
 
@@ -137,9 +137,7 @@ export class Session {
    * turns are not loaded (after `ws.sessions.open`, `session.load()` or any async read they are).
    */
   turn(turnId: string, version?: number): Turn | undefined {
-    if (!this.#view().isLoaded(this.id)) {
-      throw fail('SESSION_NOT_LOADED', `session "${this.id}" is not in memory; await session.load() before reading it synchronously`, { sessionId: this.id });
-    }
+    requireLoaded(this.#view(), this.id);
     const view = new SessionView(this.#view(), this.record());
     return version === undefined ? view.currentVersion(turnId) : view.versions(turnId).find((t) => t.version === version);
   }

@@ -17,6 +17,7 @@
 import type { Action } from '../../action/action.js';
 import type { ContentBlock } from '../../core/blocks.js';
 import { GolemError } from '../../core/errors.js';
+import { requireLoaded } from '../../core/commands/kit.js';
 import type { WorkspaceManager } from '../../core/manager.js';
 import type { Session } from '../../prompt/session.js';
 import { StagedProject } from '../staged-project.js';
@@ -135,12 +136,7 @@ export class Worker {
    * session's turns are not loaded (open it with `ws.sessions.open(id)` or `session.load()`).
    */
   interrupted(): boolean {
-    const { session, manager } = this.#ctx;
-    if (!manager.workspace().isLoaded(session.id)) {
-      throw new GolemError('SESSION_NOT_LOADED', `session "${session.id}" is not in memory; await session.load() before asking`, {
-        details: { sessionId: session.id },
-      });
-    }
+    requireLoaded(this.#ctx.manager.workspace(), this.#ctx.session.id);
     return standingOf(this.#ctx).type === 'calls';
   }
 

@@ -32,6 +32,16 @@ export function requireSession(index: WorkspaceView, sessionId: string): Session
   return session;
 }
 
+/**
+ * For a synchronous read of a session's turns: throws SESSION_NOT_LOADED while they are
+ * not in memory (`await session.load()` first; the async reads load by themselves).
+ */
+export function requireLoaded(index: WorkspaceView, sessionId: string): void {
+  if (!index.isLoaded(sessionId)) {
+    throw fail('SESSION_NOT_LOADED', `session "${sessionId}" is not in memory; await session.load() before reading it synchronously`, { sessionId });
+  }
+}
+
 export function requireTurn(index: WorkspaceView, ref: TurnRef): Turn {
   const turn = index.turn(ref);
   if (turn === undefined) {
