@@ -27,6 +27,17 @@ async function reopen(kind: Kind, ws: Workspace, options: { cache?: { maxSession
   return createWorkspace({ store: postgresStore(PG_URL, { schema: (store as unknown as { schema: string }).schema }), ...options });
 }
 
+/** Three sessions, then f forked from the first at a1 and g from f at f0, each with a turn; the first deleted. */
+async function forkChain(ws: Workspace): Promise<{ f: Session; g: Session }> {
+  const [a] = await threeSessions(ws);
+  const f = await ws.sessions.fork(a?.id ?? '', 'a1');
+  await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
+  const g = await ws.sessions.fork(f.id, 'f0');
+  await g.addTurn({ id: 'g0', role: 'user', blocks: [text('fork of fork')] });
+  await ws.sessions.delete(a?.id ?? '');
+  return { f, g };
+}
+
 async function threeSessions(ws: Workspace): Promise<Session[]> {
   const sessions: Session[] = [];
   for (const label of ['a', 'b', 'c']) {
@@ -84,12 +95,7 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
 
   it("loads a fork's ancestry through deleted sessions, and collects it once no session sees it", async () => {
     const ws = await open(kind);
-    const [a] = await threeSessions(ws);
-    const f = await ws.sessions.fork(a?.id ?? '', 'a1');
-    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
-    const g = await ws.sessions.fork(f.id, 'f0');
-    await g.addTurn({ id: 'g0', role: 'user', blocks: [text('fork of fork')] });
-    await ws.sessions.delete(a?.id ?? '');
+    const { f, g } = await forkChain(ws);
     const h = await ws.sessions.fork(g.id, 'g0');
     await ws.sessions.delete(f.id); // h's history now passes through two deleted sessions
     await ws.close();
@@ -106,12 +112,7 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
 
   it("loads a fork's ancestry with it, keeps it while the fork is loaded (the source deleted)", async () => {
     const ws = await open(kind);
-    const [a] = await threeSessions(ws);
-    const f = await ws.sessions.fork(a?.id ?? '', 'a1');
-    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] });
-    const g = await ws.sessions.fork(f.id, 'f0');
-    await g.addTurn({ id: 'g0', role: 'user', blocks: [text('fork of fork')] });
-    await ws.sessions.delete(a?.id ?? '');
+    const { f, g } = await forkChain(ws);
     await ws.close();
     const again = await reopen(kind, ws, { cache: { maxSessions: 1 } });
     expect(await path(again.sessions.get(g.id) as Session)).toBe('a0@0 > a1@0 > f0@0 > g0@0');
