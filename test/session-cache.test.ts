@@ -110,6 +110,25 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     await third.close();
   });
 
+  it('loads the whole history of a session loaded as the history of another, so deleting it later leaves nothing behind', async () => {
+    const ws = await open(kind);
+    const [c] = await threeSessions(ws); // a0 > a1 > a2
+    const q = await ws.sessions.fork(c?.id ?? '', 'a2');
+    await q.addTurn({ id: 'q0', role: 'user', blocks: [text('q')] });
+    const p = await ws.sessions.fork(q.id, 'q0');
+    const p0 = await p.branch({ parent: { id: 'a0', version: 0 }, role: 'user', blocks: [text('p, from the top')] });
+    const f = await ws.sessions.fork(p.id, p0.id);
+    await ws.close();
+    const again = await reopen(kind, ws);
+    // f's history passes p and c, not q: loading it loads p, whose own history (through q) loads too.
+    expect(await path(again.sessions.get(f.id) as Session)).toBe(`a0@0 > ${p0.id}@0`);
+    await again.sessions.delete(p.id);
+    await again.sessions.delete(q.id);
+    await again.sessions.delete(f.id);
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
+    await again.close();
+  });
+
   it("loads a fork's ancestry with it, keeps it while the fork is loaded (the source deleted)", async () => {
     const ws = await open(kind);
     const { f, g } = await forkChain(ws);

@@ -128,18 +128,21 @@ export class SessionCache {
     const loadRecords = this.#store.loadRecords?.bind(this.#store);
     if (loadRecords === undefined || sessionIds.length === 0) return;
     if (sessionIds.includes(ALL_SESSIONS)) return this.#loadAll();
-    const asked = [...new Set(sessionIds)];
-    let want = asked.filter((id) => !this.#index.isLoaded(id));
+    // Every session loaded here has its own fork ancestry walked: one loaded as the history of another is whole too,
+    // so that a later command on it (a deletion walking up through its history) finds no gap.
+    const walkers = new Set(sessionIds);
+    let want = [...walkers].filter((id) => !this.#index.isLoaded(id));
     while (want.length > 0) {
       const { records, lastSeq } = await loadRecords({ owners: want });
       this.#index.addOwned(want, records, recordSize);
+      for (const id of want) walkers.add(id);
       // Another process committed since this index was brought up to date: its writes to these sessions apply again
       // on top of what was just read, which changes nothing, and the rest of the index comes up to date.
       if (lastSeq > this.#index.lastSeq) await this.#catchUp();
-      // Walked from each session asked for, every round: the history may pass through a deleted session, which has no
-      // record to walk from, so the walk goes on from where the last round's load let it reach.
+      // Walked again every round: a history may pass through a deleted session, which has no record to walk from, so
+      // the walk goes on from where the last round's load let it reach.
       const next = new Set<string>();
-      for (const id of asked) {
+      for (const id of walkers) {
         const { missing } = this.#ancestry(id);
         if (missing === undefined) continue;
         const turn = (await this.#store.get('turn', turnKey(missing))) as Turn | undefined;
@@ -147,7 +150,7 @@ export class SessionCache {
       }
       want = [...next];
     }
-    this.note(asked);
+    this.note([...walkers]);
   }
 
   /** Loads every session (a command that reads the whole history, such as blob:recount). */

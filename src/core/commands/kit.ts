@@ -182,6 +182,14 @@ export function pinnedByOthers(index: WorkspaceView, ref: TurnRef, except: strin
 /** Garbage-collects from `start`: what no live session can see any more after `session` changes. */
 export function collect(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, after: { dying?: string; session: Session }): Set<string> {
   const { session, dying } = after;
+  // The collection walks up through the session's fork ancestry: it must all be in the index, or turns above a gap
+  // would be left behind unreachable. The manager loads it with the session; a gap is a bug, refused before any write.
+  for (let at = session.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= index.turns.size; steps++) {
+    const turn = index.turn(at);
+    if (turn === undefined)
+      throw fail('INTERNAL', `session "${session.id}": its history is not all in memory (${at.id}@${at.version} is missing)`, { sessionId: session.id });
+    at = turn.parent;
+  }
   return sweep(index, start, deleted, {
     isLive: (id) => id !== dying && index.sessions.has(id),
     isPinned: (ref) =>
