@@ -1,15 +1,16 @@
 /**
  * The agent domain of seed 003, added to every workspace through the extension
  * mechanism: the worker tree (`worker:*`), trust overrides (`trust:*`), grants
- * (`grant:*`), pending approvals (`approval:*`), started calls (`call:*`) and clearance
- * items (`clearance:*`). All of it is workspace state: it persists, replays and survives
- * a restart. This file assembles the extension and declares its collections and commands;
+ * (`grant:*`), pending approvals (`approval:*`), started calls (`call:*`), clearance
+ * items (`clearance:*`) and run leases (`run:*`). All of it is workspace state: it
+ * persists, replays and survives a restart. This file assembles the extension and declares its collections and commands;
  * each concept lives in its own file, and every name is re-exported here.
  */
 import type { CommandMapOf, WorkspaceExtension } from '../core/index.js';
-import { ApprovalRecord, CallStart, ClearanceRecord, Grant, TrustOverrides, WorkerRecord } from './agent-records.js';
+import { ApprovalRecord, CallStart, ClearanceRecord, Grant, RunLease, TrustOverrides, WorkerRecord } from './agent-records.js';
 import { approvalAnswer, approvalRequest } from './approval-commands.js';
 import { callStart } from './call-commands.js';
+import { runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
 import { clearanceDecide, clearanceStage } from './clearance-commands.js';
 import { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 import { workerFinish, workerSpawn } from './worker-commands.js';
@@ -19,6 +20,7 @@ export {
   CallStart,
   ClearanceRecord,
   Grant,
+  RunLease,
   TrustMode,
   TrustOverrides,
   WorkerInfoSchema,
@@ -29,6 +31,7 @@ export {
 } from './agent-records.js';
 export { approvalAnswer, approvalRequest, callFingerprint, findApproval } from './approval-commands.js';
 export { callStart, startedCall } from './call-commands.js';
+export { leaseOf, live, runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
 export { clearanceDecide, clearanceStage } from './clearance-commands.js';
 export { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 export { workerFinish, workerSpawn } from './worker-commands.js';
@@ -45,13 +48,25 @@ export const AGENT_COMMANDS = [
   callStart,
   clearanceStage,
   clearanceDecide,
+  runClaim,
+  runRenew,
+  runRelease,
 ] as const;
 
 /** The agent domain as a workspace extension (`createWorkspace` registers it). */
 export const agentExtension: WorkspaceExtension = {
   name: 'agent',
-  collections: { worker: WorkerRecord, trust: TrustOverrides, grant: Grant, approval: ApprovalRecord, call: CallStart, clearance: ClearanceRecord },
+  collections: {
+    worker: WorkerRecord,
+    trust: TrustOverrides,
+    grant: Grant,
+    approval: ApprovalRecord,
+    call: CallStart,
+    clearance: ClearanceRecord,
+    run: RunLease,
+  },
   commands: AGENT_COMMANDS,
+  guards: [runLeaseGuard],
 };
 
 /** Each agent command's payload and result. */
@@ -70,5 +85,6 @@ declare module '../core/workspace-index.js' {
     approval: ApprovalRecord;
     call: CallStart;
     clearance: ClearanceRecord;
+    run: RunLease;
   }
 }

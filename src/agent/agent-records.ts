@@ -109,8 +109,27 @@ export const CallStart = z.strictObject({
 });
 export type CallStart = z.infer<typeof CallStart>;
 
+/**
+ * A run's lease on its (root) session: the process running it renews it while it runs;
+ * once it lapses (its process died or stalls), another process may claim the run and
+ * resume it from the log. Keyed by the session; deleted when the run ends.
+ */
+export const RunLease = z.strictObject({
+  sessionId: Id,
+  /** The holding handle's `WorkspaceManager.instanceId`. */
+  holder: z.string().min(1),
+  /** Who that is, for people (e.g. "golem serve, pid 4711 on build-2"). */
+  by: z.string(),
+  runId: z.string().min(1),
+  claimedAt: Timestamp,
+  expiresAt: Timestamp,
+  /** How many times the run was claimed from a holder whose lease had lapsed. */
+  takeovers: z.number().int().nonnegative(),
+});
+export type RunLease = z.infer<typeof RunLease>;
+
 /** The names of the agent's collections. */
-export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call';
+export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call' | 'run';
 
 /** Every record of an agent collection, typed by the collection's name. */
 export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][] {

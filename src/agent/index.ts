@@ -1,5 +1,16 @@
 /** Workers (seed 003): the run pipeline and its modes, trust, approvals, clearance, the worker tree, and the UI adapter interface a front end implements. */
-export { agentExtension, ApprovalRecord, callFingerprint, ClearanceRecord, Grant, TrustOverrides, WorkerRecord, type AgentCommandMap } from './agent-plugin.js';
+export {
+  agentExtension,
+  ApprovalRecord,
+  callFingerprint,
+  ClearanceRecord,
+  Grant,
+  leaseOf,
+  RunLease,
+  TrustOverrides,
+  WorkerRecord,
+  type AgentCommandMap,
+} from './agent-plugin.js';
 export { decideTrust, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent-api.js';
 export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './clearance.js';
@@ -19,5 +30,6 @@ export type {
   WorkerInfo,
 } from './ui-adapter.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './text-instructions.js';
+export { RunLeases, DEFAULT_LEASE_TTL_MS, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './worker/index.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './envelope.js';

@@ -127,6 +127,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     say(
       `Golem · session ${session.id}${session.label === null ? '' : ` (${session.label})`} · ${model === undefined ? 'no model' : `${model.provider}:${model.modelId}`} · project ${root}. /help for commands.`,
     );
+    await session.load(); // for the synchronous reads below
     if (worker?.interrupted() === true) {
       say('Resuming the run that was interrupted.');
       await runTurn(undefined);

@@ -11,7 +11,6 @@ import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
 import { scriptedModel, type ScriptedResponse } from '../test/scripted-model.js';
-import type { WorkspaceView } from '../core/workspace-index.js';
 import type { Workspace } from '../create-workspace.js';
 
 export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (replays scripted responses; a test double)'];
@@ -27,19 +26,11 @@ const ScriptFile = z.array(
 );
 
 /**
- * The workspace as `cliModel` reads it: for a scripted model, with every session's turns
- * loaded, since the script's progress is the answers recorded anywhere in the workspace.
+ * The model for `spec`. A scripted model picks up where runs on this workspace left off,
+ * counting before each call the answers it recorded anywhere in the workspace (one step
+ * each), so a script spans restarts and the processes that share a store.
  */
-export async function scriptView(ws: Workspace, spec: string): Promise<WorkspaceView> {
-  if (spec.startsWith('scripted:')) await ws.manager.load(ws.sessions.list().map((s) => s.id));
-  return ws.manager.workspace();
-}
-
-/**
- * The model for `spec`. A scripted model picks up where earlier runs on this workspace
- * left off (one step per answer it recorded), so a script spans restarts.
- */
-export function cliModel(spec: string, options: { cwd: string; env: NodeJS.ProcessEnv; view: WorkspaceView }): ModelAdapter {
+export function cliModel(spec: string, options: { cwd: string; env: NodeJS.ProcessEnv; ws: Workspace }): ModelAdapter {
   if (!spec.startsWith('scripted:')) return resolveModel(spec, { env: options.env });
   const path = resolve(options.cwd, spec.slice('scripted:'.length));
   let steps: z.infer<typeof ScriptFile>;
@@ -54,18 +45,29 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
     );
   }
   const modelId = path;
-  let done = 0;
-  for (const turn of options.view.turns.values()) {
-    const model = turn.meta.model as { provider?: unknown; modelId?: unknown } | undefined;
-    if (turn.role === 'assistant' && model?.provider === 'scripted' && model.modelId === modelId) done++;
-  }
+  const { ws } = options;
+  const taken = async (): Promise<number> => {
+    await ws.manager.refresh();
+    await ws.manager.load(ws.sessions.list().map((s) => s.id));
+    let done = 0;
+    for (const turn of ws.manager.workspace().turns.values()) {
+      const model = turn.meta.model as { provider?: unknown; modelId?: unknown } | undefined;
+      if (turn.role === 'assistant' && model?.provider === 'scripted' && model.modelId === modelId) done++;
+    }
+    return done;
+  };
   return scriptedModel(
-    // Call ids go on counting from the steps already taken, so they stay unique across runs.
-    steps.slice(done).map((step, n): ScriptedResponse => ({
-      ...(step.text !== undefined && { text: step.text }),
-      ...('thinking' in step && step.thinking !== undefined && { thinking: step.thinking }),
-      ...('toolCalls' in step && { toolCalls: step.toolCalls.map((c, i) => ({ name: c.name, input: c.input, callId: c.callId ?? `call_${done + n}_${i}` })) }),
-    })),
+    async (): Promise<ScriptedResponse> => {
+      const done = await taken();
+      const step = steps[done];
+      if (step === undefined) throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the script ${path} has ${steps.length} steps, and all of them were answered`);
+      return {
+        ...(step.text !== undefined && { text: step.text }),
+        ...('thinking' in step && step.thinking !== undefined && { thinking: step.thinking }),
+        // Call ids count the steps taken, so they stay unique across runs.
+        ...('toolCalls' in step && { toolCalls: step.toolCalls.map((c, i) => ({ name: c.name, input: c.input, callId: c.callId ?? `call_${done}_${i}` })) }),
+      };
+    },
     { provider: 'scripted', modelId },
   );
 }

@@ -9,7 +9,7 @@ import { GolemError } from '../core/errors.js';
 import type { StreamPart } from '../models/model-adapter.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat } from './chat.js';
-import { CLI_MODEL_FORMS, cliModel, scriptView } from './cli-model.js';
+import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
 import type { CliIo } from './io.js';
@@ -107,13 +107,18 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
       let serveModel;
       if (model !== undefined && model !== '') {
         try {
-          serveModel = cliModel(model, { cwd: io.cwd, env, view: await scriptView(ws, model) });
+          serveModel = cliModel(model, { cwd: io.cwd, env, ws });
         } catch (error) {
           io.stderr(`golem: ${(error as Error).message}\n`);
           return 2;
         }
       }
       const token = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : env.GOLEM_TOKEN;
+      const leaseMs = env.GOLEM_RUN_LEASE_MS === undefined || env.GOLEM_RUN_LEASE_MS === '' ? undefined : Number(env.GOLEM_RUN_LEASE_MS);
+      if (leaseMs !== undefined && !(Number.isInteger(leaseMs) && leaseMs >= 100 && leaseMs <= 86_400_000)) {
+        io.stderr(`golem: GOLEM_RUN_LEASE_MS takes milliseconds from 100 to 86400000, not "${env.GOLEM_RUN_LEASE_MS}"\n`);
+        return 2;
+      }
       const options = {
         model: serveModel,
         host: values.host ?? '127.0.0.1',
@@ -122,6 +127,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         allowedHosts: values['allow-host'] ?? [],
         token,
         root: io.cwd,
+        ...(leaseMs !== undefined && { leaseMs }),
       };
       return serveCommand(ws, { ...options, ...(io.signal !== undefined && { signal: io.signal }) }, io);
     });
@@ -178,7 +184,7 @@ async function ask(
   return withWorkspace(options.dir, io, async (ws) => {
     let model;
     try {
-      model = cliModel(spec, { cwd: io.cwd, env, view: await scriptView(ws, spec) });
+      model = cliModel(spec, { cwd: io.cwd, env, ws });
     } catch (error) {
       io.stderr(`golem: ${(error as Error).message}\n`);
       return 2;
@@ -243,7 +249,7 @@ async function startChat(
   let modelProblem: string | undefined;
   if (options.model !== undefined && options.model !== '') {
     try {
-      model = cliModel(options.model, { cwd: io.cwd, env, view: await scriptView(ws, options.model) });
+      model = cliModel(options.model, { cwd: io.cwd, env, ws });
     } catch (error) {
       modelProblem = (error as Error).message;
     }

@@ -4,6 +4,7 @@
  * and `patch_ui_state`, as the terminal chat does. Runs until the process is stopped
  * (Ctrl-C) or `signal` aborts.
  */
+import { hostname } from 'node:os';
 import { projectActions } from '../project/project-actions.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import { serve } from '../serve/server.js';
@@ -25,6 +26,8 @@ export interface ServeCommandOptions {
   allowedHosts: readonly string[];
   token: string | undefined;
   root: string;
+  /** How long a run's lease lasts unless renewed ($GOLEM_RUN_LEASE_MS; default 15 s). */
+  leaseMs?: number;
   signal?: AbortSignal;
 }
 
@@ -40,7 +43,14 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
     allowedHosts: options.allowedHosts,
     ...(options.token !== undefined && { token: options.token }),
     ...(options.model !== undefined && {
-      agent: { model: options.model, actions: projectActions(), project: { root: options.root }, instructions: SERVE_INSTRUCTIONS, subWorkers: true },
+      agent: {
+        model: options.model,
+        actions: projectActions(),
+        project: { root: options.root },
+        instructions: SERVE_INSTRUCTIONS,
+        subWorkers: true,
+        lease: { by: `golem serve, pid ${process.pid} on ${hostname()}`, ...(options.leaseMs !== undefined && { ttlMs: options.leaseMs }) },
+      },
     }),
   });
   io.stdout(`Golem is serving ${ws.manager.workspace().sessions.size} session(s) of the workspace for ${options.root}\n`);

@@ -73,8 +73,9 @@ export const ERROR_CODES = {
   CLEARANCE_NOT_FOUND: { status: 404, meaning: 'no clearance item with this id' },
   CLEARANCE_DECIDED: { status: 409, meaning: 'the clearance item was already pushed or discarded' },
   CLEARANCE_CONFLICT: { status: 409, meaning: 'the files changed since the item was staged and the changes cannot be merged' },
+  LEASE_LOST: { status: 409, meaning: "the run's lease lapsed and another process took the run over; this one must stop" },
   // golem serve
-  SESSION_BUSY: { status: 409, meaning: "the session's agent is running; wait for it or stop it" },
+  SESSION_BUSY: { status: 409, meaning: "the session's agent is running (here or in another process); wait for it or stop it" },
   NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },
   UNAUTHORIZED: { status: 401, meaning: 'the token is missing or wrong' },
   HOST_NOT_ALLOWED: { status: 403, meaning: 'the request names a host this server does not answer for (DNS rebinding)' },

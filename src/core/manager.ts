@@ -15,6 +15,7 @@ import {
   type Change,
   type Command,
   type CommandDefinition,
+  type CommandGuard,
   type Middleware,
   type ReducerContext,
   type TurnProcessor,
@@ -24,7 +25,6 @@ import {
 import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
 import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
-
 import { SessionCache, type CacheOptions } from './session-cache.js';
 
 /**
@@ -84,6 +84,8 @@ export interface WorkspaceManagerOptions {
   actor?: string | null;
   /** How much of the workspace stays in memory, on a store that loads per session. */
   cache?: CacheOptions;
+  /** This handle's id (default: a fresh UUID v7): see `WorkspaceManager.instanceId`. */
+  instanceId?: string;
 }
 
 export type { CacheOptions } from './session-cache.js';
@@ -92,10 +94,13 @@ export class WorkspaceManager {
   readonly store: Store;
   readonly blobStorage: BlobStorage;
   readonly events: EventBus<WorkspaceEvents>;
+  /** This handle on the workspace (one per process that opened it): a run lease's holder, told to every guard. */
+  readonly instanceId: string;
   readonly #index = new WorkspaceIndex();
   readonly #serializer = new Serializer();
   readonly #commands = new Map<string, CommandDefinition<unknown, unknown, unknown>>();
   readonly #middleware: Middleware[] = [];
+  readonly #guards: CommandGuard[] = [];
   readonly #processors: TurnProcessor[] = [];
   readonly #extensions = new Set<string>();
   readonly #clock: () => Date;
@@ -112,6 +117,7 @@ export class WorkspaceManager {
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => uuidv7());
     this.#actor = options.actor ?? null;
+    this.instanceId = options.instanceId ?? uuidv7();
     this.#cache = new SessionCache(this.#index, this.store, options.cache ?? {}, () => this.#catchUp());
     this.events = new EventBus<WorkspaceEvents>({
       onListenerError: (error, type) => {
@@ -122,10 +128,7 @@ export class WorkspaceManager {
     this.extend({ name: 'core', commands: CORE_COMMANDS });
   }
 
-  /**
-   * Opens the store and builds the index from it. A store several processes share tells
-   * of their commits, and the index follows them.
-   */
+  /** Opens the store and builds the index from it; with a store processes share, the index follows their commits. */
   async open(): Promise<void> {
     await this.store.open();
     this.#index.lazy = this.store.loadRecords !== undefined;
@@ -149,6 +152,7 @@ export class WorkspaceManager {
     for (const command of extension.commands ?? []) this.#commands.set(command.type, command);
     for (const indexer of extension.indexers ?? []) this.#index.addIndexer(indexer);
     this.#middleware.push(...(extension.middleware ?? []));
+    this.#guards.push(...(extension.guards ?? []));
     this.#processors.push(...(extension.processors ?? []));
     this.#extensions.add(extension.name);
   }
@@ -159,6 +163,15 @@ export class WorkspaceManager {
     return () => {
       const at = this.#middleware.indexOf(middleware);
       if (at !== -1) this.#middleware.splice(at, 1);
+    };
+  }
+
+  /** Adds a guard (see CommandGuard); returns its removal. */
+  addGuard(guard: CommandGuard): () => void {
+    this.#guards.push(guard);
+    return () => {
+      const at = this.#guards.indexOf(guard);
+      if (at !== -1) this.#guards.splice(at, 1);
     };
   }
 
@@ -188,10 +201,8 @@ export class WorkspaceManager {
   }
 
   /**
-   * Loads the sessions' records into the index (their turns, and the fork ancestry they
-   * see), so that synchronous reads of `workspace()` right after find them. A session
-   * already loaded costs nothing. Commands load the sessions they name by themselves.
-   * Unknown ids load as empty sessions.
+   * Loads the sessions' records into the index (their turns, and the fork ancestry they see) for synchronous
+   * reads of `workspace()`. Loaded ones cost nothing; commands load what they name; unknown ids load empty.
    */
   async load(sessionIds: readonly string[]): Promise<void> {
     const missing = sessionIds.filter((id) => !this.#index.isLoaded(id));
@@ -206,11 +217,7 @@ export class WorkspaceManager {
     });
   }
 
-  /**
-   * The whole workspace as the store holds it now, read into a read model of its own
-   * (every session, loaded here or not). For checks such as `golem doctor`; it costs what
-   * the workspace weighs, and is not kept.
-   */
+  /** The whole workspace as the store holds it now, in a read model of its own (for checks such as `golem doctor`; not kept). */
   async wholeWorkspace(): Promise<WorkspaceView> {
     return this.#cache.readWhole();
   }
@@ -271,11 +278,7 @@ export class WorkspaceManager {
     if (!result.ok) throw result.error;
   }
 
-  /**
-   * Catches up with commands another process committed since this index was built
-   * (writes catch up by themselves; call this before reading what others may change).
-   * Resolves with whether anything was new.
-   */
+  /** Catches up with what other processes committed (writes do by themselves); resolves with whether anything was new. */
   async refresh(): Promise<boolean> {
     if (this.#closed) return false;
     return this.#serializer.run(async () => (this.#storeClosed ? false : this.#catchUp()));
@@ -332,6 +335,8 @@ export class WorkspaceManager {
       for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
         attempt = exclusive === undefined ? await caughtUp() : await exclusive(caughtUp);
       }
+      // Refused without the lock: perhaps on a state another process has changed since; refused only on the state as it is.
+      if (!attempt.ok && exclusive === undefined && attempt.error.code !== 'STORE_CONFLICT' && (await this.#catchUp())) attempt = await step();
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
@@ -379,6 +384,7 @@ export class WorkspaceManager {
     const ctx: ReducerContext = { index: this.#index, command, seq, now: command.timestamp, newId: this.#newId, blobStorage: this.blobStorage };
     let change: Change<unknown>;
     try {
+      for (const guard of this.#guards) guard({ ...command, payload: payload.value }, { index: this.#index, instanceId: this.instanceId });
       change = await definition.reduce(payload.value, ctx);
     } catch (error) {
       return err(toGolemError(error));
@@ -390,10 +396,7 @@ export class WorkspaceManager {
     return ok({ payload: payload.value, change });
   }
 
-  /**
-   * Encodes each record once, commits the writes with the log entry, and applies the
-   * same JSON text to the index; returns the writes as the index applied them.
-   */
+  /** Encodes each record once, commits it with the log entry, and applies the same JSON to the index (returned as applied). */
   async #commit(command: Command, seq: number, writes: readonly Write[]): Promise<Result<Write[]>> {
     let stored: StoredWrite[];
     try {
@@ -437,9 +440,8 @@ export class WorkspaceManager {
   }
 
   /**
-   * Applies what other processes committed since the index's last seq: their writes, one
-   * command at a time, where the store keeps them; else a rebuild. Resolves with whether
-   * anything was new.
+   * Applies what other processes committed since the index's last seq: their writes, one command at a time,
+   * where the store keeps them; else a rebuild. Resolves with whether anything was new.
    */
   async #catchUp(): Promise<boolean> {
     if (this.store.changes === undefined) {

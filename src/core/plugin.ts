@@ -110,6 +110,21 @@ export interface MiddlewareContext {
  */
 export type Middleware = (command: Command, next: (command?: Command) => Promise<Result<unknown>>, ctx: MiddlewareContext) => Promise<Result<unknown>>;
 
+/** What a guard sees: the state the command is decided on, and which handle on the workspace dispatched it. */
+export interface GuardContext {
+  /** The read model the reducer will read (with a store other processes share, caught up with their commits). */
+  readonly index: WorkspaceView;
+  /** The dispatching manager's `instanceId`: one per handle on the workspace (per process that opened it). */
+  readonly instanceId: string;
+}
+
+/**
+ * Checks a command right before its reducer, in the serializer and on the state the reducer
+ * will read (middleware runs earlier, outside the serializer, on a state that may change
+ * before the command's turn comes). Throw a GolemError to refuse; nothing is written then.
+ */
+export type CommandGuard = (command: Command, ctx: GuardContext) => void;
+
 /** Reacts to committed turns, e.g. to record memories or tasks an answer mentions (seed 001 section 9.3). */
 export interface TurnProcessor {
   readonly name: string;
@@ -135,6 +150,7 @@ export interface WorkspaceExtension {
   readonly collections?: CollectionSchemas;
   readonly commands?: readonly CommandDefinition<unknown, unknown, unknown>[];
   readonly middleware?: readonly Middleware[];
+  readonly guards?: readonly CommandGuard[];
   readonly indexers?: readonly Indexer[];
   readonly processors?: readonly TurnProcessor[];
 }

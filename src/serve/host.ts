@@ -9,8 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, Trust } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
-import { chatSessions, recordsOf, type ApprovalRecord, type ClearanceRecord } from '../agent/agent-plugin.js';
-import type { ApprovalResult, WorkerEvent } from '../agent/ui-adapter.js';
+import { chatSessions, recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
+import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-leases.js';
+import type { WorkerEvent } from '../agent/ui-adapter.js';
 import type { WorkerOutcome } from '../agent/worker/index.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
@@ -20,9 +21,10 @@ import type { CommittedEvent } from '../core/manager.js';
 import type { Session as SessionRecord, Turn } from '../core/records.js';
 import type { Session } from '../prompt/session.js';
 import { pathLength, pathTo, SessionView } from '../core/turn-tree.js';
-import type { ApprovalAnswerBody, ApprovalView, ClearanceView, ServeState, SessionDetail, SessionSummary, TurnView, WorkerView } from './api-types.js';
+import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
+import { approvalView, clearanceView, resultOf, turnView } from './views.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
 export interface ServeAgentOptions {
@@ -39,12 +41,22 @@ export interface ServeAgentOptions {
   subWorkers?: boolean;
   /** Model calls at most per run (default 12). */
   maxSteps?: number;
+  /**
+   * The lease each run holds in the workspace (see RunLeases): while a process runs a
+   * session, another refuses to; a run whose process died or stalls past its lease is
+   * taken over and resumed by another `golem serve` process on the same store.
+   */
+  lease?: RunLeaseOptions;
 }
 
 interface Run {
   controller: AbortController;
   done: Promise<void>;
+  lease: HeldLease;
 }
+
+/** Whether the error says another process runs the session (or took its run over). */
+const elsewhere = (error: unknown) => error instanceof GolemError && (error.code === 'SESSION_BUSY' || error.code === 'LEASE_LOST');
 
 /** How long `close` waits for runs to end after aborting them. */
 const CLOSE_GRACE_MS = 5_000;
@@ -66,6 +78,8 @@ export class ServeHost {
   /** Approvals answered through a page and not yet recorded by the run that asked. */
   readonly #answered = new Set<string>();
   readonly #offs: (() => void)[];
+  readonly #leases: RunLeases | undefined;
+  readonly #sweeper: NodeJS.Timeout | undefined;
   #changed: { topics: Set<'sessions' | 'approvals' | 'clearance'>; sessionIds: Set<string> } | undefined;
   #closed = false;
 
@@ -78,6 +92,13 @@ export class ServeHost {
     const given = agent?.actions ?? [];
     this.#actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
+    if (agent !== undefined) {
+      const leases = (this.#leases = new RunLeases(ws.manager, agent.lease));
+      // Runs whose process died or stalls are looked for at once, then every half lease.
+      this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(leases.ttlMs / 2)));
+      this.#sweeper.unref();
+      setImmediate(() => void this.#takeOver());
+    }
     this.#offs = [
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
       ws.manager.events.on('index:rebuilt', () => {
@@ -132,7 +153,7 @@ export class ServeHost {
     const session = this.#session(sessionId);
     this.#requireIdle(session.id);
     this.#requireAgent();
-    return { runId: this.#start(session, text) };
+    return { runId: await this.#start(session, text) };
   }
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */
@@ -147,7 +168,7 @@ export class ServeHost {
       );
     const blocks: ContentBlock[] = [{ type: 'text', text }];
     const edited = await this.#reserving(session.id, () => session.editTurn(turn.id, blocks));
-    const runId = edited.role === 'user' && this.#agent !== undefined ? this.#start(session, undefined) : null;
+    const runId = edited.role === 'user' && this.#agent !== undefined ? await this.#start(session, undefined) : null;
     return { runId, turn: { id: edited.id, version: edited.version } };
   }
 
@@ -197,11 +218,12 @@ export class ServeHost {
     }
     const answered = await this.#ws.approvals.answer(approval.id, result, { fingerprint: approval.fingerprint });
     const root = approval.rootSessionId;
-    // Its run is gone (an earlier server): resume it here. With a store other processes share, the run may be waiting
-    // in one of them, which takes the answer from the workspace; a second run here would perform the call twice.
-    const shared = this.#ws.manager.store.exclusive !== undefined;
-    if (!shared && this.#agent !== undefined && !this.#runs.has(root) && !this.#reserved.has(root) && this.#ws.manager.workspace().sessions.has(root)) {
-      this.#start(this.#session(root), undefined);
+    // Its run is not here: resume it here, unless another process holds its lease (that run takes the answer from the
+    // workspace; the claim refuses a second run, which would perform the call twice).
+    if (this.#agent !== undefined && !this.#runs.has(root) && !this.#reserved.has(root) && this.#ws.manager.workspace().sessions.has(root)) {
+      await this.#start(this.#session(root), undefined).catch((error: unknown) => {
+        if (!elsewhere(error)) throw error;
+      });
     }
     return answered;
   }
@@ -248,7 +270,7 @@ export class ServeHost {
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,
     ].join('\n');
-    this.#start(this.#session(sessionId), text);
+    this.#start(this.#session(sessionId), text).catch((error: unknown) => this.#failed(sessionId, error));
   }
 
   /**
@@ -257,17 +279,23 @@ export class ServeHost {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#sweeper);
     for (const off of this.#offs) off();
     const waiting = this.#adapter.waitingSessions();
     const ending: Promise<void>[] = [];
     for (const [sessionId, run] of this.#runs) {
-      if (waiting.has(sessionId)) continue;
+      if (waiting.has(sessionId)) {
+        // Its lease is let go at once, so the next server (or another process now) resumes it and asks again.
+        ending.push(run.lease.release());
+        continue;
+      }
       run.controller.abort();
       ending.push(run.done);
     }
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(ending), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
     clearTimeout(timer);
+    this.#leases?.dispose();
   }
 
   /** Waits for the session's run (and the queued inputs after it) to end. */
@@ -277,9 +305,10 @@ export class ServeHost {
 
   // --- runs ---
 
-  #start(session: Session, input: string | undefined): string {
+  /** Claims the session's run (SESSION_BUSY while another process holds it), then runs the worker in the background. */
+  async #start(session: Session, input: string | undefined): Promise<string> {
     const agent = this.#requireAgent();
-    this.#requireIdle(session.id);
+    const leases = this.#leases as RunLeases;
     const runId = randomUUID();
     const controller = new AbortController();
     const worker = this.#ws.worker({
@@ -295,22 +324,50 @@ export class ServeHost {
       ...(agent.maxSteps !== undefined && { maxSteps: agent.maxSteps }),
       subWorkers: agent.subWorkers ?? false,
     });
+    const lease = await this.#reserving(session.id, () =>
+      leases.claim(session.id, runId, (error) => {
+        controller.abort();
+        this.#adapter.updateStatus({ text: `This run was taken over by another process: ${error.message}`, level: 'warning' });
+      }),
+    );
     const done = (async () => {
       try {
         // Names the chat in lists and approval paths.
         if (input !== undefined && session.label === null) await session.update({ label: input.split('\n')[0]?.slice(0, 60) ?? null });
         this.#report(await worker.run(input, { signal: controller.signal }));
       } catch (error) {
-        const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
-        this.#broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, threadId: session.id, runId, timestamp: Date.now() });
+        this.#failed(session.id, error, runId);
       } finally {
+        await lease.release();
         this.#runs.delete(session.id);
         this.#change(['sessions'], session.id);
       }
     })();
-    this.#runs.set(session.id, { controller, done });
+    this.#runs.set(session.id, { controller, done, lease });
     this.#change(['sessions'], session.id);
     return runId;
+  }
+
+  /** Takes over the runs whose holder's lease lapsed (its process died or stalls), resuming each from the log. */
+  async #takeOver(): Promise<void> {
+    if (this.#closed || this.#leases === undefined) return;
+    try {
+      await this.#ws.manager.refresh();
+      for (const lease of this.#leases.lapsed()) {
+        const id = lease.sessionId;
+        if (this.#closed || this.#runs.has(id) || this.#reserved.has(id) || !this.#ws.manager.workspace().sessions.has(id)) continue;
+        await this.#start(this.#session(id), undefined).catch((error: unknown) => {
+          if (!elsewhere(error)) throw error;
+        });
+      }
+    } catch (error) {
+      if (!this.#closed) this.#ws.manager.events.emit('listener:error', { type: 'serve:take-over', error });
+    }
+  }
+
+  #failed(sessionId: string, error: unknown, runId: string = randomUUID()): void {
+    const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
+    this.#broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, threadId: sessionId, runId, timestamp: Date.now() });
   }
 
   #report(outcome: WorkerOutcome): void {
@@ -410,54 +467,4 @@ export class ServeHost {
     if (this.#agent === undefined) throw new GolemError('NO_MODEL', 'golem serve was started without a model; start it with --model (or GOLEM_MODEL) to chat');
     return this.#agent;
   }
-}
-
-function turnView(turn: Turn, view: SessionView): TurnView {
-  const text: string[] = [];
-  const toolCalls: TurnView['toolCalls'] = [];
-  const toolResults: TurnView['toolResults'] = [];
-  for (const b of turn.blocks) {
-    if (b.type === 'text') text.push(b.text);
-    else if (b.type === 'tool_use') toolCalls.push({ callId: b.callId, name: b.name, input: b.args });
-    else if (b.type === 'tool_result') {
-      const content = b.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-      toolResults.push({ callId: b.callId, text: content, isError: b.isError === true });
-    }
-  }
-  const branch = view.branchInfo(turn.id) ?? { versions: [turn.version], currentIndex: 0, total: 1, hasPrev: false, hasNext: false };
-  return {
-    id: turn.id,
-    version: turn.version,
-    role: turn.role as TurnView['role'],
-    text: text.join('\n\n'),
-    toolCalls,
-    toolResults,
-    branch,
-    createdAt: turn.createdAt,
-  };
-}
-
-function approvalView(a: ApprovalRecord): ApprovalView {
-  return {
-    id: a.id,
-    rootSessionId: a.rootSessionId,
-    action: a.action,
-    type: a.type,
-    description: a.description,
-    details: a.details,
-    risk: a.risk,
-    workerPath: a.workerPath,
-    createdAt: a.createdAt,
-  };
-}
-
-function clearanceView(c: ClearanceRecord): ClearanceView {
-  return { id: c.id, sessionId: c.sessionId, type: c.type, description: c.description, status: c.status, createdAt: c.createdAt };
-}
-
-function resultOf(body: ApprovalAnswerBody): ApprovalResult {
-  if (body.answer === 'yes') return { approved: true };
-  if (body.answer === 'always') return { approved: 'always' };
-  if (body.answer === 'session') return { approved: 'session' };
-  return body.reason === undefined || body.reason === '' ? { approved: false } : { approved: false, reason: body.reason };
 }
