@@ -216,7 +216,7 @@ describe('the invariant checker', () => {
     ]);
     await ws.manager.blobStorage.delete(b.sha256);
     const codes = (await checkInvariants(view, ws.manager.blobStorage)).map((v) => v.code).sort();
-    expect(codes).toEqual(['BLOB_COUNT', 'BLOB_FILE_MISSING', 'HEAD_MISSING', 'PARENT_MISSING', 'TURN_UNREACHABLE']);
+    expect(codes).toEqual(['BLOB_COUNT', 'BLOB_FILE_MISSING', 'HEAD_MISSING', 'PARENT_MISSING', 'SESSION_LENGTH', 'TURN_UNREACHABLE']);
     await ws.close();
   });
 });

@@ -162,6 +162,33 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     await small.close();
   });
 
+  it("counts each session's turns in its record: lists and golem serve's /api/state count without loading a session", async () => {
+    const ws = await open(kind);
+    const [a, b] = await threeSessions(ws);
+    const f = await ws.sessions.fork(a?.id ?? '', 'a1'); // 2, counted on the path
+    await f.addTurn({ id: 'f0', role: 'user', blocks: [text('fork')] }); // 3
+    const g = await ws.sessions.fork(f.id); // at the head: 3, the source's count
+    await b?.editTurn('b1', [text('b again')]); // b0 > b1@1: 2
+    await b?.switchVersionLeft('b1'); // back to b1@0 > b2: 3
+    await ws.sessions.get(a?.id ?? '')?.deleteTurn('a2'); // 2
+    await ws.close();
+    const again = await reopen(kind, ws);
+    const lengths = Object.fromEntries(again.sessions.list().map((s) => [s.label, s.length]));
+    expect(lengths).toEqual({ a: 2, b: 3, c: 3, 'a (fork)': 3, 'a (fork) (fork)': 3 });
+    expect(g.id).toBeDefined();
+    const { serve } = await import('../src/serve/index.js');
+    const server = await serve(again, { page: false });
+    const state = (await (await fetch(`${server.url}/api/state`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as {
+      sessions: { label: string; turns: number }[];
+    };
+    expect(Object.fromEntries(state.sessions.map((s) => [s.label, s.turns]))).toEqual(lengths);
+    expect(again.manager.cacheStats().sessions).toBe(0); // no session was loaded to count it
+    await server.close();
+    // Every length is its path's, as the invariant checker reads it on the whole workspace.
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
+    await again.close();
+  });
+
   it('numbers an edit after every version of the turn, those of a sibling fork not loaded included', async () => {
     const ws = await open(kind);
     const [a] = await threeSessions(ws);

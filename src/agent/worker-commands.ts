@@ -45,6 +45,7 @@ export const workerSpawn = defineCommand({
       preferences: [],
       head: null,
       forkedFrom: null,
+      length: 0,
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };

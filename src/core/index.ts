@@ -76,7 +76,7 @@ export {
 } from './plugin.js';
 
 // ---- the plugin API: helpers for an extension's reducers ----------------------
-export { makeTurn, putSession, requireLoaded, requireSession, stored } from './commands/kit.js';
+export { makeTurn, putSession, requireLoaded, requireSession, stored, withLength } from './commands/kit.js';
 export { appendTurn } from './commands/turn.js';
 
 // ---- the read model ----------------------------------------------------------

@@ -5,13 +5,14 @@
 import { blobRefsOf } from './blocks.js';
 import type { BlobStorage } from './blob-storage.js';
 import { turnKey, type Turn } from './records.js';
-import { SessionView } from './turn-tree.js';
+import { pathLength, SessionView } from './turn-tree.js';
 import type { WorkspaceView } from './workspace-index.js';
 
 export interface InvariantViolation {
   code:
     | 'HEAD_MISSING'
     | 'HEAD_NOT_VISIBLE'
+    | 'SESSION_LENGTH'
     | 'FORK_POINT_MISSING'
     | 'PARENT_MISSING'
     | 'PARENT_ORDER'
@@ -36,6 +37,8 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
     else if (session.head !== null && !new SessionView(view, session).sees(session.head)) {
       report('HEAD_NOT_VISIBLE', `session ${session.id}: head ${turnKey(session.head)} is neither its own turn nor in the history it was forked from`);
     }
+    const length = session.length === undefined ? undefined : pathLength(view, session.head);
+    if (length !== session.length) report('SESSION_LENGTH', `session ${session.id}: length ${session.length}, but its path has ${length} turns`);
     if (session.forkedFrom !== null && view.turn(session.forkedFrom.turn) === undefined) {
       report('FORK_POINT_MISSING', `session ${session.id}: fork point ${turnKey(session.forkedFrom.turn)} does not exist`);
     }

@@ -37,6 +37,12 @@ export const Session = z.strictObject({
   head: TurnRef.nullable(),
   /** Where this session was forked from, if it was. */
   forkedFrom: z.strictObject({ sessionId: Id, turn: TurnRef }).nullable(),
+  /**
+   * The turns on the path to its head (its transcript's length), kept by every command that
+   * moves the head, so lists count without loading turns. Absent in a session last written
+   * before Golem kept it: count its path then.
+   */
+  length: z.number().int().nonnegative().optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

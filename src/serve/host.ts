@@ -113,8 +113,8 @@ export class ServeHost {
   async state(): Promise<ServeState> {
     const model = this.#agent?.model;
     const chats = chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list());
-    // Each summary counts its session's turns, which are read from the store for a session not in memory.
-    await this.#ws.manager.load(chats.map((s) => s.id));
+    // Each session record counts its turns; one last written by an older Golem is counted on its path, loaded for that.
+    await this.#ws.manager.load(chats.filter((s) => s.length === undefined).map((s) => s.id));
     return {
       sessions: chats.map((s) => this.#summary(s)),
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
@@ -434,7 +434,12 @@ export class ServeHost {
   }
 
   #summary(record: SessionRecord, turns?: number): SessionSummary {
-    return { id: record.id, label: record.label, updatedAt: record.updatedAt, turns: turns ?? pathLength(this.#ws.manager.workspace(), record.head) };
+    return {
+      id: record.id,
+      label: record.label,
+      updatedAt: record.updatedAt,
+      turns: turns ?? record.length ?? pathLength(this.#ws.manager.workspace(), record.head),
+    };
   }
 
   #record(sessionId: string): SessionRecord {

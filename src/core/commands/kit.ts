@@ -10,7 +10,7 @@ import type { Write } from '../store.js';
 import type { Effect, ReducerContext } from '../plugin.js';
 import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
 import type { CollectionMap, CollectionName, WorkspaceView } from '../workspace-index.js';
-import { SessionView, sweep } from '../turn-tree.js';
+import { pathLength, SessionView, sweep } from '../turn-tree.js';
 
 /** The content of a new turn, as callers give it. */
 export const TurnInput = z.strictObject({
@@ -111,9 +111,26 @@ export function putTurn(turn: Turn): Write {
   return { op: 'put', collection: 'turn', key: turnKey(turn), value: turn };
 }
 
-/** The write that stores a session record as it is given (e.g. a new session, or one with a new head). */
+/**
+ * The write that stores a session record as it is given (e.g. a new session, or one with a
+ * new head: give it its `length` with `withLength` first).
+ */
 export function putSession(session: Session): Write {
   return { op: 'put', collection: 'session', key: session.id, value: session };
+}
+
+/**
+ * The session with its `length` (the turns on the path to its head) brought up to date: kept
+ * as it was while the head stays, one more when `added` (a turn this command writes) is the
+ * new head on top of the old one, else counted on the path (the session is loaded in a command).
+ */
+export function withLength(index: WorkspaceView, session: Session, added?: Turn): Session {
+  const before = index.sessions.get(session.id);
+  const known = (ref: TurnRef | null): number | undefined =>
+    ref === null ? 0 : before?.length !== undefined && sameRef(ref, before.head) ? before.length : undefined;
+  let length = known(session.head);
+  if (length === undefined && added !== undefined && sameRef(session.head, added)) length = (known(added.parent) ?? pathLength(index, added.parent)) + 1;
+  return { ...session, length: length ?? pathLength(index, session.head) };
 }
 
 /** Adds up blob reference changes: +1 per reference of added blocks, -1 per reference of removed ones. */

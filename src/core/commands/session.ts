@@ -3,7 +3,22 @@ import { z } from 'zod';
 import { fail } from '../errors.js';
 import { defineCommand, type ReducerContext } from '../plugin.js';
 import { Id, Topic, TurnRef, type Session, type Turn } from '../records.js';
-import { collect, forkFamily, makeTurn, putSession, putTurn, refOf, requirePreferences, requireRole, requireSession, unique, viewOf } from './kit.js';
+import {
+  collect,
+  forkFamily,
+  makeTurn,
+  putSession,
+  putTurn,
+  refOf,
+  requirePreferences,
+  requireRole,
+  requireSession,
+  sameRef,
+  unique,
+  viewOf,
+  withLength,
+} from './kit.js';
+import { pathLength } from '../turn-tree.js';
 import { removal } from './turn.js';
 
 /** The id a caller chose for a new session, if any. */
@@ -46,6 +61,7 @@ export const sessionCreate = defineCommand({
       preferences: unique(payload.preferences ?? []),
       head: null,
       forkedFrom: null,
+      length: 0,
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
@@ -85,6 +101,8 @@ export const sessionFork = defineCommand({
       label: payload.label !== undefined ? payload.label : source.label === null ? null : `${source.label} (fork)`,
       head,
       forkedFrom: head === null ? null : { sessionId: source.id, turn: head },
+      // The source's count where it forks at its head; else its path counted (O(depth), no turn copied).
+      length: sameRef(head, source.head) && source.length !== undefined ? source.length : pathLength(ctx.index, head),
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
@@ -112,14 +130,14 @@ export const sessionUpdate = defineCommand({
     const { label, topics, preferences, head } = payload.updates;
     requirePreferences(ctx.index, preferences);
     if (head != null) viewOf(ctx.index, session).require(head);
-    const next: Session = {
+    const next: Session = withLength(ctx.index, {
       ...session,
       ...(label !== undefined && { label }),
       ...(topics !== undefined && { topics: unique(topics) }),
       ...(preferences !== undefined && { preferences: unique(preferences) }),
       ...(head !== undefined && { head }),
       updatedAt: ctx.now,
-    };
+    });
     return { writes: [putSession(next)], result: next };
   },
 });
@@ -161,7 +179,7 @@ export const sessionRoleSwitch = defineCommand({
       role: 'system',
       blocks: [{ type: 'role:transition', from: session.role, to: payload.role }],
     });
-    const next: Session = { ...session, role: payload.role, head: refOf(turn), updatedAt: ctx.now };
+    const next: Session = withLength(ctx.index, { ...session, role: payload.role, head: refOf(turn), updatedAt: ctx.now }, turn);
     return { writes: [putTurn(turn), putSession(next)], result: { session: next, turn: turn as Turn | null } };
   },
 });

@@ -21,6 +21,7 @@ import {
   sameRef,
   TurnInput,
   viewOf,
+  withLength,
   forkFamily,
 } from './kit.js';
 
@@ -33,7 +34,7 @@ import {
 export function appendTurn(ctx: ReducerContext, session: Session, turn: Turn): { writes: Write[]; result: Turn } {
   requireBlobs(ctx.index, turn.blocks);
   const blobs = applyBlobDelta(ctx, countRefs(new Map(), turn.blocks, 1));
-  const writes: Write[] = [putTurn(turn), putSession({ ...session, head: refOf(turn), updatedAt: ctx.now }), ...blobs.writes];
+  const writes: Write[] = [putTurn(turn), putSession(withLength(ctx.index, { ...session, head: refOf(turn), updatedAt: ctx.now }, turn)), ...blobs.writes];
   return { writes, result: turn };
 }
 
@@ -134,7 +135,7 @@ export const turnSwitch = defineCommand({
         ? fail('NO_PREVIOUS_VERSION', `turn "${payload.turnId}" has no version before ${current} in this session`, details)
         : fail('NO_NEXT_VERSION', `turn "${payload.turnId}" has no version after ${current} in this session`, details);
     }
-    const next: Session = { ...session, head: view.latestLeaf(refOf(target)), updatedAt: ctx.now };
+    const next: Session = withLength(ctx.index, { ...session, head: view.latestLeaf(refOf(target)), updatedAt: ctx.now });
     return { writes: [putSession(next)], result: next };
   },
 });
@@ -200,7 +201,7 @@ export const turnDelete = defineCommand({
       const fallback = siblings.filter((t) => t.version < target.version).at(-1) ?? siblings[0];
       head = fallback !== undefined ? view.latestLeaf(refOf(fallback)) : target.parent;
     }
-    const next: Session = { ...session, head, updatedAt: ctx.now };
+    const next: Session = withLength(index, { ...session, head, updatedAt: ctx.now });
     const parent = target.parent === null ? undefined : index.turn(target.parent);
     collect(index, parent === undefined ? [] : [parent], deleted, { session: next });
     const { writes, result, effects } = removal(ctx, deleted, sameRef(head, session.head) ? [] : [putSession(next)]);
