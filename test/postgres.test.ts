@@ -224,7 +224,7 @@ describe('the PostgreSQL store: owners, and the commit in one statement', () => 
     const store = pgStore(schema);
     await store.open();
     try {
-      expect((await store.stats()).schemaVersion).toBe(2);
+      expect((await store.stats()).schemaVersion).toBe(3);
       const all = await store.load();
       const turns = all.filter((r) => r.collection === 'turn');
       const sessions = [...new Set(turns.map((r) => (r.value as { sessionId: string }).sessionId))];

@@ -129,7 +129,7 @@ describe('a migration interrupted by a kill', () => {
     await expectUpgraded(ws, expected, { doctor: false });
     await ws.close();
     const migrated = new Database(file, { readonly: true });
-    expect(migrated.pragma('user_version', { simple: true })).toBe(2);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(3);
     const owners = migrated.prepare(`SELECT count(*) AS n FROM records WHERE collection = 'turn' AND owner = json_extract(value, '$.sessionId')`).get() as {
       n: number;
     };
@@ -179,7 +179,7 @@ describe('a migration interrupted by a kill', () => {
       );
       expect(Number(unowned.rows[0]?.n)).toBe(0);
       expect((await client.query<{ version: number }>(`SELECT version FROM "${target}".migrations ORDER BY version`)).rows.map((r) => r.version)).toEqual([
-        1, 2,
+        1, 2, 3,
       ]);
     } finally {
       await client.end();

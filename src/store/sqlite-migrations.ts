@@ -40,4 +40,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX records_owner ON records (owner);
     `,
   },
+  {
+    version: 3,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: 'session records count their turns (length)',
+    sql: '',
+  },
 ];

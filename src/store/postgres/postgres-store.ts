@@ -135,6 +135,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       $golem_commit$;
     `,
   },
+  {
+    version: 3,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: 'session records count their turns (length)',
+    sql: () => 'SELECT 1',
+  },
 ];
 
 /** `createWorkspace({ store: postgresStore(url, { schema }) })`. */
