@@ -123,6 +123,12 @@ async function seeded(): Promise<{ ws: Workspace; templates: Template[] }> {
   await run('browser:session_open', { id: 'b1', sessionId: 's1' });
   await run('browser:variable_set', { browserSessionId: 'b1', name: 'user', value: 'ada' });
   const worker = await run('worker:spawn', { parentSessionId: 's1', parentCallId: 'c2', task: 'look around', actions: ['read_file'], maxDepth: 2 });
+  // A run's lease, held by another handle (commands mutated to name its session meet it) and by this one.
+  await run('session:create', { id: 's9', label: 'leased' });
+  await run('run:claim', { sessionId: 's9', holder: 'another-process', by: 'a fuzzed holder', runId: 'r0', ttlMs: 600_000 });
+  later('run:claim', { sessionId: 's1', holder: ws.manager.instanceId, runId: 'r1', ttlMs: 60_000 });
+  later('run:renew', { sessionId: 's1', holder: ws.manager.instanceId, runId: 'r1', ttlMs: 60_000 });
+  later('run:release', { sessionId: 's1', holder: ws.manager.instanceId, runId: 'r1' });
   later('approval:answer', { id: approval.id, answer: 'always', reason: 'fine' });
   later('clearance:decide', { id: item.id, decision: 'push', outcome: 'wrote a.ts' });
   later('grant:revoke', { id: grant.id });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +119,31 @@ describe('golem ask', () => {
     const ws = await createWorkspace({ dir: join(cwd, '.golem') });
     expect((await ws.summary()).turns).toBe(0);
     await ws.close();
+  });
+
+  it('will not answer in a session another process runs, and says who runs it', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'script.json'), JSON.stringify([{ text: 'Mine.' }]));
+    const ws = await createWorkspace({ dir: join(cwd, '.golem') });
+    const session = await ws.sessions.create({ label: 'busy' });
+    const holder = 'another-process';
+    const claimed = await ws.manager.dispatch({
+      type: 'run:claim',
+      payload: { sessionId: session.id, holder, by: 'golem serve, pid 1 on elsewhere', runId: 'r', ttlMs: 60_000 },
+    });
+    expect(claimed.ok).toBe(true);
+    await ws.close();
+    const busy = await golem(['ask', 'hello', '--session', session.id, '--model', 'scripted:script.json'], cwd, {});
+    expect(busy.code).toBe(1);
+    expect(busy.stderr).toContain('[SESSION_BUSY]');
+    expect(busy.stderr).toContain('golem serve, pid 1 on elsewhere');
+    // Nothing was written to it; another session answers, and its lease is let go after.
+    const other = await golem(['ask', 'hello', '--new', '--model', 'scripted:script.json'], cwd, {});
+    expect(other.stdout).toContain('Mine.');
+    const again = await createWorkspace({ dir: join(cwd, '.golem') });
+    expect((await again.sessions.open(session.id))?.record().length).toBe(0);
+    expect([...again.manager.workspace().collection('run').values()].map((l) => l.holder)).toEqual([holder]);
+    await again.close();
   });
 
   it('says how to configure a model when none is', async () => {

@@ -4,6 +4,8 @@
  * over; a holder that lost its lease writes nothing more, even once the new holder is done.
  * Two handles on one store stand for two processes.
  */
+import { spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { GolemError } from '../src/index.js';
 import { createWorkspace, RunLeases, type Workspace } from '../src/index.js';
@@ -63,7 +65,7 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       const renewed = await a.manager.dispatch({
         type: 'run:renew',
         timestamp: at(t0, 900),
-        payload: { sessionId: s.id, holder: a.manager.instanceId, ttlMs: 1000 },
+        payload: { sessionId: s.id, holder: a.manager.instanceId, runId: 'ra', ttlMs: 1000 },
       });
       expect(renewed.ok && renewed.value.expiresAt).toBe(at(t0, 1900));
       expect(await codeOf(claim(b, 1500, 'rb'))).toBe('SESSION_BUSY');
@@ -74,17 +76,22 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       const lost = await a.manager.dispatch({
         type: 'run:renew',
         timestamp: at(t0, 2100),
-        payload: { sessionId: s.id, holder: a.manager.instanceId, ttlMs: 1000 },
+        payload: { sessionId: s.id, holder: a.manager.instanceId, runId: 'ra', ttlMs: 1000 },
       });
       expect(!lost.ok && lost.error).toMatchObject({ code: 'LEASE_LOST', details: { holder: b.manager.instanceId } });
       expect(await codeOf(append(a, 2100, 'late-a'))).toBe('SESSION_BUSY');
       // a's release leaves b's lease alone; b's ends it, and the session takes anyone's writes again.
-      const released = async (ws: Workspace) => {
-        const r = await ws.manager.dispatch({ type: 'run:release', timestamp: at(t0, 2200), payload: { sessionId: s.id, holder: ws.manager.instanceId } });
+      const released = async (ws: Workspace, runId: string) => {
+        const r = await ws.manager.dispatch({
+          type: 'run:release',
+          timestamp: at(t0, 2200),
+          payload: { sessionId: s.id, holder: ws.manager.instanceId, runId },
+        });
         return r.ok && r.value;
       };
-      expect(await released(a)).toEqual({ released: false });
-      expect(await released(b)).toEqual({ released: true });
+      expect(await released(a, 'ra')).toEqual({ released: false });
+      expect(await released(b, 'ra')).toEqual({ released: false }); // b's lease, but another run's
+      expect(await released(b, 'rb')).toEqual({ released: true });
       expect((await append(a, 2300, 'after')).ok).toBe(true); // decided on the state as it is: a's index did not know b's release
       await b.manager.refresh();
       expect(b.manager.workspace().collection('run').size).toBe(0);
@@ -112,12 +119,21 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       const write = await b.manager.dispatch({ type: 'turn:add', payload: { sessionId: sub, turn: { role: 'user', blocks: [text('hi')] } } });
       expect(!write.ok && write.error.code).toBe('SESSION_BUSY');
       expect((await a.manager.dispatch({ type: 'turn:add', payload: { sessionId: sub, turn: { role: 'user', blocks: [text('hi')] } } })).ok).toBe(true);
+      // Whatever its payload names: a worker spawned under the session, or finished, by b is refused too.
+      const spawn = { parentSessionId: root.id, parentCallId: 'c2', task: 'u', actions: [], maxDepth: 2 };
+      expect(await codeOf(b.manager.dispatch({ type: 'worker:spawn', payload: spawn }))).toBe('SESSION_BUSY');
+      expect(await codeOf(b.manager.dispatch({ type: 'worker:finish', payload: { id: sub, status: 'failed', result: 'stopped' } }))).toBe('SESSION_BUSY');
+      expect(a.manager.workspace().collection('worker').get(sub)?.status).toBe('running');
+      // One run at a time within a holder too; a sub-worker's run is its root's.
+      const again = { sessionId: root.id, holder: a.manager.instanceId, runId: 'r2', ttlMs: 60_000 };
+      expect(await codeOf(a.manager.dispatch({ type: 'run:claim', payload: again }))).toBe('SESSION_BUSY');
 
       const bad = async (payload: object) => codeOf(a.manager.dispatch({ type: 'run:claim', payload } as never));
       expect(await bad({ sessionId: root.id, holder: 'h', runId: 'r', ttlMs: 5 })).toBe('INVALID_PAYLOAD');
       expect(await bad({ sessionId: root.id, holder: '', runId: 'r', ttlMs: 1000 })).toBe('INVALID_PAYLOAD');
       expect(await bad({ sessionId: 'no-such-session', holder: 'h', runId: 'r', ttlMs: 1000 })).toBe('SESSION_NOT_FOUND');
-      expect(await codeOf(a.manager.dispatch({ type: 'run:renew', payload: { sessionId: sub, holder: 'h', ttlMs: 1000 } }))).toBe('LEASE_LOST');
+      expect(await bad({ sessionId: sub, holder: 'h', runId: 'r', ttlMs: 1000 })).toBe('INVALID_ARGUMENT');
+      expect(await codeOf(a.manager.dispatch({ type: 'run:renew', payload: { sessionId: sub, holder: 'h', runId: 'r', ttlMs: 1000 } }))).toBe('LEASE_LOST');
     } finally {
       await a.close();
       await b.close();
@@ -143,7 +159,9 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       const write = () => a.manager.dispatch({ type: 'turn:add', payload: { sessionId: s.id, turn: { role: 'assistant', blocks: [text('stale')] } } });
       // While b's lease is live, a is refused as anyone else is; once it is gone, because a still believes it runs.
       expect(await codeOf(write())).toBe('SESSION_BUSY');
-      expect((await b.manager.dispatch({ type: 'run:release', timestamp: later, payload: { sessionId: s.id, holder: b.manager.instanceId } })).ok).toBe(true);
+      expect(
+        (await b.manager.dispatch({ type: 'run:release', timestamp: later, payload: { sessionId: s.id, holder: b.manager.instanceId, runId: 'run-b' } })).ok,
+      ).toBe(true);
       const refused = await write();
       expect(!refused.ok && refused.error).toMatchObject({ code: 'LEASE_LOST', details: { sessionId: s.id } });
       expect(told).toBeUndefined(); // the renewal (every 20 s here) has not come yet; the guard did not wait for it
@@ -155,6 +173,46 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       expect(() => new RunLeases(a.manager, { ttlMs: 10 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     } finally {
       leasesA.dispose();
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("takes a live lease at once when its holder's process on this machine is gone, and waits for one that lives", async () => {
+    const [a, b] = await twoHandles(kind);
+    const leasesB = new RunLeases(b.manager, { ttlMs: 60_000 });
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
+    try {
+      const s = await a.sessions.create();
+      const holdAs = async (pid: number, runId: string) => {
+        const process_ = { host: hostname(), pid };
+        const claimed = await a.manager.dispatch({
+          type: 'run:claim',
+          payload: { sessionId: s.id, holder: `a-${runId}`, process: process_, runId, ttlMs: 60_000 },
+        });
+        expect(claimed.ok).toBe(true);
+        await b.manager.refresh();
+      };
+      // Its process lives: b waits, as for any live lease.
+      await holdAs(child.pid as number, 'alive');
+      expect(leasesB.lapsed()).toEqual([]);
+      await expect(leasesB.claim(s.id, 'run-b', () => undefined)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+      // It dies: b takes the run over at once, long before the lease would lapse.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      expect(leasesB.lapsed().map((l) => l.runId)).toEqual(['alive']);
+      const held = await leasesB.claim(s.id, 'run-b', () => undefined);
+      await b.manager.refresh();
+      expect(b.manager.workspace().collection('run').get(s.id)).toMatchObject({ holder: b.manager.instanceId, runId: 'run-b', takeovers: 1 });
+      await held.release();
+      // A claim naming a holder to take over that does not hold the lease is refused like any other.
+      await holdAs(process.pid, 'here');
+      const forged = { sessionId: s.id, holder: b.manager.instanceId, runId: 'run-c', ttlMs: 60_000, takeOver: 'someone-else' };
+      expect(await codeOf(b.manager.dispatch({ type: 'run:claim', payload: forged }))).toBe('SESSION_BUSY');
+    } finally {
+      child.kill('SIGKILL');
+      leasesB.dispose();
       await a.close();
       await b.close();
     }

@@ -120,6 +120,8 @@ export const RunLease = z.strictObject({
   holder: z.string().min(1),
   /** Who that is, for people (e.g. "golem serve, pid 4711 on build-2"). */
   by: z.string(),
+  /** The holder's process, so a claimant on the same machine can tell it is gone before its lease lapses. */
+  process: z.strictObject({ host: z.string().min(1), pid: z.number().int().positive() }).optional(),
   runId: z.string().min(1),
   claimedAt: Timestamp,
   expiresAt: Timestamp,

@@ -7,7 +7,7 @@
  * and wakes up finds its run taken and writes nothing more.
  */
 import { z } from 'zod';
-import { defineCommand, GolemError, Id, requireSession, type Command, type CommandGuard, type WorkspaceView } from '../core/index.js';
+import { defineCommand, fail, GolemError, Id, requireSession, type Command, type CommandGuard, type WorkspaceView, type Write } from '../core/index.js';
 import type { RunLease } from './agent-records.js';
 
 /** How long a lease lasts unless renewed, at most (a day). */
@@ -18,15 +18,34 @@ const Ttl = z.number().int().min(100).max(MAX_TTL_MS);
 export const runClaim = defineCommand({
   type: 'run:claim',
   description: "Claims the lease on a session's run (a fresh claim, the holder's own again, or a lapsed one taken over).",
-  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), by: z.string().default(''), runId: z.string().min(1), ttlMs: Ttl }),
+  payload: z.strictObject({
+    sessionId: Id,
+    holder: z.string().min(1),
+    by: z.string().default(''),
+    process: z.strictObject({ host: z.string().min(1), pid: z.number().int().positive() }).optional(),
+    runId: z.string().min(1),
+    ttlMs: Ttl,
+    /** The holder whose lease is taken though still live: the claimant found its process gone (on the same machine). */
+    takeOver: z.string().min(1).optional(),
+  }),
   reduce(payload, ctx) {
     requireSession(ctx.index, payload.sessionId);
+    const worker = ctx.index.collection('worker').get(payload.sessionId);
+    if (worker !== undefined) {
+      throw fail('INVALID_ARGUMENT', `session "${payload.sessionId}" is a sub-worker's; its run is its root's, "${worker.rootSessionId}": claim that`, {
+        sessionId: payload.sessionId,
+        rootSessionId: worker.rootSessionId,
+      });
+    }
     const earlier = ctx.index.collection('run').get(payload.sessionId);
-    if (earlier !== undefined && earlier.holder !== payload.holder && live(earlier, ctx.now)) throw busy(earlier);
+    // One run at a time, also within the holder: a second run of its own is refused while the first's lease is live.
+    const mine = earlier?.holder === payload.holder && earlier.runId === payload.runId;
+    if (earlier !== undefined && !mine && live(earlier, ctx.now) && payload.takeOver !== earlier.holder) throw busy(earlier);
     const lease: RunLease = {
       sessionId: payload.sessionId,
       holder: payload.holder,
       by: payload.by,
+      ...(payload.process !== undefined && { process: payload.process }),
       runId: payload.runId,
       claimedAt: ctx.now,
       expiresAt: after(ctx.now, payload.ttlMs),
@@ -40,16 +59,16 @@ export const runClaim = defineCommand({
 export const runRenew = defineCommand({
   type: 'run:renew',
   description: "Extends the holder's lease on a session's run.",
-  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), ttlMs: Ttl }),
+  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), runId: z.string().min(1), ttlMs: Ttl }),
   reduce(payload, ctx) {
     const lease = ctx.index.collection('run').get(payload.sessionId);
-    if (lease === undefined || lease.holder !== payload.holder) {
+    if (lease === undefined || lease.holder !== payload.holder || lease.runId !== payload.runId) {
       throw new GolemError(
         'LEASE_LOST',
         lease === undefined
-          ? `the run of session "${payload.sessionId}" holds no lease any more`
-          : `the run of session "${payload.sessionId}" was taken over by ${lease.by || lease.holder} after this process's lease lapsed`,
-        { details: { sessionId: payload.sessionId, ...(lease !== undefined && { holder: lease.holder }) } },
+          ? `run ${payload.runId} of session "${payload.sessionId}" holds no lease (it was released, or never claimed)`
+          : `run ${payload.runId} of session "${payload.sessionId}" lost its lease: run ${lease.runId} of ${lease.by || lease.holder} holds it now`,
+        { details: { sessionId: payload.sessionId, ...(lease !== undefined && { holder: lease.holder, runId: lease.runId }) } },
       );
     }
     const renewed: RunLease = { ...lease, expiresAt: after(ctx.now, payload.ttlMs) };
@@ -61,33 +80,56 @@ export const runRenew = defineCommand({
 export const runRelease = defineCommand({
   type: 'run:release',
   description: "Releases the holder's lease on a session's run.",
-  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1) }),
+  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), runId: z.string().min(1) }),
   reduce(payload, ctx) {
     const lease = ctx.index.collection('run').get(payload.sessionId);
-    if (lease === undefined || lease.holder !== payload.holder) return { writes: [], result: { released: false } };
+    if (lease === undefined || lease.holder !== payload.holder || lease.runId !== payload.runId) return { writes: [], result: { released: false } };
     return { writes: [{ op: 'delete', collection: 'run', key: lease.sessionId }], result: { released: true } };
   },
 });
 
-/** Commands that name a session without changing it. */
-const READS_ONLY = new Set(['session:fork']);
+/**
+ * The user's decisions, taken from any page: the process running the session takes them
+ * from the workspace (an approval's answer, a clearance item's decision).
+ */
+const DECISIONS = new Set(['approval:answer', 'clearance:decide']);
 
 /**
- * Refuses a command on a session (or one of its sub-workers' sessions) whose run another
- * handle holds a live lease on: SESSION_BUSY, nothing written.
+ * Refuses a change to a session (or to one of its sub-workers' sessions) whose run another
+ * handle holds a live lease on: SESSION_BUSY, nothing written. What a command changes is read
+ * from its writes, whatever its payload names.
  */
 export const runLeaseGuard: CommandGuard = (command, ctx) => {
-  if (command.type.startsWith('run:') || READS_ONLY.has(command.type)) return;
-  const sessionId = (command.payload as { sessionId?: unknown } | null)?.sessionId;
-  if (typeof sessionId !== 'string') return;
-  const lease = leaseOf(ctx.index, sessionId);
-  if (lease !== undefined && lease.holder !== ctx.instanceId && live(lease, command.timestamp)) throw busy(lease, command);
+  if (command.type.startsWith('run:') || DECISIONS.has(command.type)) return;
+  for (const root of rootsWritten(ctx.index, ctx.writes)) {
+    const lease = ctx.index.collection('run').get(root);
+    if (lease !== undefined && lease.holder !== ctx.instanceId && live(lease, command.timestamp)) throw busy(lease, command);
+  }
 };
 
 /** The lease on the run a session belongs to (its root's, for a sub-worker's session). */
 export function leaseOf(view: WorkspaceView, sessionId: string): RunLease | undefined {
-  const root = view.collection('worker').get(sessionId)?.rootSessionId ?? sessionId;
-  return view.collection('run').get(root);
+  return view.collection('run').get(rootOf(view, sessionId));
+}
+
+/**
+ * The root sessions whose records the writes change: a session record, or a record that
+ * names its session (a turn, a call, an approval or clearance item, a worker and its root).
+ */
+export function rootsWritten(view: WorkspaceView, writes: readonly Write[]): Set<string> {
+  const roots = new Set<string>();
+  for (const w of writes) {
+    if (w.collection === 'session') roots.add(rootOf(view, w.key));
+    const value = w.op === 'put' ? w.value : w.collection === 'turn' ? view.turns.get(w.key) : view.collection(w.collection as 'run').get(w.key);
+    const named = value as { rootSessionId?: unknown; sessionId?: unknown } | null | undefined;
+    const id = typeof named?.rootSessionId === 'string' ? named.rootSessionId : named?.sessionId;
+    if (typeof id === 'string') roots.add(rootOf(view, id));
+  }
+  return roots;
+}
+
+function rootOf(view: WorkspaceView, sessionId: string): string {
+  return view.collection('worker').get(sessionId)?.rootSessionId ?? sessionId;
 }
 
 /** Whether the lease is still live at `now` (an ISO timestamp). */
@@ -103,7 +145,7 @@ function busy(lease: RunLease, command?: Command): GolemError {
   const who = lease.by === '' ? `another process (${lease.holder})` : lease.by;
   return new GolemError(
     'SESSION_BUSY',
-    `${command === undefined ? '' : `${command.type} refused: `}session "${lease.sessionId}" is being run by ${who} (its lease runs to ${lease.expiresAt}); wait for that run to end, or stop it there`,
-    { details: { sessionId: lease.sessionId, holder: lease.holder, expiresAt: lease.expiresAt } },
+    `${command === undefined ? '' : `${command.type} refused: `}session "${lease.sessionId}" is being run by ${who} (its lease runs to ${lease.expiresAt}); wait for that run to end or stop it there. If that process is gone, its lease lapses then and a golem serve takes the run over`,
+    { details: { sessionId: lease.sessionId, holder: lease.holder, runId: lease.runId, expiresAt: lease.expiresAt } },
   );
 }

@@ -3,38 +3,48 @@
  * renews the lease while the run lasts, releases it at the end, and lists the runs whose
  * holder's lease lapsed, for another process to take over and resume from the log.
  *
- * While this process holds a run, each of its own writes to that session must still find
- * the lease its own in the store: a process that stalled past its lease, and wakes up
- * after another took the run over (or even finished it), gets LEASE_LOST for every write
- * and its run ends, writing nothing.
+ * While this process holds a run, each of its own changes to that session (and to its
+ * sub-workers') must still find the lease its own, live, in the store: a process that
+ * stalled past its lease, and wakes up after another took the run over (or even finished
+ * it), gets LEASE_LOST for every such write, and its run ends having written nothing.
  */
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { GolemError, type WorkspaceManager } from '../core/index.js';
 import type { RunLease } from './agent-records.js';
-import { leaseOf, live } from './run-commands.js';
+import { live, rootsWritten } from './run-commands.js';
 
 export interface RunLeaseOptions {
-  /** How long a lease lasts unless renewed (default 15 s); it is renewed every third of that. */
+  /** How long a lease lasts unless renewed (default 30 s); it is renewed every third of that. */
   ttlMs?: number;
   /** Who this process is, for people reading a refusal or the log (e.g. "golem serve, pid 4711 on build-2"). */
   by?: string;
+  /** This process, so that a claimant on this machine can tell it is gone (default: this machine's name and pid). */
+  process?: { host: string; pid: number };
 }
 
 /** A lease this process holds. */
 export interface HeldLease {
   readonly sessionId: string;
   readonly runId: string;
-  /** Stops renewing and ends the lease (if it is still this process's). */
+  /** Stops renewing and ends the lease (if it is still this run's). */
   release(): Promise<void>;
 }
 
-export const DEFAULT_LEASE_TTL_MS = 15_000;
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+interface Held {
+  runId: string;
+  timer: NodeJS.Timeout;
+}
 
 export class RunLeases {
   readonly ttlMs: number;
   readonly #manager: WorkspaceManager;
   readonly #by: string;
-  /** Root sessions whose run this process holds, by session id: their run id. */
-  readonly #held = new Map<string, string>();
+  readonly #process: { host: string; pid: number };
+  /** The root sessions whose run this process holds (from the claim until the run's release, even once lost). */
+  readonly #held = new Map<string, Held>();
   readonly #removeGuard: () => void;
 
   constructor(manager: WorkspaceManager, options: RunLeaseOptions = {}) {
@@ -45,46 +55,53 @@ export class RunLeases {
     this.ttlMs = ttlMs;
     this.#manager = manager;
     this.#by = options.by ?? '';
+    this.#process = options.process ?? { host: hostname(), pid: process.pid };
     this.#removeGuard = manager.addGuard((command, ctx) => {
       if (command.type.startsWith('run:')) return;
-      const sessionId = (command.payload as { sessionId?: unknown } | null)?.sessionId;
-      if (typeof sessionId !== 'string') return;
-      const lease = leaseOf(ctx.index, sessionId);
-      const root = lease?.sessionId ?? ctx.index.collection('worker').get(sessionId)?.rootSessionId ?? sessionId;
-      if (this.#held.has(root) && lease?.holder !== ctx.instanceId) throw lost(root, lease);
+      for (const root of rootsWritten(ctx.index, ctx.writes)) {
+        const held = this.#held.get(root);
+        if (held === undefined) continue;
+        const lease = ctx.index.collection('run').get(root);
+        if (lease?.holder !== ctx.instanceId || lease.runId !== held.runId || !live(lease, command.timestamp)) throw lost(root, held.runId, lease);
+      }
     });
   }
 
   /**
-   * Claims the session's run for this process (SESSION_BUSY while another holds a live
-   * lease) and renews it until released. `onLost` is called once if a renewal finds the
-   * run taken over: stop the run then.
+   * Claims the session's run for this process (SESSION_BUSY while another run holds a live
+   * lease) and renews it until released. `onLost` is called once if a renewal finds the run
+   * taken over or released: stop the run then (its writes to the session are refused).
    */
   async claim(sessionId: string, runId: string, onLost: (error: GolemError) => void): Promise<HeldLease> {
+    const holder = this.#manager.instanceId;
+    const earlier = this.#manager.workspace().collection('run').get(sessionId);
+    // A holder on this machine whose process is gone (killed, crashed) is not waited for: its lease is taken at once.
+    const takeOver = earlier !== undefined && this.#gone(earlier) ? { takeOver: earlier.holder } : {};
     const claimed = await this.#manager.dispatch({
       type: 'run:claim',
-      payload: { sessionId, holder: this.#manager.instanceId, by: this.#by, runId, ttlMs: this.ttlMs },
+      payload: { sessionId, holder, by: this.#by, process: this.#process, runId, ttlMs: this.ttlMs, ...takeOver },
     });
     if (!claimed.ok) throw claimed.error;
-    this.#held.set(sessionId, runId);
     let released = false;
     let lost = false;
-    let renewing: Promise<unknown> = Promise.resolve();
+    let renewing: Promise<unknown> | undefined;
+    const renew = async () => {
+      const renewed = await this.#manager.dispatch({ type: 'run:renew', payload: { sessionId, holder, runId, ttlMs: this.ttlMs } });
+      // A store that failed for a moment is tried again at the next tick; a lease taken over is gone for good.
+      if (renewed.ok || released || lost || renewed.error.code !== 'LEASE_LOST') return;
+      lost = true;
+      clearInterval(timer);
+      onLost(renewed.error);
+    };
     const timer = setInterval(
       () => {
-        renewing = this.#manager
-          .dispatch({ type: 'run:renew', payload: { sessionId, holder: this.#manager.instanceId, ttlMs: this.ttlMs } })
-          .then((renewed) => {
-            // A store that failed for a moment is tried again at the next tick; a lease taken over is gone for good.
-            if (renewed.ok || released || renewed.error.code !== 'LEASE_LOST') return;
-            lost = true;
-            clearInterval(timer);
-            onLost(renewed.error);
-          });
+        // One renewal at a time: a slow store does not pile them up.
+        renewing ??= renew().finally(() => (renewing = undefined));
       },
       Math.max(50, Math.floor(this.ttlMs / 3)),
     );
     timer.unref();
+    this.#held.set(sessionId, { runId, timer });
     return {
       sessionId,
       runId,
@@ -92,12 +109,12 @@ export class RunLeases {
         if (released) return;
         released = true;
         clearInterval(timer);
-        // Until now the run's writes needed the lease (even once lost); from here this process writes as anyone does.
-        if (this.#held.get(sessionId) === runId) this.#held.delete(sessionId);
+        // Until now the run's writes needed its lease (even once lost); from here this process writes as anyone does.
+        if (this.#held.get(sessionId)?.runId === runId) this.#held.delete(sessionId);
         await renewing;
         if (lost || this.#manager.closed) return;
-        // Left to lapse when it cannot be released now (the store is down): another process takes the run over then, and finds it ended.
-        await this.#manager.dispatch({ type: 'run:release', payload: { sessionId, holder: this.#manager.instanceId } });
+        // Left to lapse when it cannot be released now (the store is down): a process that takes the run over finds it ended.
+        await this.#manager.dispatch({ type: 'run:release', payload: { sessionId, holder, runId } });
       },
     };
   }
@@ -107,21 +124,52 @@ export class RunLeases {
     return this.#held.has(sessionId);
   }
 
-  /** The leases other processes held that lapsed by `now`: runs to take over (their sessions may be gone). */
+  /**
+   * The leases of other processes that lapsed by `now`, or whose process on this machine is
+   * gone: runs to take over (their sessions may be gone).
+   */
   lapsed(now: Date = new Date()): RunLease[] {
     const at = now.toISOString();
-    return [...this.#manager.workspace().collection('run').values()].filter((l) => l.holder !== this.#manager.instanceId && !live(l, at));
+    return [...this.#manager.workspace().collection('run').values()].filter((l) => l.holder !== this.#manager.instanceId && (!live(l, at) || this.#gone(l)));
   }
 
-  /** Stops guarding (the held runs' leases are left as they are). */
+  /** Whether the lease's holder ran on this machine and its process is no more. */
+  #gone(lease: RunLease): boolean {
+    if (lease.holder === this.#manager.instanceId || lease.process?.host !== this.#process.host || lease.process.pid === this.#process.pid) return false;
+    try {
+      process.kill(lease.process.pid, 0);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH'; // EPERM: it lives, as another user
+    }
+    return zombie(lease.process.pid);
+  }
+
+  /** Stops guarding and renewing (the held runs' leases are left to lapse). */
   dispose(): void {
     this.#removeGuard();
+    for (const held of this.#held.values()) clearInterval(held.timer);
+    this.#held.clear();
   }
 }
 
-function lost(sessionId: string, lease: RunLease | undefined): GolemError {
-  const now = lease === undefined ? 'holds no lease any more' : `is held by ${lease.by === '' ? lease.holder : lease.by} now`;
-  return new GolemError('LEASE_LOST', `this process's lease on the run of session "${sessionId}" lapsed and the run ${now}; it writes nothing more`, {
-    details: { sessionId, ...(lease !== undefined && { holder: lease.holder }) },
+function lost(sessionId: string, runId: string, lease: RunLease | undefined): GolemError {
+  const now =
+    lease === undefined
+      ? 'holds no lease any more (another process took the run over and ended it)'
+      : lease.runId === runId
+        ? `let its lease lapse at ${lease.expiresAt} (its renewals did not get through), so another process may take it over`
+        : `was taken over: run ${lease.runId} of ${lease.by === '' ? lease.holder : lease.by} holds its lease now`;
+  return new GolemError('LEASE_LOST', `run ${runId} of session "${sessionId}" ${now}; it writes nothing more`, {
+    details: { sessionId, runId, ...(lease !== undefined && { holder: lease.holder }) },
   });
+}
+
+/** Whether the process has ended and only waits to be reaped (Linux; elsewhere, it counts as alive). */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
+  }
 }

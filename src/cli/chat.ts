@@ -4,7 +4,10 @@
  * manual edits are staged for clearance (`/clearance` here, or `golem clearance`).
  * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
  */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { projectActions } from '../project/project-actions.js';
+import { RunLeases, type HeldLease } from '../agent/run-leases.js';
 import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
 import { GolemError } from '../core/errors.js';
@@ -50,6 +53,7 @@ export async function chat(options: ChatOptions): Promise<number> {
   const ui = new TerminalAdapter({ input: options.input, output: options.output, onInterrupt: () => controller?.abort() });
   const clearance = new ClearanceApi(ws.manager, { actions });
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
+  const leases = new RunLeases(ws.manager, { by: `golem in a terminal, pid ${process.pid} on ${hostname()}` });
   await ui.initialize();
   const worker: Worker | undefined =
     model === undefined ? undefined : ws.worker({ session, model, actions, ui, project: { root }, subWorkers: true, instructions: GOLEM_INSTRUCTIONS });
@@ -62,15 +66,29 @@ export async function chat(options: ChatOptions): Promise<number> {
       );
       return;
     }
-    if (input !== undefined && session.label === null) await session.update({ label: input.slice(0, 60) }); // names the chat in lists and approval paths
-    controller = new AbortController();
-    ui.setBusy(true);
-    let outcome: WorkerOutcome;
+    const running = (controller = new AbortController());
+    // One run of the session at a time, here or in another process (a golem serve on the same workspace).
+    let lease: HeldLease;
     try {
-      outcome = await worker.run(input, { signal: controller.signal });
+      lease = await leases.claim(session.id, randomUUID(), (error) => {
+        running.abort();
+        say(`This run was taken over by another process: ${error.message}`, 'warning');
+      });
+    } catch (error) {
+      controller = undefined;
+      if (!GolemError.isInstance(error)) throw error;
+      say(`[${error.code}] ${error.message}`, 'error');
+      return;
+    }
+    let outcome: WorkerOutcome;
+    ui.setBusy(true);
+    try {
+      if (input !== undefined && session.label === null) await session.update({ label: input.slice(0, 60) }); // names the chat in lists and approval paths
+      outcome = await worker.run(input, { signal: running.signal });
     } finally {
       ui.setBusy(false);
       controller = undefined;
+      await lease.release();
     }
     report(outcome); // the worker told of new clearance items as it staged them
   };
@@ -147,6 +165,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     }
     return 0;
   } finally {
+    leases.dispose();
     await ui.shutdown();
   }
 }

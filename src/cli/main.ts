@@ -2,11 +2,15 @@
  * The `golem` command line. `run` takes its arguments and output streams so tests
  * can drive it in-process; `bin/golem.js` calls it with the real ones.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { RunLeases } from '../agent/run-leases.js';
 import { GolemError } from '../core/errors.js';
-import type { StreamPart } from '../models/model-adapter.js';
+import type { Session } from '../prompt/session.js';
+import type { ModelAdapter, StreamPart } from '../models/model-adapter.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat } from './chat.js';
 import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
@@ -190,6 +194,18 @@ async function ask(
       return 2;
     }
     const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: message });
+    // One run of the session at a time, here or in another process (SESSION_BUSY while a golem serve or golem runs it).
+    const leases = new RunLeases(ws.manager, { by: `golem ask, pid ${process.pid} on ${hostname()}` });
+    const lease = await leases.claim(session.id, randomUUID(), () => undefined);
+    try {
+      return await answer(session, model);
+    } finally {
+      await lease.release();
+      leases.dispose();
+    }
+  });
+
+  async function answer(session: Session, model: ModelAdapter): Promise<number> {
     const question = await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
     let streamed = false;
     const onPart = (part: StreamPart) => {
@@ -210,7 +226,7 @@ async function ask(
       throw error;
     }
     return 0;
-  });
+  }
 }
 
 /** Opens the workspace, runs `body`, closes it; a GolemError becomes a message with its code and exit code 1. */

@@ -20,6 +20,7 @@ import {
   type ReducerContext,
   type TurnProcessor,
   type WorkspaceExtension,
+  runProcessors,
   validatePayload,
 } from './plugin.js';
 import type { Turn } from './records.js';
@@ -28,8 +29,7 @@ import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './wor
 import { SessionCache, type CacheOptions } from './session-cache.js';
 
 /**
- * Payload and result types per command type. Extensions add their commands by
- * declaration merging:
+ * Payload and result types per command type. Extensions add their commands by declaration merging:
  *
  * @example
  * declare module 'golem' {
@@ -61,8 +61,11 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   command: CommittedEvent;
   /** A command that was refused; nothing was written. */
   rejected: { command: Command; error: GolemError };
-  /** The index was rebuilt from the store, or caught up with commands of another process: what was read before may have changed. */
-  'index:rebuilt': { lastSeq: number };
+  /**
+   * The index was rebuilt from the store, or caught up with commands of another process: what was read before may
+   * have changed (for a catch-up, in the `collections` it names; for a rebuild, anywhere).
+   */
+  'index:rebuilt': { lastSeq: number; collections?: string[] };
   /** A listener threw; the emitter carried on. */
   'listener:error': { type: string; error: unknown };
   /** A turn processor threw; the command it reacted to stands. */
@@ -101,6 +104,7 @@ export class WorkspaceManager {
   readonly #commands = new Map<string, CommandDefinition<unknown, unknown, unknown>>();
   readonly #middleware: Middleware[] = [];
   readonly #guards: CommandGuard[] = [];
+  readonly #refused = new WeakSet<GolemError>(); // errors of commands a reducer or guard refused (not the store)
   readonly #processors: TurnProcessor[] = [];
   readonly #extensions = new Set<string>();
   readonly #clock: () => Date;
@@ -227,10 +231,7 @@ export class WorkspaceManager {
     return this.#cache.stats();
   }
 
-  /**
-   * Runs one command through the pipeline. Expected failures come back as
-   * `{ ok: false, error }` with a stable `error.code`; nothing is written then.
-   */
+  /** Runs one command through the pipeline. Expected failures come back as `{ ok: false, error }` (a stable code); nothing is written. */
   dispatch<K extends CommandType>(command: TypedCommand<K>): Promise<Result<CommandMap[K]['result']>>;
   /** Commands of types not in `CommandMap` (an extension's, or a type only known at run time). */
   dispatch<T extends string>(command: Omit<CommandInput, 'type'> & { type: T extends CommandType ? never : T }): Promise<Result<unknown>>;
@@ -257,7 +258,8 @@ export class WorkspaceManager {
         this.events.emit('rejected', { command: cmd, error: outcome.error });
         return outcome;
       }
-      await this.#runProcessors(cmd, outcome.value.turns);
+      const onError = (processor: string, turn: Turn, error: unknown) => this.events.emit('processor:error', { processor, turn, error });
+      await runProcessors(this.#processors, { command: cmd, dispatch: (next: CommandInput) => this.dispatch(next) }, outcome.value.turns, onError);
       return ok(outcome.value.result);
     };
     const run = async (at: number, cmd: Command): Promise<Result<unknown>> => {
@@ -331,12 +333,12 @@ export class WorkspaceManager {
     const exclusive = this.store.exclusive?.bind(this.store);
     try {
       attempt = exclusive === undefined ? await step() : await exclusive(caughtUp);
+      // Refused without the lock, perhaps on a state another process has changed since: decided again on the state as it is.
+      if (!attempt.ok && exclusive === undefined && this.#refused.has(attempt.error) && (await this.#catchUp().catch(() => false))) attempt = await step();
       // Another process wrote first (its lock was lost, or it does not take one): catch up, decide again on the state as it is now.
       for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
         attempt = exclusive === undefined ? await caughtUp() : await exclusive(caughtUp);
       }
-      // Refused without the lock: perhaps on a state another process has changed since; refused only on the state as it is.
-      if (!attempt.ok && exclusive === undefined && attempt.error.code !== 'STORE_CONFLICT' && (await this.#catchUp())) attempt = await step();
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
@@ -366,7 +368,10 @@ export class WorkspaceManager {
   async #attempt(command: Command): Promise<Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>> {
     const seq = this.#index.lastSeq + 1;
     const reduced = await this.#reduce(command, seq);
-    if (!reduced.ok) return reduced;
+    if (!reduced.ok) {
+      this.#refused.add(reduced.error);
+      return reduced;
+    }
     const { payload, change } = reduced.value;
     const committed = await this.#commit({ ...command, payload }, seq, change.writes);
     if (!committed.ok) return committed;
@@ -384,8 +389,9 @@ export class WorkspaceManager {
     const ctx: ReducerContext = { index: this.#index, command, seq, now: command.timestamp, newId: this.#newId, blobStorage: this.blobStorage };
     let change: Change<unknown>;
     try {
-      for (const guard of this.#guards) guard({ ...command, payload: payload.value }, { index: this.#index, instanceId: this.instanceId });
       change = await definition.reduce(payload.value, ctx);
+      for (const guard of this.#guards)
+        guard({ ...command, payload: payload.value }, { index: this.#index, writes: change.writes, instanceId: this.instanceId });
     } catch (error) {
       return err(toGolemError(error));
     }
@@ -451,6 +457,7 @@ export class WorkspaceManager {
     }
     const changes = await this.store.changes(this.#index.lastSeq);
     if (changes.length === 0) return false;
+    const collections = new Set(changes.flatMap((c) => c.writes.map((w) => w.collection)));
     for (const change of changes) {
       if (change.seq !== this.#index.lastSeq + 1) {
         await this.#rebuild();
@@ -473,27 +480,12 @@ export class WorkspaceManager {
       }
       this.#index.lastSeq = change.seq;
     }
-    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq, collections: [...collections] });
     return true;
   }
 
   async #rebuild(): Promise<void> {
     await this.#cache.reread();
     this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
-  }
-
-  async #runProcessors(command: Command, turns: readonly Turn[]): Promise<void> {
-    if (turns.length === 0 || this.#processors.length === 0) return;
-    const ctx = { command, dispatch: (next: CommandInput) => this.dispatch(next) };
-    for (const turn of turns) {
-      for (const processor of this.#processors) {
-        if (processor.accepts !== undefined && !processor.accepts(turn)) continue;
-        try {
-          await processor.process(turn, ctx);
-        } catch (error) {
-          this.events.emit('processor:error', { processor: processor.name, turn, error });
-        }
-      }
-    }
   }
 }

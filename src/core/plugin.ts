@@ -110,18 +110,21 @@ export interface MiddlewareContext {
  */
 export type Middleware = (command: Command, next: (command?: Command) => Promise<Result<unknown>>, ctx: MiddlewareContext) => Promise<Result<unknown>>;
 
-/** What a guard sees: the state the command is decided on, and which handle on the workspace dispatched it. */
+/** What a guard sees: the state the command was decided on, what it would write, and which handle dispatched it. */
 export interface GuardContext {
-  /** The read model the reducer will read (with a store other processes share, caught up with their commits). */
+  /** The read model the reducer read (with a store other processes share, caught up with their commits). */
   readonly index: WorkspaceView;
+  /** The writes the reducer returned: what the command would change. */
+  readonly writes: readonly Write[];
   /** The dispatching manager's `instanceId`: one per handle on the workspace (per process that opened it). */
   readonly instanceId: string;
 }
 
 /**
- * Checks a command right before its reducer, in the serializer and on the state the reducer
- * will read (middleware runs earlier, outside the serializer, on a state that may change
- * before the command's turn comes). Throw a GolemError to refuse; nothing is written then.
+ * Checks a command's change right after its reducer and before it is committed, in the
+ * serializer and on the state the reducer read (middleware runs earlier, outside the
+ * serializer, on a state that may change before the command's turn comes, and before
+ * anyone knows what it would write). Throw a GolemError to refuse; nothing is written then.
  */
 export type CommandGuard = (command: Command, ctx: GuardContext) => void;
 
@@ -132,6 +135,25 @@ export interface TurnProcessor {
   accepts?(turn: Turn): boolean;
   /** Runs after the turn is committed; it may dispatch further commands. */
   process(turn: Turn, ctx: { readonly command: Command; dispatch(command: CommandInput): Promise<Result<unknown>> }): Promise<void> | void;
+}
+
+/** Runs the processors on committed turns, in order; one that throws is reported and the others go on. */
+export async function runProcessors(
+  processors: readonly TurnProcessor[],
+  ctx: { readonly command: Command; dispatch(command: CommandInput): Promise<Result<unknown>> },
+  turns: readonly Turn[],
+  onError: (processor: string, turn: Turn, error: unknown) => void,
+): Promise<void> {
+  for (const turn of turns) {
+    for (const processor of processors) {
+      if (processor.accepts !== undefined && !processor.accepts(turn)) continue;
+      try {
+        await processor.process(turn, ctx);
+      } catch (error) {
+        onError(processor.name, turn, error);
+      }
+    }
+  }
 }
 
 /**

@@ -41,7 +41,8 @@ export class UIStream {
         this.#publish(result);
       }),
       // Another process wrote to the workspace and the index was rebuilt: no delta says what changed, a snapshot does.
-      manager.events.on('index:rebuilt', () => {
+      manager.events.on('index:rebuilt', (e) => {
+        if (e.collections !== undefined && !e.collections.includes('ui_instance')) return; // caught up on other records only
         this.#load();
         this.#version++;
         this.#emit(this.snapshot());

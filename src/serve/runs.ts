@@ -1,0 +1,283 @@
+/**
+ * The runs `golem serve` makes of a session's agent: at most one per session, claimed with a
+ * run lease (so one across the processes on a store, too), streamed to the pages, stopped on
+ * request, and taken over from a process whose lease lapsed (it died or stalls), resuming
+ * from the log.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Action } from '../action/action.js';
+import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-leases.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import type { Trust } from '../action/action.js';
+import type { WorkerEvent } from '../agent/ui-adapter.js';
+import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
+import { GolemError } from '../core/errors.js';
+import type { Workspace } from '../create-workspace.js';
+import type { Session } from '../prompt/session.js';
+import type { BrowserAdapter } from './browser-adapter.js';
+
+/** The agent `golem serve` runs on a session when a page sends it a message. */
+export interface ServeAgentOptions {
+  model: ModelAdapter;
+  /** Its actions; `patch_ui_state` (ws.ui.action()) is added unless one of that name is given. */
+  actions?: Action[];
+  /** Put first in its system prompt. */
+  instructions?: string;
+  /** The project its file actions work on. */
+  project?: { root: string };
+  /** Trust modes above the actions' defaults. */
+  trust?: Readonly<Record<string, Trust>>;
+  /** Offer sub-workers (default false). */
+  subWorkers?: boolean;
+  /** Model calls at most per run (default 12). */
+  maxSteps?: number;
+  /**
+   * The lease each run holds in the workspace (see RunLeases): while a process runs a
+   * session, another refuses to; a run whose process died or stalls past its lease is
+   * taken over and resumed by another `golem serve` process on the same store.
+   */
+  lease?: RunLeaseOptions;
+}
+
+/** A run claimed for this process, before it starts. */
+interface Claim {
+  runId: string;
+  controller: AbortController;
+  lease: HeldLease;
+}
+
+interface Run {
+  controller: AbortController;
+  done: Promise<void>;
+  lease: HeldLease;
+}
+
+/** How long `close` waits for runs to end after aborting them. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** Whether the error says another process runs the session (or took its run over). */
+export const elsewhere = (error: unknown) => error instanceof GolemError && (error.code === 'SESSION_BUSY' || error.code === 'LEASE_LOST');
+
+export interface ServeRunsOptions {
+  ws: Workspace;
+  adapter: BrowserAdapter;
+  agent: ServeAgentOptions | undefined;
+  actions: Action[];
+  /** Sends an event to every page. */
+  broadcast(event: object): void;
+  /** A run's worker events, as its pages get them. */
+  runEvents(threadId: string, runId: string): (event: WorkerEvent) => void;
+  /** The session's runs changed (one started or ended). */
+  changed(sessionId: string): void;
+}
+
+export class ServeRuns {
+  readonly #o: ServeRunsOptions;
+  readonly #runs = new Map<string, Run>();
+  /** Sessions a change is being made to (an edit, a version switch, a claim) before a run starts: taken before any await. */
+  readonly #reserved = new Set<string>();
+  readonly #leases: RunLeases | undefined;
+  readonly #sweeper: NodeJS.Timeout | undefined;
+  #sweeping = false;
+  #closed = false;
+
+  constructor(options: ServeRunsOptions) {
+    this.#o = options;
+    if (options.agent !== undefined) {
+      const leases = (this.#leases = new RunLeases(options.ws.manager, options.agent.lease));
+      // Runs whose process died or stalls are looked for at once, then every half lease.
+      this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(leases.ttlMs / 2)));
+      this.#sweeper.unref();
+      setImmediate(() => void this.#takeOver());
+    }
+  }
+
+  /** The sessions running here now. */
+  running(): string[] {
+    return [...this.#runs.keys()];
+  }
+
+  isRunning(sessionId: string): boolean {
+    return this.#runs.has(sessionId);
+  }
+
+  /** Whether a run or a change holds the session here now. */
+  busy(sessionId: string): boolean {
+    return this.#runs.has(sessionId) || this.#reserved.has(sessionId);
+  }
+
+  requireIdle(sessionId: string): void {
+    if (this.busy(sessionId)) throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
+  }
+
+  requireAgent(): ServeAgentOptions {
+    if (this.#o.agent === undefined)
+      throw new GolemError('NO_MODEL', 'golem serve was started without a model; start it with --model (or GOLEM_MODEL) to chat');
+    return this.#o.agent;
+  }
+
+  /** Runs `change` with the session reserved: no run starts on it meanwhile, nor another change. */
+  async reserving<T>(sessionId: string, change: () => Promise<T>): Promise<T> {
+    this.requireIdle(sessionId);
+    this.#reserved.add(sessionId);
+    try {
+      return await change();
+    } finally {
+      this.#reserved.delete(sessionId);
+    }
+  }
+
+  /** Claims the session's run and runs the worker on it in the background; resolves with the run's id. */
+  async start(session: Session, input: string | undefined): Promise<string> {
+    return this.run(session, input, await this.claim(session.id));
+  }
+
+  /**
+   * Claims the session's run for this process (SESSION_BUSY while a run holds it, here or in
+   * another process). The session stays reserved until the run starts or the claim is dropped.
+   */
+  async claim(sessionId: string): Promise<Claim> {
+    this.requireAgent();
+    this.requireIdle(sessionId);
+    this.#reserved.add(sessionId);
+    try {
+      const runId = randomUUID();
+      const controller = new AbortController();
+      const lease = await (this.#leases as RunLeases).claim(sessionId, runId, (error) => {
+        controller.abort();
+        this.#o.adapter.updateStatus({ text: `This run was taken over by another process: ${error.message}`, level: 'warning' });
+      });
+      const claim = { runId, controller, lease };
+      if (this.#closed) {
+        await this.drop(sessionId, claim);
+        throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
+      }
+      return claim;
+    } catch (error) {
+      this.#reserved.delete(sessionId);
+      throw error;
+    }
+  }
+
+  /** Gives up a claim whose run will not start. */
+  async drop(sessionId: string, claim: Claim): Promise<void> {
+    this.#reserved.delete(sessionId);
+    await claim.lease.release();
+  }
+
+  /** Runs the worker on a claimed session, in the background; returns the run's id. */
+  run(session: Session, input: string | undefined, claim: Claim): string {
+    const agent = this.requireAgent();
+    const { runId, controller, lease } = claim;
+    let worker: Worker;
+    try {
+      worker = this.#o.ws.worker({
+        session,
+        model: agent.model,
+        actions: this.#o.actions,
+        ui: this.#o.adapter,
+        requestApproval: (request) => this.#o.adapter.requestApproval(request, controller.signal),
+        onEvent: this.#o.runEvents(session.id, runId),
+        ...(agent.instructions !== undefined && { instructions: agent.instructions }),
+        ...(agent.project !== undefined && { project: agent.project }),
+        ...(agent.trust !== undefined && { trust: agent.trust }),
+        ...(agent.maxSteps !== undefined && { maxSteps: agent.maxSteps }),
+        subWorkers: agent.subWorkers ?? false,
+      });
+    } catch (error) {
+      void this.drop(session.id, claim);
+      throw error;
+    }
+    const done = (async () => {
+      try {
+        // Names the chat in lists and approval paths.
+        if (input !== undefined && session.label === null) await session.update({ label: input.split('\n')[0]?.slice(0, 60) ?? null });
+        this.#report(await worker.run(input, { signal: controller.signal }));
+      } catch (error) {
+        this.failed(session.id, error, runId);
+      } finally {
+        await lease.release();
+        this.#runs.delete(session.id);
+        this.#o.changed(session.id);
+      }
+    })();
+    this.#runs.set(session.id, { controller, done, lease });
+    this.#reserved.delete(session.id);
+    this.#o.changed(session.id);
+    return runId;
+  }
+
+  /** Stops the session's run (a pending approval is answered no); false when none runs here. */
+  stop(sessionId: string): boolean {
+    const run = this.#runs.get(sessionId);
+    run?.controller.abort();
+    return run !== undefined;
+  }
+
+  /** Waits for the session's run (and the queued inputs after it) to end. */
+  async settled(sessionId: string): Promise<void> {
+    for (let run = this.#runs.get(sessionId); run !== undefined; run = this.#runs.get(sessionId)) await run.done;
+  }
+
+  /** Tells the pages a run failed. */
+  failed(sessionId: string, error: unknown, runId: string = randomUUID()): void {
+    const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
+    this.#o.broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, threadId: sessionId, runId, timestamp: Date.now() });
+  }
+
+  /**
+   * Runs in progress are aborted and waited for (at most a few seconds), except those waiting
+   * for an approval (`waiting`): that stays pending in the workspace, and their leases are let
+   * go at once, so the run resumes (and asks again) wherever the approval is answered next.
+   */
+  async close(waiting: ReadonlySet<string>): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#sweeper);
+    const ending: Promise<void>[] = [];
+    for (const [sessionId, run] of this.#runs) {
+      if (waiting.has(sessionId)) {
+        ending.push(run.lease.release());
+        continue;
+      }
+      run.controller.abort();
+      ending.push(run.done);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(ending), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+    clearTimeout(timer);
+    this.#leases?.dispose();
+  }
+
+  /** Takes over the runs whose holder's lease lapsed (its process died or stalls), resuming each from the log. */
+  async #takeOver(): Promise<void> {
+    if (this.#closed || this.#leases === undefined || this.#sweeping) return;
+    this.#sweeping = true;
+    const { manager } = this.#o.ws;
+    const report = (error: unknown) => {
+      if (!this.#closed) manager.events.emit('listener:error', { type: 'serve:take-over', error });
+    };
+    try {
+      await manager.refresh();
+      for (const lease of this.#leases.lapsed()) {
+        const id = lease.sessionId;
+        const session = this.#o.ws.sessions.get(id);
+        if (this.#closed || this.busy(id) || session === undefined) continue;
+        // One that fails is reported, and the others are taken over all the same.
+        await this.start(session, undefined).catch((error: unknown) => {
+          if (!elsewhere(error)) report(error);
+        });
+      }
+    } catch (error) {
+      report(error);
+    } finally {
+      this.#sweeping = false;
+    }
+  }
+
+  #report(outcome: WorkerOutcome): void {
+    const say = (text: string, level: 'warning' | 'error') => this.#o.adapter.updateStatus({ text, level });
+    if (outcome.status === 'error') say(`The run failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
+    else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
+    else if (outcome.status === 'aborted') say('Stopped.', 'warning');
+  }
+}
