@@ -316,6 +316,49 @@ describe('the live UI stream', () => {
     expect(model.calls).toHaveLength(3);
   });
 
+  it('after a restart, takes a click to the session whose agent built the instance, though its turns are not loaded', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir });
+    const session = await ws.sessions.create({ label: 'builder' });
+    const other = await ws.sessions.create({ label: 'bystander' });
+    const patches = [
+      {
+        op: 'set',
+        path: 'blocks',
+        value: [{ id: 'who', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } }],
+      },
+      { op: 'set', path: 'actions', value: [{ id: 'go', label: 'Go', style: 'primary' }] },
+    ];
+    const build = scriptedModel([{ toolCalls: [{ name: 'patch_ui_state', input: { ...create('signup'), patches } as never }] }, { text: 'Built.' }]);
+    await ws.worker({ session, model: build, actions: [ws.ui.action()] }).run('a form');
+    expect(ws.ui.get('signup')?.builtBy).toBe(session.id);
+    // A patch without a builder (a page's values, a call through ws.ui.patch) keeps the one on record.
+    await ws.ui.patch({ instanceId: 'signup', patches: [{ op: 'set', path: 'state.params.name', value: 'x' }] });
+    expect(ws.ui.get('signup')?.builtBy).toBe(session.id);
+    await other.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'unrelated' }] });
+    await ws.close();
+
+    const again = await createWorkspace({ dir });
+    const model = scriptedModel([{ text: 'Got it, Ada.' }]);
+    const server = await serve(again, { page: false, agent: { model } });
+    cleanups.push(
+      () => again.close(),
+      () => server.close(),
+    );
+    expect(again.manager.cacheStats().sessions).toBe(0);
+    const page = await client(server.socketUrl);
+    await page.until(() => page.events.length > 0);
+    page.socket.send(JSON.stringify({ type: 'UI_ACTION', instanceId: 'signup', actionId: 'go', values: { name: 'Ada' } }));
+    await page.until(() => model.calls.length === 1);
+    await server.settled(session.id);
+    const turns = (await again.sessions.open(session.id))?.record().length;
+    expect(turns).toBe(6); // the form's run (4 turns), then the click and its answer
+    const transcript = (await again.sessions.get(session.id)?.transcript()) ?? [];
+    expect(JSON.stringify(transcript.at(-2)?.blocks)).toContain('[UI action] The user clicked \\"Go\\"');
+    expect(transcript.at(-1)?.blocks).toEqual([{ type: 'text', text: 'Got it, Ada.' }]);
+    expect((await again.sessions.open(other.id))?.record().length).toBe(1);
+  });
+
   it("delivers a user's action click: the form's values applied as a patch, then the click to the agent", async () => {
     const { ws, server } = await started();
     const session = await ws.sessions.create();

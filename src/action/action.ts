@@ -28,6 +28,8 @@ export interface ActionContext {
   signal?: AbortSignal;
   /** The id of the model's call this run answers. */
   callId?: string;
+  /** The session of the worker whose call this runs (where the call and its result are recorded). */
+  sessionId?: string;
   /**
    * The project's files, when the worker has a project: the files on disk, or (manual
    * mode) a staging view whose writes become a clearance item.

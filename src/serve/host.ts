@@ -22,6 +22,7 @@ import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, Sess
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
+import { uiInstance } from '../ui/ui-plugin.js';
 import { approvalView, clearanceView, resultOf, turnView } from './views.js';
 
 export type { ServeAgentOptions };
@@ -289,8 +290,18 @@ export class ServeHost {
     for (const id of sessionIds) this.#changed.sessionIds.add(this.#rootOf(id));
   }
 
-  /** The session whose agent last patched an instance (the root of its worker tree), from the calls on record. */
+  /** The session whose agent last patched an instance (the root of its worker tree), as the instance records it. */
   #builderOf(instanceId: string): string | undefined {
+    const view = this.#ws.manager.workspace();
+    const builtBy = uiInstance(view, instanceId)?.builtBy ?? this.#builderFromTurns(instanceId);
+    if (builtBy === undefined) return undefined;
+    const root = this.#rootOf(builtBy);
+    // The session may be gone since (its turns live on in forks): then nobody is told.
+    return view.sessions.has(root) ? root : undefined;
+  }
+
+  /** An instance last patched before Golem recorded its builder: the call on record, among the turns in memory. */
+  #builderFromTurns(instanceId: string): string | undefined {
     let latest: Turn | undefined;
     for (const turn of this.#ws.manager.workspace().turns.values()) {
       if (latest !== undefined && turn.seq < latest.seq) continue;
@@ -299,10 +310,7 @@ export class ServeHost {
       );
       if (names) latest = turn;
     }
-    if (latest === undefined) return undefined;
-    const root = this.#rootOf(latest.sessionId);
-    // The session may be gone since (its turns live on in forks): then nobody is told.
-    return this.#ws.manager.workspace().sessions.has(root) ? root : undefined;
+    return latest?.sessionId;
   }
 
   #rootOf(sessionId: string): string {

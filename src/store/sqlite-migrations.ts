@@ -43,7 +43,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
     version: 3,
     // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
-    description: 'session records count their turns (length)',
+    description: 'session records count their turns (length), UI instances name the session that built them (builtBy)',
     sql: '',
   },
 ];

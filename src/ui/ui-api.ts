@@ -21,8 +21,10 @@ export class UIApi {
    * Applies one `patch_ui_state` call. Refusals come back as `{ success: false, errors }`
    * with the seed's codes, each naming the patch (its index, -1 for the call) and path;
    * nothing of a refused call is applied. Other failures (a closed workspace) throw.
+   * `builtBy`: the session whose agent makes the call (the action passes its worker's), kept
+   * on the instance so that a click on it goes to that session.
    */
-  async patch(input: PatchInput): Promise<UIPatchResponse> {
+  async patch(input: PatchInput, options: { builtBy?: string } = {}): Promise<UIPatchResponse> {
     // Not JSON at all: refused here (the command's payload is a JSON object).
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       const refused = applyPatchInput(input, () => undefined);
@@ -44,7 +46,10 @@ export class UIApi {
       };
     }
     // The reducer runs the engine on the instance as the log has it; a refused call writes nothing.
-    const applied = await this.#manager.dispatch({ type: 'ui:patch', payload });
+    const applied = await this.#manager.dispatch({
+      type: 'ui:patch',
+      payload: options.builtBy === undefined ? payload : { ...payload, builtBy: options.builtBy },
+    });
     if (applied.ok) return { success: true, ...applied.value };
     if (applied.error.code === 'UI_PATCH_REJECTED') return { success: false, errors: (applied.error.details as { errors: UIPatchError[] }).errors };
     if (applied.error.code === 'INVALID_PAYLOAD')
@@ -71,8 +76,9 @@ export class UIApi {
       description: PATCH_UI_STATE_DESCRIPTION,
       input: PatchUiStateInput,
       trust: options.trust ?? 'autonomous',
-      run: async (input) => {
-        const response = await this.patch(input as PatchInput);
+      run: async (input, ctx) => {
+        // The instance remembers whose agent built it: a click on it goes to that session.
+        const response = await this.patch(input as PatchInput, ctx.sessionId === undefined ? {} : { builtBy: ctx.sessionId });
         if (!response.success) return response;
         return { success: true, kind: response.kind, instanceId: response.instanceId, version: response.version };
       },

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { JsonObject } from '../core/blocks.js';
 import { fail } from '../core/errors.js';
 import { defineCommand, type CommandMapOf, type WorkspaceExtension } from '../core/plugin.js';
-import { Timestamp } from '../core/records.js';
+import { Id, Timestamp } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
 import { UIInstance } from './schema.js';
@@ -18,6 +18,8 @@ export const UIInstanceRecord = z.strictObject({
   id: z.string(),
   instance: UIInstance,
   version: z.number().int().min(1),
+  /** The session whose agent last patched it (absent if none did, or before Golem kept it): a click on it goes there. */
+  builtBy: Id.optional(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -48,9 +50,12 @@ export function uiInstances(view: WorkspaceView): UIInstanceRecord[] {
 export const uiPatch = defineCommand({
   type: 'ui:patch',
   description: 'Applies one patch_ui_state call (seed 004): all its patches, or none.',
+  // The call as the model makes it; with `builtBy`, the session whose agent made it.
   payload: JsonObject,
   reduce(payload, ctx) {
-    const outcome = applyPatchInput(payload, (id) => uiInstance(ctx.index, id)?.instance);
+    const { builtBy, ...rest } = payload;
+    const call = typeof builtBy === 'string' ? rest : payload;
+    const outcome = applyPatchInput(call, (id) => uiInstance(ctx.index, id)?.instance);
     if (!outcome.ok) {
       const first = outcome.errors[0];
       throw fail(
@@ -68,6 +73,7 @@ export const uiPatch = defineCommand({
       id: outcome.instanceId,
       instance: outcome.instance,
       version: (before?.version ?? 0) + 1,
+      ...(typeof builtBy === 'string' ? { builtBy } : before?.builtBy !== undefined && { builtBy: before.builtBy }),
       createdAt: before?.createdAt ?? ctx.now,
       updatedAt: ctx.now,
     };

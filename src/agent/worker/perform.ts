@@ -108,7 +108,12 @@ async function execute(
   direct: boolean,
   files: FileAccess | undefined = ctx.project?.files(),
 ): Promise<ActionOutcome> {
-  const actionCtx: ActionContext = { callId: call.callId, ...(signal !== undefined && { signal }), ...(files !== undefined && { files }) };
+  const actionCtx: ActionContext = {
+    callId: call.callId,
+    sessionId: ctx.session.id,
+    ...(signal !== undefined && { signal }),
+    ...(files !== undefined && { files }),
+  };
   try {
     if (direct && !action.repeatable) {
       unwrap(

@@ -138,7 +138,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 3,
     // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
-    description: 'session records count their turns (length)',
+    description: 'session records count their turns (length), UI instances name the session that built them (builtBy)',
     sql: () => 'SELECT 1',
   },
 ];
