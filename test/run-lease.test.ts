@@ -5,10 +5,9 @@
  * Two handles on one store stand for two processes.
  */
 import { spawn } from 'node:child_process';
-import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { GolemError } from '../src/index.js';
-import { createWorkspace, RunLeases, type Workspace } from '../src/index.js';
+import { createWorkspace, processIdentity, RunLeases, type Workspace } from '../src/index.js';
 import { postgresStore } from '../src/store/postgres/index.js';
 import { tempDir, text } from './helpers.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
@@ -124,6 +123,19 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       expect(await codeOf(b.manager.dispatch({ type: 'worker:spawn', payload: spawn }))).toBe('SESSION_BUSY');
       expect(await codeOf(b.manager.dispatch({ type: 'worker:finish', payload: { id: sub, status: 'failed', result: 'stopped' } }))).toBe('SESSION_BUSY');
       expect(a.manager.workspace().collection('worker').get(sub)?.status).toBe('running');
+      // A clearance decision adds a turn under the running agent: refused too (an approval's answer is not).
+      const staged = await a.manager.dispatch({
+        type: 'clearance:stage',
+        payload: { type: 'pending_export', description: 'run x', sessionId: root.id, workerId: root.id, metadata: {} },
+      });
+      if (!staged.ok) throw staged.error;
+      expect(await codeOf(b.manager.dispatch({ type: 'clearance:decide', payload: { id: staged.value.id, decision: 'discard' } }))).toBe('SESSION_BUSY');
+      // So is a patch to a UI its agent built.
+      const built = await a.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] }, { builtBy: sub });
+      expect(built.success).toBe(true);
+      await expect(b.ui.patch({ instanceId: 'form', patches: [{ op: 'set', path: 'state.params.x', value: 1 }] })).rejects.toMatchObject({
+        code: 'SESSION_BUSY',
+      });
       // One run at a time within a holder too; a sub-worker's run is its root's.
       const again = { sessionId: root.id, holder: a.manager.instanceId, runId: 'r2', ttlMs: 60_000 };
       expect(await codeOf(a.manager.dispatch({ type: 'run:claim', payload: again }))).toBe('SESSION_BUSY');
@@ -184,8 +196,12 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)']);
     try {
       const s = await a.sessions.create();
-      const holdAs = async (pid: number, runId: string) => {
-        const process_ = { host: hostname(), pid };
+      let current: { holder: string; runId: string } | undefined;
+      const holdAs = async (pid: number, runId: string, elsewhere = false) => {
+        if (current !== undefined) await a.manager.dispatch({ type: 'run:release', payload: { sessionId: s.id, ...current } });
+        current = { holder: `a-${runId}`, runId };
+        const identity = processIdentity(pid);
+        const process_ = elsewhere ? { ...identity, machine: 'another-machine/pid:[1]' } : identity;
         const claimed = await a.manager.dispatch({
           type: 'run:claim',
           payload: { sessionId: s.id, holder: `a-${runId}`, process: process_, runId, ttlMs: 60_000 },
@@ -197,10 +213,14 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       await holdAs(child.pid as number, 'alive');
       expect(leasesB.lapsed()).toEqual([]);
       await expect(leasesB.claim(s.id, 'run-b', () => undefined)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
-      // It dies: b takes the run over at once, long before the lease would lapse.
+      // It dies: b takes the run over at once, long before the lease would lapse; unless the pid was another pid
+      // namespace's or machine's (a container with this host's name), where b cannot tell, and waits.
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
+      await holdAs(child.pid as number, 'elsewhere', true);
+      expect(leasesB.lapsed()).toEqual([]);
+      await holdAs(child.pid as number, 'alive');
       expect(leasesB.lapsed().map((l) => l.runId)).toEqual(['alive']);
       const held = await leasesB.claim(s.id, 'run-b', () => undefined);
       await b.manager.refresh();

@@ -189,6 +189,32 @@ describe.each<Kind>(['sqlite', 'postgres'])('loading per session on %s', (kind) 
     await again.close();
   });
 
+  it('counts a session a command did not name once it is loaded, and never writes a wrong count (an older record without one)', async () => {
+    const ws = await open(kind);
+    const s = await ws.sessions.create({ label: 'a' });
+    for (let i = 0; i < 3; i++) await s.addTurn({ id: `a${i}`, role: 'user', blocks: [text(`a ${i}`)] });
+    const staged = await ws.manager.dispatch({
+      type: 'clearance:stage',
+      payload: { type: 'pending_export', description: 'run x', sessionId: s.id, workerId: s.id, metadata: {} },
+    });
+    if (!staged.ok) throw staged.error;
+    // As an older Golem wrote the session: no length.
+    const { length: _length, ...older } = s.record();
+    await ws.manager.store.commit(
+      { id: 'strip', type: 'test:strip', payload: {}, timestamp: new Date().toISOString(), actor: null, seq: ws.manager.workspace().lastSeq + 1 },
+      [{ op: 'put', collection: 'session', key: s.id, json: JSON.stringify(older), owner: null }],
+    );
+    await ws.close();
+    const again = await reopen(kind, ws);
+    expect(again.sessions.get(s.id)?.record().length).toBeUndefined();
+    // clearance:decide names the item, not the session: the session it tells is loaded for it, and counted.
+    const decided = await again.manager.dispatch({ type: 'clearance:decide', payload: { id: staged.value.id, decision: 'defer' } });
+    expect(decided.ok).toBe(true);
+    expect(again.sessions.get(s.id)?.record().length).toBe(4); // a0 > a1 > a2 > the system turn
+    expect(await checkInvariants(await again.manager.wholeWorkspace())).toEqual([]);
+    await again.close();
+  });
+
   it('numbers an edit after every version of the turn, those of a sibling fork not loaded included', async () => {
     const ws = await open(kind);
     const [a] = await threeSessions(ws);

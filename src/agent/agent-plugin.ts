@@ -20,6 +20,7 @@ export {
   CallStart,
   ClearanceRecord,
   Grant,
+  LeaseProcess,
   RunLease,
   TrustMode,
   TrustOverrides,

@@ -109,6 +109,17 @@ export const CallStart = z.strictObject({
 });
 export type CallStart = z.infer<typeof CallStart>;
 
+/** A lease holder's process, so that a claimant on the same machine can tell it is gone. */
+export const LeaseProcess = z.strictObject({
+  host: z.string().min(1),
+  pid: z.number().int().positive(),
+  /** The machine and process namespace the pid means something in (Linux: boot id and pid namespace); without it, never judged gone. */
+  machine: z.string().min(1).optional(),
+  /** When the process started (Linux: clock ticks since boot), so a pid used again is not taken for it. */
+  start: z.string().min(1).optional(),
+});
+export type LeaseProcess = z.infer<typeof LeaseProcess>;
+
 /**
  * A run's lease on its (root) session: the process running it renews it while it runs;
  * once it lapses (its process died or stalls), another process may claim the run and
@@ -121,7 +132,9 @@ export const RunLease = z.strictObject({
   /** Who that is, for people (e.g. "golem serve, pid 4711 on build-2"). */
   by: z.string(),
   /** The holder's process, so a claimant on the same machine can tell it is gone before its lease lapses. */
-  process: z.strictObject({ host: z.string().min(1), pid: z.number().int().positive() }).optional(),
+  process: LeaseProcess.optional(),
+  /** Whether another process may resume the run as its own (false: a run only its kind of front end resumes, e.g. the terminal's). */
+  resumable: z.boolean().optional(),
   runId: z.string().min(1),
   claimedAt: Timestamp,
   expiresAt: Timestamp,

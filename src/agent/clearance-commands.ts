@@ -50,6 +50,11 @@ export const clearanceDecide = defineCommand({
     /** What the decision did, as the root worker is told (e.g. 'wrote src/a.ts'). */
     outcome: z.string().optional(),
   }),
+  // The root session it tells, whose turns (and length) the reducer reads.
+  sessions: (payload, view) => {
+    const item = view.collection('clearance').get(String((payload as { id?: unknown } | null)?.id));
+    return item === undefined ? [] : [item.sessionId];
+  },
   reduce(payload, ctx) {
     const item = ctx.index.collection('clearance').get(payload.id);
     if (item === undefined) throw fail('CLEARANCE_NOT_FOUND', `no clearance item "${payload.id}"`, { clearanceId: payload.id });

@@ -5,6 +5,7 @@ export {
   callFingerprint,
   ClearanceRecord,
   Grant,
+  LeaseProcess,
   leaseOf,
   RunLease,
   TrustOverrides,
@@ -30,6 +31,6 @@ export type {
   WorkerInfo,
 } from './ui-adapter.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './text-instructions.js';
-export { RunLeases, DEFAULT_LEASE_TTL_MS, type HeldLease, type RunLeaseOptions } from './run-leases.js';
+export { RunLeases, DEFAULT_LEASE_TTL_MS, processIdentity, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './worker/index.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './envelope.js';

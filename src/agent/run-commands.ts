@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { defineCommand, fail, GolemError, Id, requireSession, type Command, type CommandGuard, type WorkspaceView, type Write } from '../core/index.js';
-import type { RunLease } from './agent-records.js';
+import { LeaseProcess, type RunLease } from './agent-records.js';
 
 /** How long a lease lasts unless renewed, at most (a day). */
 const MAX_TTL_MS = 86_400_000;
@@ -22,7 +22,8 @@ export const runClaim = defineCommand({
     sessionId: Id,
     holder: z.string().min(1),
     by: z.string().default(''),
-    process: z.strictObject({ host: z.string().min(1), pid: z.number().int().positive() }).optional(),
+    process: LeaseProcess.optional(),
+    resumable: z.boolean().optional(),
     runId: z.string().min(1),
     ttlMs: Ttl,
     /** The holder whose lease is taken though still live: the claimant found its process gone (on the same machine). */
@@ -46,6 +47,7 @@ export const runClaim = defineCommand({
       holder: payload.holder,
       by: payload.by,
       ...(payload.process !== undefined && { process: payload.process }),
+      ...(payload.resumable !== undefined && { resumable: payload.resumable }),
       runId: payload.runId,
       claimedAt: ctx.now,
       expiresAt: after(ctx.now, payload.ttlMs),
@@ -89,10 +91,11 @@ export const runRelease = defineCommand({
 });
 
 /**
- * The user's decisions, taken from any page: the process running the session takes them
- * from the workspace (an approval's answer, a clearance item's decision).
+ * The user's decisions taken from any page: the process running the session takes them from
+ * the workspace (an approval's answer). A clearance decision is not one of them: it adds a
+ * turn to the session, which would move the head under the running agent.
  */
-const DECISIONS = new Set(['approval:answer', 'clearance:decide']);
+const DECISIONS = new Set(['approval:answer']);
 
 /**
  * Refuses a change to a session (or to one of its sub-workers' sessions) whose run another
@@ -121,8 +124,9 @@ export function rootsWritten(view: WorkspaceView, writes: readonly Write[]): Set
   for (const w of writes) {
     if (w.collection === 'session') roots.add(rootOf(view, w.key));
     const value = w.op === 'put' ? w.value : w.collection === 'turn' ? view.turns.get(w.key) : view.collection(w.collection as 'run').get(w.key);
-    const named = value as { rootSessionId?: unknown; sessionId?: unknown } | null | undefined;
-    const id = typeof named?.rootSessionId === 'string' ? named.rootSessionId : named?.sessionId;
+    const named = value as { rootSessionId?: unknown; sessionId?: unknown; builtBy?: unknown } | null | undefined;
+    // A UI instance belongs to the session whose agent built it.
+    const id = typeof named?.rootSessionId === 'string' ? named.rootSessionId : typeof named?.sessionId === 'string' ? named.sessionId : named?.builtBy;
     if (typeof id === 'string') roots.add(rootOf(view, id));
   }
   return roots;

@@ -8,10 +8,10 @@
  * stalled past its lease, and wakes up after another took the run over (or even finished
  * it), gets LEASE_LOST for every such write, and its run ends having written nothing.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { GolemError, type WorkspaceManager } from '../core/index.js';
-import type { RunLease } from './agent-records.js';
+import type { LeaseProcess, RunLease } from './agent-records.js';
 import { live, rootsWritten } from './run-commands.js';
 
 export interface RunLeaseOptions {
@@ -19,8 +19,13 @@ export interface RunLeaseOptions {
   ttlMs?: number;
   /** Who this process is, for people reading a refusal or the log (e.g. "golem serve, pid 4711 on build-2"). */
   by?: string;
-  /** This process, so that a claimant on this machine can tell it is gone (default: this machine's name and pid). */
-  process?: { host: string; pid: number };
+  /** This process, so that a claimant on this machine can tell it is gone (default: `processIdentity(process.pid)`). */
+  process?: LeaseProcess;
+  /**
+   * Whether a `golem serve` may take this process's runs over and resume them with its own
+   * agent (default true). The terminal's and `golem ask`'s runs are not: their own front end resumes them.
+   */
+  resumable?: boolean;
 }
 
 /** A lease this process holds. */
@@ -42,7 +47,8 @@ export class RunLeases {
   readonly ttlMs: number;
   readonly #manager: WorkspaceManager;
   readonly #by: string;
-  readonly #process: { host: string; pid: number };
+  readonly #process: LeaseProcess;
+  readonly #resumable: boolean;
   /** The root sessions whose run this process holds (from the claim until the run's release, even once lost). */
   readonly #held = new Map<string, Held>();
   readonly #removeGuard: () => void;
@@ -55,7 +61,8 @@ export class RunLeases {
     this.ttlMs = ttlMs;
     this.#manager = manager;
     this.#by = options.by ?? '';
-    this.#process = options.process ?? { host: hostname(), pid: process.pid };
+    this.#process = options.process ?? processIdentity(process.pid);
+    this.#resumable = options.resumable ?? true;
     this.#removeGuard = manager.addGuard((command, ctx) => {
       if (command.type.startsWith('run:')) return;
       for (const root of rootsWritten(ctx.index, ctx.writes)) {
@@ -74,12 +81,13 @@ export class RunLeases {
    */
   async claim(sessionId: string, runId: string, onLost: (error: GolemError) => void): Promise<HeldLease> {
     const holder = this.#manager.instanceId;
+    const asked = Date.now();
     const earlier = this.#manager.workspace().collection('run').get(sessionId);
     // A holder on this machine whose process is gone (killed, crashed) is not waited for: its lease is taken at once.
     const takeOver = earlier !== undefined && this.#gone(earlier) ? { takeOver: earlier.holder } : {};
     const claimed = await this.#manager.dispatch({
       type: 'run:claim',
-      payload: { sessionId, holder, by: this.#by, process: this.#process, runId, ttlMs: this.ttlMs, ...takeOver },
+      payload: { sessionId, holder, by: this.#by, process: this.#process, resumable: this.#resumable, runId, ttlMs: this.ttlMs, ...takeOver },
     });
     if (!claimed.ok) throw claimed.error;
     let released = false;
@@ -102,6 +110,8 @@ export class RunLeases {
     );
     timer.unref();
     this.#held.set(sessionId, { runId, timer });
+    // A claim that waited long (a busy store) runs from when it was asked: renewed at once, not a third of a lease later.
+    if (Date.now() - asked > this.ttlMs / 3) renewing = renew().finally(() => (renewing = undefined));
     return {
       sessionId,
       runId,
@@ -125,23 +135,31 @@ export class RunLeases {
   }
 
   /**
-   * The leases of other processes that lapsed by `now`, or whose process on this machine is
-   * gone: runs to take over (their sessions may be gone).
+   * The resumable runs of other processes whose lease lapsed by `now`, or whose process on
+   * this machine is gone: runs to take over (their sessions may be gone).
    */
   lapsed(now: Date = new Date()): RunLease[] {
     const at = now.toISOString();
-    return [...this.#manager.workspace().collection('run').values()].filter((l) => l.holder !== this.#manager.instanceId && (!live(l, at) || this.#gone(l)));
+    return [...this.#manager.workspace().collection('run').values()].filter(
+      (l) => l.holder !== this.#manager.instanceId && l.resumable !== false && (!live(l, at) || this.#gone(l)),
+    );
   }
 
-  /** Whether the lease's holder ran on this machine and its process is no more. */
+  /** Whether the lease's holder ran on this machine, in this pid namespace, and its process is no more. */
   #gone(lease: RunLease): boolean {
-    if (lease.holder === this.#manager.instanceId || lease.process?.host !== this.#process.host || lease.process.pid === this.#process.pid) return false;
+    const holder = lease.process;
+    const mine = this.#process;
+    if (lease.holder === this.#manager.instanceId || holder?.machine === undefined || holder.machine !== mine.machine || holder.host !== mine.host)
+      return false;
+    if (holder.pid === mine.pid) return holder.start !== undefined && holder.start !== mine.start;
     try {
-      process.kill(lease.process.pid, 0);
+      process.kill(holder.pid, 0);
     } catch (error) {
       return (error as NodeJS.ErrnoException).code === 'ESRCH'; // EPERM: it lives, as another user
     }
-    return zombie(lease.process.pid);
+    const now = stateOf(holder.pid);
+    // Ended and not reaped yet, or the pid is another process's now.
+    return now.zombie || (holder.start !== undefined && now.start !== undefined && now.start !== holder.start);
   }
 
   /** Stops guarding and renewing (the held runs' leases are left to lapse). */
@@ -164,12 +182,29 @@ function lost(sessionId: string, runId: string, lease: RunLease | undefined): Go
   });
 }
 
-/** Whether the process has ended and only waits to be reaped (Linux; elsewhere, it counts as alive). */
-function zombie(pid: number): boolean {
+/**
+ * A process on this machine as a lease records it: the machine's name, the pid, and on Linux
+ * the boot id with the pid namespace (what the pid means something in) and its start time.
+ */
+export function processIdentity(pid: number): LeaseProcess {
+  const identity: LeaseProcess = { host: hostname(), pid };
+  try {
+    identity.machine = `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return identity; // not Linux: without a machine, a holder is never judged gone before its lease lapses
+  }
+  const { start } = stateOf(pid);
+  return start === undefined ? identity : { ...identity, start };
+}
+
+/** The process's start time and whether it ended and waits to be reaped (a zombie), from /proc. */
+function stateOf(pid: number): { start?: string; zombie: boolean } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+    // After the command's closing parenthesis: the state (field 3), ..., the start time (field 22).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ...(fields[19] !== undefined && { start: fields[19] }), zombie: fields[0] === 'Z' };
   } catch {
-    return false;
+    return { zombie: false };
   }
 }

@@ -53,7 +53,8 @@ export async function chat(options: ChatOptions): Promise<number> {
   const ui = new TerminalAdapter({ input: options.input, output: options.output, onInterrupt: () => controller?.abort() });
   const clearance = new ClearanceApi(ws.manager, { actions });
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
-  const leases = new RunLeases(ws.manager, { by: `golem in a terminal, pid ${process.pid} on ${hostname()}` });
+  // Its runs are resumed by the next golem here, not taken over by a golem serve (with another agent).
+  const leases = new RunLeases(ws.manager, { by: `golem in a terminal, pid ${process.pid} on ${hostname()}`, resumable: false });
   await ui.initialize();
   const worker: Worker | undefined =
     model === undefined ? undefined : ws.worker({ session, model, actions, ui, project: { root }, subWorkers: true, instructions: GOLEM_INSTRUCTIONS });

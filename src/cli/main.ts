@@ -195,12 +195,15 @@ async function ask(
     }
     const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: message });
     // One run of the session at a time, here or in another process (SESSION_BUSY while a golem serve or golem runs it).
-    const leases = new RunLeases(ws.manager, { by: `golem ask, pid ${process.pid} on ${hostname()}` });
-    const lease = await leases.claim(session.id, randomUUID(), () => undefined);
+    const leases = new RunLeases(ws.manager, { by: `golem ask, pid ${process.pid} on ${hostname()}`, resumable: false });
     try {
-      return await answer(session, model);
+      const lease = await leases.claim(session.id, randomUUID(), () => undefined);
+      try {
+        return await answer(session, model);
+      } finally {
+        await lease.release();
+      }
     } finally {
-      await lease.release();
       leases.dispose();
     }
   });

@@ -26,7 +26,7 @@ export interface ServeCommandOptions {
   allowedHosts: readonly string[];
   token: string | undefined;
   root: string;
-  /** How long a run's lease lasts unless renewed ($GOLEM_RUN_LEASE_MS; default 15 s). */
+  /** How long a run's lease lasts unless renewed ($GOLEM_RUN_LEASE_MS; default 30 s). */
   leaseMs?: number;
   signal?: AbortSignal;
 }

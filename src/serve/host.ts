@@ -156,7 +156,7 @@ export class ServeHost {
   refuseAction(instanceId: string): string | undefined {
     if (this.#agent === undefined) return undefined;
     const sessionId = this.#builderOf(instanceId);
-    if (sessionId !== undefined && this.#runs.busy(sessionId)) {
+    if (sessionId !== undefined && (this.#runs.busy(sessionId) || this.#runs.elsewhere(sessionId))) {
       return 'the agent is still working on its last answer; click again once it has answered';
     }
     return undefined;
@@ -174,6 +174,8 @@ export class ServeHost {
    */
   async answerApproval(approvalId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
     const approval = this.#ws.approvals.get(approvalId);
+    // Once closing, a run resumed for the answer would outlive the server (its lease already let go).
+    if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing; answer the approval on the next one');
     if (approval.status !== 'pending' || this.#answered.has(approval.id)) {
       throw new GolemError('APPROVAL_ANSWERED', `approval ${approval.id} was already answered${approval.answer === null ? '' : ` (${approval.answer})`}`);
     }
@@ -232,7 +234,7 @@ export class ServeHost {
   uiAction(event: UIActionEvent): void {
     if (this.#agent === undefined || this.#closed) return;
     const sessionId = this.#builderOf(event.instanceId);
-    if (sessionId === undefined || this.#runs.busy(sessionId)) return;
+    if (sessionId === undefined || this.#runs.busy(sessionId) || this.#runs.elsewhere(sessionId)) return;
     const text = [
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,

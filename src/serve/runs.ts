@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../action/action.js';
+import { leaseOf, live } from '../agent/run-commands.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-leases.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Trust } from '../action/action.js';
@@ -106,6 +107,12 @@ export class ServeRuns {
     return this.#runs.has(sessionId) || this.#reserved.has(sessionId);
   }
 
+  /** Whether another process's run holds the session (its lease is live). */
+  elsewhere(sessionId: string): boolean {
+    const lease = leaseOf(this.#o.ws.manager.workspace(), sessionId);
+    return lease !== undefined && lease.holder !== this.#o.ws.manager.instanceId && live(lease, new Date().toISOString());
+  }
+
   requireIdle(sessionId: string): void {
     if (this.busy(sessionId)) throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running; wait for its answer or stop it first`);
   }
@@ -171,6 +178,7 @@ export class ServeRuns {
     const { runId, controller, lease } = claim;
     let worker: Worker;
     try {
+      if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
       worker = this.#o.ws.worker({
         session,
         model: agent.model,

@@ -122,15 +122,24 @@ export function putSession(session: Session): Write {
 /**
  * The session with its `length` (the turns on the path to its head) brought up to date: kept
  * as it was while the head stays, one more when `added` (a turn this command writes) is the
- * new head on top of the old one, else counted on the path (the session is loaded in a command).
+ * new head on top of the old one, else counted on the path. A session whose turns are not in
+ * memory (a command that did not name it) is left without one, to be counted when read,
+ * rather than given a wrong one.
  */
 export function withLength(index: WorkspaceView, session: Session, added?: Turn): Session {
   const before = index.sessions.get(session.id);
   const known = (ref: TurnRef | null): number | undefined =>
     ref === null ? 0 : before?.length !== undefined && sameRef(ref, before.head) ? before.length : undefined;
+  const counted = (ref: TurnRef | null) => (index.isLoaded(session.id) ? pathLength(index, ref) : undefined);
   let length = known(session.head);
-  if (length === undefined && added !== undefined && sameRef(session.head, added)) length = (known(added.parent) ?? pathLength(index, added.parent)) + 1;
-  return { ...session, length: length ?? pathLength(index, session.head) };
+  if (length === undefined && added !== undefined && sameRef(session.head, added)) {
+    const below = known(added.parent) ?? counted(added.parent);
+    length = below === undefined ? undefined : below + 1;
+  }
+  length ??= counted(session.head);
+  // In the schema's order (a rebuild reads records back in it, and the index must equal a rebuild).
+  const { length: _stale, createdAt, updatedAt, ...rest } = session;
+  return { ...rest, ...(length !== undefined && { length }), createdAt, updatedAt };
 }
 
 /** Adds up blob reference changes: +1 per reference of added blocks, -1 per reference of removed ones. */
