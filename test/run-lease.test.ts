@@ -123,6 +123,10 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
       expect(await codeOf(b.manager.dispatch({ type: 'worker:spawn', payload: spawn }))).toBe('SESSION_BUSY');
       expect(await codeOf(b.manager.dispatch({ type: 'worker:finish', payload: { id: sub, status: 'failed', result: 'stopped' } }))).toBe('SESSION_BUSY');
       expect(a.manager.workspace().collection('worker').get(sub)?.status).toBe('running');
+      // The session's trust modes are the running agent's too.
+      expect(await codeOf(b.manager.dispatch({ type: 'trust:set', payload: { sessionId: root.id, action: 'deploy', mode: 'autonomous' } }))).toBe(
+        'SESSION_BUSY',
+      );
       // A clearance decision adds a turn under the running agent: refused too (an approval's answer is not).
       const staged = await a.manager.dispatch({
         type: 'clearance:stage',

@@ -123,6 +123,7 @@ export function rootsWritten(view: WorkspaceView, writes: readonly Write[]): Set
   const roots = new Set<string>();
   for (const w of writes) {
     if (w.collection === 'session') roots.add(rootOf(view, w.key));
+    if (w.collection === 'trust' && w.key.startsWith('session:')) roots.add(rootOf(view, w.key.slice('session:'.length))); // a session's trust modes
     const value = w.op === 'put' ? w.value : w.collection === 'turn' ? view.turns.get(w.key) : view.collection(w.collection as 'run').get(w.key);
     const named = value as { rootSessionId?: unknown; sessionId?: unknown; builtBy?: unknown } | null | undefined;
     // A UI instance belongs to the session whose agent built it.
