@@ -390,8 +390,8 @@ export class WorkspaceManager {
     let change: Change<unknown>;
     try {
       change = await definition.reduce(payload.value, ctx);
-      for (const guard of this.#guards)
-        guard({ ...command, payload: payload.value }, { index: this.#index, writes: change.writes, instanceId: this.instanceId });
+      const guarded = { ...command, payload: payload.value };
+      for (const guard of this.#guards) guard(guarded, { index: this.#index, writes: change.writes, instanceId: this.instanceId });
     } catch (error) {
       return err(toGolemError(error));
     }
