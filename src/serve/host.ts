@@ -156,7 +156,7 @@ export class ServeHost {
   refuseAction(instanceId: string): string | undefined {
     if (this.#agent === undefined) return undefined;
     const sessionId = this.#builderOf(instanceId);
-    if (sessionId !== undefined && (this.#runs.busy(sessionId) || this.#runs.elsewhere(sessionId))) {
+    if (sessionId !== undefined && this.#runs.busyAnywhere(sessionId)) {
       return 'the agent is still working on its last answer; click again once it has answered';
     }
     return undefined;
@@ -234,7 +234,7 @@ export class ServeHost {
   uiAction(event: UIActionEvent): void {
     if (this.#agent === undefined || this.#closed) return;
     const sessionId = this.#builderOf(event.instanceId);
-    if (sessionId === undefined || this.#runs.busy(sessionId) || this.#runs.elsewhere(sessionId)) return;
+    if (sessionId === undefined || this.#runs.busyAnywhere(sessionId)) return;
     const text = [
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,

@@ -107,8 +107,9 @@ export class ServeRuns {
     return this.#runs.has(sessionId) || this.#reserved.has(sessionId);
   }
 
-  /** Whether another process's run holds the session (its lease is live). */
-  elsewhere(sessionId: string): boolean {
+  /** Whether a run holds the session here, or in another process (its lease is live). */
+  busyAnywhere(sessionId: string): boolean {
+    if (this.busy(sessionId)) return true;
     const lease = leaseOf(this.#o.ws.manager.workspace(), sessionId);
     return lease !== undefined && lease.holder !== this.#o.ws.manager.instanceId && live(lease, new Date().toISOString());
   }

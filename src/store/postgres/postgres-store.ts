@@ -271,18 +271,7 @@ export class PostgresStore implements Store {
 
   /** Every record and the last seq in one snapshot (REPEATABLE READ): what an index is built from while others commit. */
   async snapshot(): Promise<{ records: StoredRecord[]; lastSeq: number }> {
-    return transaction(
-      this.#requirePool(),
-      'reading the workspace',
-      async (client) => {
-        const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
-        const rows = (
-          await client.query<{ collection: string; key: string; value: string }>(`SELECT collection, key, value FROM ${this.#s}.records ORDER BY id`)
-        ).rows;
-        return { records: rows.map((row) => ({ collection: row.collection, key: row.key, value: JSON.parse(row.value) as unknown })), lastSeq: Number(seq) };
-      },
-      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    );
+    return this.#readRecords('reading the workspace', 'true', []);
   }
 
   /**
@@ -295,9 +284,14 @@ export class PostgresStore implements Store {
     const owners = [...query.owners];
     const [where, params] =
       query.shared !== true ? ['owner = ANY($1)', [owners]] : owners.length === 0 ? ['owner IS NULL', []] : ['owner = ANY($1) OR owner IS NULL', [owners]];
+    return this.#readRecords('reading records', where, params);
+  }
+
+  /** The records matching `where`, in first-written order, with the last seq, in one snapshot. */
+  async #readRecords(what: string, where: string, params: unknown[]): Promise<{ records: StoredRecord[]; lastSeq: number }> {
     return transaction(
       this.#requirePool(),
-      'reading records',
+      what,
       async (client) => {
         const seq = (await client.query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${this.#s}.command_log`)).rows[0]?.seq ?? 0;
         const rows = (
