@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { createWorkspace } from '../src/index.js';
 import { uuidv7 } from '../src/core/ids.js';
 import { encode, MemoryStore } from '../src/core/memory-store.js';
-import type { CommandLogInput, StoredWrite } from '../src/core/store.js';
+import type { Appended, CommandLogInput, StoredWrite, StreamCheck } from '../src/core/store.js';
 import type { Turn } from '../src/core/records.js';
 import { ownerOf } from '../src/core/workspace-index.js';
 import { SQLITE_MIGRATIONS } from '../src/store/sqlite-migrations.js';
@@ -28,6 +28,13 @@ class RecordingStore extends MemoryStore {
   override async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     await super.commit(entry, writes);
     this.commits.push({ entry: structuredClone(entry), writes: [...writes] });
+  }
+
+  override async append(entry: CommandLogInput, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended> {
+    const appended = await super.append(entry, writes, check);
+    // One process: every command lands at the seq it was decided at, so its writes are as given.
+    this.commits.push({ entry: { ...structuredClone(entry), seq: appended.seq }, writes: [...writes] });
+    return appended;
   }
 }
 

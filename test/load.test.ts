@@ -88,7 +88,9 @@ describe('load and concurrency', () => {
         }
       }
     }
-    const ws = await createWorkspace({ store: new SharedStore(), env: {} });
+    // A shared store that takes the workspace's lock for every command (no per-stream `append`, as before streams).
+    const store = Object.assign(new SharedStore(), { append: undefined });
+    const ws = await createWorkspace({ store, env: {} });
     const server = await serve(ws, { page: false });
     cleanups.push(
       () => ws.close(),

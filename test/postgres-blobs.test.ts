@@ -163,7 +163,7 @@ describe('PostgresBlobStorage', () => {
     expect((await store.stats()).schemaVersion).toBe(POSTGRES_MIGRATIONS.at(-1)?.version);
     await store.close();
     const tables = await sql<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
-    expect(tables.map((t) => t.table_name)).toEqual(['blob_migrations', 'blobs', 'command_log', 'migrations', 'records']);
+    expect(tables.map((t) => t.table_name)).toEqual(['blob_migrations', 'blobs', 'command_log', 'migrations', 'records', 'streams']);
   });
 
   it('refuses a bad schema name', () => {

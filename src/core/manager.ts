@@ -7,10 +7,13 @@ import { err, fail, GolemError, ok, toGolemError, type Result } from './errors.j
 import { uuidv7 } from './ids.js';
 import type { BlobStorage } from './blob-storage.js';
 import { encode } from './memory-store.js';
-import type { Store, StoredWrite, Write } from './store.js';
+import { stampWrites, streamCheck } from './streams.js';
+import { Follower } from './follower.js';
+import type { Store, StoreChange, StoredWrite, Write } from './store.js';
 import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/index.js';
 import { EventBus } from './event-bus.js';
 import {
+  ALL_SESSIONS,
   CommandInput,
   type Change,
   type Command,
@@ -26,7 +29,7 @@ import {
 import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
 import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
-import { SessionCache, type CacheOptions } from './session-cache.js';
+import { SessionCache, type Acquired, type CacheOptions } from './session-cache.js';
 
 /**
  * Payload and result types per command type. Extensions add their commands by declaration merging:
@@ -76,6 +79,9 @@ export type WorkspaceEvents = { [K in CommandType]: CommittedEvent<K> } & {
   'indexer:error': { indexer: string; error: unknown };
 };
 
+/** A command decided and committed: the seq it got, its payload as validated, the reducer's change, the writes as applied. */
+type Attempt = Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
+
 export interface WorkspaceManagerOptions {
   store: Store;
   blobStorage: BlobStorage;
@@ -111,6 +117,7 @@ export class WorkspaceManager {
   readonly #newId: () => string;
   readonly #actor: string | null;
   readonly #cache: SessionCache;
+  readonly #follower: Follower;
   #closed = false;
   #storeClosed = false;
   #unsubscribe: (() => void) | undefined;
@@ -122,13 +129,24 @@ export class WorkspaceManager {
     this.#newId = options.newId ?? (() => uuidv7());
     this.#actor = options.actor ?? null;
     this.instanceId = options.instanceId ?? uuidv7();
-    this.#cache = new SessionCache(this.#index, this.store, options.cache ?? {}, () => this.#catchUp());
+    this.#cache = new SessionCache(this.#index, this.store, options.cache ?? {}, () => this.#follower.catchUp());
     this.events = new EventBus<WorkspaceEvents>({
       onListenerError: (error, type) => {
         if (type !== 'listener:error') this.events.emit('listener:error', { type: String(type), error });
       },
     });
     this.#index.onIndexerError = (indexer, error) => this.events.emit('indexer:error', { indexer, error });
+    this.#follower = new Follower({
+      index: this.#index,
+      store: this.store,
+      cache: this.#cache,
+      report: {
+        rebuilt: (event) => this.events.emit('index:rebuilt', event),
+        failed: (error) => this.events.emit('listener:error', { type: 'store:subscribe', error }),
+      },
+      serializer: this.#serializer,
+      closed: () => this.#closed,
+    });
     this.extend({ name: 'core', commands: CORE_COMMANDS });
   }
 
@@ -136,11 +154,8 @@ export class WorkspaceManager {
   async open(): Promise<void> {
     await this.store.open();
     this.#index.lazy = this.store.loadRecords !== undefined;
-    await this.#rebuild();
-    this.#unsubscribe = this.store.subscribe?.((seq) => {
-      if (this.#closed || seq <= this.#index.lastSeq) return; // NaN: something may have been missed, so look
-      this.refresh().catch((error: unknown) => this.events.emit('listener:error', { type: 'store:subscribe', error }));
-    });
+    await this.#follower.rebuild();
+    this.#unsubscribe = this.store.subscribe?.((seq) => this.#follower.hear(seq));
   }
 
   /**
@@ -283,7 +298,7 @@ export class WorkspaceManager {
   /** Catches up with what other processes committed (writes do by themselves); resolves with whether anything was new. */
   async refresh(): Promise<boolean> {
     if (this.#closed) return false;
-    return this.#serializer.run(async () => (this.#storeClosed ? false : this.#catchUp()));
+    return this.#serializer.run(async () => (this.#storeClosed ? false : this.#follower.catchUp()));
   }
 
   /** Waits for queued commands, then closes the store. Later dispatches fail with WORKSPACE_CLOSED. */
@@ -307,38 +322,45 @@ export class WorkspaceManager {
   async #execute(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     // A command may have passed the check in dispatch and waited in middleware while the workspace closed.
     if (this.#storeClosed) return err(new GolemError('WORKSPACE_CLOSED', 'the workspace is closed'));
-    let held: { release(): void };
+    let held: Acquired;
     try {
       held = await this.#cache.acquire(command, this.#commands.get(command.type));
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     try {
-      return await this.#executeLoaded(command);
+      return await this.#executeLoaded(command, held.sessions);
     } finally {
       held.release();
     }
   }
 
-  async #executeLoaded(command: Command): Promise<Result<{ result: unknown; turns: Turn[] }>> {
-    let attempt: Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>;
-    // Decide on the index, commit, then run the effects (a blob's bytes deleted): with a store shared by processes,
-    // all of it under the workspace's lock, after catching up with what the others committed.
-    const step = async () => {
-      const outcome = await this.#attempt(command);
-      if (outcome.ok) await this.#runEffects(command, outcome.value.change);
-      return outcome;
-    };
-    const caughtUp = async () => (await this.#catchUp(), step());
+  async #executeLoaded(command: Command, sessions: Acquired['sessions']): Promise<Result<{ result: unknown; turns: Turn[] }>> {
+    // Decide on the index, commit, then run the effects (a blob's bytes deleted). On a store that orders commands per
+    // stream, first without the workspace's lock: commands on other sessions go on meanwhile, and the store refuses this
+    // one if another process wrote what it read. Under the lock, after catching up with what the others committed: a
+    // command another process's got in the way of, one with effects or blobs (the bytes and the records must not
+    // interleave with another process's), one that reads every session, and every command on a store without streams.
     const exclusive = this.store.exclusive?.bind(this.store);
+    const optimistic = this.store.append !== undefined && sessions !== ALL_SESSIONS;
+    const locked = (): Promise<Attempt> => {
+      const run = async () => (await this.#follower.catchUp(), this.#step(command, sessions, true));
+      return exclusive === undefined ? run() : exclusive(run);
+    };
+    let attempt: Attempt;
     try {
-      attempt = exclusive === undefined ? await step() : await exclusive(caughtUp);
+      const first = optimistic
+        ? await this.#step(command, sessions, false)
+        : exclusive === undefined
+          ? await this.#step(command, sessions, true)
+          : await locked();
+      attempt = first === 'lock' ? await locked() : first;
       // Refused without the lock, perhaps on a state another process has changed since: decided again on the state as it is.
-      if (!attempt.ok && exclusive === undefined && this.#refused.has(attempt.error) && (await this.#catchUp().catch(() => false))) attempt = await step();
-      // Another process wrote first (its lock was lost, or it does not take one): catch up, decide again on the state as it is now.
-      for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < 3; retry++) {
-        attempt = exclusive === undefined ? await caughtUp() : await exclusive(caughtUp);
+      if (!attempt.ok && (optimistic || exclusive === undefined) && this.#refused.has(attempt.error) && (await this.#follower.catchUp().catch(() => false))) {
+        attempt = optimistic ? await locked() : await this.#step(command, sessions, true);
       }
+      // Another process wrote first (on the same session, or its lock was lost, or it takes none): catch up, decide again.
+      for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < (optimistic ? 10 : 3); retry++) attempt = await locked();
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
@@ -364,8 +386,14 @@ export class WorkspaceManager {
     }
   }
 
-  /** Reduces the command on the index as it is and commits it at the next seq. */
-  async #attempt(command: Command): Promise<Result<{ seq: number; payload: unknown; change: Change<unknown>; applied: Write[] }>> {
+  /**
+   * Reduces the command on the index as it is, commits it at the next seq, then runs its
+   * effects. Without the lock ('lock' back): a command with effects or blob records, which is
+   * decided under it.
+   */
+  async #step(command: Command, sessions: Acquired['sessions'], locked: true): Promise<Attempt>;
+  async #step(command: Command, sessions: Acquired['sessions'], locked: boolean): Promise<Attempt | 'lock'>;
+  async #step(command: Command, sessions: Acquired['sessions'], locked: boolean): Promise<Attempt | 'lock'> {
     const seq = this.#index.lastSeq + 1;
     const reduced = await this.#reduce(command, seq);
     if (!reduced.ok) {
@@ -373,9 +401,11 @@ export class WorkspaceManager {
       return reduced;
     }
     const { payload, change } = reduced.value;
-    const committed = await this.#commit({ ...command, payload }, seq, change.writes);
+    if (!locked && ((change.effects?.length ?? 0) > 0 || change.writes.some((w) => w.collection === 'blob'))) return 'lock';
+    const committed = await this.#commit({ ...command, payload }, seq, change.writes, sessions, locked && this.store.exclusive !== undefined);
     if (!committed.ok) return committed;
-    return ok({ seq, payload, change, applied: committed.value });
+    await this.#runEffects(command, change);
+    return ok({ seq: committed.value.seq, payload, change, applied: committed.value.applied });
   }
 
   /** Finds the command's definition, validates its payload and runs its reducer. Writes nothing. */
@@ -402,18 +432,37 @@ export class WorkspaceManager {
     return ok({ payload: payload.value, change });
   }
 
-  /** Encodes each record once, commits it with the log entry, and applies the same JSON to the index (returned as applied). */
-  async #commit(command: Command, seq: number, writes: readonly Write[]): Promise<Result<Write[]>> {
+  /**
+   * Encodes each record once, commits it with the log entry, and applies the same JSON to the
+   * index (returned as applied, with the seq the command got: on a store with streams, a later
+   * one than `seq` when another process committed in between).
+   */
+  async #commit(
+    command: Command,
+    decided: number,
+    writes: readonly Write[],
+    sessions: Acquired['sessions'],
+    locked: boolean,
+  ): Promise<Result<{ seq: number; applied: Write[] }>> {
     let stored: StoredWrite[];
     try {
-      stored = writes.map((w) =>
-        w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, json: encode(w.value), owner: ownerOf(w.collection, w.value) } : w,
-      );
+      stored = writes.map((w) => {
+        // A deleted turn's owner is its session (the stream it belongs to); the index holds it (a command loads what it deletes).
+        if (w.op === 'delete') return w.collection === 'turn' ? { ...w, owner: this.#index.turns.get(w.key)?.sessionId ?? null } : w;
+        const stamp = w.collection === 'turn' && (w.value as Turn).seq === decided;
+        return { op: 'put', collection: w.collection, key: w.key, json: encode(w.value), owner: ownerOf(w.collection, w.value), ...(stamp && { stamp: true }) };
+      });
     } catch (error) {
       return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
     }
+    let seq = decided;
+    let before: StoreChange[] | undefined = [];
     try {
-      await this.store.commit({ ...command, seq }, stored);
+      if (this.store.append === undefined) await this.store.commit({ ...command, seq }, stored);
+      else {
+        ({ seq, before } = await this.store.append({ ...command, seq }, stored, streamCheck(stored, sessions, this.#index.lastSeq, locked)));
+        if (seq !== decided) stored = stampWrites(stored, seq);
+      }
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
@@ -421,12 +470,10 @@ export class WorkspaceManager {
       w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w,
     );
     try {
-      this.#index.apply(applied);
-      this.#index.lastSeq = seq;
-      for (const w of stored) if (w.op === 'put' && w.owner != null) this.#index.grow(w.owner, w.json.length);
+      await this.#follower.committed(seq, stored, applied, before);
     } catch (error) {
       // The store holds the truth; bring the index back in line with it.
-      await this.#rebuild().catch(() => undefined);
+      await this.#follower.rebuild().catch(() => undefined);
       return err(
         new GolemError('INTERNAL', `command ${seq} committed but the index could not follow; it was rebuilt from the store`, {
           cause: error,
@@ -436,56 +483,12 @@ export class WorkspaceManager {
     }
     if (command.type === WORKSPACE_SYNC) {
       try {
-        await this.#rebuild();
+        await this.#follower.rebuild();
       } catch (error) {
         // A record that fails validation leaves the index as it was (see WorkspaceIndex.rebuild).
         return err(toGolemError(error));
       }
     }
-    return ok(applied);
-  }
-
-  /**
-   * Applies what other processes committed since the index's last seq: their writes, one command at a time,
-   * where the store keeps them; else a rebuild. Resolves with whether anything was new.
-   */
-  async #catchUp(): Promise<boolean> {
-    if (this.store.changes === undefined) {
-      if ((await this.store.lastSeq()) === this.#index.lastSeq) return false;
-      await this.#rebuild();
-      return true;
-    }
-    const changes = await this.store.changes(this.#index.lastSeq);
-    if (changes.length === 0) return false;
-    const collections = new Set(changes.flatMap((c) => c.writes.map((w) => w.collection)));
-    for (const change of changes) {
-      if (change.seq !== this.#index.lastSeq + 1) {
-        await this.#rebuild();
-        return true;
-      }
-      // A write to a collection this process does not know (another process has an extension this one lacks), or one
-      // that does not apply: a rebuild keeps such collections as they are, and is the truth either way.
-      if (change.writes.some((w) => !this.#index.hasCollection(w.collection))) {
-        await this.#rebuild();
-        return true;
-      }
-      try {
-        // A session not loaded here is left to the store: its records are read when it is next used.
-        const held = change.writes.filter((w) => w.op === 'delete' || w.owner == null || this.#index.isLoaded(w.owner));
-        this.#index.apply(held.map((w) => (w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w)));
-        for (const w of held) if (w.op === 'put' && w.owner != null) this.#index.grow(w.owner, w.json.length);
-      } catch {
-        await this.#rebuild();
-        return true;
-      }
-      this.#index.lastSeq = change.seq;
-    }
-    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq, collections: [...collections] });
-    return true;
-  }
-
-  async #rebuild(): Promise<void> {
-    await this.#cache.reread();
-    this.events.emit('index:rebuilt', { lastSeq: this.#index.lastSeq });
+    return ok({ seq, applied });
   }
 }

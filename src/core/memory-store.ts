@@ -1,5 +1,17 @@
 import { GolemError } from './errors.js';
-import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from './store.js';
+import { duplicateCommand, ownerConflict, seqMismatch } from './store-errors.js';
+import { stampWrites, streamConflict } from './streams.js';
+import {
+  WORKSPACE_STREAM,
+  type CommandLogEntry,
+  type CommandLogInput,
+  type Store,
+  type StoreStats,
+  type StoredRecord,
+  type StoredWrite,
+  type StreamCheck,
+  type Appended,
+} from './store.js';
 
 /**
  * A store that keeps everything in memory, for tests and throwaway workspaces.
@@ -17,9 +29,28 @@ export class MemoryStore implements Store {
     this.#open = true;
   }
 
+  /** Stream -> the seq of the last command that wrote it (see `append`). */
+  #streams = new Map<string, number>();
+
   async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     this.#assertOpen();
     if (entry.seq !== this.#log.length + 1) throw seqMismatch(entry.seq, this.#log.length);
+    // A command committed without naming its streams may have written any: it counts as a write to the workspace stream, which every append reads.
+    this.#commit(entry, writes, [WORKSPACE_STREAM]);
+  }
+
+  async append(entry: CommandLogInput, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended> {
+    this.#assertOpen();
+    const last = this.#log.length;
+    const conflict = streamConflict(check, last, (stream) => this.#streams.get(stream) ?? 0);
+    if (conflict !== undefined) throw conflict;
+    const seq = last + 1;
+    this.#commit({ ...entry, seq }, seq === entry.seq ? writes : stampWrites(writes, seq), check.write);
+    // The log keeps no writes: what came between is read again by the caller (a rebuild), unless nothing did.
+    return last === check.since ? { seq, before: [] } : { seq };
+  }
+
+  #commit(entry: CommandLogInput, writes: readonly StoredWrite[], streams: readonly string[]): void {
     if (this.#ids.has(entry.id)) throw duplicateCommand(entry.id);
     // Check everything first: a write that cannot be stored fails the whole commit.
     for (const w of writes) assertStorable(w);
@@ -40,6 +71,7 @@ export class MemoryStore implements Store {
     }
     this.#log.push(logged);
     this.#ids.add(entry.id);
+    for (const stream of streams) this.#streams.set(stream, entry.seq);
   }
 
   async lastSeq(): Promise<number> {
@@ -103,25 +135,6 @@ export function assertStorable(w: StoredWrite): void {
     typeof w.key === 'string' &&
     (w.op === 'delete' || (w.op === 'put' && typeof w.json === 'string'));
   if (!fine) throw new GolemError('STORE_ERROR', `cannot store this write: ${JSON.stringify(w)}`);
-}
-
-/** A put that would move a record to another owner: two sessions cannot both hold one key (a caller's turn id given twice). */
-export function ownerConflict(collection: string, key: string): GolemError {
-  return new GolemError('DUPLICATE_ID', `the ${collection} "${key}" already exists and belongs to another session; give it an id of its own`, {
-    details: { collection, key },
-  });
-}
-
-/** A command whose id the log already holds (a caller's id given twice): refused, nothing written. */
-export function duplicateCommand(id: string): GolemError {
-  return new GolemError('DUPLICATE_ID', `the command log already holds a command with id "${id}"; give each command an id of its own`, { details: { id } });
-}
-
-/** The error for a commit at the wrong position in the log. */
-export function seqMismatch(seq: number, last: number): GolemError {
-  return new GolemError('STORE_CONFLICT', `the command log is at seq ${last}, so the next command must be ${last + 1}, not ${seq}; another writer moved it`, {
-    details: { seq, last },
-  });
 }
 
 /** A record read back from its JSON text, with the text's length (what a session's cache counts). */

@@ -34,7 +34,12 @@ export interface ReducerContext {
   /** The current read model (state before this command). */
   readonly index: WorkspaceView;
   readonly command: Command;
-  /** The position this command takes in the command log (turns it creates carry it as their `seq`). */
+  /**
+   * The position this command is decided at in the command log (turns it creates carry it as
+   * their `seq`). On a store several processes share, another process's command on another
+   * session may take it first: this one then lands later, and the turns it wrote carry the
+   * seq it got (`StoredWrite.stamp`). Keep it in turns only.
+   */
   readonly seq: number;
   /** The command's timestamp: the time every record it touches is stamped with. */
   readonly now: string;

@@ -35,6 +35,12 @@ export function recordSize(record: StoredRecord): number {
   return record.size ?? JSON.stringify(record.value).length;
 }
 
+/** What a command works on, loaded and pinned: the sessions it names (or every one), until `release`. */
+export interface Acquired {
+  release(): void;
+  sessions: readonly string[] | typeof ALL_SESSIONS;
+}
+
 export class SessionCache {
   readonly #index: WorkspaceIndex;
   readonly #store: Store;
@@ -83,7 +89,7 @@ export class SessionCache {
    * ancestry), then those its definition names on seeing it. `release` unpins them and
    * settles the cache once the command is done.
    */
-  async acquire(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined): Promise<{ release(): void }> {
+  async acquire(command: Command, definition: CommandDefinition<unknown, unknown, unknown> | undefined): Promise<Acquired> {
     const sessions = payloadSession(command);
     const unpins = [this.pin(sessions)];
     const release = () => {
@@ -100,7 +106,7 @@ export class SessionCache {
       release();
       throw error;
     }
-    return { release };
+    return { release, sessions: sessions.includes(ALL_SESSIONS) ? ALL_SESSIONS : [...new Set(sessions)] };
   }
 
   /**

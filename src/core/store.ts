@@ -25,8 +25,52 @@ export type StoredWrite =
        * owner (`DUPLICATE_ID`): two sessions cannot both hold the key.
        */
       owner?: string | null;
+      /**
+       * The record carries its command's seq as the last `"seq"` key of its text (a turn, whose
+       * `seq` is the log position of the command that made it). A store whose `append` places the
+       * command at a later seq than `entry.seq` writes that seq there (`stampSeq`), so the record
+       * and the log agree.
+       */
+      stamp?: true;
     }
   | { op: 'delete'; collection: string; key: string; owner?: string | null };
+
+/**
+ * What a command read and wrote, by stream, for a store that orders commands per stream
+ * (`append`). A stream is a session's id (its turns and its record), or `WORKSPACE_STREAM`
+ * for every workspace-wide record. Commands on different streams do not conflict; a command
+ * that read a stream another process wrote since is refused and decided again.
+ */
+export interface StreamCheck {
+  /** The seq up to which this process has applied the log: the state the command was decided on. */
+  since: number;
+  /** The streams the command read: refused if a command after `since` wrote one. */
+  read: readonly string[];
+  /** The streams it writes: each one's version becomes the command's seq. */
+  write: readonly string[];
+  /** It read the whole workspace: refused if any command at all came after `since`. */
+  whole?: boolean;
+  /**
+   * The command is not under the workspace's lock (`exclusive`): refused (STORE_CONFLICT) while
+   * another process holds that lock or waits for it, so a command decided again under the lock
+   * after a conflict is not overtaken for ever by others that are not.
+   */
+  yields?: boolean;
+}
+
+/** Where `append` put a command, and what other processes committed between `since` and it. */
+export interface Appended {
+  seq: number;
+  /**
+   * The changes after `since` and before `seq`, oldest first, where the store keeps changes
+   * and they are not too many (undefined: read them with `changes`). A process applies them
+   * and then its own writes, and is up to date at `seq` without another round trip.
+   */
+  before?: StoreChange[];
+}
+
+/** The stream of every workspace-wide record (roles, preferences, context, blobs, extension records). */
+export const WORKSPACE_STREAM = '*';
 
 /** A command as it is appended to the log (the audit trail). */
 export interface CommandLogInput {
@@ -113,6 +157,16 @@ export interface Store {
    * shared records only, and loads a session's records when it is first used.
    */
   loadRecords?(query: { owners: readonly string[]; shared?: boolean }): Promise<{ records: StoredRecord[]; lastSeq: number }>;
+  /**
+   * Optional, for stores several processes share: applies `writes` and appends `entry` to
+   * the log in one transaction, at the seq after the log's last (returned; `entry.seq` is the
+   * seq the caller expects, and writes marked `stamp` get the one it got), without taking
+   * the workspace's lock: refused with STORE_CONFLICT, writing nothing, if a command after
+   * `check.since` wrote a stream in `check.read`. Commands on different sessions so commit
+   * side by side, each session's stay one ordered stream, and the log stays gapless in
+   * commit order.
+   */
+  append?(entry: CommandLogInput, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended>;
   /** Optional: calls `listener` with the seq of each command any process commits (NaN: some may have been missed). Returns the unsubscribe. */
   subscribe?(listener: (seq: number) => void): () => void;
 }

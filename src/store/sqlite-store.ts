@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from 'better-sqlite3';
 import { GolemError } from '../core/errors.js';
-import { duplicateCommand, encode, ownerConflict, seqMismatch, sizedRecord } from '../core/memory-store.js';
+import { encode, sizedRecord } from '../core/memory-store.js';
+import { duplicateCommand, ownerConflict, seqMismatch } from '../core/store-errors.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from '../core/store.js';
 

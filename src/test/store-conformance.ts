@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GolemError } from '../core/errors.js';
-import type { CommandLogInput, Store, StoredWrite } from '../core/store.js';
+import { WORKSPACE_STREAM, type CommandLogInput, type Store, type StoredWrite } from '../core/store.js';
 
 export interface StoreHarness {
   /** A fresh, empty, unopened store. */
@@ -13,6 +13,8 @@ export interface StoreHarness {
   reopen?: (store: Store) => Promise<Store>;
   /** The store has no `loadRecords`: a workspace on it loads every record at open. */
   loadsWhole?: boolean;
+  /** The store has no `append`: commands on it commit one at a time, each at the seq it names. */
+  noStreams?: boolean;
 }
 
 /** A put of a value, as the manager hands it to a store (JSON text). */
@@ -201,6 +203,71 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       expect(await store.get('turn', 'x@0')).toEqual({ n: 2 });
       expect(await store.get('c', 'other')).toBeUndefined();
       expect(await store.lastSeq()).toBe(2);
+      await store.close();
+    });
+
+    it('appends at the next seq, refusing a command that read a stream written since, and hands back what came between (append)', async () => {
+      const store = await opened(harness);
+      const append = store.append?.bind(store);
+      if (append === undefined) {
+        expect(harness.noStreams).toBe(true);
+        return store.close();
+      }
+      const entry = entries();
+      // A turn-like record marked to carry its command's seq (its last "seq" key), with decoys before and after it.
+      const turn = (id: string, seq: number): StoredWrite => ({
+        op: 'put',
+        collection: 'turn',
+        key: `${id}@0`,
+        json: JSON.stringify({ id, meta: { seq: 1 }, seq, createdAt: 'a "seq":1 b' }),
+        owner: 's1',
+        stamp: true,
+      });
+      const [first, second] = [entry(), entry()];
+      // Decided at 1, lands at 1: nothing between, nothing stamped.
+      expect(await append(first, [turn('a', 1)], { since: 0, read: ['s1', WORKSPACE_STREAM], write: ['s1'] })).toEqual({ seq: 1, before: [] });
+      // Another writer's command on another session lands at 2 ...
+      expect((await append(second, [put('session', 's2', { id: 's2' })], { since: 1, read: ['s2', WORKSPACE_STREAM], write: ['s2'] })).seq).toBe(2);
+      // ... so one decided at 2 on session s1 (seen up to 1) lands at 3, its turn stamped with 3 (its last "seq" key only).
+      const third = { ...entry(), seq: 2 };
+      const landed = await append(third, [turn('b', 2), put('c', 'plain', { seq: 2 })], { since: 1, read: ['s1', WORKSPACE_STREAM], write: ['s1'] });
+      expect(landed.seq).toBe(3);
+      if (landed.before !== undefined) expect(landed.before.map((c) => c.seq)).toEqual([2]);
+      expect(await store.get('turn', 'b@0')).toEqual({ id: 'b', meta: { seq: 1 }, seq: 3, createdAt: 'a "seq":1 b' });
+      expect(await store.get('c', 'plain')).toEqual({ seq: 2 });
+      expect((await store.commandLog()).map((e) => [e.seq, e.id])).toEqual([
+        [1, first.id],
+        [2, second.id],
+        [3, third.id],
+      ]);
+      // Decided on s2 as seen at 1, but s2 was written at 2: refused, nothing written.
+      const late = await append(entry(), [put('session', 's2', { id: 's2', late: true }), put('c', 'late', 1)], {
+        since: 1,
+        read: ['s2', WORKSPACE_STREAM],
+        write: ['s2'],
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(GolemError.isInstance(late) && late.code === 'STORE_CONFLICT' && late.details).toEqual({ stream: 's2', version: 2, seen: 1 });
+      // A command that read the whole workspace is refused once anything came after what it saw.
+      const whole = await append(entry(), [put('c', 'whole', 1)], { since: 2, read: [WORKSPACE_STREAM], write: [WORKSPACE_STREAM], whole: true }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(GolemError.isInstance(whole) && whole.code).toBe('STORE_CONFLICT');
+      expect(await store.get('c', 'late')).toBeUndefined();
+      expect(await store.get('c', 'whole')).toBeUndefined();
+      expect(await store.get('session', 's2')).toEqual({ id: 's2' });
+      expect(await store.lastSeq()).toBe(3);
+      // A commit that names no streams may have written any: every append that saw less is refused after it.
+      await store.commit({ ...entry(), seq: 4 }, [put('c', 'x', 1)]);
+      const afterCommit = await append(entry(), [], { since: 3, read: ['s9', WORKSPACE_STREAM], write: ['s9'] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(GolemError.isInstance(afterCommit) && afterCommit.code).toBe('STORE_CONFLICT');
+      expect((await append(entry(), [], { since: 4, read: ['s9', WORKSPACE_STREAM], write: ['s9'] })).seq).toBe(5);
       await store.close();
     });
 

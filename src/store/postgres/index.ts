@@ -7,5 +7,6 @@
  * import { postgresStore, postgresBlobStorage } from 'golem/postgres'
  * const ws = await createWorkspace({ store: postgresStore(url, { schema: 'team_a' }), blobStorage: postgresBlobStorage(url, { schema: 'team_a' }) })
  */
-export { PostgresStore, postgresStore, POSTGRES_MIGRATIONS, type PostgresStoreOptions } from './postgres-store.js';
+export { PostgresStore, postgresStore, type PostgresStoreOptions } from './postgres-store.js';
+export { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 export { PostgresBlobStorage, postgresBlobStorage, type PostgresBlobStorageOptions } from './postgres-blob-storage.js';

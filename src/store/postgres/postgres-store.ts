@@ -1,18 +1,35 @@
 /**
  * The PostgreSQL store (node-postgres, loaded when a store opens): the same records and
  * command log as SQLite, in one schema of a database, for several Golem processes on one
- * workspace. Each command's log entry carries its writes, so a process that fell behind
- * catches up from the last seq it applied instead of reloading everything; a commit
- * notifies the others (LISTEN/NOTIFY); an advisory lock per workspace serializes the
- * processes' commands (`exclusive`). Each record keeps its owner (the session it belongs
- * to), so a session's records load with one indexed query (`loadRecords`). A commit is
- * one statement (the schema's `golem_commit` function): one round trip.
+ * workspace. A commit is one statement (the schema's `golem_append`): it takes the seq after
+ * the log's last and refuses a command only if another process wrote a stream it read (its
+ * sessions, or the workspace-wide records), so commands on different sessions commit side
+ * by side; it hands back what other processes committed in between, and notifies them
+ * (LISTEN/NOTIFY). Each command's log entry carries its writes, so a process that fell
+ * behind catches up from the last seq it applied. An advisory lock per workspace
+ * (`exclusive`) is kept for the commands that need the workspace to themselves. Each record
+ * keeps its owner (the session it belongs to), so a session's records load with one
+ * indexed query (`loadRecords`).
  */
 import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
-import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable, type PostgresMigration } from './postgres-common.js';
-import { duplicateCommand, encode, ownerConflict, seqMismatch, sizedRecord } from '../../core/memory-store.js';
-import type { CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite } from '../../core/store.js';
+import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable } from './postgres-common.js';
+import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { encode, sizedRecord } from '../../core/memory-store.js';
+import { duplicateCommand, ownerConflict, seqMismatch, streamMoved } from '../../core/store-errors.js';
+
+import {
+  WORKSPACE_STREAM,
+  type CommandLogEntry,
+  type CommandLogInput,
+  type Store,
+  type StoreChange,
+  type StoreStats,
+  type StoredRecord,
+  type StoredWrite,
+  type StreamCheck,
+  type Appended,
+} from '../../core/store.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -22,126 +39,6 @@ export interface PostgresStoreOptions {
   /** Connections at most (default 10). */
   poolSize?: number;
 }
-
-/** The PostgreSQL schema, as an ordered list of migrations (never edit one that has shipped: add the next). */
-export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
-  {
-    version: 1,
-    description: "records and the command log, with each command's writes",
-    sql: (s) => `
-      CREATE TABLE ${s}.records (
-        id         BIGSERIAL PRIMARY KEY,
-        collection TEXT NOT NULL,
-        key        TEXT NOT NULL,
-        value      TEXT NOT NULL,
-        UNIQUE (collection, key)
-      );
-      CREATE TABLE ${s}.command_log (
-        seq       BIGINT PRIMARY KEY,
-        id        TEXT NOT NULL UNIQUE,
-        type      TEXT NOT NULL,
-        payload   TEXT NOT NULL,
-        actor     TEXT,
-        timestamp TEXT NOT NULL,
-        writes    TEXT NOT NULL
-      );
-      CREATE INDEX command_log_type ON ${s}.command_log (type);
-    `,
-  },
-  {
-    version: 2,
-    description: "each record's owner (the session it belongs to), and the commit as one call (golem_commit)",
-    sql: (s) => `
-      ALTER TABLE ${s}.records ADD COLUMN owner TEXT;
-      -- What earlier versions wrote: a turn belongs to its session, everything else to the workspace.
-      UPDATE ${s}.records SET owner = value::jsonb ->> 'sessionId' WHERE collection = 'turn';
-      -- A session's records (owner = ANY), and the workspace-wide ones in first-written order (a small index of its own).
-      CREATE INDEX records_owner ON ${s}.records (owner) WHERE owner IS NOT NULL;
-      CREATE INDEX records_shared ON ${s}.records (id) WHERE owner IS NULL;
-
-      -- A whole commit in one statement, so in one round trip and one implicit transaction: takes the commit lock,
-      -- checks the seq (GL001, DETAIL the last seq), appends the log entry (a taken id: 23505 on command_log_id_key),
-      -- applies the writes in order, refusing a put that would give a record to another owner (GL002, DETAIL
-      -- {collection, key} as JSON), and notifies the channel with the seq (delivered if and only if it commits).
-      CREATE FUNCTION ${s}.golem_commit(
-        p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT, p_lock TEXT, p_channel TEXT
-      ) RETURNS VOID LANGUAGE plpgsql AS $golem_commit$
-      DECLARE
-        v_last BIGINT;
-        v_writes JSONB := p_writes::jsonb;
-        v_set_based BOOLEAN;
-        v_puts BIGINT;
-        v_stored BIGINT;
-        v_write RECORD;
-      BEGIN
-        PERFORM pg_advisory_xact_lock(hashtext(p_lock));
-        SELECT coalesce(max(seq), 0) INTO v_last FROM ${s}.command_log;
-        IF p_seq <> v_last + 1 THEN
-          RAISE EXCEPTION 'the command log is at seq %, so the next command must be %, not %', v_last, v_last + 1, p_seq
-            USING ERRCODE = 'GL001', DETAIL = v_last::text;
-        END IF;
-        INSERT INTO ${s}.command_log (seq, id, type, payload, actor, timestamp, writes)
-          VALUES (p_seq, p_id, p_type, p_payload, p_actor, p_timestamp, p_writes);
-        IF jsonb_typeof(v_writes) <> 'array' THEN
-          RAISE EXCEPTION 'the writes are not a JSON array';
-        END IF;
-
-        -- No key written twice and every op known: the puts and the deletes commute, one statement each.
-        SELECT count(*) = count(DISTINCT (e.w ->> 'collection', e.w ->> 'key')) AND coalesce(bool_and(e.w ->> 'op' IN ('put', 'delete')), true),
-               count(*) FILTER (WHERE e.w ->> 'op' = 'put')
-          INTO v_set_based, v_puts
-          FROM jsonb_array_elements(v_writes) AS e(w);
-        IF v_set_based THEN
-          DELETE FROM ${s}.records AS r USING jsonb_array_elements(v_writes) AS e(w)
-            WHERE e.w ->> 'op' = 'delete' AND r.collection = e.w ->> 'collection' AND r.key = e.w ->> 'key';
-          -- In the order given, so that new records' ids (first-written order) follow it.
-          INSERT INTO ${s}.records (collection, key, value, owner)
-            SELECT e.w ->> 'collection', e.w ->> 'key', e.w ->> 'json', e.w ->> 'owner'
-              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n) WHERE e.w ->> 'op' = 'put' ORDER BY e.n
-            ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS NOT DISTINCT FROM excluded.owner;
-          GET DIAGNOSTICS v_stored = ROW_COUNT;
-          IF v_stored < v_puts THEN
-            -- A put was refused: its record is held by another owner.
-            SELECT e.w ->> 'collection' AS collection, e.w ->> 'key' AS key INTO v_write
-              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n)
-              JOIN ${s}.records AS r ON r.collection = e.w ->> 'collection' AND r.key = e.w ->> 'key'
-              WHERE e.w ->> 'op' = 'put' AND r.owner IS DISTINCT FROM e.w ->> 'owner'
-              ORDER BY e.n LIMIT 1;
-            RAISE EXCEPTION 'the % "%" belongs to another owner', v_write.collection, v_write.key
-              USING ERRCODE = 'GL002', DETAIL = json_build_object('collection', v_write.collection, 'key', v_write.key)::text;
-          END IF;
-        ELSE
-          -- A key written more than once: one write at a time, in order.
-          FOR v_write IN
-            SELECT e.w ->> 'op' AS op, e.w ->> 'collection' AS collection, e.w ->> 'key' AS key, e.w ->> 'json' AS json, e.w ->> 'owner' AS owner
-              FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n) ORDER BY e.n
-          LOOP
-            IF v_write.op = 'put' THEN
-              INSERT INTO ${s}.records (collection, key, value, owner) VALUES (v_write.collection, v_write.key, v_write.json, v_write.owner)
-                ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value WHERE records.owner IS NOT DISTINCT FROM excluded.owner;
-              IF NOT FOUND THEN
-                RAISE EXCEPTION 'the % "%" belongs to another owner', v_write.collection, v_write.key
-                  USING ERRCODE = 'GL002', DETAIL = json_build_object('collection', v_write.collection, 'key', v_write.key)::text;
-              END IF;
-            ELSIF v_write.op = 'delete' THEN
-              DELETE FROM ${s}.records WHERE collection = v_write.collection AND key = v_write.key;
-            ELSE
-              RAISE EXCEPTION 'unknown write op %', coalesce(v_write.op, 'null');
-            END IF;
-          END LOOP;
-        END IF;
-        PERFORM pg_notify(p_channel, p_seq::text);
-      END
-      $golem_commit$;
-    `,
-  },
-  {
-    version: 3,
-    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
-    description: 'session records count their turns (length), UI instances name the session that built them (builtBy)',
-    sql: () => 'SELECT 1',
-  },
-];
 
 /** `createWorkspace({ store: postgresStore(url, { schema }) })`. */
 export function postgresStore(url: string, options: Omit<PostgresStoreOptions, 'url'> = {}): PostgresStore {
@@ -197,46 +94,73 @@ export class PostgresStore implements Store {
     this.#pool = pool;
   }
 
+  /** A commit at exactly `entry.seq`; it counts as writing the workspace-wide stream, which every append reads (it names no streams). */
   async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
+    await this.append(entry, writes, { since: entry.seq - 1, read: [], write: [WORKSPACE_STREAM], whole: true });
+  }
+
+  async append(entry: CommandLogInput, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended> {
     const payload = encode(entry.payload);
     try {
-      await this.#commit(entry, payload, writes);
+      return await this.#append(entry, payload, writes, check);
     } catch (error) {
       // The connection failed around COMMIT: the command may have landed all the same. Ask, on another connection.
       if (!(GolemError.isInstance(error) && error.code === 'STORE_ERROR')) throw error;
-      let landed: boolean;
+      let landed: string | undefined;
       try {
-        landed = (await this.#query<{ seq: string }>(`SELECT seq FROM ${this.#s}.command_log WHERE id = $1`, [entry.id]))[0]?.seq === String(entry.seq);
+        landed = (await this.#query<{ seq: string }>(`SELECT seq FROM ${this.#s}.command_log WHERE id = $1`, [entry.id]))[0]?.seq;
       } catch {
-        throw new GolemError(
-          'STORE_ERROR',
-          `${error.message}; whether command ${entry.id} (seq ${entry.seq}) was committed is unknown until the database is back`,
-          { cause: error, details: { outcome: 'unknown', id: entry.id, seq: entry.seq } },
-        );
+        throw new GolemError('STORE_ERROR', `${error.message}; whether command ${entry.id} was committed is unknown until the database is back`, {
+          cause: error,
+          details: { outcome: 'unknown', id: entry.id, seq: entry.seq },
+        });
       }
-      if (!landed) throw error;
+      if (landed === undefined) throw error;
+      return { seq: Number(landed) };
     }
   }
 
   /**
-   * The commit in one statement (golem_commit, migration 2), in autocommit: one round trip,
+   * The commit in one statement (golem_append, migration 4), in autocommit: one round trip,
    * one implicit transaction, all or nothing. Its refusals come back as SQLSTATEs, made
    * into the errors every store gives.
    */
-  async #commit(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[]): Promise<void> {
+  async #append(entry: CommandLogInput, payload: string, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended> {
     const pool = this.#requirePool();
+    let rows: { seq: string; writes: string | null }[];
     try {
-      await pool.query({
-        // Named: each connection parses and plans it once.
-        name: `golem_commit:${this.schema}`,
-        text: `SELECT ${this.#s}.golem_commit($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        values: [entry.seq, entry.id, entry.type, payload, entry.actor, entry.timestamp, JSON.stringify(writes), this.#commitLockKey, this.#channel],
-      });
+      rows = (
+        await pool.query<{ seq: string; writes: string | null }>({
+          // Named: each connection parses and plans it once.
+          name: `golem_append:${this.schema}`,
+          text: `SELECT seq, writes FROM ${this.#s}.golem_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+          values: [
+            entry.seq,
+            entry.id,
+            entry.type,
+            payload,
+            entry.actor,
+            entry.timestamp,
+            JSON.stringify(writes),
+            check.since,
+            check.read,
+            check.write,
+            check.whole === true,
+            check.yields === true ? this.#lockKey : null,
+            this.#commitLockKey,
+            this.#channel,
+          ],
+        })
+      ).rows;
     } catch (error) {
-      const refused = commitRefusal(entry, error);
+      const refused = commitRefusal(entry, check, error);
       if (refused !== undefined) throw refused;
       throw unavailable(`the commit of ${entry.type}`, error);
     }
+    const [own, ...between] = rows;
+    const seq = Number(own?.seq);
+    const before = between.map((row) => ({ seq: Number(row.seq), writes: JSON.parse(row.writes ?? '[]') as StoredWrite[] }));
+    return before.length === seq - check.since - 1 ? { seq, before } : { seq };
   }
 
   async lastSeq(): Promise<number> {
@@ -430,14 +354,25 @@ export class PostgresStore implements Store {
   }
 }
 
-/** The SQLSTATEs golem_commit raises (class GL, Golem's own). */
+/** The SQLSTATEs golem_append raises (class GL, Golem's own). */
 const SEQ_MISMATCH = 'GL001';
 const OWNER_TAKEN = 'GL002';
+const STREAM_MOVED = 'GL003';
+const LOCK_AWAITED = 'GL004';
 
-/** The store's error for a commit golem_commit refused, or undefined for any other failure (the server, the connection, a bad write). */
-function commitRefusal(entry: CommandLogInput, error: unknown): GolemError | undefined {
+/** The store's error for a commit golem_append refused, or undefined for any other failure (the server, the connection, a bad write). */
+function commitRefusal(entry: CommandLogInput, check: StreamCheck, error: unknown): GolemError | undefined {
   const { code, detail, constraint } = (error ?? {}) as { code?: unknown; detail?: unknown; constraint?: unknown };
-  if (code === SEQ_MISMATCH) return seqMismatch(entry.seq, Number(detail));
+  if (code === SEQ_MISMATCH) return seqMismatch(check.since + 1, Number(detail));
+  if (code === LOCK_AWAITED) {
+    return new GolemError('STORE_CONFLICT', 'another process holds or waits for the workspace lock; this command is decided again under it', {
+      details: { reason: 'lock awaited' },
+    });
+  }
+  if (code === STREAM_MOVED) {
+    const { stream, version, seen } = JSON.parse(String(detail)) as { stream: string; version: number; seen: number };
+    return streamMoved(stream, version, seen);
+  }
   if (code === OWNER_TAKEN) {
     const { collection, key } = JSON.parse(String(detail)) as { collection: string; key: string };
     return ownerConflict(collection, key);
