@@ -76,4 +76,4 @@ try {
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await client.end();
 }
-printTable('PostgreSQL (127.0.0.1, one database)', rows, ['Medians; each append is one transaction with the workspace lock, committed before it returns.']);
+printTable('PostgreSQL (127.0.0.1, one database)', rows, ['Medians; each append is one statement (golem_append), committed before it returns.']);

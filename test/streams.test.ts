@@ -7,11 +7,13 @@
  * own index.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { GolemError } from '../src/core/errors.js';
+import { GolemError } from '../src/core/errors.js';
 import { WORKSPACE_STREAM, type Appended, type CommandLogInput, type StoredWrite, type StreamCheck } from '../src/core/store.js';
 import { createWorkspace, doctor, type Turn, type Workspace } from '../src/index.js';
 import { postgresStore } from '../src/store/postgres/index.js';
-import { freshSchema, PG_URL } from './pg-helpers.js';
+import { stampSeq } from '../src/core/streams.js';
+import fc from 'fast-check';
+import { freshSchema, PG_URL, pgStore } from './pg-helpers.js';
 
 const open: Workspace[] = [];
 afterEach(async () => {
@@ -50,6 +52,20 @@ function watchAppends(ws: Workspace, between?: () => Promise<unknown>): { decide
     }
   });
   return seen;
+}
+
+/** `ws` takes the workspace's lock (or those streams'), noting when in `order`, and holds it until `release`. */
+async function holdLock(ws: Workspace, taken: string, given: string, streams?: string[]) {
+  const order: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const lockHeld = ws.manager.store.exclusive?.(async () => {
+    order.push(taken);
+    await held;
+    order.push(given);
+  }, streams);
+  await vi.waitFor(() => expect(order).toEqual([taken]));
+  return { order, release, lockHeld };
 }
 
 describe('per-session concurrency on PostgreSQL', () => {
@@ -135,24 +151,170 @@ describe('per-session concurrency on PostgreSQL', () => {
     const [a, b] = [await workspace(schema, 'a'), await workspace(schema, 'b')];
     const sb = await b.sessions.create({ label: 'b' });
     const seen = watchAppends(b);
-    const order: string[] = [];
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const lockHeld = a.manager.store.exclusive?.(async () => {
-      order.push('a holds the lock');
-      await held;
-      order.push('a releases it');
-    });
-    await vi.waitFor(() => expect(order).toEqual(['a holds the lock']));
+    const { order, release, lockHeld } = await holdLock(a, 'a holds the lock', 'a releases it');
     const append = sb.addTurn({ role: 'user', blocks: text('waits its turn') }).then(() => order.push('b appended'));
     // b's command, decided without the lock, is refused by the store while a holds it, and is then decided under it.
     await vi.waitFor(() => expect(seen[0]?.error?.code).toBe('STORE_CONFLICT'));
-    expect(seen[0]?.error?.details).toEqual({ reason: 'lock awaited' });
+    expect(seen[0]?.error?.details).toEqual({ reason: 'lock awaited', lock: 'workspace' });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(order).toEqual(['a holds the lock']);
     release();
     await Promise.all([lockHeld, append]);
     expect(order).toEqual(['a holds the lock', 'a releases it', 'b appended']);
     expect((await sb.transcript()).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['waits its turn']);
+  });
+
+  it("takes a session's own lock when it is fought over: commands on it wait their turn, other processes' commands on other sessions go on", async () => {
+    const schema = freshSchema();
+    const [a, b, c] = [await workspace(schema, 'a'), await workspace(schema, 'b'), await workspace(schema, 'c')];
+    const [busy, free] = [await b.sessions.create({ label: 'busy' }), await c.sessions.create({ label: 'free' })];
+    const seen = watchAppends(b);
+    const { order, release, lockHeld } = await holdLock(a, 'a holds the busy session', 'a lets it go', [busy.id]);
+    const waiting = busy.addTurn({ role: 'user', blocks: text('on the busy session') }).then(() => order.push('b appended to the busy session'));
+    await vi.waitFor(() => expect(seen[0]?.error?.details).toEqual({ reason: 'lock awaited', lock: 'streams' }));
+    // Another process's session is not held up by the busy one's lock (b's own commands wait behind its own: one
+    // process runs one command at a time).
+    await free.addTurn({ role: 'user', blocks: text('on the free session') });
+    order.push('c appended to the free session');
+    expect(order).toEqual(['a holds the busy session', 'c appended to the free session']);
+    release();
+    await Promise.all([lockHeld, waiting]);
+    expect(order.slice(2)).toEqual(['a lets it go', 'b appended to the busy session']);
+    expect((await busy.transcript()).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['on the busy session']);
+  });
+
+  // What a cold review found the stream check let through at first, each made to happen between a decision and its commit.
+
+  it('does not delete a role another process gives a session meanwhile: a command that reads every session record has the workspace to itself', async () => {
+    const schema = freshSchema();
+    const [a, b] = [await workspace(schema, 'a'), await workspace(schema, 'b')];
+    expect((await a.manager.dispatch({ type: 'role:add', payload: { name: 'critic', persona: 'You criticise.' } })).ok).toBe(true);
+    expect((await a.manager.dispatch({ type: 'preference:add', payload: { id: 'terse', content: 'Be terse.' } })).ok).toBe(true);
+    await b.manager.refresh();
+    // While b's deletion is decided, a gives the role and the preference to a new session: one of the two must lose.
+    let creating: Promise<unknown> = Promise.resolve();
+    watchAppends(b, async () => {
+      creating = a.sessions.create({ id: 'uses-both', role: 'critic', preferences: ['terse'] }).then(
+        () => 'created',
+        (e: unknown) => (e as GolemError).code,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    const deleted = await b.manager.dispatch({ type: 'role:delete', payload: { name: 'critic' } });
+    const created = await creating;
+    expect([deleted.ok ? 'deleted' : deleted.error.code, created]).toEqual(['deleted', 'ROLE_NOT_FOUND']);
+    const dropped = await b.manager.dispatch({ type: 'preference:delete', payload: { id: 'terse' } });
+    expect(dropped.ok).toBe(true);
+    expect((await doctor(a.manager)).violations).toEqual([]);
+  });
+
+  it('refuses a sub-worker whose parent session another process deleted meanwhile', async () => {
+    const schema = freshSchema();
+    const [a, b] = [await workspace(schema, 'a'), await workspace(schema, 'b')];
+    const parent = await a.sessions.create({ label: 'parent' });
+    await b.manager.refresh();
+    watchAppends(b, () => a.sessions.delete(parent.id));
+    const spawned = await b.manager.dispatch({
+      type: 'worker:spawn',
+      payload: { id: 'orphan', parentSessionId: parent.id, parentCallId: 'call-1', task: 'look around', actions: [], maxDepth: 3 },
+    });
+    expect(spawned.ok ? 'spawned' : spawned.error.code).toBe('SESSION_NOT_FOUND');
+    expect(await a.manager.store.get('worker', 'orphan')).toBeUndefined();
+    expect(await a.manager.store.get('session', 'orphan')).toBeUndefined();
+  });
+
+  it("answers with the records as stored: a turn inside a command's result carries the seq it landed at", async () => {
+    const schema = freshSchema();
+    const [a, b] = [await workspace(schema, 'a'), await workspace(schema, 'b')];
+    expect((await a.manager.dispatch({ type: 'role:add', payload: { name: 'critic', persona: 'You criticise.' } })).ok).toBe(true);
+    const mine = await b.sessions.create({ label: 'mine' });
+    const seen = watchAppends(b, () => a.sessions.create({ label: 'meanwhile' }));
+    const switched = await b.manager.dispatch({ type: 'session:role:switch', payload: { sessionId: mine.id, role: 'critic' } });
+    if (!switched.ok) throw switched.error;
+    expect(seen[0]?.got).toBeGreaterThan(seen[0]?.decided ?? Infinity); // it landed after the other's
+    const turn = switched.value.turn as Turn;
+    expect(turn.seq).toBe(seen[0]?.got);
+    expect(await a.manager.store.get('turn', `${turn.id}@0`)).toEqual(turn);
+  });
+
+  it('counts a commit by a process of the version before (golem_commit, no streams) as a write to every stream', async () => {
+    const schema = freshSchema();
+    const a = await workspace(schema, 'a');
+    const session = await a.sessions.create({ label: 'shared' });
+    const store = a.manager.store;
+    const last = await store.lastSeq();
+    const pg = (await import('pg')).default;
+    const old = new pg.Client({ connectionString: PG_URL });
+    await old.connect();
+    try {
+      // What an older Golem, still running when the workspace was upgraded, does for a command.
+      await old.query(`SELECT "${schema}".golem_commit($1, 'old-cmd', 'test:cmd', '{}', NULL, $2, '[]', $3, $4)`, [
+        last + 1,
+        new Date(0).toISOString(),
+        `golem:${schema}:commit`,
+        `golem_${schema}`,
+      ]);
+    } finally {
+      await old.end();
+    }
+    const late = await store
+      .append?.({ seq: last + 1, id: 'new-cmd', type: 'test:cmd', payload: {}, timestamp: new Date(0).toISOString(), actor: null }, [], {
+        since: last,
+        read: [session.id, WORKSPACE_STREAM],
+        write: [session.id],
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(GolemError.isInstance(late) && late.code === 'STORE_CONFLICT' && late.details).toEqual({ stream: WORKSPACE_STREAM, version: last + 1, seen: last });
+  });
+});
+
+describe('the stamp: a turn that lands later than decided carries the seq it got, set alike by the manager and by PostgreSQL', () => {
+  it('rewrites the same number, in the same text, on any turn-shaped record and on texts with no such number', async () => {
+    const schema = freshSchema();
+    const store = pgStore(schema);
+    await store.open();
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const inPostgres = async (json: string, seq: number) =>
+        (await client.query<{ out: string }>(`SELECT "${schema}".golem_stamp($1, $2) AS out`, [json, seq])).rows[0]?.out;
+      const fixed = [
+        '{"seq":5}',
+        '{"a":"no number here"}',
+        '{"seq":"not digits"}',
+        '{"seq":}',
+        `{"meta":{"big":"${'𝄞é"\\'.repeat(10)}${'x'.repeat(1_000_000)}","seq":3},"seq":12,"createdAt":"2026 \\"seq\\":9"}`,
+      ];
+      for (const json of fixed) expect(await inPostgres(json, 4242)).toBe(stampSeq(json, 4242));
+      expect(stampSeq(fixed[4] as string, 4242).endsWith('"seq":4242,"createdAt":"2026 \\"seq\\":9"}')).toBe(true);
+      // Turn-shaped records as the manager encodes them: whatever the blocks and meta hold, only the turn's own seq changes.
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), fc.string(), fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 1e12 }), async (meta, text, seq, landed) => {
+          const turn = {
+            id: 't',
+            version: 0,
+            parent: null,
+            sessionId: 's',
+            role: 'user',
+            blocks: [{ type: 'text', text }],
+            meta: { meta },
+            seq,
+            createdAt: text,
+          };
+          const json = JSON.stringify(turn);
+          const stamped = stampSeq(json, landed);
+          expect(JSON.parse(stamped)).toEqual({ ...JSON.parse(json), seq: landed });
+          expect(await inPostgres(json, landed)).toBe(stamped);
+        }),
+        { numRuns: 150 },
+      );
+    } finally {
+      await client.end();
+      await store.close();
+    }
   });
 });

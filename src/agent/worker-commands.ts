@@ -17,6 +17,11 @@ export const workerSpawn = defineCommand({
     /** The depth limit of the tree (the worker's depth must not pass it). */
     maxDepth: z.number().int().positive(),
   }),
+  // The parent: it must stand when the worker is made (a deletion of it in another process is a conflict).
+  sessions: (payload) => {
+    const parent = (payload as { parentSessionId?: unknown } | null)?.parentSessionId;
+    return typeof parent === 'string' ? [parent] : [];
+  },
   reduce(payload, ctx) {
     requireSession(ctx.index, payload.parentSessionId);
     const workers = ctx.index.collection('worker');

@@ -7,13 +7,13 @@ import { err, fail, GolemError, ok, toGolemError, type Result } from './errors.j
 import { uuidv7 } from './ids.js';
 import type { BlobStorage } from './blob-storage.js';
 import { encode } from './memory-store.js';
-import { stampWrites, streamCheck } from './streams.js';
+import { scopeOf, stampWrites, streamCheck, type Lock, type Scope } from './streams.js';
 import { Follower } from './follower.js';
+import { Contention, decide } from './decide.js';
 import type { Store, StoreChange, StoredWrite, Write } from './store.js';
 import { CORE_COMMANDS, WORKSPACE_SYNC, type CoreCommandMap } from './commands/index.js';
 import { EventBus } from './event-bus.js';
 import {
-  ALL_SESSIONS,
   CommandInput,
   type Change,
   type Command,
@@ -118,6 +118,8 @@ export class WorkspaceManager {
   readonly #actor: string | null;
   readonly #cache: SessionCache;
   readonly #follower: Follower;
+  /** Sessions other processes lately fought this one over: their commands go straight to their lock. */
+  readonly #contention = new Contention();
   #closed = false;
   #storeClosed = false;
   #unsubscribe: (() => void) | undefined;
@@ -329,46 +331,29 @@ export class WorkspaceManager {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     try {
-      return await this.#executeLoaded(command, held.sessions);
+      return await this.#executeLoaded(command, scopeOf(held.sessions, this.#commands.get(command.type)));
     } finally {
       held.release();
     }
   }
 
-  async #executeLoaded(command: Command, sessions: Acquired['sessions']): Promise<Result<{ result: unknown; turns: Turn[] }>> {
-    // Decide on the index, commit, then run the effects (a blob's bytes deleted). On a store that orders commands per
-    // stream, first without the workspace's lock: commands on other sessions go on meanwhile, and the store refuses this
-    // one if another process wrote what it read. Under the lock, after catching up with what the others committed: a
-    // command another process's got in the way of, one with effects or blobs (the bytes and the records must not
-    // interleave with another process's), one that reads every session, and every command on a store without streams.
-    const exclusive = this.store.exclusive?.bind(this.store);
-    const optimistic = this.store.append !== undefined && sessions !== ALL_SESSIONS;
-    const locked = (): Promise<Attempt> => {
-      const run = async () => (await this.#follower.catchUp(), this.#step(command, sessions, true));
-      return exclusive === undefined ? run() : exclusive(run);
-    };
+  async #executeLoaded(command: Command, scope: Scope): Promise<Result<{ result: unknown; turns: Turn[] }>> {
     let attempt: Attempt;
     try {
-      const first = optimistic
-        ? await this.#step(command, sessions, false)
-        : exclusive === undefined
-          ? await this.#step(command, sessions, true)
-          : await locked();
-      attempt = first === 'lock' ? await locked() : first;
-      // Refused without the lock, perhaps on a state another process has changed since: decided again on the state as it is.
-      if (!attempt.ok && (optimistic || exclusive === undefined) && this.#refused.has(attempt.error) && (await this.#follower.catchUp().catch(() => false))) {
-        attempt = optimistic ? await locked() : await this.#step(command, sessions, true);
-      }
-      // Another process wrote first (on the same session, or its lock was lost, or it takes none): catch up, decide again.
-      for (let retry = 0; !attempt.ok && attempt.error.code === 'STORE_CONFLICT' && retry < (optimistic ? 10 : 3); retry++) attempt = await locked();
+      attempt = await decide({
+        store: this.store,
+        scope,
+        step: (lock) => this.#step(command, scope, lock),
+        catchUp: () => this.#follower.catchUp(),
+        refused: (error) => this.#refused.has(error),
+        contention: this.#contention,
+      });
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     if (!attempt.ok) return attempt;
     const { seq, payload, change, applied } = attempt.value;
-    // A result that is a record just written comes back as the index's (frozen) copy of it.
-    const written = change.writes.findIndex((w) => w.op === 'put' && w.value === change.result);
-    const result = written === -1 ? change.result : (applied[written] as { value: unknown }).value;
+    const result = asApplied(change.result, change.writes, applied);
     const event: CommittedEvent = { seq, command: { ...command, payload }, result, writes: applied };
     this.events.emit(command.type as CommandType, event);
     this.events.emit('command', event);
@@ -388,12 +373,10 @@ export class WorkspaceManager {
 
   /**
    * Reduces the command on the index as it is, commits it at the next seq, then runs its
-   * effects. Without the lock ('lock' back): a command with effects or blob records, which is
-   * decided under it.
+   * effects. 'lock' back: a command with effects or blob records, which is decided under the
+   * workspace's lock, and this was not.
    */
-  async #step(command: Command, sessions: Acquired['sessions'], locked: true): Promise<Attempt>;
-  async #step(command: Command, sessions: Acquired['sessions'], locked: boolean): Promise<Attempt | 'lock'>;
-  async #step(command: Command, sessions: Acquired['sessions'], locked: boolean): Promise<Attempt | 'lock'> {
+  async #step(command: Command, scope: Scope, lock: Lock): Promise<Attempt | 'lock'> {
     const seq = this.#index.lastSeq + 1;
     const reduced = await this.#reduce(command, seq);
     if (!reduced.ok) {
@@ -401,8 +384,8 @@ export class WorkspaceManager {
       return reduced;
     }
     const { payload, change } = reduced.value;
-    if (!locked && ((change.effects?.length ?? 0) > 0 || change.writes.some((w) => w.collection === 'blob'))) return 'lock';
-    const committed = await this.#commit({ ...command, payload }, seq, change.writes, sessions, locked && this.store.exclusive !== undefined);
+    if (lock !== 'workspace' && ((change.effects?.length ?? 0) > 0 || change.writes.some((w) => w.collection === 'blob'))) return 'lock';
+    const committed = await this.#commit({ ...command, payload }, seq, change.writes, scope, lock);
     if (!committed.ok) return committed;
     await this.#runEffects(command, change);
     return ok({ seq: committed.value.seq, payload, change, applied: committed.value.applied });
@@ -437,13 +420,7 @@ export class WorkspaceManager {
    * index (returned as applied, with the seq the command got: on a store with streams, a later
    * one than `seq` when another process committed in between).
    */
-  async #commit(
-    command: Command,
-    decided: number,
-    writes: readonly Write[],
-    sessions: Acquired['sessions'],
-    locked: boolean,
-  ): Promise<Result<{ seq: number; applied: Write[] }>> {
+  async #commit(command: Command, decided: number, writes: readonly Write[], scope: Scope, lock: Lock): Promise<Result<{ seq: number; applied: Write[] }>> {
     let stored: StoredWrite[];
     try {
       stored = writes.map((w) => {
@@ -460,7 +437,7 @@ export class WorkspaceManager {
     try {
       if (this.store.append === undefined) await this.store.commit({ ...command, seq }, stored);
       else {
-        ({ seq, before } = await this.store.append({ ...command, seq }, stored, streamCheck(stored, sessions, this.#index.lastSeq, locked)));
+        ({ seq, before } = await this.store.append({ ...command, seq }, stored, streamCheck(stored, scope, decided - 1, lock)));
         if (seq !== decided) stored = stampWrites(stored, seq);
       }
     } catch (error) {
@@ -491,4 +468,17 @@ export class WorkspaceManager {
     }
     return ok({ seq, applied });
   }
+}
+
+/**
+ * A result that is a record just written, or an object holding some (`{ session, turn }`), comes back with the index's
+ * (frozen) copies of them: what was stored, its seq included where the command landed later than it was decided.
+ */
+function asApplied(result: unknown, writes: readonly Write[], applied: readonly Write[]): unknown {
+  const copies = new Map<unknown, unknown>();
+  writes.forEach((w, i) => w.op === 'put' && copies.set(w.value, (applied[i] as { value: unknown }).value));
+  if (copies.has(result)) return copies.get(result);
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return result;
+  const entries = Object.entries(result);
+  return entries.some(([, v]) => copies.has(v)) ? Object.fromEntries(entries.map(([k, v]) => [k, copies.has(v) ? copies.get(v) : v])) : result;
 }

@@ -75,6 +75,12 @@ export interface CommandDefinition<P = unknown, R = unknown, I = P, T extends st
    * its fork ancestry) already loaded.
    */
   sessions?(payload: unknown, view: WorkspaceView): readonly string[];
+  /**
+   * The reducer reads every session's record (not their turns): say so, and on a store other
+   * processes share it is decided under the workspace's lock and refused if anything at all
+   * was committed since (a role deleted while another process gives it to a session).
+   */
+  readonly readsEverySession?: boolean;
 }
 
 type PayloadOf<D> = D extends { payload: { _zod: { input: infer I } } } ? I : never;
@@ -98,6 +104,7 @@ export function defineCommand<T extends string, S extends z.ZodType, R>(definiti
   payload: S;
   reduce(payload: z.output<S>, ctx: ReducerContext): Change<R> | Promise<Change<R>>;
   sessions?(payload: unknown, view: WorkspaceView): readonly string[];
+  readsEverySession?: boolean;
 }): CommandDefinition<z.output<S>, R, z.input<S>, T> {
   return definition as CommandDefinition<z.output<S>, R, z.input<S>, T>;
 }

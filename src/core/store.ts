@@ -51,11 +51,12 @@ export interface StreamCheck {
   /** It read the whole workspace: refused if any command at all came after `since`. */
   whole?: boolean;
   /**
-   * The command is not under the workspace's lock (`exclusive`): refused (STORE_CONFLICT) while
-   * another process holds that lock or waits for it, so a command decided again under the lock
-   * after a conflict is not overtaken for ever by others that are not.
+   * The command runs under no lock, or its streams' only (`exclusive`): refused (STORE_CONFLICT,
+   * `details.lock` 'workspace' or 'streams') while another process holds or waits for the
+   * workspace's lock, or with 'streams' the lock of a stream it reads, so a command decided
+   * again under a lock after a conflict is not overtaken for ever by others that take none.
    */
-  yields?: boolean;
+  yields?: 'streams' | 'workspace';
 }
 
 /** Where `append` put a command, and what other processes committed between `since` and it. */
@@ -148,8 +149,12 @@ export interface Store {
   changes?(after: number): Promise<StoreChange[]>;
   /** Optional, for stores other processes write to: every record and the last seq, read in one consistent snapshot. */
   snapshot?(): Promise<{ records: StoredRecord[]; lastSeq: number }>;
-  /** Optional: runs `work` while no other process runs its own `exclusive` work on this workspace (the serializer across processes). */
-  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Optional: runs `work` while no other process runs its own `exclusive` work on this
+   * workspace (the serializer across processes); with `streams`, only while none runs any on
+   * those streams (a session's commands, in turn, while other sessions' go on).
+   */
+  exclusive?<T>(work: () => Promise<T>, streams?: readonly string[]): Promise<T>;
   /**
    * Optional, for stores that keep each record's owner (the session it belongs to): the
    * records of `owners`, and with `shared` every record no session owns, with the last

@@ -6,7 +6,7 @@
  */
 import type { GolemError } from './errors.js';
 import { seqMismatch, streamMoved } from './store-errors.js';
-import { ALL_SESSIONS } from './plugin.js';
+import { ALL_SESSIONS, type CommandDefinition } from './plugin.js';
 import { WORKSPACE_STREAM, type StoredWrite, type StreamCheck } from './store.js';
 
 /** The stream a write belongs to: its owner (a turn's session), a session's record's own session, else the workspace-wide records. */
@@ -15,23 +15,38 @@ export function streamOf(write: StoredWrite): string {
   return write.collection === 'session' ? write.key : WORKSPACE_STREAM;
 }
 
+/** What a command runs under: no lock, its sessions' locks, or the workspace's (see decide.ts). */
+export type Lock = 'none' | 'streams' | 'workspace';
+
+/** What a command works on: the sessions it names (loaded and pinned), and whether it reads every session. */
+export interface Scope {
+  sessions: readonly string[];
+  whole: boolean;
+}
+
+/** The scope of a command whose sessions were loaded (`'*'`: all of them) under its definition. */
+export function scopeOf(sessions: readonly string[] | typeof ALL_SESSIONS, definition: CommandDefinition<unknown, unknown, unknown> | undefined): Scope {
+  return sessions === ALL_SESSIONS ? { sessions: [], whole: true } : { sessions, whole: definition?.readsEverySession === true };
+}
+
 /**
  * What a command decided on the index at `since` read and writes, by stream: the sessions
  * it works on (read and written both, so two commands on one session never pass each other:
  * a fork and the deletion of its source, say), the streams of its writes, and the
- * workspace-wide records, which every command may read. One that read every session is
- * refused if anything at all was committed since; one decided without the workspace lock
- * yields to a process that holds it or waits for it.
+ * workspace-wide records, which every command may read. One that reads every session is
+ * refused if anything at all was committed since; one decided under no lock yields to a
+ * process that holds or awaits the workspace's lock or a lock on a stream it reads, and one
+ * under its streams' locks to the workspace's.
  */
-export function streamCheck(stored: readonly StoredWrite[], sessions: readonly string[] | typeof ALL_SESSIONS, since: number, locked: boolean): StreamCheck {
-  const write = new Set(sessions === ALL_SESSIONS ? [] : sessions);
+export function streamCheck(stored: readonly StoredWrite[], scope: Scope, since: number, lock: Lock): StreamCheck {
+  const write = new Set(scope.sessions);
   for (const w of stored) write.add(streamOf(w));
   return {
     since,
     read: [...new Set([...write, WORKSPACE_STREAM])],
     write: [...write],
-    ...(sessions === ALL_SESSIONS && { whole: true }),
-    ...(!locked && { yields: true }),
+    ...(scope.whole && { whole: true }),
+    ...(lock !== 'workspace' && { yields: lock === 'none' ? 'streams' : 'workspace' }),
   };
 }
 
@@ -49,11 +64,18 @@ export function streamConflict(check: StreamCheck, last: number, versionOf: (str
   return undefined;
 }
 
-const LAST_SEQ = /^([\s\S]*)"seq":[0-9]+/;
-
-/** A record's JSON text with its last `"seq"` key set to `seq` (see `StoredWrite.stamp`); PostgreSQL's golem_append does the same. */
+/**
+ * A record's JSON text with the number after its last `"seq":` set to `seq` (unchanged if there is none): see
+ * `StoredWrite.stamp`. PostgreSQL's golem_stamp does the same. In JSON text `"seq":` cannot stand inside a string (its
+ * quotes would be escaped), and a turn's `seq` is followed only by its `createdAt` string, so the last one is its own.
+ */
 export function stampSeq(json: string, seq: number): string {
-  return json.replace(LAST_SEQ, (_all, before: string) => `${before}"seq":${seq}`);
+  const at = json.lastIndexOf('"seq":');
+  if (at === -1) return json;
+  const from = at + '"seq":'.length;
+  let end = from;
+  while (end < json.length && end - from < 25 && json.charCodeAt(end) >= 48 && json.charCodeAt(end) <= 57) end++;
+  return end === from ? json : `${json.slice(0, from)}${seq}${json.slice(end)}`;
 }
 
 /** The writes with each one marked `stamp` carrying `seq`. */

@@ -219,7 +219,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
         op: 'put',
         collection: 'turn',
         key: `${id}@0`,
-        json: JSON.stringify({ id, meta: { seq: 1 }, seq, createdAt: 'a "seq":1 b' }),
+        json: JSON.stringify({ id, meta: { seq: 1, note: '𝄞 "seq":7 é' }, seq, createdAt: 'a "seq":1 b' }),
         owner: 's1',
         stamp: true,
       });
@@ -233,7 +233,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       const landed = await append(third, [turn('b', 2), put('c', 'plain', { seq: 2 })], { since: 1, read: ['s1', WORKSPACE_STREAM], write: ['s1'] });
       expect(landed.seq).toBe(3);
       if (landed.before !== undefined) expect(landed.before.map((c) => c.seq)).toEqual([2]);
-      expect(await store.get('turn', 'b@0')).toEqual({ id: 'b', meta: { seq: 1 }, seq: 3, createdAt: 'a "seq":1 b' });
+      expect(await store.get('turn', 'b@0')).toEqual({ id: 'b', meta: { seq: 1, note: '𝄞 "seq":7 é' }, seq: 3, createdAt: 'a "seq":1 b' });
       expect(await store.get('c', 'plain')).toEqual({ seq: 2 });
       expect((await store.commandLog()).map((e) => [e.seq, e.id])).toEqual([
         [1, first.id],

@@ -52,6 +52,7 @@ export const preferenceUpdate = defineCommand({
 export const preferenceDelete = defineCommand({
   type: 'preference:delete',
   description: 'Removes a preference; refused while a role or session uses it.',
+  readsEverySession: true,
   payload: z.strictObject({ id: Id }),
   reduce(payload, ctx) {
     const preference = requirePreference(ctx.index.preferences, payload.id);

@@ -73,6 +73,7 @@ export const roleUpdate = defineCommand({
 export const roleDelete = defineCommand({
   type: 'role:delete',
   description: 'Removes a role; refused while a session uses it.',
+  readsEverySession: true,
   payload: z.strictObject({ name: Id }),
   reduce(payload, ctx) {
     const role = requireRoleExists(ctx, payload.name);

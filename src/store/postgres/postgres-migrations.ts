@@ -57,6 +57,42 @@ function applyWrites(s: string): string {
         END IF;`;
 }
 
+/**
+ * golem_commit (migration 2): a commit at exactly p_seq in one statement. Migration 4 makes it
+ * count as a write to the workspace-wide stream too (`beforeNotify`), so a process that still
+ * runs a version without streams cannot pass unseen by those that have them.
+ */
+function golemCommit(s: string, create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', beforeNotify: string): string {
+  return `      ${create} ${s}.golem_commit(
+        p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT, p_lock TEXT, p_channel TEXT
+      ) RETURNS VOID LANGUAGE plpgsql AS $golem_commit$
+      DECLARE
+        v_last BIGINT;
+        v_writes JSONB := p_writes::jsonb;
+        v_set_based BOOLEAN;
+        v_puts BIGINT;
+        v_stored BIGINT;
+        v_write RECORD;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext(p_lock));
+        SELECT coalesce(max(seq), 0) INTO v_last FROM ${s}.command_log;
+        IF p_seq <> v_last + 1 THEN
+          RAISE EXCEPTION 'the command log is at seq %, so the next command must be %, not %', v_last, v_last + 1, p_seq
+            USING ERRCODE = 'GL001', DETAIL = v_last::text;
+        END IF;
+        INSERT INTO ${s}.command_log (seq, id, type, payload, actor, timestamp, writes)
+          VALUES (p_seq, p_id, p_type, p_payload, p_actor, p_timestamp, p_writes);
+        IF jsonb_typeof(v_writes) <> 'array' THEN
+          RAISE EXCEPTION 'the writes are not a JSON array';
+        END IF;
+
+${applyWrites(s)}
+${beforeNotify}        PERFORM pg_notify(p_channel, p_seq::text);
+      END
+      $golem_commit$;
+`;
+}
+
 /** The PostgreSQL schema, as an ordered list of migrations (never edit one that has shipped: add the next). */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
@@ -97,34 +133,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       -- checks the seq (GL001, DETAIL the last seq), appends the log entry (a taken id: 23505 on command_log_id_key),
       -- applies the writes in order, refusing a put that would give a record to another owner (GL002, DETAIL
       -- {collection, key} as JSON), and notifies the channel with the seq (delivered if and only if it commits).
-      CREATE FUNCTION ${s}.golem_commit(
-        p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT, p_lock TEXT, p_channel TEXT
-      ) RETURNS VOID LANGUAGE plpgsql AS $golem_commit$
-      DECLARE
-        v_last BIGINT;
-        v_writes JSONB := p_writes::jsonb;
-        v_set_based BOOLEAN;
-        v_puts BIGINT;
-        v_stored BIGINT;
-        v_write RECORD;
-      BEGIN
-        PERFORM pg_advisory_xact_lock(hashtext(p_lock));
-        SELECT coalesce(max(seq), 0) INTO v_last FROM ${s}.command_log;
-        IF p_seq <> v_last + 1 THEN
-          RAISE EXCEPTION 'the command log is at seq %, so the next command must be %, not %', v_last, v_last + 1, p_seq
-            USING ERRCODE = 'GL001', DETAIL = v_last::text;
-        END IF;
-        INSERT INTO ${s}.command_log (seq, id, type, payload, actor, timestamp, writes)
-          VALUES (p_seq, p_id, p_type, p_payload, p_actor, p_timestamp, p_writes);
-        IF jsonb_typeof(v_writes) <> 'array' THEN
-          RAISE EXCEPTION 'the writes are not a JSON array';
-        END IF;
-
-${applyWrites(s)}
-        PERFORM pg_notify(p_channel, p_seq::text);
-      END
-      $golem_commit$;
-    `,
+${golemCommit(s, 'CREATE FUNCTION', '')}    `,
   },
   {
     version: 3,
@@ -139,8 +148,30 @@ ${applyWrites(s)}
       -- Each stream (a session, or '*' for the workspace-wide records) with the seq of the last command that wrote it.
       CREATE TABLE ${s}.streams (stream TEXT PRIMARY KEY, seq BIGINT NOT NULL);
 
+      -- golem_commit (a process of the version before, still running) counts as a write to every stream that is read.
+${golemCommit(s, 'CREATE OR REPLACE FUNCTION', `        INSERT INTO ${s}.streams (stream, seq) VALUES ('*', p_seq) ON CONFLICT (stream) DO UPDATE SET seq = excluded.seq;\n`)}
+
+      -- A record's JSON text with the number after its last "seq": set to p_seq (unchanged if there is none): what
+      -- stampSeq does in the manager. Found from the end (the text reversed), so a large record costs one pass.
+      CREATE FUNCTION ${s}.golem_stamp(p_json TEXT, p_seq BIGINT) RETURNS TEXT LANGUAGE plpgsql IMMUTABLE AS $golem_stamp$
+      DECLARE
+        v_from INTEGER := strpos(reverse(p_json), ':"qes"');
+        v_digits TEXT;
+      BEGIN
+        IF v_from = 0 THEN
+          RETURN p_json;
+        END IF;
+        v_from := length(p_json) - v_from + 2;
+        v_digits := substring(substr(p_json, v_from, 25) FROM '^[0-9]+');
+        IF v_digits IS NULL THEN
+          RETURN p_json;
+        END IF;
+        RETURN left(p_json, v_from - 1) || p_seq::text || substr(p_json, v_from + length(v_digits));
+      END
+      $golem_stamp$;
+
       -- A commit at the seq after the log's last, in one statement, under the commit lock for its few microseconds only.
-      -- Refused, with p_yield_to, while another process holds or waits for that lock (GL004); with p_whole, if any
+      -- Refused while another process holds or awaits a lock it yields to (GL004, below); with p_whole, if any
       -- command came after p_since (GL001, DETAIL the last seq); if a stream in p_read was written after p_since (GL003,
       -- DETAIL {stream, version, seen}). The writes marked "stamp" get the seq (their last "seq" key) when it is not
       -- p_seq; then the log entry, the writes (as golem_commit), each stream of p_write at the seq, the notification.
@@ -148,7 +179,7 @@ ${applyWrites(s)}
       -- date without another round trip.
       CREATE FUNCTION ${s}.golem_append(
         p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT,
-        p_since BIGINT, p_read TEXT[], p_write TEXT[], p_whole BOOLEAN, p_yield_to TEXT, p_lock TEXT, p_channel TEXT
+        p_since BIGINT, p_read TEXT[], p_write TEXT[], p_whole BOOLEAN, p_yield_workspace TEXT, p_yield_streams TEXT[], p_lock TEXT, p_channel TEXT
       ) RETURNS TABLE (seq BIGINT, writes TEXT) LANGUAGE plpgsql AS $golem_append$
       DECLARE
         v_last BIGINT;
@@ -160,10 +191,14 @@ ${applyWrites(s)}
         v_stored BIGINT;
         v_write RECORD;
       BEGIN
-        -- A command not under the workspace lock yields to one that holds it or waits for it (GL004): such a one was
-        -- overtaken before, and is not overtaken for ever (a shared try-lock fails while an exclusive request waits).
-        IF p_yield_to IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(hashtext(p_yield_to)) THEN
-          RAISE EXCEPTION 'the workspace lock is held or awaited' USING ERRCODE = 'GL004';
+        -- A command under no lock, or its streams' only, yields to a process that holds or awaits the workspace's lock,
+        -- or a lock on a stream it reads (GL004, DETAIL which): such a one was overtaken before, and is not overtaken for
+        -- ever (a shared try-lock fails while an exclusive request waits). The shared locks last for this statement.
+        IF p_yield_workspace IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(hashtext(p_yield_workspace)) THEN
+          RAISE EXCEPTION 'the workspace lock is held or awaited' USING ERRCODE = 'GL004', DETAIL = 'workspace';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(p_yield_streams) AS k(key) WHERE NOT pg_try_advisory_xact_lock_shared(hashtext(k.key))) THEN
+          RAISE EXCEPTION 'a stream lock is held or awaited' USING ERRCODE = 'GL004', DETAIL = 'streams';
         END IF;
         PERFORM pg_advisory_xact_lock(hashtext(p_lock));
         SELECT coalesce(max(l.seq), 0) INTO v_last FROM ${s}.command_log AS l;
@@ -182,7 +217,7 @@ ${applyWrites(s)}
         END IF;
         IF v_seq <> p_seq THEN
           SELECT coalesce(jsonb_agg(CASE WHEN e.w ->> 'stamp' = 'true'
-                   THEN jsonb_set(e.w, '{json}', to_jsonb(regexp_replace(e.w ->> 'json', '^(.*)"seq":[0-9]+', '\\1"seq":' || v_seq)))
+                   THEN jsonb_set(e.w, '{json}', to_jsonb(${s}.golem_stamp(e.w ->> 'json', v_seq)))
                    ELSE e.w END ORDER BY e.n), '[]'::jsonb)
             INTO v_writes FROM jsonb_array_elements(v_writes) WITH ORDINALITY AS e(w, n);
         END IF;

@@ -133,7 +133,7 @@ export class PostgresStore implements Store {
         await pool.query<{ seq: string; writes: string | null }>({
           // Named: each connection parses and plans it once.
           name: `golem_append:${this.schema}`,
-          text: `SELECT seq, writes FROM ${this.#s}.golem_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+          text: `SELECT seq, writes FROM ${this.#s}.golem_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
           values: [
             entry.seq,
             entry.id,
@@ -146,7 +146,8 @@ export class PostgresStore implements Store {
             check.read,
             check.write,
             check.whole === true,
-            check.yields === true ? this.#lockKey : null,
+            check.yields !== undefined ? this.#lockKey : null,
+            check.yields === 'streams' ? check.read.map((stream) => this.#streamLockKey(stream)) : [],
             this.#commitLockKey,
             this.#channel,
           ],
@@ -237,34 +238,43 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs `work` holding this workspace's advisory lock: no other process's `exclusive`
-   * work runs meanwhile, so reading the latest state and committing on it is one step.
+   * Runs `work` holding this workspace's advisory lock (with `streams`, those streams'
+   * locks instead, taken in order): no other process's `exclusive` work on it runs
+   * meanwhile, so reading the latest state and committing on it is one step. Appends that
+   * take no lock yield to it (golem_append).
    */
-  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+  async exclusive<T>(work: () => Promise<T>, streams?: readonly string[]): Promise<T> {
+    const keys = streams === undefined ? [this.#lockKey] : [...new Set(streams)].sort().map((stream) => this.#streamLockKey(stream));
+    const what = streams === undefined ? 'the workspace lock' : `the lock of ${streams.length === 1 ? 'a session' : 'sessions'}`;
     const pool = this.#requirePool();
     let client: PoolClient;
     try {
       client = await checkout(pool);
     } catch (cause) {
-      throw unavailable('taking the workspace lock', cause);
+      throw unavailable(`taking ${what}`, cause);
     }
     let broken = false;
     try {
-      await client.query('SELECT pg_advisory_lock(hashtext($1))', [this.#lockKey]);
+      for (const key of keys) await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
     } catch (cause) {
-      client.release(true);
-      throw unavailable('taking the workspace lock', cause);
+      client.release(true); // the locks taken go with the connection
+      throw unavailable(`taking ${what}`, cause);
     }
     try {
       return await work();
     } finally {
       try {
-        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [this.#lockKey]);
+        await client.query('SELECT pg_advisory_unlock(hashtext(k)) FROM unnest($1::text[]) AS k', [keys]);
       } catch {
-        broken = true; // the connection is gone, and the lock with it
+        broken = true; // the connection is gone, and the locks with it
       }
       client.release(broken);
     }
+  }
+
+  /** The advisory lock key of a stream of this workspace (see `exclusive`). */
+  #streamLockKey(stream: string): string {
+    return `${this.#lockKey}:stream:${stream}`;
   }
 
   /**
@@ -365,9 +375,14 @@ function commitRefusal(entry: CommandLogInput, check: StreamCheck, error: unknow
   const { code, detail, constraint } = (error ?? {}) as { code?: unknown; detail?: unknown; constraint?: unknown };
   if (code === SEQ_MISMATCH) return seqMismatch(check.since + 1, Number(detail));
   if (code === LOCK_AWAITED) {
-    return new GolemError('STORE_CONFLICT', 'another process holds or waits for the workspace lock; this command is decided again under it', {
-      details: { reason: 'lock awaited' },
-    });
+    const lock = detail === 'workspace' ? 'workspace' : 'streams';
+    return new GolemError(
+      'STORE_CONFLICT',
+      `another process holds or waits for ${lock === 'workspace' ? 'the workspace lock' : "a session's lock"}; this command is decided again under it`,
+      {
+        details: { reason: 'lock awaited', lock },
+      },
+    );
   }
   if (code === STREAM_MOVED) {
     const { stream, version, seen } = JSON.parse(String(detail)) as { stream: string; version: number; seen: number };
