@@ -237,6 +237,31 @@ describe('per-session concurrency on PostgreSQL', () => {
     expect(await a.manager.store.get('turn', `${turn.id}@0`)).toEqual(turn);
   });
 
+  it('is not overtaken for ever by workspace-wide writes of other sessions: a command got in the way of under its session lock takes the workspace lock', async () => {
+    const schema = freshSchema();
+    const [a, b] = [await workspace(schema, 'a'), await workspace(schema, 'b')];
+    const [theirs, mine] = [await a.sessions.create({ label: 'theirs' }), await b.sessions.create({ label: 'mine' })];
+    // Before every attempt b makes, a writes a workspace-wide record (a session's trust mode) for its own session.
+    const store = b.manager.store;
+    const append = store.append?.bind(store) as NonNullable<typeof store.append>;
+    const seen: string[] = [];
+    let n = 0;
+    vi.spyOn(store, 'append').mockImplementation(async (entry, writes, check) => {
+      const other = a.manager.dispatch({ type: 'trust:set', payload: { sessionId: theirs.id, action: `act${n++}`, mode: 'manual' } });
+      await Promise.race([other, new Promise((resolve) => setTimeout(resolve, 50))]);
+      try {
+        return await append(entry, writes, check);
+      } catch (error) {
+        seen.push(`${(error as GolemError).code} ${JSON.stringify((error as GolemError).details)}`);
+        throw error;
+      }
+    });
+    const added = await mine.addTurn({ role: 'user', blocks: text('gets through') });
+    expect(added.seq).toBeGreaterThan(0);
+    expect(seen.length).toBeGreaterThan(0); // it was got in the way of, and still went through
+    expect((await mine.transcript()).map((t) => (t.blocks[0] as { text: string }).text)).toEqual(['gets through']);
+  });
+
   it('counts a commit by a process of the version before (golem_commit, no streams) as a write to every stream', async () => {
     const schema = freshSchema();
     const a = await workspace(schema, 'a');

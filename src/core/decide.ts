@@ -6,9 +6,13 @@
  * catch-up, under the lock of its own sessions: one another process's command got in the
  * way of (and, for a while, every command on a session that was just fought over, which
  * would only be refused again), and one refused on a view that missed another process's
- * commit. Under the workspace's lock: a command with effects or blob records (the bytes
- * and the records must not interleave with another process's), one that reads every
- * session (or every session's record), and every command on a store without streams.
+ * commit. Under the workspace's lock, which every command without it yields to: one that
+ * was got in the way of even under its sessions' locks (a workspace-wide record written by
+ * another session's command, which those locks do not keep out), a command with effects or
+ * blob records (the bytes and the records must not interleave with another process's), one
+ * that reads every session (or every session's record), and every command on a store
+ * without streams. So a command is committed or refused for a reason of its own; once under
+ * the workspace's lock, only commands already on their way can get in first.
  */
 import { GolemError, type Result } from './errors.js';
 import type { Lock, Scope } from './streams.js';
@@ -72,11 +76,12 @@ export async function decide<T>(d: Decision<T>): Promise<Result<T>> {
     if (outcome === 'lock') {
       lock = 'workspace';
     } else if (!outcome.ok && outcome.error.code === 'STORE_CONFLICT') {
-      // Another process wrote first (on the same session, or its lock was lost, or it takes none), or holds a lock this
-      // command yields to: decided again under that lock, in turn.
-      if (optimistic) d.contention.mark(own);
-      const yielded = (outcome.error.details as { lock?: unknown } | undefined)?.lock;
-      lock = yielded === 'workspace' || lock === 'workspace' ? 'workspace' : 'streams';
+      // Another process wrote first, or holds a lock this command yields to: decided again under its sessions' locks,
+      // and if even there something came first (a workspace-wide record another session's command wrote, which its
+      // sessions' locks do not keep out), under the workspace's, which every command without it yields to.
+      const { lock: yielded, stream } = (outcome.error.details ?? {}) as { lock?: unknown; stream?: unknown };
+      if (optimistic && (typeof stream !== 'string' || own.includes(stream))) d.contention.mark(own);
+      lock = yielded === 'workspace' || lock !== 'none' ? 'workspace' : 'streams';
       if (!optimistic && attempt >= 4) break;
     } else if (!outcome.ok && !reconsidered && (lock === 'none' || exclusive === undefined) && d.refused(outcome.error)) {
       // Refused on a view that may have missed another process's commit: decided again on the state as it is.

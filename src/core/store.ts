@@ -150,9 +150,11 @@ export interface Store {
   /** Optional, for stores other processes write to: every record and the last seq, read in one consistent snapshot. */
   snapshot?(): Promise<{ records: StoredRecord[]; lastSeq: number }>;
   /**
-   * Optional: runs `work` while no other process runs its own `exclusive` work on this
-   * workspace (the serializer across processes); with `streams`, only while none runs any on
-   * those streams (a session's commands, in turn, while other sessions' go on).
+   * Optional: runs `work` holding the workspace's lock (no other process holds it meanwhile),
+   * or with `streams` those streams' locks (a session's commands, in turn, while other
+   * sessions' go on). The two kinds are separate locks: what keeps commands apart at commit
+   * is the stream check of `append`, and the rule that a command holding neither, or only its
+   * streams', yields to a held or awaited workspace lock (`StreamCheck.yields`).
    */
   exclusive?<T>(work: () => Promise<T>, streams?: readonly string[]): Promise<T>;
   /**

@@ -179,7 +179,7 @@ ${golemCommit(s, 'CREATE OR REPLACE FUNCTION', `        INSERT INTO ${s}.streams
       -- date without another round trip.
       CREATE FUNCTION ${s}.golem_append(
         p_seq BIGINT, p_id TEXT, p_type TEXT, p_payload TEXT, p_actor TEXT, p_timestamp TEXT, p_writes TEXT,
-        p_since BIGINT, p_read TEXT[], p_write TEXT[], p_whole BOOLEAN, p_yield_workspace TEXT, p_yield_streams TEXT[], p_lock TEXT, p_channel TEXT
+        p_since BIGINT, p_read TEXT[], p_write TEXT[], p_whole BOOLEAN, p_yield_workspace TEXT, p_yield_streams TEXT[], p_stream_space TEXT, p_lock TEXT, p_channel TEXT
       ) RETURNS TABLE (seq BIGINT, writes TEXT) LANGUAGE plpgsql AS $golem_append$
       DECLARE
         v_last BIGINT;
@@ -197,7 +197,7 @@ ${golemCommit(s, 'CREATE OR REPLACE FUNCTION', `        INSERT INTO ${s}.streams
         IF p_yield_workspace IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(hashtext(p_yield_workspace)) THEN
           RAISE EXCEPTION 'the workspace lock is held or awaited' USING ERRCODE = 'GL004', DETAIL = 'workspace';
         END IF;
-        IF EXISTS (SELECT 1 FROM unnest(p_yield_streams) AS k(key) WHERE NOT pg_try_advisory_xact_lock_shared(hashtext(k.key))) THEN
+        IF EXISTS (SELECT 1 FROM unnest(p_yield_streams) AS k(stream) WHERE NOT pg_try_advisory_xact_lock_shared(hashtext(p_stream_space), hashtext(k.stream))) THEN
           RAISE EXCEPTION 'a stream lock is held or awaited' USING ERRCODE = 'GL004', DETAIL = 'streams';
         END IF;
         PERFORM pg_advisory_xact_lock(hashtext(p_lock));

@@ -59,6 +59,8 @@ export class PostgresStore implements Store {
    */
   readonly #lockKey: string;
   readonly #commitLockKey: string;
+  /** The first key of every stream's lock (two-key advisory locks: see `exclusive`). */
+  readonly #streamLockSpace: string;
   readonly #channel: string;
   #pool: Pool | undefined;
   #listener: PoolClient | undefined;
@@ -77,6 +79,7 @@ export class PostgresStore implements Store {
     this.#s = `"${schema}"`;
     this.#lockKey = `golem:${schema}`;
     this.#commitLockKey = `golem:${schema}:commit`;
+    this.#streamLockSpace = `golem:${schema}:streams`;
     this.#channel = `golem_${schema}`;
   }
 
@@ -133,7 +136,7 @@ export class PostgresStore implements Store {
         await pool.query<{ seq: string; writes: string | null }>({
           // Named: each connection parses and plans it once.
           name: `golem_append:${this.schema}`,
-          text: `SELECT seq, writes FROM ${this.#s}.golem_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+          text: `SELECT seq, writes FROM ${this.#s}.golem_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
           values: [
             entry.seq,
             entry.id,
@@ -147,7 +150,8 @@ export class PostgresStore implements Store {
             check.write,
             check.whole === true,
             check.yields !== undefined ? this.#lockKey : null,
-            check.yields === 'streams' ? check.read.map((stream) => this.#streamLockKey(stream)) : [],
+            check.yields === 'streams' ? check.read : [],
+            this.#streamLockSpace,
             this.#commitLockKey,
             this.#channel,
           ],
@@ -244,7 +248,17 @@ export class PostgresStore implements Store {
    * take no lock yield to it (golem_append).
    */
   async exclusive<T>(work: () => Promise<T>, streams?: readonly string[]): Promise<T> {
-    const keys = streams === undefined ? [this.#lockKey] : [...new Set(streams)].sort().map((stream) => this.#streamLockKey(stream));
+    // A stream's lock is a two-key advisory lock (this workspace's stream space, the stream): a key space of its own, so
+    // no session id can hash to the workspace's or the commit's lock; taken in the order of its hash, so that two
+    // streams whose hashes meet are still taken in one order by every process.
+    const [lock, unlock, params] =
+      streams === undefined
+        ? ['SELECT pg_advisory_lock(hashtext($1))', 'SELECT pg_advisory_unlock(hashtext($1))', [this.#lockKey]]
+        : [
+            'SELECT pg_advisory_lock(hashtext($1), hashtext(s.k)) FROM (SELECT k FROM unnest($2::text[]) AS k ORDER BY hashtext(k), k) AS s',
+            'SELECT pg_advisory_unlock(hashtext($1), hashtext(k)) FROM unnest($2::text[]) AS k',
+            [this.#streamLockSpace, [...new Set(streams)]],
+          ];
     const what = streams === undefined ? 'the workspace lock' : `the lock of ${streams.length === 1 ? 'a session' : 'sessions'}`;
     const pool = this.#requirePool();
     let client: PoolClient;
@@ -255,7 +269,7 @@ export class PostgresStore implements Store {
     }
     let broken = false;
     try {
-      for (const key of keys) await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+      await client.query(lock, params);
     } catch (cause) {
       client.release(true); // the locks taken go with the connection
       throw unavailable(`taking ${what}`, cause);
@@ -264,17 +278,12 @@ export class PostgresStore implements Store {
       return await work();
     } finally {
       try {
-        await client.query('SELECT pg_advisory_unlock(hashtext(k)) FROM unnest($1::text[]) AS k', [keys]);
+        await client.query(unlock, params);
       } catch {
         broken = true; // the connection is gone, and the locks with it
       }
       client.release(broken);
     }
-  }
-
-  /** The advisory lock key of a stream of this workspace (see `exclusive`). */
-  #streamLockKey(stream: string): string {
-    return `${this.#lockKey}:stream:${stream}`;
   }
 
   /**
