@@ -9,7 +9,7 @@ import type { SessionCache } from './session-cache.js';
 import type { Store, StoreChange, StoredWrite, Write } from './store.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 
-/** How long a catch-up waits after hearing of another process's commit, for a command of this one's to bring it first. */
+/** How long a busy process's catch-up waits after hearing of another process's commit, for a command of its own to bring it first. */
 const CATCH_UP_DELAY_MS = 2;
 
 /** What a follower tells the workspace: the index changed under its readers (in `collections`, or anywhere), or a catch-up failed. */
@@ -40,15 +40,16 @@ export class Follower {
   }
 
   /**
-   * Another process committed `seq` (NaN: some commits may have been missed, so look). A catch-up follows shortly,
-   * unless a command of this process's brings the index up to date first (an append returns what came before it).
+   * Another process committed `seq` (NaN: some commits may have been missed, so look). An idle process catches up at
+   * once; a busy one shortly, unless a command of its own brings the index up to date first (an append hands back what
+   * came before it), so a process that commits all the time reads no more than it writes.
    */
   hear(seq: number): void {
     if (this.#closed() || seq <= this.#index.lastSeq) return;
     this.#heard = Number.isNaN(seq) || Number.isNaN(this.#heard) ? Number.NaN : Math.max(this.#heard, seq);
     if (this.#due) return;
     this.#due = true;
-    setTimeout(() => {
+    const look = () => {
       this.#serializer
         .run(async () => {
           this.#due = false;
@@ -57,7 +58,9 @@ export class Follower {
           return behind && !this.#closed() ? this.catchUp() : false;
         })
         .catch((error: unknown) => this.#report.failed(error));
-    }, CATCH_UP_DELAY_MS).unref();
+    };
+    if (this.#serializer.busy) setTimeout(look, CATCH_UP_DELAY_MS).unref();
+    else look();
   }
 
   /**
