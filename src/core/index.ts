@@ -94,6 +94,6 @@ export { doctor, type DoctorReport } from './doctor.js';
 export type { Appended, CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, StreamCheck, Write } from './store.js';
 export { WORKSPACE_STREAM } from './store.js';
 export { stampSeq, stampWrites, streamConflict } from './streams.js';
-export { duplicateCommand, ownerConflict, seqMismatch, streamMoved } from './store-errors.js';
+export { duplicateCommand, lockAwaited, ownerConflict, seqMismatch, streamMoved } from './store-errors.js';
 export { MemoryStore } from './memory-store.js';
 export { MemoryBlobStorage, sha256Of, type BlobStorage } from './blob-storage.js';

@@ -7,7 +7,7 @@ import { err, fail, GolemError, ok, toGolemError, type Result } from './errors.j
 import { uuidv7 } from './ids.js';
 import type { BlobStorage } from './blob-storage.js';
 import { encode } from './memory-store.js';
-import { scopeOf, stampWrites, streamCheck, type Lock, type Scope } from './streams.js';
+import { stampWrites, streamCheck, type Lock, type Scope } from './streams.js';
 import { Follower } from './follower.js';
 import { Contention, decide } from './decide.js';
 import type { Store, StoreChange, StoredWrite, Write } from './store.js';
@@ -331,7 +331,7 @@ export class WorkspaceManager {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
     try {
-      return await this.#executeLoaded(command, scopeOf(held.sessions, this.#commands.get(command.type)));
+      return await this.#executeLoaded(command, held.scope);
     } finally {
       held.release();
     }

@@ -23,14 +23,13 @@ export class MemoryStore implements Store {
   #collections = new Map<string, Map<string, { json: string; owner: string | null }>>();
   #log: CommandLogEntry[] = [];
   #ids = new Set<string>();
+  /** Stream -> the seq of the last command that wrote it (see `append`). */
+  #streams = new Map<string, number>();
   #open = false;
 
   async open(): Promise<void> {
     this.#open = true;
   }
-
-  /** Stream -> the seq of the last command that wrote it (see `append`). */
-  #streams = new Map<string, number>();
 
   async commit(entry: CommandLogInput, writes: readonly StoredWrite[]): Promise<void> {
     this.#assertOpen();

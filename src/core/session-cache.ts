@@ -8,6 +8,7 @@ import { GolemError } from './errors.js';
 import { ALL_SESSIONS, type Command, type CommandDefinition } from './plugin.js';
 import { turnKey, type Turn, type TurnRef } from './records.js';
 import type { Store, StoredRecord } from './store.js';
+import type { Scope } from './streams.js';
 import { ownerOf, type WorkspaceIndex, type WorkspaceView } from './workspace-index.js';
 
 /**
@@ -35,10 +36,10 @@ export function recordSize(record: StoredRecord): number {
   return record.size ?? JSON.stringify(record.value).length;
 }
 
-/** What a command works on, loaded and pinned: the sessions it names (or every one), until `release`. */
+/** What a command works on, loaded and pinned until `release`: its scope (the sessions it names, or every one). */
 export interface Acquired {
   release(): void;
-  sessions: readonly string[] | typeof ALL_SESSIONS;
+  scope: Scope;
 }
 
 export class SessionCache {
@@ -106,7 +107,12 @@ export class SessionCache {
       release();
       throw error;
     }
-    return { release, sessions: sessions.includes(ALL_SESSIONS) ? ALL_SESSIONS : [...new Set(sessions)] };
+    return {
+      release,
+      scope: sessions.includes(ALL_SESSIONS)
+        ? { sessions: [], whole: true }
+        : { sessions: [...new Set(sessions)], whole: definition?.readsEverySession === true },
+    };
   }
 
   /**

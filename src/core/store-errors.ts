@@ -28,3 +28,11 @@ export function streamMoved(stream: string, version: number, seen: number): Gole
     details: { stream, version, seen },
   });
 }
+
+/** The error for an append that yields to a lock another process holds or waits for (`StreamCheck.yields`): decided again under it. */
+export function lockAwaited(lock: 'workspace' | 'streams'): GolemError {
+  const what = lock === 'workspace' ? 'the workspace lock' : "a session's lock";
+  return new GolemError('STORE_CONFLICT', `another process holds or waits for ${what}; this command is decided again under it`, {
+    details: { reason: 'lock awaited', lock },
+  });
+}

@@ -6,7 +6,6 @@
  */
 import type { GolemError } from './errors.js';
 import { seqMismatch, streamMoved } from './store-errors.js';
-import { ALL_SESSIONS, type CommandDefinition } from './plugin.js';
 import { WORKSPACE_STREAM, type StoredWrite, type StreamCheck } from './store.js';
 
 /** The stream a write belongs to: its owner (a turn's session), a session's record's own session, else the workspace-wide records. */
@@ -18,15 +17,10 @@ export function streamOf(write: StoredWrite): string {
 /** What a command runs under: no lock, its sessions' locks, or the workspace's (see decide.ts). */
 export type Lock = 'none' | 'streams' | 'workspace';
 
-/** What a command works on: the sessions it names (loaded and pinned), and whether it reads every session. */
+/** What a command works on: the sessions it names (loaded and pinned), and whether it reads every session, or every session's record. */
 export interface Scope {
   sessions: readonly string[];
   whole: boolean;
-}
-
-/** The scope of a command whose sessions were loaded (`'*'`: all of them) under its definition. */
-export function scopeOf(sessions: readonly string[] | typeof ALL_SESSIONS, definition: CommandDefinition<unknown, unknown, unknown> | undefined): Scope {
-  return sessions === ALL_SESSIONS ? { sessions: [], whole: true } : { sessions, whole: definition?.readsEverySession === true };
 }
 
 /**

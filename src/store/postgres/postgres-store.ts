@@ -16,8 +16,7 @@ import { GolemError } from '../../core/errors.js';
 import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable } from './postgres-common.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
 import { encode, sizedRecord } from '../../core/memory-store.js';
-import { duplicateCommand, ownerConflict, seqMismatch, streamMoved } from '../../core/store-errors.js';
-
+import { duplicateCommand, lockAwaited, ownerConflict, seqMismatch, streamMoved } from '../../core/store-errors.js';
 import {
   WORKSPACE_STREAM,
   type CommandLogEntry,
@@ -383,16 +382,7 @@ const LOCK_AWAITED = 'GL004';
 function commitRefusal(entry: CommandLogInput, check: StreamCheck, error: unknown): GolemError | undefined {
   const { code, detail, constraint } = (error ?? {}) as { code?: unknown; detail?: unknown; constraint?: unknown };
   if (code === SEQ_MISMATCH) return seqMismatch(check.since + 1, Number(detail));
-  if (code === LOCK_AWAITED) {
-    const lock = detail === 'workspace' ? 'workspace' : 'streams';
-    return new GolemError(
-      'STORE_CONFLICT',
-      `another process holds or waits for ${lock === 'workspace' ? 'the workspace lock' : "a session's lock"}; this command is decided again under it`,
-      {
-        details: { reason: 'lock awaited', lock },
-      },
-    );
-  }
+  if (code === LOCK_AWAITED) return lockAwaited(detail === 'workspace' ? 'workspace' : 'streams');
   if (code === STREAM_MOVED) {
     const { stream, version, seen } = JSON.parse(String(detail)) as { stream: string; version: number; seen: number };
     return streamMoved(stream, version, seen);
