@@ -8,7 +8,10 @@ import { Serializer } from '../core/serializer.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Action } from '../action/action.js';
 import {
+  renderFields,
+  renderHowTo,
   validateFieldValue,
+  writeInstruction,
   type ActionResult,
   type EditableFieldDefinition,
   type EditableStatus,
@@ -16,6 +19,8 @@ import {
   type EditableStatusUpdateResult,
   type Environment,
   type EnvironmentInfo,
+  type HowToCall,
+  type RenderContextOptions,
 } from './environment.js';
 
 /** A field as an environment declares it: its status without the value, and the value it starts with (and resets to). */
@@ -207,15 +212,16 @@ export abstract class BaseEnvironment<F extends string = string> implements Envi
     return { fields };
   }
 
-  /** The seed's context block: the env status, the editable fields with their constraints, and the actions. */
-  renderContext(): string {
+  /**
+   * The seed's context block: the env status, the editable fields with their schema (rule,
+   * description, type, choices, dependencies, read-only), how to change them and the actions,
+   * said the way the worker showing it runs calls (`options`; the seed's text instructions without).
+   */
+  renderContext(options: RenderContextOptions = {}): string {
     this.#settle();
     const title = `------${this.info.name}-------`;
     const bar = '#'.repeat(title.length);
-    const fields = Object.entries(this.#fields)
-      .map(([name, f]) => `  ${name}: ${f.value === null ? '(not set)' : f.value} [${f.constraint}]${f.readonly ? ' (read-only)' : ''}`)
-      .join('\n');
-    const actions = this.actionsHelp();
+    const actions = this.actionsHelp(options.howToCall ?? writeInstruction);
     return [
       bar,
       title,
@@ -225,10 +231,9 @@ export abstract class BaseEnvironment<F extends string = string> implements Envi
       JSON.stringify(this.env, null, 2),
       '',
       '## Editable Status:',
-      fields,
+      renderFields(this.getEditableStatusSchema()),
       '',
-      'To update a field, answer with:',
-      `{"action": "update_editable_status", "fieldName": "<field_name>", "value": "<new_value>"}`,
+      renderHowTo(options, false),
       ...(actions === '' ? [] : ['', '## Actions:', actions]),
     ].join('\n');
   }
@@ -253,8 +258,8 @@ export abstract class BaseEnvironment<F extends string = string> implements Envi
     }
   }
 
-  /** Lines describing the environment's own actions, for renderContext (none by default). */
-  protected actionsHelp(): string {
+  /** Lines describing the environment's own actions, for renderContext, each saying how to call it with `how` (none by default). */
+  protected actionsHelp(_how: HowToCall): string {
     return '';
   }
 }

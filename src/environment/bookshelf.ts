@@ -14,7 +14,7 @@ import { searchTerms } from '../prompt/context-retriever.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { importOptional } from '../core/optional-import.js';
 import { BaseEnvironment } from './base-environment.js';
-import type { EditableStatusUpdateResult, EnvironmentInfo } from './environment.js';
+import type { EditableStatusUpdateResult, EnvironmentInfo, HowToCall, RenderContextOptions } from './environment.js';
 
 export interface BookshelfOptions {
   /** The folder of books (.md, .markdown, .txt, .pdf). */
@@ -129,7 +129,7 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
     ];
   }
 
-  override renderContext(): string {
+  override renderContext(options?: RenderContextOptions): string {
     const book = this.#currentBook();
     const number = this.editableStatus.current_page.value;
     const page = book === undefined || number === null ? undefined : book.pages[Number(number) - 1];
@@ -139,11 +139,11 @@ export class BookshelfEnvironment extends BaseEnvironment<'selected_book_name' |
         : page === undefined
           ? `${book.name} is open; choose a page (1 to ${book.pages.length})`
           : `${book.name}, page ${number} of ${book.pages.length}:\n${page}`;
-    return `${super.renderContext()}\n\n## Current page:\n${current}`;
+    return `${super.renderContext(options)}\n\n## Current page:\n${current}`;
   }
 
-  protected override actionsHelp(): string {
-    return '  semantic_search {"query": "..."}: finds the pages that best match a query';
+  protected override actionsHelp(how: HowToCall): string {
+    return `  semantic_search: finds the pages that best match a query (at most \`limit\`, 5 unless given); ${how('semantic_search', { query: '<what to look for>' })}`;
   }
 
   #currentBook(): Book | undefined {

@@ -72,17 +72,41 @@ export interface EnvironmentInfo {
   description: string;
 }
 
+/**
+ * How the model asks for an action, as the worker that shows the context runs it: a phrase
+ * such as `call the update_editable_status tool with {...}`, or, in text mode (the seed's
+ * way, and the default), `write in your answer {"action": "update_editable_status", ...}`.
+ */
+export type HowToCall = (name: string, params: Record<string, JsonValue>) => string;
+
+/** What the worker tells `renderContext` (every field is optional: without them, the context is the seed's own). */
+export interface RenderContextOptions {
+  /** How the model asks for an action in the worker's mode. */
+  howToCall?: HowToCall;
+  /** Where a worker has several environments: the parameter naming this one, which every call of its actions takes. */
+  environmentParam?: { name: string; value: string };
+}
+
 /** The seed's IWorkspace, as a Golem Environment. */
 export interface Environment {
   readonly info: EnvironmentInfo;
   /** Read-only status, derived from the editable fields. */
   readonly env: Record<string, JsonValue>;
   readonly editableStatus: Readonly<Record<string, EditableStatus>>;
-  renderContext(): string;
+  /**
+   * The context block the model reads. A worker passes `options` so that what it tells the
+   * model matches how the worker runs its calls; an environment that ignores them still works
+   * (the worker also carries out instructions written in text, in every mode).
+   */
+  renderContext(options?: RenderContextOptions): string;
   updateEditableStatus(fieldName: string, value: string | null): Promise<EditableStatusUpdateResult>;
   getEditableStatusSchema(): EditableStatusSchema;
   executeAction?(actionName: string, params: Record<string, JsonValue>): Promise<ActionResult>;
-  /** Golem: the environment's own actions, with their schemas, offered to the model by the worker. */
+  /**
+   * Golem: the environment's own actions, with their schemas, offered to the model by the
+   * worker. Without it, an environment with `executeAction` is offered through one action,
+   * `execute_action`, that takes the action's name and params (the seed's way).
+   */
   actions?(): Action[];
   /** Golem: binds the environment to a workspace, so its values load and persist (the worker calls it). */
   mount?(manager: WorkspaceManager): Promise<unknown>;
@@ -111,4 +135,53 @@ export function validateFieldValue(name: string, field: EditableStatus, value: s
   const own = field.validation?.(value);
   if (own !== undefined && !own.valid) return { valid: false, error: own.error ?? `"${value}" is not a valid value for '${name}' (${field.constraint})` };
   return { valid: true };
+}
+
+/** JSON on one line, spaced as people write it: `{"action": "x", "params": {"a": 1}}`. */
+export function inlineJson(value: unknown): string {
+  // Newlines only stand between tokens (JSON escapes those inside strings).
+  return (JSON.stringify(value, null, 1) ?? 'null')
+    .replace(/([{[])\n\s*/g, '$1')
+    .replace(/\n\s*([}\]])/g, '$1')
+    .replace(/\n\s*/g, ' ');
+}
+
+/** The seed's instruction for a call, in its short form `{"action": name, ...params}` (with `params` when a parameter's name would clash). */
+export function textInstruction(name: string, params: Record<string, JsonValue>): string {
+  const short = !('action' in params) && !('type' in params);
+  return inlineJson(short ? { action: name, ...params } : { action: name, params });
+}
+
+/** The seed's way, and what `renderContext()` says without a worker: an instruction written in the answer. */
+export const writeInstruction: HowToCall = (name, params) => `write in your answer ${textInstruction(name, params)}`;
+
+/**
+ * The editable fields as the model needs them (seed 000's EditableStatusSchema, in words):
+ * each field's value and rule, then its description, type, choices, the fields it depends
+ * on, and whether it is read-only.
+ */
+export function renderFields(schema: EditableStatusSchema): string {
+  return Object.entries(schema.fields)
+    .map(([name, f]) => {
+      const head = `  ${name}: ${f.value === null ? '(not set)' : f.value} [${f.constraint}]${f.readonly ? ' (read-only)' : ''}`;
+      const type = f.type === 'enum' ? `one of ${(f.enumValues ?? []).map((v) => JSON.stringify(v)).join(', ')}` : f.type;
+      const facts = [
+        f.description,
+        `Type: ${type}.`,
+        ...(f.dependsOn !== undefined && f.dependsOn.length > 0 ? [`Depends on: ${f.dependsOn.join(', ')}.`] : []),
+        ...(f.readonly ? ['Read-only: only the app sets it.'] : []),
+      ].filter((line) => line !== '');
+      return `${head}\n    ${facts.join(' ')}`;
+    })
+    .join('\n');
+}
+
+/** How to change a field (and, with `execute`, how to run an action by name), as `options` say the worker runs calls. */
+export function renderHowTo(options: RenderContextOptions, execute: boolean): string {
+  const how = options.howToCall ?? writeInstruction;
+  const env = options.environmentParam === undefined ? {} : { [options.environmentParam.name]: options.environmentParam.value };
+  return [
+    `To update a field, ${how('update_editable_status', { ...env, fieldName: '<field_name>', value: '<new_value>' })}`,
+    ...(execute ? [`To run one of its actions, ${how('execute_action', { ...env, actionName: '<action_name>', params: { '<param>': '<value>' } })}`] : []),
+  ].join('\n');
 }

@@ -9,8 +9,10 @@ export type {
   Environment,
   EnvironmentInfo,
   FieldValidation,
+  HowToCall,
+  RenderContextOptions,
 } from './environment.js';
-export { validateFieldValue } from './environment.js';
+export { inlineJson, renderFields, renderHowTo, textInstruction, validateFieldValue, writeInstruction } from './environment.js';
 export { BaseEnvironment, type FieldSpec } from './base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment-plugin.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './bookshelf.js';

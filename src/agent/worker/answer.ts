@@ -4,6 +4,9 @@
  * offers them, and the answer's text streamed to the run's events as it comes.
  */
 import type { Turn } from '../../core/records.js';
+import { BaseEnvironment } from '../../environment/base-environment.js';
+import { renderFields, renderHowTo, type Environment, type RenderContextOptions } from '../../environment/environment.js';
+import { takesActionsByName } from './environment-actions.js';
 import { rootInstructions, subWorkerInstructions } from '../worker-tree.js';
 import type { WorkerContext } from './context.js';
 
@@ -35,7 +38,7 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
       ...(instructions === undefined ? [] : [instructions]),
       ...tree,
       ...(mode.instructions === undefined ? [] : [mode.instructions()]),
-      ...ctx.environments.map((e) => e.renderContext()),
+      ...ctx.environments.map((e) => environmentContext(ctx, e)),
     ],
     ...(signal !== undefined && { signal }),
     onPart: (part) => {
@@ -46,4 +49,27 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
   });
   ctx.emit({ type: 'answer', worker: ctx.info(), turnId: turn.id, version: turn.version });
   return turn;
+}
+
+/**
+ * An environment's context as the model reads it, saying how to call its actions the way
+ * this worker's mode runs them. An environment that does not build on BaseEnvironment writes
+ * its context its own way: its fields' schema and how to change them in this mode follow it.
+ */
+function environmentContext(ctx: WorkerContext, environment: Environment): string {
+  const options: RenderContextOptions = {
+    howToCall: (name, params) => ctx.mode.howToCall(name, params),
+    ...(ctx.environments.length > 1 && { environmentParam: { name: 'environment', value: environment.info.id } }),
+  };
+  const own = environment.renderContext(options);
+  if (environment instanceof BaseEnvironment) return own;
+  return [
+    own,
+    '',
+    `## How to act on ${environment.info.name}`,
+    'Editable fields:',
+    renderFields(environment.getEditableStatusSchema()),
+    '',
+    renderHowTo(options, takesActionsByName(environment)),
+  ].join('\n');
 }

@@ -11,6 +11,11 @@ export interface Call {
   callId: string;
   name: string;
   input: JsonValue;
+  /**
+   * The call was written in the answer's text in a mode whose results otherwise go back each
+   * as it comes: its result goes back with the answer's others, so the run cannot pause on it.
+   */
+  together?: true;
 }
 
 /** The run ends after a call: with a question for the parent worker, or paused for an approval (the call has no result yet). */

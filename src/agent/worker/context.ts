@@ -41,7 +41,14 @@ export interface WorkerContext {
    * names: the environments' `update_editable_status` (with the environments) and
    * `spawn_worker` (with the depth limit). Undefined when the worker has none.
    */
-  readonly own: { readonly update: Action | undefined; readonly spawn: Action | undefined };
+  readonly own: {
+    readonly update: Action | undefined;
+    /** `execute_action`, for environments that take actions by name (the seed's `executeAction`). */
+    readonly execute: Action | undefined;
+    /** A call of a name no action has goes to the one environment that takes actions by name. */
+    readonly routesByName: boolean;
+    readonly spawn: Action | undefined;
+  };
   readonly mode: ModeProtocol;
   readonly position: TreePosition;
   /** 0 for the root worker, the number of ancestors for a sub-worker. */

@@ -10,6 +10,7 @@ import type { Session } from '../../prompt/session.js';
 import { Envelope, invalidResponseMessage, type EnvelopeOptions } from '../envelope.js';
 import type { ActionOutcome } from './call.js';
 import type { ModeProtocol, Requests } from './mode.js';
+import { inlineJson } from '../../environment/environment.js';
 
 /** The mode of a worker whose model answers each step with an envelope offering exactly `actions`. */
 export function envelopeMode(session: Session, actions: readonly Action[], options: EnvelopeOptions | undefined): ModeProtocol {
@@ -44,6 +45,7 @@ export function envelopeMode(session: Session, actions: readonly Action[], optio
       return reading.kind === 'final' ? reading.response.decision : undefined;
     },
     record: (results, errors) => recordResult(session, results[0], errors),
+    howToCall: (name, params) => `answer with the command ${inlineJson({ action: name, parameters: params })}`,
   };
 }
 

@@ -21,6 +21,8 @@ export interface PendingCalls {
   turn: Turn;
   calls: Call[];
   errors: string[];
+  /** Their results go back together (as the mode's results do, or because they were read from the answer's text). */
+  together?: true;
 }
 
 /** Where the session stands: the model is next, its last answer asked for nothing more, or that answer's calls wait. */
@@ -138,6 +140,7 @@ export function standingOf(ctx: WorkerContext): Standing {
   const requested = mode.requests(turn);
   if (requested.calls.length === 0 && requested.errors.length === 0) return isHead ? { type: 'answered', turn } : MODEL;
   const calls = requested.calls.filter((c) => !answered.has(c.callId));
-  if (mode.results === 'each') return calls.length === 0 ? MODEL : { type: 'calls', turn, calls, errors: [] };
-  return isHead ? { type: 'calls', turn, calls, errors: requested.errors } : MODEL;
+  if (mode.results === 'each' && requested.together !== true) return calls.length === 0 ? MODEL : { type: 'calls', turn, calls, errors: [] };
+  // Results that go back together are one turn after the answer: while it is the head, none came yet.
+  return isHead ? { type: 'calls', turn, calls, errors: requested.errors, ...(requested.together && { together: true }) } : MODEL;
 }

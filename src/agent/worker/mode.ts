@@ -5,6 +5,7 @@
  * text-mode.ts, envelope-mode.ts).
  */
 import type { Action } from '../../action/action.js';
+import type { JsonValue } from '../../core/blocks.js';
 import type { GolemError } from '../../core/errors.js';
 import type { Turn } from '../../core/records.js';
 import type { RespondOptions } from '../../prompt/respond.js';
@@ -15,6 +16,12 @@ import type { ActionOutcome, Call } from './call.js';
 export interface Requests {
   calls: Call[];
   errors: string[];
+  /**
+   * Set where a mode whose results go back each as it comes read this answer's calls from its
+   * text instead (tools mode, when the model wrote instructions instead of calling tools):
+   * their results go back together, as the next user turn (`recordTogether`).
+   */
+  together?: true;
 }
 
 /** What a model call gets from the mode besides the prompt. */
@@ -39,6 +46,11 @@ interface ModeCommon {
   tooManyInvalid?(inARow: number, errors: readonly string[]): GolemError | undefined;
   /** Set where an answer that asks for nothing more says how the task ended (envelope mode): its decision. */
   decision?(turn: Turn): AIResponse['decision'] | undefined;
+  /**
+   * How the model asks for an action in this mode, as its context tells it: `name` with
+   * `params` (the values are shown as they are, placeholders included).
+   */
+  howToCall(name: string, params: Record<string, JsonValue>): string;
 }
 
 /**
@@ -48,6 +60,11 @@ interface ModeCommon {
  */
 export type ModeProtocol = ModeCommon &
   (
-    | { readonly results: 'each'; record(callId: string, result: ActionOutcome): Promise<void> }
+    | {
+        readonly results: 'each';
+        record(callId: string, result: ActionOutcome): Promise<void>;
+        /** The results of an answer whose calls were read from its text (`Requests.together`), as one user turn. */
+        recordTogether(results: readonly ActionOutcome[], errors: readonly string[]): Promise<void>;
+      }
     | { readonly results: 'together'; record(results: readonly ActionOutcome[], errors: readonly string[]): Promise<void> }
   );

@@ -18,7 +18,7 @@ import { defer, notifyClearance, stage } from './staging.js';
 /** Performs the pending calls in order, each result recorded as the mode says; how the run ends, if a call ends it. */
 export async function performAll(
   ctx: WorkerContext,
-  pending: { calls: readonly Call[]; errors: readonly string[] },
+  pending: { calls: readonly Call[]; errors: readonly string[]; together?: true },
   outcome: WorkerOutcome,
   signal: AbortSignal | undefined,
 ): Promise<CallStop | undefined> {
@@ -51,15 +51,17 @@ export async function performAll(
       ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
       if (result.staged === true) notifyClearance(ctx);
     }
-    if (mode.results === 'each') await mode.record(call.callId, result);
+    if (mode.results === 'each' && pending.together !== true) await mode.record(call.callId, result);
     else results.push(result);
   }
   if (mode.results === 'together') await mode.record(results, pending.errors);
+  else if (pending.together === true) await mode.recordTogether(results, pending.errors);
   return stop;
 }
 
 /** Validates one call, applies the trust policy and runs it. Nothing throws. */
-async function perform(ctx: WorkerContext, call: Call, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+async function perform(ctx: WorkerContext, asked: Call, signal: AbortSignal | undefined): Promise<ActionOutcome> {
+  const call = routed(ctx, asked);
   const { name, input } = call;
   const action = ctx.actions.get(name);
   if (action === undefined) {
@@ -96,6 +98,17 @@ async function perform(ctx: WorkerContext, call: Call, signal: AbortSignal | und
     const e = toGolemError(error);
     return { name, input, ok: false, output: `${name} failed: ${e.message}` };
   }
+}
+
+/**
+ * A call of a name no action has, where one environment takes actions by name (the seed's
+ * `executeAction`): that environment's `execute_action` with the name and the params.
+ */
+function routed(ctx: WorkerContext, call: Call): Call {
+  const { execute, routesByName } = ctx.own;
+  if (!routesByName || execute === undefined || ctx.actions.has(call.name)) return call;
+  const params = typeof call.input === 'object' && call.input !== null && !Array.isArray(call.input) ? call.input : {};
+  return { ...call, name: execute.name, input: { actionName: call.name, params } };
 }
 
 /** Runs a call; `direct`: its effects are real (not on a staging view), so a call that is not repeatable is marked started first. */

@@ -83,7 +83,7 @@ export class Worker {
         ? envelopeMode(session, [...actions.values()], options.envelope)
         : options.mode === 'text'
           ? textMode(session)
-          : toolsMode(session);
+          : toolsMode(session, (name) => actions.has(name) || fromEnvironments.routesByName);
     const path = (): WorkerInfo[] => {
       const [root, ...rest] = position.path as [WorkerInfo, ...WorkerInfo[]];
       if (depth > 0) return position.path;
@@ -95,7 +95,7 @@ export class Worker {
       options,
       actions,
       environments,
-      own: { update: fromEnvironments.update, spawn },
+      own: { update: fromEnvironments.update, execute: fromEnvironments.execute, routesByName: fromEnvironments.routesByName, spawn },
       mode,
       position,
       depth,
