@@ -3,6 +3,8 @@
  * validation (objects and the model's raw text), registered commands, schema versions, the
  * security policy, `${variable}` interpolation and the provider's form of the schema.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   COMMAND_ACTIONS,
@@ -72,7 +74,7 @@ describe('generateResponseSchema', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(['command', 'context', 'decision', 'reasoning']);
     expect(Object.keys(props(schema.properties.decision)).sort()).toEqual(['action', 'message', 'resultValidation']);
     expect(props(schema.properties.decision).action).toMatchObject({ type: 'string', enum: ['PROCEED', 'RETRY', 'ABORT'] });
-    expect(Object.keys(props(schema.properties.reasoning)).sort()).toEqual(['alternatives', 'analysis', 'expectedOutcome', 'rationale']);
+    expect(Object.keys(props(schema.properties.reasoning)).sort()).toEqual(['alternatives', 'analysis', 'confidence', 'expectedOutcome', 'rationale']);
     expect(props(schema.properties.command).action).toMatchObject({ enum: [...COMMAND_ACTIONS] });
     expect(schema.allOf).toHaveLength(2);
     expect(schema['x-golem-version']).toBe(PROTOCOL_VERSION);
@@ -229,26 +231,23 @@ describe('validateAIResponse', () => {
     }
   });
 
-  it('accepts the seed document\'s RETRY example (it carries a "confidence" the schema does not have only in lenient mode)', () => {
-    const example = {
-      decision: {
-        action: 'RETRY',
-        resultValidation: {
-          success: false,
-          expectedElements: ["input[name='username']"],
-          actualState: 'Page loaded but login form is not visible',
-          issues: ['Login form container is hidden'],
-        },
-        message: 'Login form not found, trying alternative approach',
-      },
-      reasoning: { ...reasoning, confidence: 0.7, alternatives: 'Could try a different URL.' },
-      command: { action: 'CLICK_ELEMENT', parameters: { selector: "button[data-test='login-btn']" }, reasoning: 'Try clicking login button to reveal form' },
-    };
-    const strict = manager.validateAIResponse(example, schema);
-    expect(strict.valid).toBe(false);
-    expect(strict.errors.map((e) => e.field)).toEqual(['reasoning.confidence']);
-    const lenient = manager.validateAIResponse(example, manager.generateResponseSchema({ validationMode: 'lenient' }));
-    expect(lenient).toMatchObject({ valid: true, executorCompatible: true, warnings: ['unknown field "reasoning.confidence" was ignored'] });
+  it("accepts seed 002's three example responses as the seed writes them (confidence included), in the default strict mode", () => {
+    const { examples } = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'seed-002-examples.json'), 'utf8')) as { examples: Json[] };
+    expect(examples.map((e) => (e.decision as Json).action)).toEqual(['RETRY', 'PROCEED', 'ABORT']);
+    for (const example of examples) {
+      const result = manager.validateAIResponse(example, schema);
+      expect(result, JSON.stringify(example.decision)).toMatchObject({ valid: true, errors: [], warnings: [] });
+      expect(result.response?.reasoning.confidence).toBe((example.reasoning as Json).confidence);
+    }
+    // As a model's text too, with the prose a model puts around it.
+    const text = `Here is my step:\n\`\`\`json\n${JSON.stringify(examples[0], null, 2)}\n\`\`\``;
+    expect(manager.validateAIResponse(text, schema).valid).toBe(true);
+    // Confidence is a number from 0 to 1, and one of the optional fields.
+    const sure = (confidence: unknown) => ({ ...examples[1], reasoning: { ...(examples[1]?.reasoning as Json), confidence } });
+    expect(errorAt(manager.validateAIResponse(sure(1.5), schema), 'reasoning.confidence').message).toMatch(/1/);
+    expect(manager.validateAIResponse(sure('high'), schema).valid).toBe(false);
+    const bare = manager.generateResponseSchema({ includeOptionalFields: false });
+    expect(errorAt(manager.validateAIResponse(sure(0.5), bare), 'reasoning.confidence').expectedType).toBe('no such property');
   });
 
   it('RETRY without a command and ABORT with one are refused, with messages a model can act on', () => {

@@ -71,7 +71,7 @@ export class Envelope {
       'Answer every step with exactly one JSON object and nothing else (no prose, no code fence):',
       '{',
       `  "decision": {"action": "PROCEED" | "RETRY" | "ABORT", "message": "one sentence"${optional ? ', "resultValidation": {"success": boolean, "expectedElements": [string], "actualState": string, "issues": [string]}' : ''}},`,
-      `  "reasoning": {"analysis": "...", "rationale": "...", "expectedOutcome": "..."${optional ? ', "alternatives": "..."' : ''}},`,
+      `  "reasoning": {"analysis": "...", "rationale": "...", "expectedOutcome": "..."${optional ? ', "confidence": 0.8, "alternatives": "..."' : ''}},`,
       '  "command": {"action": "<command>", "parameters": {...}}',
       '}',
       '- PROCEED: the last step did what you expected. Give the next command, or leave "command" out when the task is done: then "message" is your final answer.',

@@ -54,7 +54,11 @@ export function buildReasoningSchema(options: Required<SchemaOptions>): JsonObje
       analysis: str('The current page state and the previous result', 1),
       rationale: str('Why this decision', 1),
       expectedOutcome: str('What the decision will lead to', 1),
-      ...(options.includeOptionalFields && { alternatives: str('Other approaches you considered') }),
+      ...(options.includeOptionalFields && {
+        // Seed 002's example responses all carry it, though its ReasoningSchema does not list it.
+        confidence: { type: 'number', minimum: 0, maximum: 1, description: 'How sure you are of this decision, from 0 to 1' },
+        alternatives: str('Other approaches you considered'),
+      }),
     },
     required: ['analysis', 'rationale', 'expectedOutcome'],
     additionalProperties: options.validationMode !== 'strict',

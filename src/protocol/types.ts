@@ -25,6 +25,8 @@ export interface AIResponseReasoning {
   analysis: string;
   rationale: string;
   expectedOutcome: string;
+  /** How sure the model is of its decision, from 0 to 1 (seed 002's examples carry it). */
+  confidence?: number;
   alternatives?: string;
 }
 
@@ -51,7 +53,7 @@ export interface ExecutorCommand {
 }
 
 export interface SchemaOptions {
-  /** Include the optional fields (resultValidation, alternatives, context, a command's reasoning). Default true. */
+  /** Include the optional fields (resultValidation, confidence, alternatives, context, a command's reasoning). Default true. */
   includeOptionalFields?: boolean;
   /** The reasoning object is required. Default: the manager's `reasoningRequired` (true). */
   requireReasoning?: boolean;
