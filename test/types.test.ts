@@ -21,7 +21,7 @@ import {
   type WorkspaceExtension,
   type WorkspaceView,
 } from '../src/index.js';
-import type { CommandMap } from '../src/index.js';
+import type { CommandMap, ContentBlock, NewTurn } from '../src/index.js';
 import type { ApprovalRecord, WorkerRecord } from '../src/index.js';
 
 // A user's extension, written as its README would show it: a record, a command, and both declared by declaration merging.
@@ -101,6 +101,6 @@ describe('public API types', () => {
     expectTypeOf<Session['head']>().returns.toEqualTypeOf<TurnRef | null>();
     expectTypeOf<Session['branchInfo']>().returns.resolves.toEqualTypeOf<BranchInfo>();
     expectTypeOf<Session['deleteTurn']>().returns.resolves.toEqualTypeOf<TurnDeleteResult>();
-    expectTypeOf<Session['addTurn']>().parameter(0).toHaveProperty('blocks');
+    expectTypeOf<Session['addTurn']>().parameter(0).toEqualTypeOf<NewTurn | ContentBlock[]>();
   });
 });

@@ -23,6 +23,7 @@ import {
   type ReducerContext,
   type TurnProcessor,
   type WorkspaceExtension,
+  checkExtension,
   runProcessors,
   validatePayload,
 } from './plugin.js';
@@ -165,6 +166,7 @@ export class WorkspaceManager {
    * Register extensions before the first dispatch, so rebuilds validate their records.
    */
   extend(extension: WorkspaceExtension): void {
+    checkExtension(extension);
     if (this.#extensions.has(extension.name)) throw new GolemError('EXTENSION_CONFLICT', `the extension "${extension.name}" is already registered`);
     for (const command of extension.commands ?? []) {
       if (this.#commands.has(command.type)) throw new GolemError('EXTENSION_CONFLICT', `the command "${command.type}" is already defined`);

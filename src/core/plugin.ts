@@ -4,7 +4,7 @@
  * The core domains are defined with the same pieces.
  */
 import { z } from 'zod';
-import { err, fail, ok, type Result } from './errors.js';
+import { err, fail, GolemError, ok, type Result } from './errors.js';
 import type { BlobStorage } from './blob-storage.js';
 import type { Write } from './store.js';
 import { Id, type Turn } from './records.js';
@@ -205,4 +205,36 @@ export function validatePayload<P>(definition: CommandDefinition<P, unknown, unk
     return err(fail('INVALID_PAYLOAD', `invalid ${command.type} payload: ${summary}`, { type: command.type, issues }));
   }
   return ok(payload.data);
+}
+
+/**
+ * Refuses an extension in seed 001's shape (`{ schemas, reducers }`), which would otherwise be
+ * taken with its reducers silently ignored, saying what Golem takes instead.
+ */
+export function checkExtension(extension: WorkspaceExtension): void {
+  const given = extension as WorkspaceExtension & { schemas?: unknown; reducers?: unknown };
+  const wrong = [
+    ...(given.reducers !== undefined
+      ? [
+          "`reducers` (seed 001's { 'custom:cmd': myReducer }): define each command with its payload schema and its reducer, " +
+            "`commands: [defineCommand({ type: 'custom:cmd', description, payload: z.object({...}), reduce: (payload, ctx) => ({ writes, result }) })]`",
+        ]
+      : []),
+    ...(given.schemas !== undefined
+      ? ['`schemas`: give the records your reducers write as `collections: { name: zodSchema }` (and declare their types in `CollectionMap`)']
+      : []),
+  ];
+  if (typeof given.name !== 'string' || given.name === '') wrong.push('`name`: every extension has a name (a non-empty string), which must be unique');
+  if (wrong.length > 0) {
+    throw new GolemError(
+      'EXTENSION_INVALID',
+      `the extension ${typeof given.name === 'string' && given.name !== '' ? `"${given.name}" ` : ''}cannot be registered: ${wrong.join('; ')}`,
+      {
+        details: {
+          name: given.name ?? null,
+          fields: [...(given.reducers !== undefined ? ['reducers'] : []), ...(given.schemas !== undefined ? ['schemas'] : [])],
+        },
+      },
+    );
+  }
 }

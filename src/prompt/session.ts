@@ -14,7 +14,8 @@ import { pathTo, SessionView, type BranchInfo } from '../core/turn-tree.js';
 
 /** Options shared by the commands that add a turn. */
 export interface NewTurn {
-  role: TurnRole;
+  /** Who speaks (default 'user': seed 001 adds a prompt with `addTurn({ blocks })`). */
+  role?: TurnRole;
   blocks: ContentBlock[];
   meta?: JsonObject;
   /** A caller-chosen id; a retry with the same id is refused with DUPLICATE_ID instead of adding twice. */
@@ -83,8 +84,11 @@ export class Session {
     return this.record().head;
   }
 
-  /** Appends a turn at the head (its parent is whatever the head is when the command runs). */
-  async addTurn(turn: NewTurn, options: { expectedHead?: TurnRef | null } = {}): Promise<Turn> {
+  /**
+   * Appends a turn at the head (its parent is whatever the head is when the command runs).
+   * Takes a turn, or only its blocks (seed 001's `addTurn(blocks)`); the role defaults to 'user'.
+   */
+  async addTurn(turn: NewTurn | ContentBlock[], options: { expectedHead?: TurnRef | null } = {}): Promise<Turn> {
     const expectedHead = options?.expectedHead;
     const payload = { sessionId: this.id, turn: this.#withId(turn), ...(expectedHead !== undefined && { expectedHead }) };
     return unwrap(await this.#manager.dispatch({ type: 'turn:add', payload }));
@@ -157,8 +161,12 @@ export class Session {
     return session.head as TurnRef;
   }
 
-  #withId(turn: NewTurn): TurnInput {
-    return { ...turn, id: turn?.id ?? this.#manager.newId() };
+  #withId(turn: NewTurn | ContentBlock[]): TurnInput {
+    // Only blocks, as seed 001's API appendix has it: a user turn of them.
+    if (Array.isArray(turn)) return { role: 'user', blocks: turn, id: this.#manager.newId() };
+    // Anything that is not a turn goes to the command as it is, and is refused there with what is wrong.
+    if (typeof turn !== 'object' || turn === null) return turn as unknown as TurnInput;
+    return { ...turn, role: turn.role ?? 'user', id: turn.id ?? this.#manager.newId() };
   }
 
   #view() {
