@@ -20,9 +20,10 @@ import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
-import { Bm25Retriever } from './prompt/context-retriever.js';
-import { PromptBuilder } from './prompt/prompt-builder.js';
+import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
+import { PromptBuilder, type PromptStages } from './prompt/prompt-builder.js';
 import type { EventBus } from './core/event-bus.js';
+import type { Indexer } from './core/workspace-index.js';
 
 export interface CreateWorkspaceOptions {
   /**
@@ -57,6 +58,13 @@ export interface CreateWorkspaceOptions {
    * used sessions leave memory until next used. Opening reads only the workspace-wide records.
    */
   cache?: CacheOptions;
+  /**
+   * The prompt pipeline's replaceable parts: `stages` (snapshot, instructions, resolveBlob, and
+   * the token planner `plan`), each falling back to Golem's own, and `retriever`, which ranks
+   * context entries and preferences (default BM25; one that is also an `Indexer` is kept
+   * up to date with the workspace's records).
+   */
+  prompt?: { stages?: Partial<PromptStages>; retriever?: ContextRetriever };
 }
 
 /** What `golem status` prints. */
@@ -155,9 +163,14 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     ...(options.actor !== undefined && { actor: options.actor }),
     ...(options.cache !== undefined && { cache: options.cache }),
   });
-  const retriever = new Bm25Retriever();
-  manager.addIndexer(retriever);
-  const prompts = new PromptBuilder({ view: () => manager.workspace(), blobs: blobStorage, retriever });
+  const retriever = options.prompt?.retriever ?? new Bm25Retriever();
+  if (isIndexer(retriever)) manager.addIndexer(retriever);
+  const prompts = new PromptBuilder({
+    view: () => manager.workspace(),
+    blobs: blobStorage,
+    retriever,
+    ...(options.prompt?.stages !== undefined && { stages: options.prompt.stages }),
+  });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
   manager.extend(browserExtension);
@@ -243,4 +256,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
       await ownBlobs?.close();
     },
   };
+}
+
+/** A retriever that keeps its own index of the records (as BM25 does). */
+function isIndexer(retriever: ContextRetriever): retriever is ContextRetriever & Indexer {
+  const r = retriever as Partial<Indexer>;
+  return typeof r.apply === 'function' && typeof r.reset === 'function';
 }

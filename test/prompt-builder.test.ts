@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONFLICT_RULE, CONTINUED, createWorkspace, planTokens, SUPERSEDED_NOTE, type PromptRecord, type Session, type Workspace } from '../src/index.js';
+import {
+  CONFLICT_RULE,
+  CONTINUED,
+  createWorkspace,
+  JaccardRetriever,
+  planTokens,
+  SUPERSEDED_NOTE,
+  type PromptRecord,
+  type Session,
+  type Workspace,
+} from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { text } from './helpers.js';
 
@@ -60,6 +70,35 @@ describe('the token planner in the pipeline', () => {
     const s = await ws.sessions.create({ role: 'verbose' });
     await s.addTurn({ role: 'user', blocks: [text('hi')] });
     await expect(s.buildPrompt({ model, tokenBudget: { total: 400, reserve: 100 } })).rejects.toMatchObject({ code: 'PROMPT_TOO_LARGE' });
+    await ws.close();
+  });
+
+  it('counts preferences against the budget: the weakest by the conflict rule are left out and recorded, before the prompt is refused', async () => {
+    const ws = await createWorkspace();
+    for (const id of ['r1', 'r2']) await ws.preferences.add({ id, content: `${id}: ${words(60, 'role')}` });
+    for (const id of ['s1', 's2']) await ws.preferences.add({ id, content: `${id}: ${words(60, 'mine')}` });
+    await ws.roles.add({ name: 'helper', persona: 'Help.', preferences: ['r1', 'r2'] });
+    const s = await ws.sessions.create({ role: 'helper', preferences: ['s1', 's2'] });
+    await s.addTurn({ role: 'user', blocks: [text('hi')] });
+    // Everything fits in a wide budget.
+    const wide = await s.buildPrompt({ model, tokenBudget: { total: 4000, reserve: 100 } });
+    expect(wide.record.preferences.map((p) => p.id)).toEqual(['r1', 'r2', 's1', 's2']);
+    expect(wide.record.preferencesLeftOut).toBeUndefined();
+    // Room for two: the role's defaults go first (a session's own choice beats them), and the prompt is built.
+    const tight = await s.buildPrompt({ model, tokenBudget: { total: 260, reserve: 20 } });
+    expect(tight.record.preferences.map((p) => p.id)).toEqual(['s1', 's2']);
+    expect(tight.record.preferencesLeftOut).toEqual([
+      { id: 'r1', tier: 'role' },
+      { id: 'r2', tier: 'role' },
+    ]);
+    expect(tight.prompt.system).not.toContain('r1:');
+    expect(tight.prompt.system).toContain('s2:');
+    expect(tight.record.tokens.total).toBeLessThanOrEqual(240);
+    // No room even for the persona and the turn without preferences: refused, saying so.
+    await expect(s.buildPrompt({ model, tokenBudget: { total: 30, reserve: 20 } })).rejects.toMatchObject({
+      code: 'PROMPT_TOO_LARGE',
+      message: expect.stringContaining('even without the preferences'),
+    });
     await ws.close();
   });
 
@@ -151,6 +190,96 @@ describe('instructions and retrieval', () => {
     expect(narrow.prompt.system).toContain('## Relevant context\n- [heart] The heart has four chambers');
     const strict = await s.buildPrompt({ model, relevance: { recentMessageWindow: 1, minScore: 0.99 } });
     expect(strict.record.context).toEqual([]);
+    await ws.close();
+  });
+});
+
+describe("a role's constraints and topics", () => {
+  it("apply to every prompt of a session in the role: temperature, maxTokens (kept free in the window) and contextWindow; a call's own options win", async () => {
+    const ws = await createWorkspace();
+    await ws.roles.add({
+      name: 'terse',
+      persona: 'Be brief.',
+      constraints: { temperature: 0.2, maxTokens: 300, contextWindow: 2000, model: 'openai:gpt-4.1-mini', team: 'ops' },
+    });
+    const s = await ws.sessions.create({ role: 'terse' });
+    for (let i = 0; i < 40; i++) await s.addTurn({ role: i % 2 === 0 ? 'user' : 'assistant', blocks: [text(`${i}: ${words(40)}`)] });
+    const byRole = await s.buildPrompt({ model });
+    expect(byRole.prompt.temperature).toBe(0.2);
+    expect(byRole.prompt.maxOutputTokens).toBe(300);
+    expect(byRole.record.tokens).toMatchObject({ budget: 2000, reserve: 300 });
+    expect(byRole.record.tokens.total).toBeLessThanOrEqual(1700);
+    expect(byRole.record.dropped.count).toBeGreaterThan(0);
+    // The call's own options win over the role's.
+    const own = await s.buildPrompt({ model, temperature: 0.9, maxOutputTokens: 50, tokenBudget: { total: 100_000 } });
+    expect(own.prompt).toMatchObject({ temperature: 0.9, maxOutputTokens: 50 });
+    expect(own.record.tokens.budget).toBe(100_000);
+    expect(own.record.dropped.count).toBe(0);
+    // The same session without the role: none of them.
+    await ws.manager.dispatch({ type: 'session:role:switch', payload: { sessionId: s.id, role: null } });
+    const plain = await s.buildPrompt({ model });
+    expect(plain.prompt.temperature).toBeUndefined();
+    expect(plain.prompt.maxOutputTokens).toBeUndefined();
+    expect(plain.record.tokens.budget).toBe(128_000);
+    await ws.close();
+  });
+
+  it('refuses constraints of the wrong type with INVALID_PAYLOAD, and keeps keys it does not know', async () => {
+    const ws = await createWorkspace();
+    for (const constraints of [{ temperature: 'hot' }, { temperature: 3 }, { maxTokens: 0 }, { contextWindow: 1.5 }, { model: '' }]) {
+      await expect(ws.roles.add({ name: 'bad', persona: 'x', constraints: constraints as never }), JSON.stringify(constraints)).rejects.toMatchObject({
+        code: 'INVALID_PAYLOAD',
+      });
+    }
+    expect(ws.roles.list()).toEqual([]);
+    const role = await ws.roles.add({ name: 'ok', persona: 'x', constraints: { temperature: 0, style: { tone: 'dry' } } });
+    expect(role.constraints).toEqual({ temperature: 0, style: { tone: 'dry' } });
+    await ws.close();
+  });
+
+  it("the role's topics bring in the context entries and preferences of those topics, as the session's own do", async () => {
+    const ws = await createWorkspace();
+    await ws.context.add({ key: 'ecg', content: 'An ECG records the electrical activity of the heart.', topics: ['cardiology'] });
+    await ws.context.add({ key: 'bread', content: 'Sourdough rises with a wild yeast starter.', topics: ['cooking'] });
+    await ws.roles.add({ name: 'cardiologist', persona: 'You are a cardiologist.', topics: ['cardiology'] });
+    const s = await ws.sessions.create({ role: 'cardiologist' });
+    await s.addTurn({ role: 'user', blocks: [text('What should I read first?')] });
+    const withRole = await s.buildPrompt({ model });
+    expect(withRole.record.context.map((c) => c.key)).toEqual(['ecg']);
+    const without = await ws.sessions.create();
+    await without.addTurn({ role: 'user', blocks: [text('What should I read first?')] });
+    expect((await without.buildPrompt({ model })).record.context).toEqual([]);
+    await ws.close();
+  });
+});
+
+describe('the replaceable stages, as createWorkspace options', () => {
+  it("takes its own instructions stage, token planner and retriever, and falls back to Golem's for the rest", async () => {
+    const planned: number[] = [];
+    const ws = await createWorkspace({
+      prompt: {
+        retriever: new JaccardRetriever(),
+        stages: {
+          instructions: (parts) => `HOUSE RULES. ${parts.context.map((c) => c.key).join(',')}`,
+          // Keeps only the newest turn, whatever the budget.
+          plan: (input) => {
+            planned.push(input.groups.length);
+            const plan = planTokens(input);
+            return 'tooLarge' in plan ? plan : { ...plan, firstGroup: Math.max(plan.firstGroup, input.groups.length - 1) };
+          },
+        },
+      },
+    });
+    await ws.context.add({ key: 'heart', content: 'The heart has four chambers.', topics: ['anatomy'] });
+    const s = await ws.sessions.create();
+    await s.addTurn({ role: 'user', blocks: [text('hello')] });
+    await s.addTurn({ role: 'assistant', blocks: [text('hi')] });
+    await s.addTurn({ role: 'user', blocks: [text('How many chambers has the heart?')] });
+    const { prompt, record } = await s.buildPrompt({ model });
+    expect(prompt.system).toBe('HOUSE RULES. heart');
+    expect(record.retriever).toBe('jaccard');
+    expect(record.turns.count).toBe(1);
+    expect(planned).toEqual([3]);
     await ws.close();
   });
 });

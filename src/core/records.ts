@@ -3,7 +3,7 @@
  * Every record read back from a store is validated against these.
  */
 import { z } from 'zod';
-import { ContentBlock, JsonObject, Sha256 } from './blocks.js';
+import { ContentBlock, JsonObject, JsonValue, Sha256 } from './blocks.js';
 
 /** An entity id: any non-empty string up to 200 characters (UUIDs by default). */
 export const Id = z.string().min(1).max(200);
@@ -69,6 +69,24 @@ export const Turn = z.strictObject({
   createdAt: Timestamp,
 });
 export type Turn = z.infer<typeof Turn>;
+
+/**
+ * A role's model constraints: the ones Golem applies to every prompt of a session in the role
+ * (a call's own options win), typed; any other key is kept as it is, for the caller's use.
+ */
+export const RoleConstraints = z
+  .object({
+    /** The sampling temperature. */
+    temperature: z.number().min(0).max(2).optional(),
+    /** The most tokens an answer may take (and the room the token budget keeps free for it). */
+    maxTokens: z.number().int().positive().optional(),
+    /** The context window the prompt must fit in, in tokens. */
+    contextWindow: z.number().int().positive().optional(),
+    /** The model the role is meant for, as `provider:model`: kept for the caller, which picks the model it passes. */
+    model: z.string().min(1).optional(),
+  })
+  .catchall(JsonValue);
+export type RoleConstraints = z.infer<typeof RoleConstraints>;
 
 /** A persona: system prompt, model constraints, topics of interest, default preferences. */
 export const Role = z.strictObject({

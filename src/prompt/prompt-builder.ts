@@ -8,7 +8,7 @@ import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Prompt, PromptMedia, PromptMessage, PromptTool, ResponseFormat } from '../models/prompt.js';
 import type { BlobStorage } from '../core/blob-storage.js';
-import type { Session, Turn, TurnRef } from '../core/records.js';
+import { RoleConstraints, type Role, type Session, type Turn, type TurnRef } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import type { ContextRetriever } from './context-retriever.js';
 import { fitTurns } from './fit-turns.js';
@@ -20,6 +20,9 @@ import { findRelevant, relevantEntries, type RelevanceConfig, type RelevantEntry
 import { systemPromptOf, type SystemPrompt } from './system-prompt.js';
 import { groupTurns, supersede, transcriptSnapshot, type TranscriptSnapshot } from './transcript.js';
 import { planTokens, type Plan, type TokenBudget } from './token-planner.js';
+
+/** The context window a prompt fits in when neither the call nor the session's role gives one. */
+const DEFAULT_BUDGET = 128_000;
 
 /** What `build` needs besides the session: the model, the budget, what the prompt declares. */
 export interface BuildOptions {
@@ -55,9 +58,14 @@ export interface BuiltPrompt {
 
 /** The replaceable stages. */
 export interface PromptStages {
+  /** Stage 1: the turns the prompt is made of (default: the path from the root to the head, summaries standing in). */
   snapshot(view: WorkspaceView, session: Session): TranscriptSnapshot;
+  /** Stage 3: the system instruction (default: persona, preferences by the conflict rule, context, summaries). */
   instructions: typeof systemInstruction;
+  /** Stage 4: a blob as the model gets it (default: inline, or the provider's file id where one is recorded). */
   resolveBlob(sha256: string, mediaType: string, model: BuildOptions['model']): Promise<PromptMedia>;
+  /** The token planner: what context and which turns fit the budget (default: `planTokens`). */
+  plan: typeof planTokens;
 }
 
 /**
@@ -86,6 +94,7 @@ export class PromptBuilder {
       snapshot: (view, session) => transcriptSnapshot(view, session.head),
       instructions: systemInstruction,
       resolveBlob: (sha256, mediaType, model) => this.#resolveBlob(sha256, mediaType, model),
+      plan: planTokens,
       ...deps.stages,
     };
   }
@@ -103,11 +112,12 @@ export class PromptBuilder {
   }
 
   /** The prompt for the session's next answer, fitted into the token budget, and how it was built. */
-  async build(session: Session, options: BuildOptions): Promise<BuiltPrompt> {
+  async build(session: Session, given: BuildOptions): Promise<BuiltPrompt> {
     const view = this.#view();
+    const options = withRoleConstraints(given, session.role === null ? undefined : view.roles.get(session.role));
     const count = (text: string) => options.model.countTokens(text);
     const relevance = { recentMessageWindow: 6, minScore: 0.2, maxEntries: 8, contextShare: 0.25, ...options.relevance };
-    const budget = options.tokenBudget ?? { total: 128_000 };
+    const budget = options.tokenBudget ?? { total: DEFAULT_BUDGET };
 
     // 1. TranscriptSnapshot. Observations a newer one makes obsolete (old page snapshots) go before anything is counted.
     const snap = this.#stages.snapshot(view, session);
@@ -117,19 +127,27 @@ export class PromptBuilder {
     const relevant = findRelevant({ view, session, turns: current.turns, relevance, now: options.now, retriever: this.#retriever });
     // 3. Instructions, the system sections after them
     const summaries = snap.summaries.map((s) => s.text);
-    const system = systemPromptOf({ view, session, relevant, summaries, sections: options.systemSections, instructions: this.#stages.instructions });
+    const all = systemPromptOf({ view, session, relevant, summaries, sections: options.systemSections, instructions: this.#stages.instructions });
     const toolTokens = declaredTokens(options.tools, options.responseFormat, count);
     const contextEntries = relevantEntries(view, relevant.context, count);
-    // The budget: what context and which turns fit
-    const plan = this.#plan({
-      groups,
-      baseSystem: system.base,
-      toolTokens,
-      contextEntries,
-      budget,
-      contextShare: relevance.contextShare,
-      model: options.model,
-    });
+    // The budget: what context and which turns fit. Preferences count against it: where the
+    // instruction does not fit, the weakest are left out (and recorded) before the prompt is refused.
+    const planFor = (system: SystemPrompt) =>
+      this.#plan({ groups, baseSystem: system.base, toolTokens, contextEntries, budget, contextShare: relevance.contextShare, model: options.model });
+    let system = all;
+    let plan = planFor(system);
+    while ('tooLarge' in plan && system.preferences.length > 0) {
+      system = all.withoutFirst(all.preferences.length - system.preferences.length + 1);
+      plan = planFor(system);
+    }
+    if ('tooLarge' in plan) {
+      throw new GolemError(
+        'PROMPT_TOO_LARGE',
+        `the system instruction and tools need ${plan.tooLarge.needed} tokens${all.preferences.length > 0 ? ' even without the preferences' : ''}, but the budget leaves ${plan.tooLarge.available} for the prompt`,
+        { details: plan.tooLarge },
+      );
+    }
+    const leftOut = all.preferences.slice(0, all.preferences.length - system.preferences.length);
     const keptContext = contextEntries.filter((c) => plan.context.includes(c.id));
     const systemText = system.withContext(keptContext.map((c) => c.entry));
     const history = this.#history(groups, plan, options.model);
@@ -138,6 +156,7 @@ export class PromptBuilder {
 
     return this.#result({
       session,
+      leftOut,
       snap,
       superseded: current.superseded,
       system,
@@ -156,6 +175,8 @@ export class PromptBuilder {
   /** The built prompt, with the turns sent and dropped, and the record of how it was built. */
   #result(built: {
     session: Session;
+    /** Preferences left out to fit the budget. */
+    leftOut: SystemPrompt['preferences'];
     snap: TranscriptSnapshot;
     superseded: number;
     system: SystemPrompt;
@@ -169,7 +190,7 @@ export class PromptBuilder {
     measured: number;
     count: (text: string) => number;
   }): BuiltPrompt {
-    const { session, snap, superseded, system, systemText, keptContext, plan, history, budget, prompt, blobs, measured, count } = built;
+    const { session, leftOut, snap, superseded, system, systemText, keptContext, plan, history, budget, prompt, blobs, measured, count } = built;
     const dropped = history.groups.slice(0, history.firstGroup).flat();
     const systemTokens = count(systemText);
     return {
@@ -186,6 +207,7 @@ export class PromptBuilder {
         ...(superseded > 0 && { superseded }),
         context: keptContext.map((c) => ({ key: c.entry.key, score: round(c.score), tokens: c.tokens })),
         preferences: system.preferences.map((p) => ({ id: p.preference.id, tier: p.tier })),
+        ...(leftOut.length > 0 && { preferencesLeftOut: leftOut.map((p) => ({ id: p.preference.id, tier: p.tier })) }),
         role: session.role,
         blobs,
         retriever: this.#retriever.name,
@@ -203,9 +225,9 @@ export class PromptBuilder {
   }
 
   /**
-   * The token plan: the context kept and the oldest group of turns kept. Only the newest
-   * groups that could fit are counted: a long history costs a walk, not a count.
-   * PROMPT_TOO_LARGE when the system instruction and tools leave no room.
+   * The token plan: the context kept and the oldest group of turns kept (or `tooLarge` when
+   * the system instruction and tools leave no room). Only the newest groups that could fit
+   * are counted: a long history costs a walk, not a count.
    */
   #plan(input: {
     groups: readonly Turn[][];
@@ -215,7 +237,7 @@ export class PromptBuilder {
     budget: TokenBudget;
     contextShare: number;
     model: BuildOptions['model'];
-  }): Plan {
+  }): ReturnType<typeof planTokens> {
     const { groups, baseSystem, toolTokens, contextEntries, budget, contextShare, model } = input;
     const count = (text: string) => model.countTokens(text);
     const groupTokens: number[] = new Array<number>(groups.length).fill(Number.POSITIVE_INFINITY);
@@ -223,7 +245,7 @@ export class PromptBuilder {
       groupTokens[i] = (groups[i] as Turn[]).reduce((n, t) => n + this.#turnTokens(t, model), 0);
       sum += groupTokens[i] as number;
     }
-    const plan = planTokens({
+    return this.#stages.plan({
       budget,
       // The opening note that may be put before the history (messages.ts, CONTINUED) is counted in always.
       systemTokens: count(baseSystem) + (contextEntries.length > 0 ? count('## Relevant context\n') : 0) + count(CONTINUED) + 4,
@@ -232,16 +254,6 @@ export class PromptBuilder {
       groups: groupTokens.map((tokens) => ({ tokens })),
       contextShare,
     });
-    if ('tooLarge' in plan) {
-      throw new GolemError(
-        'PROMPT_TOO_LARGE',
-        `the system instruction and tools need ${plan.tooLarge.needed} tokens, but the budget leaves ${plan.tooLarge.available} for the prompt`,
-        {
-          details: plan.tooLarge,
-        },
-      );
-    }
-    return plan;
   }
 
   /** The turns the plan keeps, the newest group cut to what it leaves when it says so. */
@@ -342,4 +354,27 @@ export class PromptBuilder {
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * The options with the session's role's model constraints filled in where the call gave none:
+ * its temperature, its maxTokens (and, unless the budget says otherwise, that much kept free
+ * for the answer) and its contextWindow as the budget. A value of the wrong type is left out.
+ */
+export function withRoleConstraints(options: BuildOptions, role: Role | undefined): BuildOptions {
+  if (role === undefined) return options;
+  const parsed = RoleConstraints.safeParse(role.constraints);
+  const constraints = parsed.success ? parsed.data : {};
+  const temperature = options.temperature ?? constraints.temperature;
+  const maxOutputTokens = options.maxOutputTokens ?? constraints.maxTokens;
+  const total = options.tokenBudget?.total ?? constraints.contextWindow;
+  // The role's answer length is kept free in the window (at most half of it), unless the call's budget says what to keep.
+  const roleLength = options.maxOutputTokens === undefined ? constraints.maxTokens : undefined;
+  const reserve = options.tokenBudget?.reserve ?? (roleLength === undefined ? undefined : Math.min(roleLength, Math.floor((total ?? DEFAULT_BUDGET) / 2)));
+  return {
+    ...options,
+    ...(temperature !== undefined && { temperature }),
+    ...(maxOutputTokens !== undefined && { maxOutputTokens }),
+    ...((total !== undefined || reserve !== undefined) && { tokenBudget: { total: total ?? DEFAULT_BUDGET, ...(reserve !== undefined && { reserve }) } }),
+  };
 }

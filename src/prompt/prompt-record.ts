@@ -16,6 +16,8 @@ export interface PromptRecord {
   superseded?: number;
   context: { key: string; score: number; tokens: number }[];
   preferences: { id: string; tier: PreferenceTier }[];
+  /** Preferences left out because the system instruction did not fit the budget with them (the weakest first). */
+  preferencesLeftOut?: { id: string; tier: PreferenceTier }[];
   role: string | null;
   blobs: { sha256: string; as: 'inline' | 'fileId' }[];
   retriever: string;

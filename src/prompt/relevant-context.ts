@@ -52,8 +52,10 @@ export interface RelevantEntry {
 export function findRelevant(input: RelevanceInput): Relevant {
   const { view, session, relevance } = input;
   const recent = input.turns.slice(-relevance.recentMessageWindow);
-  const query = { topics: session.topics, text: recent.map(textOf).join('\n'), now: input.now ?? Date.now() };
   const role = session.role === null ? undefined : view.roles.get(session.role);
+  // The role's topics of interest count as the session's own.
+  const topics = [...new Set([...session.topics, ...(role?.topics ?? [])])];
+  const query = { topics, text: recent.map(textOf).join('\n'), now: input.now ?? Date.now() };
   const fixed = new Set([...(role?.preferences ?? []), ...session.preferences]);
   const candidates = [...[...view.context.values()].map(retrievableOf), ...[...view.preferences.values()].filter((p) => !fixed.has(p.id)).map(retrievableOf)];
   const ranked =

@@ -18,6 +18,12 @@ export interface SystemPrompt {
   base: string;
   /** The system instruction with the context entries kept. */
   withContext(context: ContextEntry[]): string;
+  /**
+   * The same instruction without its first `n` preferences: the weakest by the conflict rule
+   * (the role's defaults, then the topics', then the session's own; older first), left out
+   * when the instruction does not fit the budget.
+   */
+  withoutFirst(n: number): SystemPrompt;
 }
 
 /** What `systemPromptOf` puts together. */
@@ -43,12 +49,14 @@ export function systemPromptOf(input: SystemPromptInput): SystemPrompt {
   });
   const sections = (input.sections ?? []).filter((x) => x.trim() !== '');
   const withSections = (instruction: string) => [instruction, ...sections].filter((x) => x !== '').join('\n\n');
-  return {
-    preferences,
+  const make = (active: SystemPrompt['preferences']): SystemPrompt => ({
+    preferences: active,
     summaries,
-    base: withSections(instructions({ role, preferences, context: [], summaries })),
-    withContext: (context) => withSections(instructions({ role, preferences, context, summaries })),
-  };
+    base: withSections(instructions({ role, preferences: active, context: [], summaries })),
+    withContext: (context) => withSections(instructions({ role, preferences: active, context, summaries })),
+    withoutFirst: (n) => make(preferences.slice(n)),
+  });
+  return make(preferences);
 }
 
 function isDefined<T>(value: T | undefined): value is T {

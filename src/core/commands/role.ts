@@ -1,17 +1,16 @@
 /** Role and persona commands (seed 001 section 8.4). */
 import { z } from 'zod';
-import { JsonObject } from '../blocks.js';
 import { fail } from '../errors.js';
 import { defineCommand, type ReducerContext } from '../plugin.js';
-import { Id, Topic, type Role } from '../records.js';
+import { Id, RoleConstraints, Topic, type Role } from '../records.js';
 import { requirePreferences, stored, unique } from './kit.js';
 
 const RoleFields = {
   label: z.string().nullable().optional(),
   /** The system prompt of the role. */
   persona: z.string(),
-  /** Model constraints such as temperature, maxTokens, contextWindow, model. */
-  constraints: JsonObject.optional(),
+  /** Model constraints: temperature, maxTokens and contextWindow are applied to every prompt; model names the one meant. */
+  constraints: RoleConstraints.optional(),
   topics: z.array(Topic).optional(),
   /** Ids of the preferences this role applies by default. */
   preferences: z.array(Id).optional(),
