@@ -35,4 +35,23 @@ describe('examples', () => {
     expect(stdout).toContain('The heart has four chambers: two atria and two ventricles.');
     expect(stdout).toMatch(/sent 1 turn\(s\); context: heart \(0\.\d+\); preferences: brief \[role\]/);
   });
+
+  it("seed 001's Shadow Turn recipe: a hidden system turn before every user turn, read by the model, hidden from the user", async () => {
+    const env = { ...process.env };
+    delete env.GOLEM_MODEL;
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/recipes/shadow-turn.ts'], { cwd: root, env });
+    expect(stdout).toMatch(/answer: As of your message: Now: \d{4}-\d\d-\d\dT\d\d:\d\d UTC\. deploy #41 of api is rolling out: 3 of 5 pods ready\./);
+    expect(stdout).toContain('deploy #41 of api finished: 5 of 5 pods ready.');
+    expect(stdout).toContain('the user sees 4 turns: user, assistant, user, assistant');
+    expect(stdout).toContain('the model saw 6: shadow, user, assistant, shadow, user, assistant');
+  });
+
+  it("seed 001's Automatic Topic Discovery recipe: a cheap model tags each user turn, and retrieval follows the topics", async () => {
+    const env = { ...process.env };
+    delete env.GOLEM_TOPIC_MODEL;
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/recipes/topic-discovery.ts'], { cwd: root, env });
+    expect(stdout).toContain("after the first message: [ 'cardiology' ]");
+    expect(stdout).toContain("after the second: [ 'cardiology', 'exercise' ]");
+    expect(stdout).toContain('context in the next prompt: beta-blockers, zone-2');
+  });
 });
