@@ -8,6 +8,7 @@
 import type { JsonValue } from '../core/blocks.js';
 import { GolemError, unwrap } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
+import { Serializer } from '../core/serializer.js';
 import { clearanceItems, stageRefOf } from './clearance.js';
 import type { ClearanceRecord } from './agent-plugin.js';
 import type { FileAccess } from '../action/files.js';
@@ -20,7 +21,7 @@ export interface StagedProjectScope {
   rootSessionId: string;
   workerId: string;
   /** Shared by the whole worker tree: the git staging, opened on first use. */
-  shared: { staging?: Promise<GitStaging> };
+  shared: { staging?: Promise<GitStaging>; staged?: Serializer };
 }
 
 export class StagedProject {
@@ -69,7 +70,13 @@ export class StagedProject {
    * Runs `run` on a staging view; what it changed joins the open staged commit, and the
    * outcome says so. A failed run, or one that changed nothing, is returned as it is.
    */
-  async stage<R extends { ok: boolean; output: JsonValue }>(callName: string, run: (view: FileAccess) => Promise<R>): Promise<R | (R & { staged: true })> {
+  stage<R extends { ok: boolean; output: JsonValue }>(callName: string, run: (view: FileAccess) => Promise<R>): Promise<R | (R & { staged: true })> {
+    // One change at a time for the whole tree: sub-workers side by side must not both build on the same open commit.
+    this.#scope.shared.staged ??= new Serializer();
+    return this.#scope.shared.staged.run(() => this.#stage(callName, run));
+  }
+
+  async #stage<R extends { ok: boolean; output: JsonValue }>(callName: string, run: (view: FileAccess) => Promise<R>): Promise<R | (R & { staged: true })> {
     const staging = await this.#staging();
     const open = this.#openItem();
     const view = staging.view(refOf(open), this.disk);

@@ -42,17 +42,16 @@ export async function approve(ctx: WorkerContext, action: Action, call: Call, in
         return { kind: 'denied', message: `Not run: ${action.name} needs the user's approval and nobody can be asked now (approval ${approval.id} waits).` };
       return { kind: 'paused', approval };
     }
-    const result = await untilAborted(
-      ask({
-        id: approval.id,
-        type: approval.type,
-        description: approval.description,
-        details: approval.details,
-        risk: approval.risk,
-        workerPath: approval.workerPath,
-      }),
-      signal,
-    );
+    const request = {
+      id: approval.id,
+      type: approval.type,
+      description: approval.description,
+      details: approval.details,
+      risk: approval.risk,
+      workerPath: approval.workerPath,
+    };
+    // The whole tree waits while the user is asked (seed 003): sub-workers side by side stop at their next step.
+    const result = await ctx.position.shared.gate.hold(() => untilAborted(ask(request), signal));
     const answer = result === undefined ? { answer: 'no' as const, reason: 'the user stopped the run' } : answerOf(result);
     const answered = await manager.dispatch({ type: 'approval:answer', payload: { id: approval.id, ...answer, fingerprint: approval.fingerprint } });
     if (answered.ok) approval = answered.value;

@@ -6,6 +6,7 @@
 import type { Action } from '../../action/action.js';
 import type { WorkspaceManager } from '../../core/manager.js';
 import type { Environment } from '../../environment/environment.js';
+import type { Serializer } from '../../core/serializer.js';
 import type { GitStaging } from '../../project/git-staging.js';
 import type { Session } from '../../prompt/session.js';
 import type { SessionManager } from '../../prompt/session-manager.js';
@@ -13,13 +14,14 @@ import type { StagedProject } from '../staged-project.js';
 import type { WorkerEvent, WorkerInfo } from '../ui-adapter.js';
 import type { ModeProtocol } from './mode.js';
 import type { WorkerOptions } from './options.js';
+import type { TreeGate } from './tree-gate.js';
 
 /** A worker's place in the tree (internal: sub-workers are made by `spawn_worker`). */
 export interface TreePosition {
   path: WorkerInfo[];
   rootSessionId: string;
-  /** Shared by the whole tree. */
-  shared: { staging?: Promise<GitStaging> };
+  /** Shared by the whole tree: the staging (and its one-at-a-time queue), and the gate approvals hold. */
+  shared: { staging?: Promise<GitStaging>; staged?: Serializer; gate: TreeGate };
 }
 
 /** What a Worker is given besides its options: the sessions to open its sub-workers' in, and its place in the tree. */
@@ -55,6 +57,8 @@ export interface WorkerContext {
   readonly depth: number;
   /** How deep the tree under the root may go (0: no sub-workers). */
   readonly maxDepth: number;
+  /** How many sub-workers one answer's spawn_worker calls run at once (default 4). */
+  readonly concurrency: number;
   /** The project's files, staged in manual mode (none without a project). */
   readonly project: StagedProject | undefined;
   /** Where sub-workers' sessions are opened (set when the worker may spawn). */

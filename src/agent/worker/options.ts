@@ -46,6 +46,10 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
   project?: { root: string; stagingDir?: string };
   /** Trust modes for this worker's actions, above their defaults (the workspace's and session's overrides win). */
   trust?: Readonly<Record<string, Trust>>;
-  /** Offer `spawn_worker` (seed 003 worker tree), with a depth limit (default 4). Default: off. */
-  subWorkers?: boolean | { maxDepth?: number };
+  /**
+   * Offer `spawn_worker` (seed 003 worker tree), with a depth limit (default 4) and how many
+   * sub-workers the spawn_worker calls of one answer run side by side (default 4; 1 runs them
+   * one after another). Default: off.
+   */
+  subWorkers?: boolean | { maxDepth?: number; concurrency?: number };
 }

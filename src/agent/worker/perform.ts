@@ -14,8 +14,13 @@ import { toJson, type ActionOutcome, type Call, type CallStop } from './call.js'
 import type { WorkerContext } from './context.js';
 import type { WorkerOutcome } from './outcome.js';
 import { defer, notifyClearance, stage } from './staging.js';
+import { inParallel } from './tree-gate.js';
 
-/** Performs the pending calls in order, each result recorded as the mode says; how the run ends, if a call ends it. */
+/**
+ * Performs the pending calls in order, each result recorded as the mode says; how the run
+ * ends, if a call ends it. Consecutive spawn_worker calls run side by side (at most
+ * `ctx.concurrency` at once), their results recorded in call order.
+ */
 export async function performAll(
   ctx: WorkerContext,
   pending: { calls: readonly Call[]; errors: readonly string[]; together?: true },
@@ -23,40 +28,81 @@ export async function performAll(
   signal: AbortSignal | undefined,
 ): Promise<CallStop | undefined> {
   const { mode } = ctx;
+  const each = mode.results === 'each' && pending.together !== true;
   const results: ActionOutcome[] = [];
-  let stop: CallStop | undefined;
-  const seen = new Set<string>();
-  for (const call of pending.calls) {
-    let result: ActionOutcome;
-    const repeated = seen.has(call.callId);
-    seen.add(call.callId);
-    if (repeated) {
-      // One id, one call: a copy is not run (one approval must not run a call once per copy).
-      result = {
-        name: call.name,
-        input: call.input,
-        ok: false,
-        output: `Not run: an earlier call of your answer has the same id (${call.callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.`,
-      };
-    } else if (signal?.aborted === true) {
-      // Cancelled: the calls not yet run are answered as such, so the history stays whole.
-      result = { name: call.name, input: call.input, ok: false, output: 'Not run: the user stopped the run.' };
-    } else if (stop !== undefined) {
-      result = { name: call.name, input: call.input, ok: false, output: 'Not run: your run ended with your question.' };
-    } else {
-      result = await perform(ctx, call, signal);
-      if (result.stop?.status === 'paused') return result.stop; // no result yet: the call waits for its approval
-      stop = result.stop;
-      outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
-      ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
-      if (result.staged === true) notifyClearance(ctx);
+  const state: BatchState = { stop: undefined, seen: new Set<string>() };
+  for (let at = 0; at < pending.calls.length;) {
+    const batch = batchAt(ctx, pending.calls, at);
+    at += batch.length;
+    const done = await inParallel(
+      batch.map((call) => () => performOne(ctx, call, state, signal)),
+      ctx.concurrency,
+    );
+    for (const result of done) {
+      // No result yet: the call waits for its approval (the ones after it are performed again when the run resumes).
+      if (result.stop?.status === 'paused') return result.stop;
+      if (result.ran === true) {
+        state.stop ??= result.stop;
+        outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
+        ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
+        if (result.staged === true) notifyClearance(ctx);
+      }
+      if (each && mode.results === 'each') await mode.record(result.callId, result);
+      else results.push(result);
     }
-    if (mode.results === 'each' && pending.together !== true) await mode.record(call.callId, result);
-    else results.push(result);
   }
   if (mode.results === 'together') await mode.record(results, pending.errors);
   else if (pending.together === true) await mode.recordTogether(results, pending.errors);
-  return stop;
+  return state.stop;
+}
+
+/** What the calls of one answer share while they are performed. */
+interface BatchState {
+  /** How the run ends, once a call has ended it. */
+  stop: CallStop | undefined;
+  /** The call ids performed so far. */
+  seen: Set<string>;
+}
+
+/** The calls from `at` that run together: a run of spawn_worker calls (with distinct ids), or the one call there. */
+function batchAt(ctx: WorkerContext, calls: readonly Call[], at: number): Call[] {
+  const spawn = ctx.own.spawn?.name;
+  const ids = new Set<string>();
+  const batch: Call[] = [];
+  for (let i = at; i < calls.length; i++) {
+    const call = calls[i] as Call;
+    if (batch.length > 0 && (call.name !== spawn || batch[0]?.name !== spawn || ids.has(call.callId))) break;
+    batch.push(call);
+    ids.add(call.callId);
+  }
+  return batch;
+}
+
+/** One call's result; `ran`: it was performed (not answered as a copy, cancelled, or cut short by a question). */
+async function performOne(
+  ctx: WorkerContext,
+  call: Call,
+  state: BatchState,
+  signal: AbortSignal | undefined,
+): Promise<ActionOutcome & { callId: string; ran?: true }> {
+  const { name, input, callId } = call;
+  if (state.seen.has(callId)) {
+    // One id, one call: a copy is not run (one approval must not run a call once per copy).
+    return {
+      callId,
+      name,
+      input,
+      ok: false,
+      output: `Not run: an earlier call of your answer has the same id (${callId}), so this one was taken for a copy of it; call it again if you meant it to run twice.`,
+    };
+  }
+  state.seen.add(callId);
+  // While an approval is being asked anywhere in the tree, the tree waits here.
+  await ctx.position.shared.gate.passed(signal);
+  // Cancelled: the calls not yet run are answered as such, so the history stays whole.
+  if (signal?.aborted === true) return { callId, name, input, ok: false, output: 'Not run: the user stopped the run.' };
+  if (state.stop !== undefined) return { callId, name, input, ok: false, output: 'Not run: your run ended with your question.' };
+  return { ...(await perform(ctx, call, signal)), callId, ran: true };
 }
 
 /** Validates one call, applies the trust policy and runs it. Nothing throws. */

@@ -148,7 +148,7 @@ function childOf(ctx: WorkerContext, make: MakeWorker, record: WorkerRecord): Ch
       session,
       environments: [...environments],
       actions,
-      subWorkers: spawn !== undefined && given.has(spawn.name) ? { maxDepth: ctx.maxDepth } : false,
+      subWorkers: spawn !== undefined && given.has(spawn.name) ? { maxDepth: ctx.maxDepth, concurrency: ctx.concurrency } : false,
     },
     {
       sessions,

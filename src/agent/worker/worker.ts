@@ -32,6 +32,7 @@ import type { WorkerOptions } from './options.js';
 import { answerText, type WorkerOutcome } from './outcome.js';
 import { spawnSubWorker } from './sub-workers.js';
 import { textMode } from './text-mode.js';
+import { TreeGate } from './tree-gate.js';
 import { toolsMode } from './tools-mode.js';
 
 /** The agent loop on a session, with its actions, trust policy and place in the worker tree (`ws.worker(options)`). */
@@ -50,11 +51,14 @@ export class Worker {
     const position: TreePosition = internals.position ?? {
       path: [{ id: session.id, depth: 0, task: session.label ?? 'chat' }],
       rootSessionId: session.id,
-      shared: {},
+      shared: { gate: new TreeGate() },
     };
     const depth = position.path.length - 1;
     const sub = options.subWorkers;
     const maxDepth = sub === undefined || sub === false ? 0 : sub === true ? 4 : (sub.maxDepth ?? 4);
+    const concurrency = typeof sub === 'object' ? (sub.concurrency ?? 4) : 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new GolemError('INVALID_ARGUMENT', `subWorkers.concurrency must be a whole number of at least 1, not ${String(concurrency)}`);
     const project =
       options.project === undefined
         ? undefined
@@ -100,6 +104,7 @@ export class Worker {
       position,
       depth,
       maxDepth,
+      concurrency,
       project,
       sessions,
       path,

@@ -1,0 +1,53 @@
+/**
+ * What sub-workers running side by side share (seed 003): while any worker of the tree asks
+ * the user for an approval, the whole tree pauses (each worker waits at its next model call
+ * or action).
+ */
+
+/** Holds the tree while an approval is asked; the others pass once nobody holds it. */
+export class TreeGate {
+  #held = 0;
+  readonly #waiting: (() => void)[] = [];
+
+  /** Runs `ask` with the tree held. */
+  async hold<T>(ask: () => Promise<T>): Promise<T> {
+    this.#held++;
+    try {
+      return await ask();
+    } finally {
+      if (--this.#held === 0) for (const go of this.#waiting.splice(0)) go();
+    }
+  }
+
+  /** Resolves once nobody holds the tree (at once when nobody does), or when `signal` aborts. */
+  passed(signal?: AbortSignal): Promise<void> {
+    if (this.#held === 0 || signal?.aborted === true) return Promise.resolve();
+    return new Promise((resolve) => {
+      const go = () => {
+        signal?.removeEventListener('abort', go);
+        resolve();
+      };
+      signal?.addEventListener('abort', go, { once: true });
+      this.#waiting.push(go);
+    });
+  }
+
+  /** Whether an approval is being asked now. */
+  get held(): boolean {
+    return this.#held > 0;
+  }
+}
+
+/** Runs at most `limit` of `tasks` at a time; the results in the tasks' order. */
+export async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results = new Array<T>(tasks.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) {
+      const at = next++;
+      results[at] = await (tasks[at] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, tasks.length)) }, lane));
+  return results;
+}
