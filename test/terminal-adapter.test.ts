@@ -357,6 +357,72 @@ describe('TerminalAdapter streaming', () => {
     ]);
   });
 
+  it('keeps the boxes of workers side by side apart: a line as each starts, each box whole when it ends', () => {
+    const t = setup();
+    const side = (worker: WorkerInfo, index: number): WorkerEvent => ({ type: 'worker-start', worker, parent: root, batch: { index, size: 2 } });
+    t.adapter.onEvent(side(child, 0));
+    t.adapter.onEvent(side(sibling, 1));
+    t.adapter.onEvent(delta(child, 'alpha be'));
+    t.adapter.onEvent(delta(sibling, 'one tw'));
+    t.adapter.onEvent(action(child, 'read_file', { path: 'a.ts' }));
+    t.adapter.onEvent(delta(child, 'ta\n'));
+    t.adapter.onEvent(delta(sibling, 'o\n'));
+    t.adapter.onEvent(end(sibling, 'done', 'one two'));
+    t.adapter.onEvent(end(child, 'done'));
+    expect(t.text()).toBe(
+      [
+        '[worker 1 of 2 side by side: analyze-payment]',
+        '[worker 2 of 2 side by side: implement-changes]',
+        '',
+        '[Calling worker: implement-changes]',
+        '┌─ implement-changes ──────────────────┐',
+        '│ one two                              │',
+        '└──────────────────────────────────────┘',
+        '',
+        '[Calling worker: analyze-payment]',
+        '┌─ analyze-payment ────────────────────┐',
+        '│ alpha be                             │',
+        '│ read_file("a.ts") ✓                  │',
+        '│ ta                                   │',
+        '└──────────────────────────────────────┘',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('on a live terminal, lists the workers side by side at the bottom, and a typed number expands one', async () => {
+    const t = setup({ tty: true, width: 60 });
+    await t.adapter.initialize();
+    const side = (worker: WorkerInfo, index: number): WorkerEvent => ({ type: 'worker-start', worker, parent: root, batch: { index, size: 2 } });
+    t.adapter.onEvent(side(child, 0));
+    t.adapter.onEvent(side(sibling, 1));
+    t.adapter.onEvent(action(child, 'read_file', { path: 'a.ts' }));
+    const listed = stripAnsi(t.text());
+    expect(listed).toContain('  1 ● analyze-payment · read_file ✓');
+    expect(listed).toContain('  2 ● implement-changes · starting');
+    expect(listed).toContain('type a number and Enter to expand a worker');
+    expect(listed).not.toContain('┌─ analyze-payment');
+    // Typing 1 expands the first: its box so far is printed, and what follows streams.
+    t.type('1');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.adapter.onEvent(delta(child, 'streamed now\n'));
+    const expanded = stripAnsi(t.text());
+    expect(expanded).toContain('┌─ analyze-payment');
+    expect(expanded).toContain('│ streamed now');
+    expect(expanded).toContain('analyze-payment · expanded · writing…');
+    expect(expanded).not.toContain('┌─ implement-changes');
+    t.adapter.onEvent(end(sibling));
+    t.adapter.onEvent(end(child));
+    // Both ended: the list is gone (erased), both boxes are on the screen, and "1" was not kept for the chat prompt.
+    const last = stripAnsi(t.text().slice(t.text().lastIndexOf('\x1b[J')));
+    expect(last).not.toContain('● ');
+    expect(stripAnsi(t.text())).toContain('┌─ implement-changes');
+    t.adapter.setBusy(false);
+    const next = t.adapter.getUserInput();
+    t.type('hello');
+    expect(await next).toBe('hello');
+  });
+
   it('prints a new header when a worker starts again (a resumed run)', () => {
     const t = setup();
     t.adapter.onEvent(start(child, root));

@@ -66,7 +66,8 @@ export interface DiffContent {
 
 /** What the worker tree reports as it goes, for an adapter to show (the seed's `onEvent`). */
 export type WorkerEvent =
-  | { type: 'worker-start'; worker: WorkerInfo; parent: WorkerInfo | null }
+  /** `batch`: the worker is one of `size` sub-workers its parent runs side by side (their events interleave), the `index`th of them from 0. */
+  | { type: 'worker-start'; worker: WorkerInfo; parent: WorkerInfo | null; batch?: { index: number; size: number } }
   | { type: 'text-delta'; worker: WorkerInfo; text: string }
   /** An answer's streamed text is complete and recorded as this turn (its actions run next). */
   | { type: 'answer'; worker: WorkerInfo; turnId: string; version: number }

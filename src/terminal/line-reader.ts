@@ -17,6 +17,8 @@ export interface LineReaderOptions {
   /** The output is a terminal: readline draws the prompt and echoes what is typed. */
   terminal: boolean;
   onSigint: () => void;
+  /** Sees a line typed while no prompt waits; true when it took the line (it is then not kept for the chat prompt). */
+  onTypedAhead?: (line: string) => boolean;
 }
 
 /** Reads the lines typed at the terminal's prompts. */
@@ -26,6 +28,7 @@ export class LineReader {
   readonly #screen: Screen;
   readonly #terminal: boolean;
   readonly #onSigint: () => void;
+  readonly #onTypedAhead: ((line: string) => boolean) | undefined;
   #rl: Interface | undefined;
   #closed = false;
   readonly #typedAhead: string[] = [];
@@ -39,6 +42,7 @@ export class LineReader {
     this.#screen = options.screen;
     this.#terminal = options.terminal;
     this.#onSigint = options.onSigint;
+    this.#onTypedAhead = options.onTypedAhead;
   }
 
   /** The readline interface, created the first time; undefined once closed. */
@@ -48,7 +52,8 @@ export class LineReader {
     rl.on('line', (line: string) => {
       const reader = this.#reader;
       if (reader === undefined) {
-        this.#typedAhead.push(line);
+        if (this.#terminal) this.#screen.typedAhead();
+        if (this.#onTypedAhead?.(line) !== true) this.#typedAhead.push(line);
         return;
       }
       this.#reader = undefined;

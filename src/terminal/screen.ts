@@ -14,6 +14,8 @@ export interface ScreenOptions {
   color: boolean;
   /** Fixed columns; default: the output's columns, else 80. */
   width: number | undefined;
+  /** The output is a terminal that can redraw: a footer (`setFooter`) is kept below everything written. */
+  live?: boolean;
 }
 
 /** Writes to the terminal and keeps account of the layout. */
@@ -25,19 +27,81 @@ export class Screen {
   #tail = '';
   /** The root's answer being streamed: `Golem: ` is printed and the line may be open. */
   #answer: { indent: boolean } | undefined;
+  readonly #live: boolean;
+  /** The lines kept at the bottom (live terminals only), and how many of them are drawn now. */
+  #footer: (() => string[]) | undefined;
+  #footerDrawn = 0;
+  /** Dialogs open now (the footer is not drawn while there are any). */
+  #suspended = 0;
 
   constructor(options: ScreenOptions) {
     this.#output = options.output;
     this.#color = options.color;
     this.#fixedWidth = options.width;
+    this.#live = options.live === true;
   }
 
-  /** Writes text as it is. */
+  /** Whether the output redraws (a footer is shown). */
+  get live(): boolean {
+    return this.#live;
+  }
+
+  /** Writes text as it is (above the footer, which is drawn again once the line is complete). */
   write(text: string): void {
     if (text === '') return;
+    this.#eraseFooter();
     this.#output.write(text);
     const plain = stripAnsi(text);
     if (plain !== '') this.#tail = (this.#tail + plain).slice(-2);
+    this.#drawFooter();
+  }
+
+  /**
+   * Keeps `render`'s lines at the bottom of a live terminal, below everything written, until
+   * it is set to undefined; on other outputs it does nothing. Each line must fit the width
+   * (a line that wraps would be left behind when the footer is drawn again).
+   */
+  setFooter(render: (() => string[]) | undefined): void {
+    this.#eraseFooter();
+    this.#footer = this.#live ? render : undefined;
+    this.#drawFooter();
+  }
+
+  /**
+   * Runs `dialog` (a prompt readline draws itself) with the footer taken away, and draws it
+   * again after: lines the screen did not write must not end up inside it.
+   */
+  async withoutFooter<T>(dialog: () => Promise<T>): Promise<T> {
+    this.#eraseFooter();
+    this.#suspended++;
+    try {
+      return await dialog();
+    } finally {
+      this.#suspended--;
+      this.#drawFooter();
+    }
+  }
+
+  /** Draws the footer again (its lines may have changed: elapsed times, states). */
+  refreshFooter(): void {
+    this.#eraseFooter();
+    this.#drawFooter();
+  }
+
+  #eraseFooter(): void {
+    if (this.#footerDrawn === 0) return;
+    // To the first footer line's start, and clear from there down.
+    this.#output.write(`\x1b[${this.#footerDrawn}F\x1b[J`);
+    this.#footerDrawn = 0;
+  }
+
+  #drawFooter(): void {
+    // Only under a complete line: an open line (an answer streaming) keeps the footer away until it ends.
+    if (this.#footer === undefined || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
+    const lines = this.#footer();
+    if (lines.length === 0) return;
+    this.#output.write(lines.map((line) => `${line}\n`).join(''));
+    this.#footerDrawn = lines.length;
   }
 
   /** Ends the open line, if one is open. */
@@ -54,6 +118,15 @@ export class Screen {
   /** Notes that the terminal moved to the next line by itself (a line typed at a prompt). */
   typedLine(): void {
     this.#tail = '\n';
+  }
+
+  /**
+   * Notes a line the terminal echoed while no prompt waited (typed ahead): under a footer it
+   * is erased with the footer (its number was taken as a command); else it stays, as a line.
+   */
+  typedAhead(): void {
+    if (this.#footerDrawn > 0) this.#footerDrawn++;
+    else this.typedLine();
   }
 
   /** The text in `style`, when colors are on. */

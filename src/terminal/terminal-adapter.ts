@@ -24,6 +24,7 @@ import type {
 import { sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
+import { SideBySide } from './side-by-side.js';
 import { formatArgs } from './calls.js';
 import { LineReader } from './line-reader.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
@@ -52,6 +53,7 @@ export class TerminalAdapter implements UIAdapter {
   readonly #screen: Screen;
   readonly #input: LineReader;
   readonly #boxes: WorkerBoxes;
+  readonly #side: SideBySide;
   readonly #onInterrupt: (() => void) | undefined;
   #busy = false;
   /** The root workers being shown: what each streamed so far. */
@@ -61,8 +63,18 @@ export class TerminalAdapter implements UIAdapter {
   constructor(options: TerminalAdapterOptions) {
     const output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = options.output;
     const terminal = output.isTTY === true;
-    this.#screen = new Screen({ output, color: options.color ?? (terminal && !process.env.NO_COLOR), width: options.width });
-    this.#input = new LineReader({ input: options.input, output, screen: this.#screen, terminal, onSigint: () => this.interrupt() });
+    const color = options.color ?? (terminal && !process.env.NO_COLOR);
+    this.#screen = new Screen({ output, color, width: options.width, live: terminal });
+    this.#side = new SideBySide(this.#screen, { color });
+    this.#input = new LineReader({
+      input: options.input,
+      output,
+      screen: this.#screen,
+      terminal,
+      onSigint: () => this.interrupt(),
+      // A worker's number typed while workers run side by side expands it (and is not kept for the chat prompt).
+      onTypedAhead: (line) => this.#side.active && this.#side.expand(line),
+    });
     this.#boxes = new WorkerBoxes(this.#screen);
     this.#onInterrupt = options.onInterrupt;
   }
@@ -121,7 +133,7 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Asks the user to approve an action: yes, no (with a reason), always or for the session. */
   async requestApproval(request: ApprovalRequest): Promise<ApprovalResult> {
-    return this.#input.exclusive(async () => {
+    return this.#dialog(async () => {
       const screen = this.#screen;
       screen.endAnswer();
       screen.blankLine();
@@ -161,7 +173,7 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Asks the user what to do with an item pending clearance: push, discard or later. */
   async getClearanceDecision(item: ClearanceItem): Promise<ClearanceDecision> {
-    return this.#input.exclusive(async () => {
+    return this.#dialog(async () => {
       const screen = this.#screen;
       screen.endAnswer();
       screen.blankLine();
@@ -204,6 +216,8 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Prints a task's line of the progress tree. */
   showProgress(task: TaskProgress): void {
+    // A worker running side by side is on the live list (or got its line as it started) until its box is printed.
+    if (task.status === 'running' && this.#side.running(task.id)) return;
     const screen = this.#screen;
     screen.endAnswer();
     screen.lineStart();
@@ -236,6 +250,8 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Shows a worker's event: the root's answer streams after `Golem: `, a sub-worker's goes in its box. */
   onEvent(event: WorkerEvent): void {
+    // Sub-workers side by side: each box kept aside until it ends, a live line each meanwhile.
+    if (this.#side.onEvent(event)) return;
     if (event.type === 'answer' || event.type === 'step') return; // the text was shown as it streamed; its actions follow
     if (event.worker.depth <= 0) this.#onRootEvent(event);
     else this.#boxes.onEvent(event);
@@ -251,6 +267,11 @@ export class TerminalAdapter implements UIAdapter {
     this.#screen.endAnswer();
     this.#screen.lineStart();
     this.#screen.write(this.#screen.paint('yellow', 'stopping… the session is kept') + '\n');
+  }
+
+  /** A question, one at a time, with the live list of workers taken away while it is asked. */
+  #dialog<T>(ask: () => Promise<T>): Promise<T> {
+    return this.#input.exclusive(() => this.#screen.withoutFooter(ask));
   }
 
   // The root worker: its answer streams straight out after `Golem: `.

@@ -34,10 +34,18 @@ export async function performAll(
   for (let at = 0; at < pending.calls.length;) {
     const batch = batchAt(ctx, pending.calls, at);
     at += batch.length;
-    const done = await inParallel(
-      batch.map((call) => () => performOne(ctx, call, state, signal)),
-      ctx.concurrency,
-    );
+    // Side by side: each sub-worker is shown as one of the batch (a front end keeps their streams apart).
+    const side = batch.length > 1 && ctx.concurrency > 1;
+    if (side) batch.forEach((call, index) => ctx.batches.set(call.callId, { index, size: batch.length }));
+    let done: Awaited<ReturnType<typeof performOne>>[];
+    try {
+      done = await inParallel(
+        batch.map((call) => () => performOne(ctx, call, state, signal)),
+        ctx.concurrency,
+      );
+    } finally {
+      if (side) for (const call of batch) ctx.batches.delete(call.callId);
+    }
     for (const result of done) {
       // No result yet: the call waits for its approval (the ones after it are performed again when the run resumes).
       if (result.stop?.status === 'paused') return result.stop;

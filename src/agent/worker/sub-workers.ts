@@ -63,9 +63,13 @@ export async function spawnSubWorker(
     return reportOf(record);
   }
   const child = childOf(ctx, make, record);
-  // The progress line first, then the worker's box (so the line stands outside it).
-  options.ui?.showProgress({ id: record.id, description: record.task, depth: record.depth, status: 'running' });
-  ctx.emit({ type: 'worker-start', worker: child.info, parent: ctx.info() });
+  const batch = ctx.batches.get(callId);
+  const progress = { id: record.id, description: record.task, depth: record.depth, status: 'running' as const };
+  // The progress line first, then the worker's box (so the line stands outside it); side by side, the
+  // worker is known first, so a front end showing the batch can tell its line apart.
+  if (batch === undefined) options.ui?.showProgress(progress);
+  ctx.emit({ type: 'worker-start', worker: child.info, parent: ctx.info(), ...(batch !== undefined && { batch }) });
+  if (batch !== undefined) options.ui?.showProgress(progress);
   const empty = child.session.record().head === null;
   const outcome = await child.run(empty ? taskMessage(record.task, prior) : undefined, actionCtx.signal === undefined ? {} : { signal: actionCtx.signal });
   // Waiting for an approval: the record stays 'running' and the call gets no result, so a later run resumes it.

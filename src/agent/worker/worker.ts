@@ -105,6 +105,7 @@ export class Worker {
       depth,
       maxDepth,
       concurrency,
+      batches: new Map(),
       project,
       sessions,
       path,
