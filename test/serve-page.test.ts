@@ -6,16 +6,20 @@
  * takes screenshots (test-results/screenshots/) to look at.
  */
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { CHROMIUM_ARGS } from '../src/browser/executor.js';
 import { run } from '../src/cli/main.js';
-import { createWorkspace, projectActions, type PatchInput, type Workspace } from '../src/index.js';
+import { createWorkspace, defineAction, projectActions, type PatchInput, type Prompt, type Workspace } from '../src/index.js';
 import { serve, type GolemServer, type ServeAgentOptions } from '../src/serve/index.js';
-import { scriptedModel, type ScriptStep } from '../src/test/index.js';
+import { scriptedModel, type ScriptedResponse, type ScriptStep } from '../src/test/index.js';
 import { deployAction, tempDir } from './helpers.js';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
 let browser: Browser;
@@ -65,6 +69,22 @@ async function open(server: GolemServer, options: { outage?: boolean } = {}): Pr
   // The token left the address bar (it stays in the tab's session storage).
   expect(page.url()).not.toContain(server.token);
   return page;
+}
+
+/** axe-core run inside the page on `selector`: no serious or critical violation. */
+async function checkAccessibility(page: Page, selector: string): Promise<void> {
+  // Evaluated through the debugging protocol: the page's own CSP (rightly) refuses inline scripts.
+  await page.evaluate(axeSource);
+  const results = await page.evaluate(async (include) => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }).axe;
+    return (await axe.run({ include: [include] })).violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: (v as unknown as { nodes: { html: string }[] }).nodes.map((n) => n.html.slice(0, 160)),
+    }));
+  }, selector);
+  expect(results.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -235,6 +255,71 @@ describe('golem serve in a browser', () => {
     await expect.poll(() => node.getAttribute('data-status')).toMatch(/^(done|complete)$/);
     expect(deploys).toEqual(['staging']);
     await shot(page, 'tree-done');
+  });
+
+  it('shows sub-workers side by side live: what each does and for how long, its children folding away, its own conversation on demand', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const fetchPage = defineAction({
+      name: 'fetch_page',
+      description: 'Fetches a page of a report.',
+      input: z.object({ task: z.string() }),
+      run: async ({ task }) => (await released, `fetched ${task}`),
+    });
+    const text = (prompt: Prompt) => JSON.stringify(prompt.messages);
+    const answered = (prompt: Prompt) => prompt.messages.at(-1)?.content.at(-1)?.type === 'tool-result';
+    const model = scriptedModel((prompt): ScriptedResponse => {
+      const depth = /sub-worker at depth (\d)/.exec(prompt.system)?.[1];
+      const task = /Your task:\\n([^"\\]*)/.exec(text(prompt))?.[1] ?? '';
+      if (depth === undefined) {
+        if (answered(prompt)) return { text: 'Both reports are in.' };
+        return {
+          text: 'Splitting it in two.',
+          toolCalls: [
+            { name: 'spawn_worker', input: { task: 'North report' } },
+            { name: 'spawn_worker', input: { task: 'South report' } },
+          ],
+        };
+      }
+      if (answered(prompt)) return { text: `${task} is done.` };
+      if (task === 'North report') return { toolCalls: [{ name: 'spawn_worker', input: { task: 'North appendix' } }] };
+      return { text: `Fetching for ${task}.`, toolCalls: [{ name: 'fetch_page', input: { task } }] };
+    });
+    const { server } = await started({ model, actions: [fetchPage], subWorkers: true });
+    const page = await open(server);
+    await say(page, 'Fetch both reports');
+    const tree = page.getByTestId('worker-tree');
+    const node = (task: string) => tree.getByTestId('worker-node').filter({ hasText: task });
+    // Both depth-1 workers run at once; the appendix runs under North.
+    await expect.poll(() => tree.getByTestId('worker-node').count(), { timeout: 10_000 }).toBe(3);
+    for (const task of ['North report', 'South report', 'North appendix']) expect(await node(task).getAttribute('data-status')).toBe('running');
+    await page.getByText('2 side by side').waitFor();
+    await expect.poll(() => tree.getByTestId('worker-activity').allTextContents()).toContain('step 1: 1 action(s)');
+    // The elapsed time ticks.
+    const first = await node('South report').locator('.worker-elapsed').textContent();
+    await expect.poll(() => node('South report').locator('.worker-elapsed').textContent(), { timeout: 3000 }).not.toBe(first);
+    // South's own conversation, on demand.
+    await node('South report').getByRole('button', { name: 'South report' }).click();
+    const details = tree.getByTestId('worker-details');
+    await details.getByText('Fetching for South report.').waitFor();
+    expect(await details.textContent()).toContain('fetch_page …');
+    // North's children fold away and come back.
+    await node('North report').getByRole('button', { name: 'Hide the workers of North report' }).click();
+    await expect.poll(() => node('North appendix').count()).toBe(0);
+    await node('North report').getByRole('button', { name: 'Show the workers of North report' }).click();
+    await node('North appendix').waitFor();
+    await checkAccessibility(page, '[data-testid="worker-tree"]');
+    await shot(page, 'tree-side-by-side');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'tree-side-by-side-phone');
+    await page.setViewportSize({ width: 1400, height: 900 });
+    release();
+    await page.getByTestId('message').filter({ hasText: 'Both reports are in.' }).waitFor();
+    await expect.poll(() => node('South report').getAttribute('data-status')).toMatch(/^(done|complete)$/);
+    await expect.poll(() => details.textContent()).toContain('fetch_page ✓');
+    expect(await details.textContent()).toContain('South report is done.');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, 'tree-side-by-side-done-dark');
   });
 
   it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {

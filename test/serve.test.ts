@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Operation } from 'fast-json-patch';
 import { createWorkspace, type PatchInput, type Workspace } from '../src/index.js';
-import { RunEventTranslator, serve, type GolemServer } from '../src/serve/index.js';
+import { RunEventTranslator, serve, type GolemServer, type WorkerState } from '../src/serve/index.js';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { scriptedModel } from '../src/test/index.js';
 import { tempDir } from './helpers.js';
@@ -243,14 +243,24 @@ describe('the live UI stream', () => {
       ...t.translate({ type: 'worker-end', worker: sub, status: 'done', text: 'ok' }),
       ...t.translate({ type: 'worker-end', worker: root, status: 'failed', text: 'the model gave up' }),
     ];
-    expect(events.map((e) => e.type)).toEqual([
+    expect(events.map((e) => (String(e.type) === 'CUSTOM' ? `CUSTOM ${String(e.name)}` : e.type))).toEqual([
       'RUN_STARTED',
       'STEP_STARTED',
+      'CUSTOM golem.worker',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',
+      'CUSTOM golem.worker',
       'TEXT_MESSAGE_END',
       'STEP_FINISHED',
+      'CUSTOM golem.worker',
       'RUN_ERROR',
+    ]);
+    // The sub-worker's state, as a page shows it: running, then writing, then done with its end time.
+    const states = events.filter((e) => String(e.type) === 'CUSTOM').map((e) => e.value as WorkerState);
+    expect(states.map((w) => [w.id, w.parentId, w.status, w.activity, w.endedAt === null])).toEqual([
+      ['sub', 'root', 'running', 'starting', true],
+      ['sub', 'root', 'running', 'writing', true],
+      ['sub', 'root', 'done', 'done', false],
     ]);
     expect(events.at(-1)).toMatchObject({ message: 'the model gave up', code: 'RUN_FAILED' });
     for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true);

@@ -68,6 +68,23 @@ export interface WorkerView {
   result: string | null;
 }
 
+/** A sub-worker as the `golem.worker` event shows it. */
+export interface WorkerState {
+  id: string;
+  /** The worker that started it (the root session's id for a worker of depth 1). */
+  parentId: string | null;
+  depth: number;
+  task: string;
+  status: 'running' | 'done' | 'question' | 'failed';
+  /** What it does now, in a few words: 'starting', 'writing', 'step 2: 1 action(s)', 'read_file ✓'. */
+  activity: string;
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+  endedAt: number | null;
+  /** It runs side by side with its siblings: its place among them. */
+  batch?: { index: number; size: number };
+}
+
 export interface ApprovalView {
   id: string;
   rootSessionId: string;
@@ -121,4 +138,5 @@ export type ServeCustomEvent =
   | { type: 'CUSTOM'; name: 'golem.status'; value: { text: string; level: 'info' | 'warning' | 'error' } }
   | { type: 'CUSTOM'; name: 'golem.progress'; value: { id: string; description: string; depth: number; status: 'waiting' | 'running' | 'complete' | 'failed' } }
   | { type: 'CUSTOM'; name: 'golem.diff'; value: { title: string; diff: string } }
+  | { type: 'CUSTOM'; name: 'golem.worker'; value: WorkerState }
   | { type: 'CUSTOM'; name: 'golem.clearance-result'; value: { itemId: string; action: string; ok: boolean; message: string } };

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ApprovalAnswerBody, ClearanceDecisionBody, ServeState, SessionDetail } from '../../../src/serve/api-types.js';
+import type { ApprovalAnswerBody, ClearanceDecisionBody, ServeState, SessionDetail, WorkerState } from '../../../src/serve/api-types.js';
 import { Api, ApiError } from '../api.js';
 import { forgetToken, takeToken } from '../auth.js';
 import { coalesce } from '../coalesce.js';
@@ -50,6 +50,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const [loadingDetail, setLoadingDetail] = useState(false);
   const [live, setLive] = useState<LiveRuns>({});
   const [progress, setProgress] = useState<Record<string, ProgressValue>>({});
+  const [workerStates, setWorkerStates] = useState<Record<string, WorkerState>>({});
   const [connection, setConnection] = useState<ConnectionState>('connecting');
   const [notice, setNotice] = useState<Notice | null>(null);
   const [ui, setUi] = useState<UiStore>(emptyStore);
@@ -118,10 +119,12 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       else sessionStorage.setItem(SESSION_KEY, id);
       setDetail(null);
       setProgress({});
+      setWorkerStates({});
       void loadDetail();
     }
     return { api, notify, fail, loadState, loadDetail, open };
   }, [token, onUnauthorized]);
+  const loadWorker = useCallback((id: string) => api.session(id), [api]);
 
   // Information fades; errors stay until dismissed or replaced.
   useEffect(() => {
@@ -207,6 +210,11 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       case 'golem.progress': {
         const value = event.value;
         setProgress((prev) => ({ ...prev, [value.id]: value }));
+        break;
+      }
+      case 'golem.worker': {
+        const value = event.value;
+        setWorkerStates((prev) => ({ ...prev, [value.id]: value }));
         break;
       }
       case 'golem.diff':
@@ -443,7 +451,15 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       <aside class="sidebar" inert={approval !== undefined}>
         <SessionList sessions={serve?.sessions ?? []} openId={openId} running={serve?.running ?? []} onOpen={open} onNew={() => void newSession()} />
         {openId !== null && detail !== null && (
-          <WorkerTree sessionId={openId} label={sessionLabel} running={running} workers={detail.workers} progress={progress} />
+          <WorkerTree
+            sessionId={openId}
+            label={sessionLabel}
+            running={running}
+            workers={detail.workers}
+            progress={progress}
+            live={workerStates}
+            loadSession={loadWorker}
+          />
         )}
       </aside>
       <Chat
