@@ -49,15 +49,24 @@ export class ClearanceApi {
 
   /**
    * Pushes an item: a staged commit's changes are written into the files (merged with
-   * changes made since, or refused with CLEARANCE_CONFLICT and nothing written); a
-   * pending export's call is run (with `options.actions`, else the ones this API was made with).
+   * changes made since, or refused with CLEARANCE_CONFLICT and nothing written), or with
+   * `target` committed on that branch instead; a pending export's call is run (with
+   * `options.actions`, else the ones this API was made with).
    */
-  async push(id: string, options: ClearanceOptions = {}): Promise<ClearanceRecord> {
+  async push(id: string, options: ClearanceOptions & { target?: string } = {}): Promise<ClearanceRecord> {
     await this.#manager.refresh(); // decided by another process meanwhile? Then nothing is written.
     const item = this.#open(id);
     const ref = stageRefOf(item);
     let outcome: string;
-    if (ref !== undefined) {
+    if (options.target !== undefined) {
+      // Committed on a branch, the files left as they are (a staged commit only: a call or an output has no branch to go to).
+      if (ref === undefined)
+        throw fail('INVALID_ARGUMENT', `clearance item ${item.id} is a ${item.type.replace(/_/g, ' ')}, not a staged commit: push it without a target`, {
+          clearanceId: item.id,
+        });
+      const { commit, files } = await (await this.#staging(item)).pushTo(ref, options.target);
+      outcome = `Committed to branch ${options.target} (${commit.slice(0, 12)})${files.length === 0 ? ': it already held these changes' : `: ${files.join(', ')}`}; the files on disk are as they were.`;
+    } else if (ref !== undefined) {
       const { files } = await (await this.#staging(item)).push(ref);
       outcome = files.length === 0 ? 'The files already held these changes.' : `Written: ${files.join(', ')}.`;
     } else {
@@ -134,10 +143,16 @@ export function toClearanceItem(record: ClearanceRecord): ClearanceItem {
   };
 }
 
-/** The git staging of a staged commit item, when it is one. */
+/** The git staging of a staged commit (or a binary output, staged the same way), when the item is one. */
 export function stageRefOf(item: ClearanceRecord): StageRef | undefined {
   const m = item.metadata as Partial<StageRef>;
-  if (item.type !== 'staged_commit' || typeof m.branch !== 'string' || typeof m.base !== 'string' || typeof m.head !== 'string' || !Array.isArray(m.files))
+  if (
+    (item.type !== 'staged_commit' && item.type !== 'binary_output') ||
+    typeof m.branch !== 'string' ||
+    typeof m.base !== 'string' ||
+    typeof m.head !== 'string' ||
+    !Array.isArray(m.files)
+  )
     return undefined;
   return { branch: m.branch, base: m.base, head: m.head, files: m.files };
 }

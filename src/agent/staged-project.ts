@@ -12,7 +12,7 @@ import { Serializer } from '../core/serializer.js';
 import { clearanceItems, stageRefOf } from './clearance.js';
 import type { ClearanceRecord } from './agent-plugin.js';
 import type { FileAccess } from '../action/files.js';
-import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
+import { defaultStagingDir, GitStaging, isBinary, type StageRef } from '../project/git-staging.js';
 import { DiskFiles } from '../project/project-files.js';
 
 /** Where the staging lives, and what it belongs to. */
@@ -83,31 +83,49 @@ export class StagedProject {
     const result = await run(view);
     const changes = view.changes();
     if (!result.ok || changes.length === 0) return result;
-    const id = open?.id ?? this.#manager.newId();
-    const ref = await staging.stage(id, refOf(open), changes, `${callName}: ${changes.map((c) => c.path).join(', ')}`);
-    const item = unwrap(
-      await this.#manager.dispatch({
-        type: 'clearance:stage',
-        payload: {
-          id,
-          type: 'staged_commit',
-          description: `Changes to ${ref.files.join(', ')}`,
-          sessionId: this.#scope.rootSessionId,
-          workerId: this.#scope.workerId,
-          metadata: { ...ref, root: staging.root, mode: staging.mode, stagingDir: this.#stagingDir },
-        },
-      }),
-    );
+    // Files that are not text are outputs of their own (described, pushed or discarded on their own); text joins the open commit.
+    const binary = changes.filter((c) => c.content !== null && isBinary(c.content));
+    const text = changes.filter((c) => !binary.includes(c));
+    const items: ClearanceRecord[] = [];
+    if (text.length > 0) {
+      const id = open?.id ?? this.#manager.newId();
+      const ref = await staging.stage(id, refOf(open), text, `${callName}: ${text.map((c) => c.path).join(', ')}`);
+      items.push(await this.#record(staging, id, 'staged_commit', `Changes to ${ref.files.join(', ')}`, ref));
+    }
+    if (binary.length > 0) {
+      const id = this.#manager.newId();
+      const ref = await staging.stage(id, null, binary, `${callName}: ${binary.map((c) => c.path).join(', ')}`);
+      const described = binary.map((c) => `${c.path} (${sizeOf((c.content as Buffer).length)}${kindOf(c.content as Buffer)})`).join(', ');
+      items.push(await this.#record(staging, id, 'binary_output', `Binary output: ${described}`, ref));
+    }
+    const ids = items.map((i) => i.id);
     return {
       ...result,
       staged: true,
       output: {
         result: result.output,
         staged: true,
-        clearanceId: item.id,
-        note: `Staged for the user's review as clearance item ${item.id} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
+        clearanceId: ids.length === 1 ? (ids[0] as string) : ids.join(', '),
+        note: `Staged for the user's review as clearance item${ids.length > 1 ? 's' : ''} ${ids.join(' and ')} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
       },
     };
+  }
+
+  /** Records a staged item (new, or the open commit grown) for the user's clearance. */
+  async #record(staging: GitStaging, id: string, type: 'staged_commit' | 'binary_output', description: string, ref: StageRef): Promise<ClearanceRecord> {
+    return unwrap(
+      await this.#manager.dispatch({
+        type: 'clearance:stage',
+        payload: {
+          id,
+          type,
+          description,
+          sessionId: this.#scope.rootSessionId,
+          workerId: this.#scope.workerId,
+          metadata: { ...ref, root: staging.root, mode: staging.mode, stagingDir: this.#stagingDir },
+        },
+      }),
+    );
   }
 
   /** The conversation's staged commit still open for more changes. */
@@ -132,4 +150,19 @@ export class StagedProject {
 
 function refOf(item: ClearanceRecord | undefined): StageRef | null {
   return item === undefined ? null : (stageRefOf(item) ?? null);
+}
+
+function sizeOf(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** What the bytes are, when their signature says: ", PNG image" and the like. */
+function kindOf(content: Buffer): string {
+  const starts = (hex: string) => content.subarray(0, hex.length / 2).equals(Buffer.from(hex, 'hex'));
+  if (starts('89504e470d0a1a0a')) return ', PNG image';
+  if (starts('ffd8ff')) return ', JPEG image';
+  if (starts('47494638')) return ', GIF image';
+  if (starts('25504446')) return ', PDF document';
+  if (starts('504b0304')) return ', ZIP archive';
+  return '';
 }

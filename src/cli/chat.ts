@@ -10,7 +10,8 @@ import { projectActions } from '../project/project-actions.js';
 import { RunLeases, type HeldLease } from '../agent/run-leases.js';
 import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
-import { GolemError } from '../core/errors.js';
+import { GolemError, toGolemError } from '../core/errors.js';
+import type { ClearanceDecision } from '../agent/ui-adapter.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
@@ -37,7 +38,9 @@ export interface ChatOptions {
 const HELP = `Commands in the chat:
   /clearance                 list the items waiting for clearance
   /clearance diff <id>       show a staged change
-  /clearance push <id>       write it into the files (or run the waiting call)
+  /clearance review          go through each waiting item: its diff, then push, discard or later
+  /clearance push <id> [branch]  write it into the files (or run the waiting call);
+                             with a branch, commit it there and leave the files
   /clearance discard <id>    drop it
   /clearance defer <id>      decide later
   /session                   this session's id and the way back to it
@@ -102,8 +105,40 @@ export async function chat(options: ChatOptions): Promise<number> {
     else if (outcome.status === 'paused') say(`Waiting for approval ${outcome.approval?.id ?? ''}.`, 'warning');
   };
 
+  /** Carries out a decision on an item and shows how it went (a refusal as a failed result, with its reason). */
+  const decide = async (id: string, decision: ClearanceDecision): Promise<void> => {
+    const item = clearance.get(id);
+    try {
+      const decided =
+        decision.action === 'push'
+          ? await clearance.push(item.id, decision.target === undefined ? {} : { target: decision.target })
+          : await clearance[decision.action](item.id);
+      const message = decided.outcome ?? (decision.action === 'defer' ? 'Deferred.' : 'Discarded.');
+      ui.displayClearanceResult({ item: toClearanceItem(decided), decision, ok: true, message });
+    } catch (error) {
+      const e = toGolemError(error);
+      ui.displayClearanceResult({ item: toClearanceItem(item), decision, ok: false, message: `[${e.code}] ${e.message}` });
+    }
+    ui.clearanceChanged(clearanceItems(ws.manager.workspace(), { sessionId: session.id }).map(toClearanceItem));
+  };
+
+  /** Each item waiting for clearance in turn: its diff, then the user's decision (seed 003's getClearanceDecision). */
+  const review = async (): Promise<void> => {
+    const items = clearance.list({ sessionId: session.id });
+    if (items.length === 0) say('Nothing waits for clearance.');
+    for (const item of items) {
+      await ui.displayDiff({ title: item.description, diff: await clearance.diff(item.id) });
+      await decide(item.id, await ui.getClearanceDecision(toClearanceItem(item)));
+    }
+  };
+
+  // What waits for clearance, in the status line each time it changes (decided here, or staged by the run).
+  ui.onClearanceStateChange((items) => {
+    if (items.length > 0) say(`${items.length} item(s) wait for clearance: /clearance review`);
+  });
+
   const slash = async (line: string): Promise<'exit' | undefined> => {
-    const [command = '', sub, id] = line.slice(1).trim().split(/\s+/);
+    const [command = '', sub, id, target] = line.slice(1).trim().split(/\s+/);
     if (command === 'exit' || command === 'quit') return 'exit';
     if (command === 'help') {
       ui.print(HELP);
@@ -124,18 +159,16 @@ export async function chat(options: ChatOptions): Promise<number> {
         for (const item of items) ui.print(`  ${item.id}  ${item.type}  ${item.status}  ${item.description}`);
         return undefined;
       }
+      if (sub === 'review') {
+        await review();
+        return undefined;
+      }
       if (id === undefined) throw new GolemError('INVALID_ARGUMENT', `/clearance ${sub} needs an item id (see /clearance)`);
       const item = clearance.get(id);
       if (sub === 'diff') await ui.displayDiff({ title: item.description, diff: await clearance.diff(item.id) });
-      else if (sub === 'push' || sub === 'discard' || sub === 'defer') {
-        const decided = await clearance[sub](item.id);
-        ui.displayClearanceResult({
-          item: toClearanceItem(decided),
-          decision: { action: sub },
-          ok: true,
-          message: decided.outcome ?? `${sub === 'defer' ? 'Deferred' : 'Discarded'}.`,
-        });
-      } else throw new GolemError('INVALID_ARGUMENT', `unknown /clearance command "${sub}" (list, diff, push, discard, defer)`);
+      else if (sub === 'push') await decide(item.id, target === undefined ? { action: 'push' } : { action: 'push', target });
+      else if (sub === 'discard' || sub === 'defer') await decide(item.id, { action: sub });
+      else throw new GolemError('INVALID_ARGUMENT', `unknown /clearance command "${sub}" (list, review, diff, push, discard, defer)`);
     } catch (error) {
       say(GolemError.isInstance(error) ? `[${error.code}] ${error.message}` : (error as Error).message, 'error');
     }

@@ -1,4 +1,5 @@
 /** `golem sessions ...` and `golem clearance ...`: what the chat did, and what waits for the user. */
+import { createInterface } from 'node:readline/promises';
 import { ClearanceApi, findById } from '../agent/clearance.js';
 import { chatSessions, recordsOf, type WorkerRecord } from '../agent/agent-plugin.js';
 import { pathLength } from '../core/turn-tree.js';
@@ -107,9 +108,9 @@ function formatTurn(turn: Turn, children: readonly WorkerRecord[]): string {
   return `${turn.role.padEnd(9)} ${lines.join('\n          ')}\n`;
 }
 
-export async function clearanceCommand(ws: Workspace, args: string[], options: { json: boolean; all: boolean }, io: CliIo): Promise<number> {
-  const [sub = 'list', id, ...extra] = args;
-  if (extra.length > 0) throw new GolemError('INVALID_ARGUMENT', `unexpected "${extra.join(' ')}" after golem clearance ${sub} ${id}`);
+export async function clearanceCommand(ws: Workspace, args: string[], options: { json: boolean; all: boolean; to?: string }, io: CliIo): Promise<number> {
+  const [sub = 'list', given, ...extra] = args;
+  if (extra.length > 0) throw new GolemError('INVALID_ARGUMENT', `unexpected "${extra.join(' ')}" after golem clearance ${sub} ${given}`);
   const clearance = new ClearanceApi(ws.manager, { actions: projectActions() });
   if (sub === 'list') {
     const items = clearance.list({ all: options.all });
@@ -121,13 +122,15 @@ export async function clearanceCommand(ws: Workspace, args: string[], options: {
     for (const item of items) io.stdout(`${item.id}  ${item.type.padEnd(14)}  ${item.status.padEnd(9)}  ${item.description}\n`);
     return 0;
   }
+  if (options.to !== undefined && sub !== 'push') throw new GolemError('INVALID_ARGUMENT', `--to goes with golem clearance push, not ${sub}`);
+  const id = given ?? (sub === 'push' ? await onlyWaiting(clearance, io) : undefined);
   if (id === undefined) throw new GolemError('INVALID_ARGUMENT', `golem clearance ${sub} needs an item id (see golem clearance list)`);
   switch (sub) {
     case 'diff':
       io.stdout(await clearance.diff(id));
       return 0;
     case 'push': {
-      const item = await clearance.push(id);
+      const item = await clearance.push(id, options.to === undefined ? {} : { target: options.to });
       io.stdout(`Pushed ${item.id}. ${item.outcome ?? ''}\n`);
       return 0;
     }
@@ -143,5 +146,32 @@ export async function clearanceCommand(ws: Workspace, args: string[], options: {
     }
     default:
       throw new GolemError('INVALID_ARGUMENT', `unknown command "golem clearance ${sub}" (list, diff, push, discard, defer)`);
+  }
+}
+
+/**
+ * The item `golem clearance push` means without an id: the one waiting; with several, the
+ * one the user picks at the terminal, or (not at a terminal) none, with the list to choose from.
+ */
+async function onlyWaiting(clearance: ClearanceApi, io: CliIo): Promise<string> {
+  const items = clearance.list();
+  if (items.length === 0) throw new GolemError('CLEARANCE_NOT_FOUND', 'nothing waits for clearance');
+  if (items.length === 1) return (items[0] as { id: string }).id;
+  const input = (io.input ?? process.stdin) as NodeJS.ReadableStream & { isTTY?: boolean };
+  const listing = items.map((item, i) => `  ${i + 1}. ${item.id}  ${item.type.padEnd(14)}  ${item.description}`).join('\n');
+  if (input.isTTY !== true) {
+    throw new GolemError('INVALID_ARGUMENT', `${items.length} items wait for clearance; name one: golem clearance push <id>\n${listing}`, {
+      details: { ids: items.map((i) => i.id) },
+    });
+  }
+  io.stdout(`${items.length} items wait for clearance:\n${listing}\n`);
+  const rl = createInterface({ input, output: (io.output ?? process.stdout) as NodeJS.WritableStream });
+  try {
+    const answer = (await rl.question('Push which? (a number or an id, Enter for none) ')).trim();
+    const picked = /^\d+$/.test(answer) ? items[Number(answer) - 1]?.id : answer === '' ? undefined : clearance.get(answer).id;
+    if (picked === undefined) throw new GolemError('INVALID_ARGUMENT', answer === '' ? 'nothing pushed' : `no item number ${answer}`);
+    return picked;
+  } finally {
+    rl.close();
   }
 }

@@ -33,6 +33,8 @@ Commands:
   clearance list    What waits for your clearance (staged edits, manual calls)
   clearance diff|push|discard|defer <id>
                     Review a staged change; write it into the files; drop it; keep it for later
+                    (push with no id: the one waiting; push <id> --to <branch>: commit it
+                    on that branch instead of writing the files)
   serve             Golem in a web page: chat, approvals, clearance, sessions and
                     their branches, and the forms the model builds (prints the address)
   status            Open (or create) the workspace and print its summary
@@ -46,6 +48,7 @@ Options:
   --session <id>    The session to open (an id, or a unique start or end of one)
   --new             Start a new session
   --all             sessions list, clearance list: include sub-workers / decided items
+  --to <branch>     clearance push: commit on this branch instead of writing the files
   --json            Print machine-readable JSON (status, sessions, clearance list)
   --port <n>        serve: the port (default 4173; 0 picks a free one)
   --host <addr>     serve: the address (default 127.0.0.1)
@@ -70,6 +73,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
         new: { type: 'boolean', default: false },
         all: { type: 'boolean', default: false },
         at: { type: 'string' },
+        to: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         expose: { type: 'boolean', default: false },
@@ -148,7 +152,9 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));
   }
   if (command === 'clearance') {
-    return withWorkspace(dir, io, (ws) => clearanceCommand(ws, rest, { json: values.json, all: values.all }, io));
+    return withWorkspace(dir, io, (ws) =>
+      clearanceCommand(ws, rest, { json: values.json, all: values.all, ...(values.to !== undefined && { to: values.to }) }, io),
+    );
   }
   if (command !== 'status' || rest.length > 0) {
     io.stderr(`golem: unknown command "${[command, ...rest].join(' ')}"\n\n${USAGE}`);

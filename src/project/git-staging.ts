@@ -180,6 +180,69 @@ export class GitStaging {
     return { files: written.sort() };
   }
 
+  /**
+   * Commits the staged changes on branch `target` instead of writing the files (seed 003's
+   * push target): on its tip (a new branch starts at HEAD), merged (3-way) with what the
+   * branch changed since, or CLEARANCE_CONFLICT with nothing done. The files on disk and the
+   * branch checked out are left alone. Returns the new commit and the files it changed,
+   * then deletes the staging branch.
+   */
+  async pushTo(ref: StageRef, target: string): Promise<{ commit: string; files: string[] }> {
+    checkRef(ref);
+    if (this.mode === 'shadow') {
+      throw fail(
+        'INVALID_ARGUMENT',
+        `the project at ${this.root} is not in a git repository, so there is no branch to commit to; push without a target writes the files`,
+        {
+          target,
+        },
+      );
+    }
+    const valid = await this.#git.exec(['check-ref-format', '--branch', target], { allow: (code) => code <= 128 });
+    if (valid.code !== 0 || target.startsWith('-') || target.startsWith('golem/staged/'))
+      throw fail('INVALID_ARGUMENT', `"${target}" is not a branch name to commit to`, { target });
+    const checkedOut = await this.#git.exec(['symbolic-ref', '-q', '--short', 'HEAD'], { allow: (code) => code <= 1 });
+    if (checkedOut.code === 0 && checkedOut.stdout.toString('utf8').trim() === target) {
+      throw fail('INVALID_ARGUMENT', `"${target}" is the branch checked out here; push without a target to write the files, or name another branch`, {
+        target,
+      });
+    }
+    const found = await this.#git.exec(['rev-parse', '--verify', '-q', `refs/heads/${target}^{commit}`], { allow: (code) => code <= 1 });
+    const existing = found.code === 0 ? found.stdout.toString('utf8').trim() : null;
+    const tip = existing ?? (await this.#startPoint()).parents[0] ?? null;
+    const edits = new Map<string, TreeEdit>();
+    const conflicts: string[] = [];
+    const changed: string[] = [];
+    const modes = await this.#entries(
+      ref.head,
+      ref.files.map((p) => this.#prefix + p),
+    );
+    for (const path of ref.files) {
+      const current = tip === null ? null : await this.#readAt(tip, path);
+      const head = await this.#readAt(ref.head, path);
+      if (sameContent(current, head)) continue;
+      const base = await this.#readAt(ref.base, path);
+      const content = sameContent(current, base) ? head : await this.#merge(current, base, head);
+      // The branch changed the file too, and the two cannot be merged (a deletion against an edit is never merged).
+      if (content === null && !sameContent(current, base)) {
+        conflicts.push(path);
+        continue;
+      }
+      if (sameContent(content, current)) continue;
+      edits.set(path, content === null ? null : { mode: modes.get(this.#prefix + path)?.mode ?? '100644', sha: await this.#hashBlob(content) });
+      changed.push(path);
+    }
+    if (conflicts.length > 0) {
+      throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with ${target}'s changes to ${conflicts.join(', ')}`, { files: conflicts, target });
+    }
+    const tree = await this.#buildTree(tip === null ? null : await this.#treeOf(tip), edits);
+    const commit = await this.#commitTree(tree, tip === null ? [] : [tip], `golem: ${ref.files.join(', ')}\n\nStaged on ${ref.branch}, pushed by the user.\n`);
+    // Only if the branch is still where it was read: a commit made to it meanwhile is never lost.
+    await this.#git.exec(['update-ref', '-m', `golem: push ${ref.branch}`, `refs/heads/${target}`, commit, existing ?? '0'.repeat(commit.length)]);
+    await this.#deleteBranch(ref.branch);
+    return { commit, files: changed.sort() };
+  }
+
   /** Deletes the branch ref; the disk is untouched. Idempotent. */
   async discard(ref: StageRef): Promise<void> {
     checkBranch(ref.branch);
@@ -428,6 +491,7 @@ function sameContent(a: Buffer | null, b: Buffer | null): boolean {
 }
 
 /** Git's test: a NUL byte in the first 8000 bytes. */
-function isBinary(content: Buffer): boolean {
+/** Whether content is binary (a NUL byte in its first 8,000 bytes, as git decides). */
+export function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
 }

@@ -6,6 +6,7 @@
 import type { Turn } from '../../core/records.js';
 import { BaseEnvironment } from '../../environment/base-environment.js';
 import { renderFields, renderHowTo, type Environment, type RenderContextOptions } from '../../environment/environment.js';
+import { clearanceItems } from '../clearance.js';
 import { takesActionsByName } from './environment-actions.js';
 import { rootInstructions, subWorkerInstructions } from '../worker-tree.js';
 import type { WorkerContext } from './context.js';
@@ -40,6 +41,7 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
       ...(instructions === undefined ? [] : [instructions]),
       ...tree,
       ...(mode.instructions === undefined ? [] : [mode.instructions()]),
+      ...pendingClearance(ctx),
       ...ctx.environments.map((e) => environmentContext(ctx, e)),
     ],
     ...(signal !== undefined && { signal }),
@@ -74,4 +76,22 @@ function environmentContext(ctx: WorkerContext, environment: Environment): strin
     '',
     renderHowTo(options, takesActionsByName(environment)),
   ].join('\n');
+}
+
+/**
+ * The root's view of the system's state (seed 003: root context holds "pending clearance"):
+ * what waits for the user's clearance in this conversation, so the model does not tell the
+ * user a staged change is in the files.
+ */
+function pendingClearance(ctx: WorkerContext): string[] {
+  if (ctx.depth > 0) return [];
+  const items = clearanceItems(ctx.manager.workspace(), { sessionId: ctx.position.rootSessionId });
+  if (items.length === 0) return [];
+  return [
+    [
+      "## Waiting for the user's clearance",
+      "These are staged, not yet in the files: the user pushes (applies), discards or defers each. Your next file edits join the open staged commit. When you report your work, say these wait for the user's review.",
+      ...items.map((i) => `- ${i.id} (${i.type.replace(/_/g, ' ')}, ${i.status}): ${i.description}`),
+    ].join('\n'),
+  ];
 }
