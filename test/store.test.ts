@@ -40,11 +40,11 @@ describe('SqliteStore', () => {
     const path = join(tempDir(), 'w.db');
     const store = new SqliteStore({ path });
     await store.open();
-    expect((await store.stats()).schemaVersion).toBe(3);
+    expect((await store.stats()).schemaVersion).toBe(4);
     await store.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     db.close();
   });
 

@@ -129,7 +129,7 @@ describe('a migration interrupted by a kill', () => {
     await expectUpgraded(ws, expected, { doctor: false });
     await ws.close();
     const migrated = new Database(file, { readonly: true });
-    expect(migrated.pragma('user_version', { simple: true })).toBe(3);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(4);
     const owners = migrated.prepare(`SELECT count(*) AS n FROM records WHERE collection = 'turn' AND owner = json_extract(value, '$.sessionId')`).get() as {
       n: number;
     };

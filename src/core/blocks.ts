@@ -25,6 +25,8 @@ export const ThinkingBlock = z.strictObject({
   thinking: z.string(),
   /** A provider's signature over the reasoning, sent back verbatim when required. */
   signature: z.string().optional(),
+  /** Reasoning the provider sent encrypted (Anthropic's redacted thinking): its data, sent back verbatim. */
+  redacted: z.string().optional(),
 });
 export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
 
@@ -95,8 +97,27 @@ export const ToolUseBlock = z.strictObject({
   callId: z.string().min(1),
   name: z.string().min(1),
   args: JsonObject,
+  /**
+   * The provider ran it on its side (Anthropic's web search, web fetch, code execution, MCP
+   * tool use): its result is in the same answer (`server_tool_result`), not for Golem to run.
+   */
+  providerExecuted: z.literal(true).optional(),
+  /** What the provider said of the call, sent back with it (an MCP server's name, say). */
+  providerMetadata: JsonObject.optional(),
 });
 export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
+
+/** The result of a call the provider ran itself, recorded in the answer with its call, as the provider sent it. */
+export const ServerToolResultBlock = z.strictObject({
+  type: z.literal('server_tool_result'),
+  id: BlockId,
+  callId: z.string().min(1),
+  name: z.string().min(1),
+  output: JsonValue,
+  isError: z.boolean().optional(),
+  providerMetadata: JsonObject.optional(),
+});
+export type ServerToolResultBlock = z.infer<typeof ServerToolResultBlock>;
 
 /** What a tool returned, linked to its `tool_use` by `callId`. */
 export const ToolResultBlock = z.strictObject({
@@ -135,6 +156,7 @@ export const ContentBlock = z.discriminatedUnion('type', [
   DocumentBlock,
   ToolUseBlock,
   ToolResultBlock,
+  ServerToolResultBlock,
   SummaryBlock,
   RoleTransitionBlock,
 ]);

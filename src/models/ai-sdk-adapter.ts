@@ -13,7 +13,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3ToolResultOutput,
 } from '@ai-sdk/provider';
-import type { JsonObject } from '../core/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import { MODEL_ADAPTER_SPEC, type CallOptions, type GenerateResult, type ModelAdapter, type StopReason, type StreamPart } from './model-adapter.js';
 import type { Prompt, PromptPart, ToolResultOutput } from './prompt.js';
@@ -69,7 +69,7 @@ export class AiSdkAdapter implements ModelAdapter {
         else if (content.type === 'reasoning') {
           const signature = signatureOf(content);
           out.thinking.push({ text: content.text, ...(signature !== undefined && { signature }) });
-        } else if (content.type === 'tool-call') {
+        } else if (content.type === 'tool-call' && content.providerExecuted !== true) {
           out.toolCalls.push({ callId: content.toolCallId, name: content.toolName, input: parseToolInput(content.toolName, content.input) });
         }
       }
@@ -123,15 +123,19 @@ export class AiSdkAdapter implements ModelAdapter {
         opened = true;
         const reader = stream.getReader();
         let signature: string | undefined; // Anthropic sends it as metadata of a reasoning delta, before the end
+        let redacted: string | undefined; // and redacted thinking's data with the reasoning's start
         try {
           for (;;) {
             const next = await readOrAbort(reader, options.signal);
             if (next.done) return;
             signature = signatureOf(next.value) ?? signature;
+            redacted = redactedOf(next.value) ?? redacted;
             const part = mapPart(next.value);
             if (part?.type === 'thinking-end') {
               if (part.signature === undefined && signature !== undefined) part.signature = signature;
+              if (redacted !== undefined) part.redacted = redacted;
               signature = undefined;
+              redacted = undefined;
             }
             if (part !== undefined) {
               yielded = true;
@@ -221,11 +225,33 @@ export function toProviderPrompt(prompt: Prompt, fileIdData: (fileId: string) =>
         content: message.content.flatMap((p): AssistantPart[] => {
           if (p.type === 'text') return [{ type: 'text' as const, text: p.text }];
           if (p.type === 'thinking') {
+            const anthropic = { ...(p.signature !== undefined && { signature: p.signature }), ...(p.redacted !== undefined && { redactedData: p.redacted }) };
+            return [{ type: 'reasoning' as const, text: p.text, ...(Object.keys(anthropic).length > 0 && { providerOptions: { anthropic } }) }];
+          }
+          if (p.type === 'tool-call') {
             return [
-              { type: 'reasoning' as const, text: p.text, ...(p.signature !== undefined && { providerOptions: { anthropic: { signature: p.signature } } }) },
+              {
+                type: 'tool-call' as const,
+                toolCallId: p.callId,
+                toolName: p.name,
+                input: p.input,
+                ...(p.providerExecuted === true && { providerExecuted: true }),
+                ...(p.providerMetadata !== undefined && { providerOptions: p.providerMetadata as never }),
+              },
             ];
           }
-          if (p.type === 'tool-call') return [{ type: 'tool-call' as const, toolCallId: p.callId, toolName: p.name, input: p.input }];
+          if (p.type === 'server-tool-result') {
+            // A server tool's result, back in the answer as the provider sent it (web_search_tool_result and the like).
+            return [
+              {
+                type: 'tool-result' as const,
+                toolCallId: p.callId,
+                toolName: p.name,
+                output: p.isError === true ? { type: 'error-json' as const, value: p.output as never } : { type: 'json' as const, value: p.output as never },
+                ...(p.providerMetadata !== undefined && { providerOptions: p.providerMetadata as never }),
+              },
+            ];
+          }
           return [];
         }),
       });
@@ -267,8 +293,29 @@ function mapPart(part: LanguageModelV3StreamPart): StreamPart | undefined {
       const signature = signatureOf(part);
       return { type: 'thinking-end', ...(signature !== undefined && { signature }) };
     }
-    case 'tool-call':
-      return { type: 'tool-call', callId: part.toolCallId, name: part.toolName, input: parseToolInput(part.toolName, part.input) };
+    case 'tool-call': {
+      const metadata = jsonMetadata(part.providerMetadata);
+      return {
+        type: 'tool-call',
+        callId: part.toolCallId,
+        name: part.toolName,
+        input: parseToolInput(part.toolName, part.input),
+        ...(part.providerExecuted === true && { providerExecuted: true }),
+        ...(metadata !== undefined && { providerMetadata: metadata }),
+      };
+    }
+    case 'tool-result': {
+      // A result the provider sent itself: of a tool it ran (web search, code execution, an MCP server's tool).
+      const metadata = jsonMetadata(part.providerMetadata);
+      return {
+        type: 'server-tool-result',
+        callId: part.toolCallId,
+        name: part.toolName,
+        output: JSON.parse(JSON.stringify(part.result ?? null)) as JsonValue,
+        isError: part.isError === true,
+        ...(metadata !== undefined && { providerMetadata: metadata }),
+      };
+    }
     case 'finish': {
       const unified = part.finishReason.unified;
       return {
@@ -288,6 +335,19 @@ function mapPart(part: LanguageModelV3StreamPart): StreamPart | undefined {
     default:
       return undefined;
   }
+}
+
+/** The data of redacted reasoning (Anthropic's redacted_thinking), from a part's provider metadata. */
+function redactedOf(part: object): string | undefined {
+  const metadata = (part as { providerMetadata?: Record<string, unknown> }).providerMetadata;
+  const data = (metadata?.anthropic as { redactedData?: unknown } | undefined)?.redactedData;
+  return typeof data === 'string' && data !== '' ? data : undefined;
+}
+
+/** Provider metadata as plain JSON (what is kept with a block and sent back as provider options), or undefined when there is none. */
+function jsonMetadata(metadata: unknown): JsonObject | undefined {
+  if (typeof metadata !== 'object' || metadata === null || Object.keys(metadata).length === 0) return undefined;
+  return JSON.parse(JSON.stringify(metadata)) as JsonObject;
 }
 
 function signatureOf(part: object): string | undefined {

@@ -2,7 +2,7 @@
  * The model adapter spec, version 1: the one boundary between Golem and a language
  * model. `stream` yields typed parts; `generate` collects them.
  */
-import type { JsonObject } from '../core/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 import type { Prompt } from './prompt.js';
 
 export const MODEL_ADAPTER_SPEC = 'golem.model/v1' as const;
@@ -24,8 +24,10 @@ export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking-delta'; text: string }
   /** Sent once a thinking block is complete, with the provider's signature over it (if any). */
-  | { type: 'thinking-end'; signature?: string | undefined }
-  | { type: 'tool-call'; callId: string; name: string; input: JsonObject }
+  | { type: 'thinking-end'; signature?: string | undefined; redacted?: string | undefined }
+  /** `providerExecuted`: the provider runs it itself (a server tool); its result follows as a `server-tool-result`. */
+  | { type: 'tool-call'; callId: string; name: string; input: JsonObject; providerExecuted?: true; providerMetadata?: JsonObject }
+  | { type: 'server-tool-result'; callId: string; name: string; output: JsonValue; isError: boolean; providerMetadata?: JsonObject }
   | { type: 'finish'; usage: Usage; stopReason: StopReason; rawStopReason?: string };
 
 /** What `generate` collects from a stream. */
@@ -71,7 +73,8 @@ export async function collectStream(parts: AsyncIterable<StreamPart>): Promise<G
         thinking = undefined;
         break;
       case 'tool-call':
-        result.toolCalls.push({ callId: part.callId, name: part.name, input: part.input });
+        // A call the provider ran itself is not one for the caller to run.
+        if (part.providerExecuted !== true) result.toolCalls.push({ callId: part.callId, name: part.name, input: part.input });
         break;
       case 'finish':
         result.usage = part.usage;

@@ -9,11 +9,13 @@ export type PromptMedia = { base64: string; fileId?: never } | { fileId: string;
 
 export type PromptPart =
   | { type: 'text'; text: string }
-  | { type: 'thinking'; text: string; signature?: string }
+  | { type: 'thinking'; text: string; signature?: string; redacted?: string }
   | ({ type: 'image'; mediaType: string; filename?: string } & PromptMedia)
   | ({ type: 'document'; mediaType: string; filename?: string; title?: string } & PromptMedia)
-  | { type: 'tool-call'; callId: string; name: string; input: JsonObject }
-  | { type: 'tool-result'; callId: string; name: string; output: ToolResultOutput; isError?: boolean };
+  | { type: 'tool-call'; callId: string; name: string; input: JsonObject; providerExecuted?: true; providerMetadata?: JsonObject }
+  | { type: 'tool-result'; callId: string; name: string; output: ToolResultOutput; isError?: boolean }
+  /** In an assistant message: the result of a call the provider ran itself, as it sent it. */
+  | { type: 'server-tool-result'; callId: string; name: string; output: JsonValue; isError?: boolean; providerMetadata?: JsonObject };
 
 /** What a tool returned: text, or text and media parts. */
 export type ToolResultOutput = { type: 'text'; text: string } | { type: 'content'; parts: Array<Extract<PromptPart, { type: 'text' | 'image' | 'document' }>> };

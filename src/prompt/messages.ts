@@ -79,8 +79,14 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
           if (block.text.trim() !== '') push(home, { type: 'text', text: turn.role === 'system' ? `[System note] ${block.text}` : block.text });
           break;
         case 'thinking':
-          // Only signed thinking can go back (Anthropic verifies it, others ignore it); unsigned thinking stays in the turn.
-          if (home === 'assistant' && block.signature !== undefined) push('assistant', { type: 'thinking', text: block.thinking, signature: block.signature });
+          // Only signed (or redacted) thinking can go back (Anthropic verifies it, others ignore it); unsigned thinking stays in the turn.
+          if (home === 'assistant' && (block.signature !== undefined || block.redacted !== undefined))
+            push('assistant', {
+              type: 'thinking',
+              text: block.thinking,
+              ...(block.signature !== undefined && { signature: block.signature }),
+              ...(block.redacted !== undefined && { redacted: block.redacted }),
+            });
           break;
         case 'image':
         case 'document':
@@ -89,7 +95,26 @@ export async function toMessages(turns: readonly Turn[], sources: MessageSources
           else push('user', await mediaPart(block));
           break;
         case 'tool_use':
-          push('assistant', { type: 'tool-call', callId: idOf(block.callId, true), name: block.name, input: block.args });
+          push('assistant', {
+            type: 'tool-call',
+            callId: idOf(block.callId, true),
+            name: block.name,
+            input: block.args,
+            ...(block.providerExecuted === true && { providerExecuted: true }),
+            ...(block.providerMetadata !== undefined && { providerMetadata: block.providerMetadata }),
+          });
+          break;
+        case 'server_tool_result':
+          // The provider's own result goes back in the answer, beside its call, as the provider sent it.
+          if (home === 'assistant')
+            push('assistant', {
+              type: 'server-tool-result',
+              callId: idOf(block.callId, false),
+              name: block.name,
+              output: block.output,
+              ...(block.isError === true && { isError: true }),
+              ...(block.providerMetadata !== undefined && { providerMetadata: block.providerMetadata }),
+            });
           break;
         case 'tool_result': {
           const text = block.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
@@ -165,7 +190,8 @@ export function pairToolCalls(messages: readonly PromptMessage[]): PromptMessage
     settle();
     out.push({ role: message.role, content: [...message.content] });
     if (message.role === 'assistant') {
-      for (const part of message.content) if (part.type === 'tool-call') pending.set(part.callId, part.name);
+      // A call the provider ran itself is answered in the message: no tool result is owed for it.
+      for (const part of message.content) if (part.type === 'tool-call' && part.providerExecuted !== true) pending.set(part.callId, part.name);
     }
   }
   settle();

@@ -61,6 +61,9 @@ export function countPrompt(prompt: Prompt, count: (text: string) => number): nu
         case 'tool-result':
           n += 4 + count(part.output.type === 'text' ? part.output.text : part.output.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''));
           break;
+        case 'server-tool-result':
+          n += 4 + count(JSON.stringify(part.output));
+          break;
       }
     }
   }
@@ -81,6 +84,8 @@ function blockTokens(block: ContentBlock, count: (text: string) => number, sizeO
       return count(`${block.name}${JSON.stringify(block.args)}`);
     case 'tool_result':
       return block.content.reduce((n, p) => n + blockTokens(p, count, sizeOf), 4);
+    case 'server_tool_result':
+      return 4 + count(JSON.stringify(block.output));
     default:
       return 0;
   }

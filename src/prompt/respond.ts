@@ -166,7 +166,12 @@ class Answer {
         this.#thinkingOpen = true;
         break;
       case 'thinking-end':
-        if (last?.type === 'thinking' && part.signature !== undefined) last.signature = part.signature;
+        // Redacted thinking comes with no text: a block of its own, kept to be sent back as it came.
+        if (part.redacted !== undefined && !(this.#thinkingOpen && last?.type === 'thinking')) this.#blocks.push({ type: 'thinking', thinking: '', redacted: part.redacted });
+        else if (last?.type === 'thinking') {
+          if (part.signature !== undefined) last.signature = part.signature;
+          if (part.redacted !== undefined) last.redacted = part.redacted;
+        }
         this.#thinkingOpen = false;
         break;
       case 'text-delta':
@@ -174,7 +179,24 @@ class Answer {
         else this.#blocks.push({ type: 'text', text: part.text });
         break;
       case 'tool-call':
-        this.#blocks.push({ type: 'tool_use', callId: part.callId, name: part.name, args: part.input });
+        this.#blocks.push({
+          type: 'tool_use',
+          callId: part.callId,
+          name: part.name,
+          args: part.input,
+          ...(part.providerExecuted === true && { providerExecuted: true }),
+          ...(part.providerMetadata !== undefined && { providerMetadata: part.providerMetadata }),
+        });
+        break;
+      case 'server-tool-result':
+        this.#blocks.push({
+          type: 'server_tool_result',
+          callId: part.callId,
+          name: part.name,
+          output: part.output,
+          ...(part.isError && { isError: true }),
+          ...(part.providerMetadata !== undefined && { providerMetadata: part.providerMetadata }),
+        });
         break;
       case 'finish':
         this.usage = part.usage;

@@ -91,7 +91,8 @@ export function groupTurns(turns: readonly Turn[]): Turn[][] {
       open = new Set();
       continue;
     }
-    const calls = turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.callId] : []));
+    // A call the provider ran itself is answered in the same turn: nothing waits for it.
+    const calls = turn.blocks.flatMap((b) => (b.type === 'tool_use' && b.providerExecuted !== true ? [b.callId] : []));
     const answers = turn.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []));
     const last = groups.at(-1);
     if (last !== undefined && answers.some((id) => open.has(id))) {

@@ -12,6 +12,8 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
   for (const b of turn.blocks) {
     if (b.type === 'text') text.push(b.text);
     else if (b.type === 'tool_use') toolCalls.push({ callId: b.callId, name: b.name, input: b.args });
+    else if (b.type === 'server_tool_result')
+      toolResults.push({ callId: b.callId, text: typeof b.output === 'string' ? b.output : JSON.stringify(b.output), isError: b.isError === true });
     else if (b.type === 'tool_result') {
       const content = b.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
       toolResults.push({ callId: b.callId, text: content, isError: b.isError === true });

@@ -46,4 +46,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: 'session records count their turns (length), UI instances name the session that built them (builtBy)',
     sql: '',
   },
+  {
+    version: 4,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: 'answers keep the calls a provider ran itself with their results (server_tool_result) and redacted thinking',
+    sql: '',
+  },
 ];

@@ -21,6 +21,8 @@ export interface FakeAnswer {
   delayBetweenEventsMs?: number;
   /** Anthropic only: answer 200 and then an `error` event of this type in the stream (e.g. overloaded_error). */
   streamError?: string;
+  /** Anthropic only: stream these events as they are (each `{ type, ... }`, sent as `event: type`), a recorded answer replayed. */
+  events?: Record<string, unknown>[];
 }
 
 export interface RecordedRequest {
@@ -189,6 +191,7 @@ function anthropicJson(a: FakeAnswer, model: string) {
 }
 
 function anthropicEvents(a: FakeAnswer, model: string): string[] {
+  if (a.events !== undefined) return a.events.map((e) => sse(e, String(e.type)));
   const events = [
     sse(
       {

@@ -28,7 +28,8 @@ export function toolsMode(session: Session, accepts: (name: string) => boolean):
 
 function toolCalls(turn: Turn, accepts: (name: string) => boolean): Requests {
   const calls = turn.blocks.flatMap((b) =>
-    b.type === 'tool_use' ? [{ turnId: turn.id, turnVersion: turn.version, callId: b.callId, name: b.name, input: b.args }] : [],
+    // A call the provider ran itself (a server tool) came with its result: it is not Golem's to run.
+    b.type === 'tool_use' && b.providerExecuted !== true ? [{ turnId: turn.id, turnVersion: turn.version, callId: b.callId, name: b.name, input: b.args }] : [],
   );
   if (calls.length > 0) return { calls, errors: [] };
   const written = textRequests(turn, accepts);

@@ -235,4 +235,10 @@ ${applyWrites(s)}
       $golem_append$;
     `,
   },
+  {
+    version: 5,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: 'answers keep the calls a provider ran itself with their results (server_tool_result) and redacted thinking',
+    sql: () => 'SELECT 1',
+  },
 ];
