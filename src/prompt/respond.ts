@@ -167,7 +167,8 @@ class Answer {
         break;
       case 'thinking-end':
         // Redacted thinking comes with no text: a block of its own, kept to be sent back as it came.
-        if (part.redacted !== undefined && !(this.#thinkingOpen && last?.type === 'thinking')) this.#blocks.push({ type: 'thinking', thinking: '', redacted: part.redacted });
+        if (part.redacted !== undefined && !(this.#thinkingOpen && last?.type === 'thinking'))
+          this.#blocks.push({ type: 'thinking', thinking: '', redacted: part.redacted });
         else if (last?.type === 'thinking') {
           if (part.signature !== undefined) last.signature = part.signature;
           if (part.redacted !== undefined) last.redacted = part.redacted;
