@@ -81,7 +81,21 @@ describe('clearance', () => {
       code: 'INVALID_ARGUMENT',
       message: expect.stringContaining('checked out'),
     });
-    await expect(ws.clearance.push(clashing, { target: 'bad..name' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // Names git would resolve to something else, ref paths, options: refused as they are, nothing made.
+    for (const bad of ['bad..name', '@', '@{-1}', 'HEAD', 'refs/heads/x', '-x', 'golem/staged/y']) {
+      await expect(ws.clearance.push(clashing, { target: bad }), bad).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    // A branch checked out in another work tree is left alone too.
+    git('worktree', 'add', '-q', join(tempDir(), 'wt'), 'feature');
+    await expect(ws.clearance.push(clashing, { target: 'feature' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('work tree'),
+    });
+    expect(git('for-each-ref', '--format=%(refname)', 'refs/heads').split('\n').filter(Boolean).sort()).toEqual([
+      'refs/heads/feature',
+      'refs/heads/golem/staged/' + clashing,
+      'refs/heads/main',
+    ]);
     expect(ws.clearance.get(clashing).status).toBe('pending');
     // Without a target it is written into the files as before.
     await ws.clearance.push(clashing);
@@ -126,6 +140,11 @@ describe('clearance', () => {
       ['binary_output', 'Binary output: docs/chart.png (77 bytes, PNG image)'],
     ]);
     expect(existsSync(join(root, 'docs', 'chart.png'))).toBe(false);
+    // The model is told where each went, and not that later reads see the binary file.
+    const told = JSON.stringify((await session.transcript()).flatMap((t) => t.blocks.filter((b) => b.type === 'tool_result')));
+    expect(told).toContain(`The file docs/chart.png (not text) waits for the user's review as clearance item ${items[1]?.id}`);
+    expect(told).toContain('not seen by later reads');
+    expect(told).toContain(`Staged for the user's review as clearance item ${items[0]?.id}`);
     expect(await ws.clearance.diff(items[1]?.id ?? '')).toContain('Binary files');
     await ws.clearance.push(items[1]?.id ?? '');
     expect(readFileSync(join(root, 'docs', 'chart.png')).equals(png)).toBe(true);

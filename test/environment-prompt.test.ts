@@ -111,11 +111,11 @@ describe('what the context says matches what the worker does', () => {
     expect(system).not.toContain('answer with:');
     // The schema: description, type, choices, dependencies and read-only, for every field.
     expect(system).toContain(
-      '  selected_book_name: (not set) [must be one of the available book names]\n    The book open Type: one of "Physiology", "Anatomy", "Pocket".',
+      '  selected_book_name: (not set) [must be one of the available book names]\n    The book open. Type: one of "Physiology", "Anatomy", "Pocket".',
     );
-    expect(system).toContain('    The page open Type: number. Depends on: selected_book_name.');
-    expect(system).toContain('  mode: paged [set by the app] (read-only)\n    How pages are shown Type: string. Read-only: only the app sets it.');
-    expect(system).toContain('    Large print Type: boolean.');
+    expect(system).toContain('    The page open. Type: number. Depends on: selected_book_name.');
+    expect(system).toContain('  mode: paged [set by the app] (read-only)\n    How pages are shown. Type: string. Read-only: only the app sets it.');
+    expect(system).toContain('    Large print. Type: boolean.');
     await ws.close();
   });
 
@@ -132,7 +132,7 @@ describe('what the context says matches what the worker does', () => {
     expect(systemOf(model.calls[0])).toContain(
       'To update a field, write in your answer {"action": "update_editable_status", "fieldName": "<field_name>", "value": "<new_value>"}',
     );
-    expect(systemOf(model.calls[0])).toContain('    The book open Type: one of "Physiology", "Anatomy", "Pocket".');
+    expect(systemOf(model.calls[0])).toContain('    The book open. Type: one of "Physiology", "Anatomy", "Pocket".');
     await ws.close();
   });
 
@@ -185,7 +185,7 @@ describe('what the context says matches what the worker does', () => {
     ]);
     const told = messagesOf(model.calls[1]);
     expect(told).toContain('Results of your instructions:');
-    expect(told).toContain('your actions are tools here: call them as tool calls');
+    expect(told).toContain('You wrote these as text; each line above says how it went. Your actions are tools here: call them as tool calls.');
     // Read back from the workspace: one user turn carries both results, after the answer.
     const transcript = await session.transcript();
     expect(transcript.map((t) => t.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
@@ -204,6 +204,7 @@ describe('what the context says matches what the worker does', () => {
     expect(outcome.status).toBe('done');
     expect(outcome.steps).toBe(2);
     expect(messagesOf(model.calls[1])).toContain('could not read an instruction: an instruction is not valid JSON');
+    expect(messagesOf(model.calls[1])).toContain('Nothing was run. Your actions are tools here');
     expect(outcome.actions).toEqual([]);
     expect(reader.editableStatus.selected_book_name?.value).toBeNull();
     await ws.close();
@@ -265,7 +266,7 @@ describe("an environment in seed 000's own shape", () => {
     expect(messagesOf(model.calls[1])).toContain('The heart has four chambers');
     const system = systemOf(model.calls[0]);
     expect(system).toContain('## How to act on Bookshelf Workspace');
-    expect(system).toContain('    Select a book to browse Type: one of "Physiology", "Anatomy".');
+    expect(system).toContain('    Select a book to browse. Type: one of "Physiology", "Anatomy".');
     expect(system).toContain('To run one of its actions, call the execute_action tool with {"actionName": "<action_name>", "params": {"<param>": "<value>"}}');
     await ws.close();
   });
@@ -301,6 +302,29 @@ describe("an environment in seed 000's own shape", () => {
     expect(outcome.status).toBe('done');
     expect(shelf.editableStatus.selected_book_name?.value).toBe('Anatomy');
     expect(shelf.searches).toEqual(['bones']);
+    await ws.close();
+  });
+
+  it('beside another environment: update_editable_status names the environment, execute_action (taking no such parameter) does not', async () => {
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const shelf = new SeedShelf();
+    const reader = new Reader();
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'execute_action', input: { actionName: 'semantic_search', params: { query: 'lungs' } } }] },
+      { toolCalls: [{ name: 'update_editable_status', input: { environment: 'seed-shelf', fieldName: 'selected_book_name', value: 'Anatomy' } }] },
+      { text: 'Done.' },
+    ]);
+    const outcome = await ws.worker({ session, model, environments: [reader, shelf] }).run('find the lungs');
+    expect(outcome.actions.map((a) => [a.name, a.ok])).toEqual([
+      ['execute_action', true],
+      ['update_editable_status', true],
+    ]);
+    expect(shelf.searches).toEqual(['lungs']);
+    expect(shelf.editableStatus.selected_book_name?.value).toBe('Anatomy');
+    const system = systemOf(model.calls[0]);
+    expect(system).toContain('To run one of its actions, call the execute_action tool with {"actionName": "<action_name>", "params": {"<param>": "<value>"}}');
+    expect(system).toContain('call the update_editable_status tool with {"environment": "seed-shelf", "fieldName": "<field_name>", "value": "<new_value>"}');
     await ws.close();
   });
 });

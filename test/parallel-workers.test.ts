@@ -201,9 +201,20 @@ describe('sub-workers side by side', () => {
         ],
       };
     });
-    const worker = ws.worker({ session: chat, model, actions: [deploy, fetch], subWorkers: true });
+    const events: WorkerEvent[] = [];
+    const worker = ws.worker({ session: chat, model, actions: [deploy, fetch], subWorkers: true, onEvent: (e) => events.push(e) });
     const paused = await worker.run('Ship and read');
     expect(paused.status).toBe('paused');
+    // Each sub-worker is shown as ended, the waiting one as waiting (a front end keeping it live would wait for ever).
+    expect(
+      events
+        .filter((e) => e.type === 'worker-end' && e.worker.depth === 1)
+        .map((e) => [e.worker.task, (e as { status: string }).status])
+        .sort(),
+    ).toEqual([
+      ['read', 'done'],
+      ['ship', 'waiting'],
+    ]);
     expect(
       workersOf(ws)
         .map((w) => [w.task, w.status])
@@ -305,6 +316,66 @@ describe('sub-workers side by side', () => {
     expect([...(items[0]?.metadata as { files: string[] }).files].sort()).toEqual(['docs/east.md', 'docs/north.md', 'docs/south.md']);
     await ws.clearance.push(items[0]?.id ?? '');
     for (const task of ['north', 'south', 'east']) expect(readFileSync(join(root, 'docs', `${task}.md`), 'utf8')).toBe(`# ${task}\n`);
+    await ws.close();
+  });
+
+  it("workers started by the same answer do not get each other's results, whichever finishes first; a later answer's do", async () => {
+    const ws = await createWorkspace();
+    const chat = await ws.sessions.create();
+    const { action } = timedAction(5);
+    const firstMessages: Record<string, string> = {};
+    const model = scriptedModel((prompt): ScriptedResponse => {
+      if (isSubWorker(prompt)) {
+        const task = taskOf(prompt);
+        firstMessages[task] ??= said(prompt);
+        if (answered(prompt)) return { text: `report on ${task}` };
+        return { toolCalls: [{ name: 'fetch_page', input: { task } }] };
+      }
+      const results = prompt.messages.flatMap((m) => m.content).filter((p) => p.type === 'tool-result').length;
+      if (results === 0) return { toolCalls: ['a', 'b', 'c'].map((task) => ({ name: 'spawn_worker', input: { task } })) };
+      if (results === 3) return { toolCalls: [{ name: 'spawn_worker', input: { task: 'summary' } }] };
+      return { text: 'done' };
+    });
+    // One at a time: a finishes before c starts, and still c is not given a's result.
+    await ws.worker({ session: chat, model, actions: [action], subWorkers: { concurrency: 1 } }).run('Three, then a summary');
+    for (const task of ['a', 'b', 'c']) expect(firstMessages[task], task).not.toContain('Results of earlier workers');
+    expect(firstMessages.summary).toContain('Results of earlier workers');
+    for (const task of ['a', 'b', 'c']) expect(firstMessages.summary).toContain(`report on ${task}`);
+    // The model is told how they run.
+    expect(model.calls[0]?.system).toContain('The spawn_worker calls of one answer run at the same time.');
+    await ws.close();
+  });
+
+  it('asks one approval at a time, even when two workers side by side both need one', async () => {
+    const ws = await createWorkspace();
+    const chat = await ws.sessions.create();
+    const deploy = defineAction({
+      name: 'deploy',
+      description: 'Deploys.',
+      input: z.object({ task: z.string() }),
+      trust: 'supervised',
+      run: () => 'deployed',
+    });
+    const model = scriptedModel((prompt): ScriptedResponse => {
+      if (isSubWorker(prompt)) {
+        const task = taskOf(prompt);
+        if (answered(prompt)) return { text: `${task} shipped` };
+        return { toolCalls: [{ name: 'deploy', input: { task } }] };
+      }
+      if (answered(prompt)) return { text: 'ok' };
+      return { toolCalls: ['eu', 'us'].map((task) => ({ name: 'spawn_worker', input: { task } })) };
+    });
+    let open = 0;
+    let most = 0;
+    const requestApproval = async () => {
+      most = Math.max(most, ++open);
+      await wait(40);
+      open--;
+      return { approved: true as const };
+    };
+    const outcome = await ws.worker({ session: chat, model, actions: [deploy], subWorkers: true, requestApproval }).run('Ship both');
+    expect(outcome.status).toBe('done');
+    expect(most).toBe(1);
     await ws.close();
   });
 });

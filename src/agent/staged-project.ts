@@ -12,7 +12,8 @@ import { Serializer } from '../core/serializer.js';
 import { clearanceItems, stageRefOf } from './clearance.js';
 import type { ClearanceRecord } from './agent-plugin.js';
 import type { FileAccess } from '../action/files.js';
-import { defaultStagingDir, GitStaging, isBinary, type StageRef } from '../project/git-staging.js';
+import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
+import { isBinary } from '../project/actions/context-files.js';
 import { DiskFiles } from '../project/project-files.js';
 
 /** Where the staging lives, and what it belongs to. */
@@ -99,15 +100,15 @@ export class StagedProject {
       items.push(await this.#record(staging, id, 'binary_output', `Binary output: ${described}`, ref));
     }
     const ids = items.map((i) => i.id);
+    const notes = items.map((i) =>
+      i.type === 'binary_output'
+        ? `The file${binary.length > 1 ? 's' : ''} ${binary.map((c) => c.path).join(', ')} (not text) wait${binary.length > 1 ? '' : 's'} for the user's review as clearance item ${i.id}, on ${binary.length > 1 ? 'their' : 'its'} own: not in the files on disk until the user pushes it, and not seen by later reads.`
+        : `Staged for the user's review as clearance item ${i.id} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
+    );
     return {
       ...result,
       staged: true,
-      output: {
-        result: result.output,
-        staged: true,
-        clearanceId: ids.length === 1 ? (ids[0] as string) : ids.join(', '),
-        note: `Staged for the user's review as clearance item${ids.length > 1 ? 's' : ''} ${ids.join(' and ')} (not in the files on disk until the user pushes it). Later reads of these files show the staged version.`,
-      },
+      output: { result: result.output, staged: true, clearanceId: ids.length === 1 ? (ids[0] as string) : ids.join(', '), note: notes.join(' ') },
     };
   }
 

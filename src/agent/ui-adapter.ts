@@ -74,7 +74,8 @@ export type WorkerEvent =
   /** A model call finished (step `step` of the run) and its answer asks for `requested` actions, which run next. */
   | { type: 'step'; worker: WorkerInfo; step: number; turn: Turn; requested: number }
   | { type: 'action'; worker: WorkerInfo; name: string; input: JsonValue; ok: boolean; output: JsonValue }
-  | { type: 'worker-end'; worker: WorkerInfo; status: 'done' | 'question' | 'failed'; text: string };
+  /** `waiting`: a sub-worker stopped on an approval nobody can answer now; a later run resumes it. */
+  | { type: 'worker-end'; worker: WorkerInfo; status: 'done' | 'question' | 'failed' | 'waiting'; text: string };
 
 export interface UIAdapter {
   // Conversation

@@ -22,7 +22,9 @@ export const SpawnInput = z.object({
   include_results: z
     .array(z.string())
     .optional()
-    .describe("Ids of earlier workers whose results it needs (default: those of this run's earlier workers that finished)."),
+    .describe(
+      "Ids of earlier workers whose results it needs (default: those of this run's earlier workers that finished, not those started by the same answer, which run at the same time).",
+    ),
 });
 export type SpawnInput = z.output<typeof SpawnInput>;
 
@@ -69,6 +71,7 @@ export function rootInstructions(maxDepth: number): string {
   return [
     '## Workers',
     `You can hand self-contained tasks to sub-workers with spawn_worker (at most ${maxDepth} levels deep). A sub-worker sees only the task you write, not this conversation.`,
+    "The spawn_worker calls of one answer run at the same time. A task that needs another task's result goes in a later answer, once that result is back.",
     'When a sub-worker returns a question: if this conversation already tells you the answer, call spawn_worker again with the clarified task and `reinvoke` set to its id. If you do not know, ask the user, then re-invoke it with the answer.',
   ].join('\n');
 }
@@ -81,7 +84,9 @@ export function subWorkerInstructions(path: readonly WorkerInfo[], canSpawn: boo
     `You are a sub-worker at depth ${self?.depth ?? 1} of a worker tree: ${path.map((w) => w.task.slice(0, 60)).join(' → ')}.`,
     'You do not talk to the user and have no chat history: only your task. Use your actions to do it, then answer with the result: what you did and what you found, briefly.',
     'If you cannot finish without information you do not have, call ask_parent with one precise question instead of guessing.',
-    ...(canSpawn ? ['You may hand self-contained parts to your own sub-workers with spawn_worker.'] : []),
+    ...(canSpawn
+      ? ['You may hand self-contained parts to your own sub-workers with spawn_worker; the spawn_worker calls of one answer run at the same time.']
+      : []),
   ].join('\n');
 }
 

@@ -124,6 +124,10 @@ export async function clearanceCommand(ws: Workspace, args: string[], options: {
   }
   if (options.to !== undefined && sub !== 'push') throw new GolemError('INVALID_ARGUMENT', `--to goes with golem clearance push, not ${sub}`);
   const id = given ?? (sub === 'push' ? await onlyWaiting(clearance, io) : undefined);
+  if (id === undefined && sub === 'push') {
+    io.stdout('Nothing pushed.\n'); // the user chose none
+    return 0;
+  }
   if (id === undefined) throw new GolemError('INVALID_ARGUMENT', `golem clearance ${sub} needs an item id (see golem clearance list)`);
   switch (sub) {
     case 'diff':
@@ -153,7 +157,7 @@ export async function clearanceCommand(ws: Workspace, args: string[], options: {
  * The item `golem clearance push` means without an id: the one waiting; with several, the
  * one the user picks at the terminal, or (not at a terminal) none, with the list to choose from.
  */
-async function onlyWaiting(clearance: ClearanceApi, io: CliIo): Promise<string> {
+async function onlyWaiting(clearance: ClearanceApi, io: CliIo): Promise<string | undefined> {
   const items = clearance.list();
   if (items.length === 0) throw new GolemError('CLEARANCE_NOT_FOUND', 'nothing waits for clearance');
   if (items.length === 1) return (items[0] as { id: string }).id;
@@ -169,7 +173,8 @@ async function onlyWaiting(clearance: ClearanceApi, io: CliIo): Promise<string> 
   try {
     const answer = (await rl.question('Push which? (a number or an id, Enter for none) ')).trim();
     const picked = /^\d+$/.test(answer) ? items[Number(answer) - 1]?.id : answer === '' ? undefined : clearance.get(answer).id;
-    if (picked === undefined) throw new GolemError('INVALID_ARGUMENT', answer === '' ? 'nothing pushed' : `no item number ${answer}`);
+    if (answer === '') return undefined;
+    if (picked === undefined) throw new GolemError('INVALID_ARGUMENT', `no item number ${answer}`);
     return picked;
   } finally {
     rl.close();

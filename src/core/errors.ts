@@ -85,7 +85,7 @@ export const ERROR_CODES = {
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },
   // Extensions
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
-  EXTENSION_INVALID: { status: 500, meaning: 'an extension is not in the shape Golem takes (seed 001 reducers, no name)' },
+  EXTENSION_INVALID: { status: 400, meaning: 'an extension is not in the shape Golem takes (seed 001 reducers, no name)' },
   // Storage
   STORE_ERROR: { status: 500, meaning: 'the store failed; nothing was written' },
   STORE_CONFLICT: { status: 409, meaning: 'another process wrote to the store first; nothing was written' },

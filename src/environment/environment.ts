@@ -166,7 +166,8 @@ export function renderFields(schema: EditableStatusSchema): string {
       const head = `  ${name}: ${f.value === null ? '(not set)' : f.value} [${f.constraint}]${f.readonly ? ' (read-only)' : ''}`;
       const type = f.type === 'enum' ? `one of ${(f.enumValues ?? []).map((v) => JSON.stringify(v)).join(', ')}` : f.type;
       const facts = [
-        f.description,
+        // A description of its own, ended, before the facts that follow it.
+        f.description === '' || /[.!?]$/.test(f.description) ? f.description : `${f.description}.`,
         `Type: ${type}.`,
         ...(f.dependsOn !== undefined && f.dependsOn.length > 0 ? [`Depends on: ${f.dependsOn.join(', ')}.`] : []),
         ...(f.readonly ? ['Read-only: only the app sets it.'] : []),
@@ -176,12 +177,20 @@ export function renderFields(schema: EditableStatusSchema): string {
     .join('\n');
 }
 
-/** How to change a field (and, with `execute`, how to run an action by name), as `options` say the worker runs calls. */
-export function renderHowTo(options: RenderContextOptions, execute: boolean): string {
+/**
+ * How to change a field, and (with `execute`) how to run one of the environment's actions by
+ * name, as `options` say the worker runs calls. `execute.environmentParam`: the parameter
+ * naming the environment, where several take actions by name (execute_action takes no other).
+ */
+export function renderHowTo(options: RenderContextOptions, execute: false | { environmentParam?: { name: string; value: string } }): string {
   const how = options.howToCall ?? writeInstruction;
-  const env = options.environmentParam === undefined ? {} : { [options.environmentParam.name]: options.environmentParam.value };
+  const param = (p: { name: string; value: string } | undefined) => (p === undefined ? {} : { [p.name]: p.value });
   return [
-    `To update a field, ${how('update_editable_status', { ...env, fieldName: '<field_name>', value: '<new_value>' })}`,
-    ...(execute ? [`To run one of its actions, ${how('execute_action', { ...env, actionName: '<action_name>', params: { '<param>': '<value>' } })}`] : []),
+    `To update a field, ${how('update_editable_status', { ...param(options.environmentParam), fieldName: '<field_name>', value: '<new_value>' })}`,
+    ...(execute === false
+      ? []
+      : [
+          `To run one of its actions, ${how('execute_action', { ...param(execute.environmentParam), actionName: '<action_name>', params: { '<param>': '<value>' } })}`,
+        ]),
   ].join('\n');
 }

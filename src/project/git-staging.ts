@@ -198,14 +198,14 @@ export class GitStaging {
         },
       );
     }
-    const valid = await this.#git.exec(['check-ref-format', '--branch', target], { allow: (code) => code <= 128 });
-    if (valid.code !== 0 || target.startsWith('-') || target.startsWith('golem/staged/'))
+    // The name as it is, never resolved (`@{-1}`, `@` or `HEAD` name other things); not a ref path, not an option, not Golem's own.
+    const literal = await this.#git.exec(['check-ref-format', `refs/heads/${target}`], { allow: (code) => code <= 128 });
+    if (literal.code !== 0 || /^(-|@$|HEAD$|refs\/|golem\/staged\/)/.test(target) || target.includes('@{'))
       throw fail('INVALID_ARGUMENT', `"${target}" is not a branch name to commit to`, { target });
-    const checkedOut = await this.#git.exec(['symbolic-ref', '-q', '--short', 'HEAD'], { allow: (code) => code <= 1 });
-    if (checkedOut.code === 0 && checkedOut.stdout.toString('utf8').trim() === target) {
-      throw fail('INVALID_ARGUMENT', `"${target}" is the branch checked out here; push without a target to write the files, or name another branch`, {
-        target,
-      });
+    // A branch checked out here or in another worktree would have its files fall out of step with it.
+    const worktrees = await this.#git.exec(['worktree', 'list', '--porcelain'], { allow: (code) => code <= 128 });
+    if (worktrees.stdout.toString('utf8').split('\n').includes(`branch refs/heads/${target}`)) {
+      throw fail('INVALID_ARGUMENT', `"${target}" is checked out in a work tree; push without a target to write the files, or name another branch`, { target });
     }
     const found = await this.#git.exec(['rev-parse', '--verify', '-q', `refs/heads/${target}^{commit}`], { allow: (code) => code <= 1 });
     const existing = found.code === 0 ? found.stdout.toString('utf8').trim() : null;
@@ -491,7 +491,6 @@ function sameContent(a: Buffer | null, b: Buffer | null): boolean {
 }
 
 /** Git's test: a NUL byte in the first 8000 bytes. */
-/** Whether content is binary (a NUL byte in its first 8,000 bytes, as git decides). */
-export function isBinary(content: Buffer): boolean {
+function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
 }

@@ -51,7 +51,7 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
     let text: string;
     try {
       text = await summarizeInChunks(summarizer, built.dropped, {
-        budget: options.tokenBudget?.total ?? 128_000,
+        budget: built.record.tokens.budget, // the call's, else the role's window, else the default
         ...(built.summaries.length > 0 && { earlier: built.summaries.join('\n\n') }),
         ...(signal !== undefined && { signal }),
         ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),

@@ -75,7 +75,7 @@ export interface WorkerState {
   parentId: string | null;
   depth: number;
   task: string;
-  status: 'running' | 'done' | 'question' | 'failed';
+  status: 'running' | 'done' | 'question' | 'failed' | 'waiting';
   /** What it does now, in a few words: 'starting', 'writing', 'step 2: 1 action(s)', 'read_file ✓'. */
   activity: string;
   /** Milliseconds since the epoch. */

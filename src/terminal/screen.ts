@@ -33,6 +33,8 @@ export class Screen {
   #footerDrawn = 0;
   /** Dialogs open now (the footer is not drawn while there are any). */
   #suspended = 0;
+  /** Called each time the last open dialog closes. */
+  readonly #afterDialog = new Set<() => void>();
 
   constructor(options: ScreenOptions) {
     this.#output = options.output;
@@ -79,7 +81,18 @@ export class Screen {
     } finally {
       this.#suspended--;
       this.#drawFooter();
+      if (this.#suspended === 0) for (const callback of this.#afterDialog) callback();
     }
+  }
+
+  /** Calls `callback` each time the last open dialog closes (to write what waited for it). */
+  afterDialog(callback: () => void): void {
+    this.#afterDialog.add(callback);
+  }
+
+  /** Whether a dialog (a question readline draws) is open now. */
+  get asking(): boolean {
+    return this.#suspended > 0;
   }
 
   /** Draws the footer again (its lines may have changed: elapsed times, states). */

@@ -18,20 +18,29 @@ class Aside {
   through = false;
   constructor(readonly target: Screen) {}
   write(text: string): boolean {
-    if (this.through) this.target.write(text);
-    else this.held += text;
+    // While a question is asked (an approval), even an expanded box waits: nothing is written into the dialog.
+    if (this.through && !this.target.asking) {
+      if (this.held !== '') this.flush();
+      this.target.write(text);
+    } else this.held += text;
     return true;
+  }
+
+  /** Writes what is held (once a question is answered). */
+  flush(): void {
+    if (!this.through || this.target.asking || this.held === '') return;
+    const held = this.held;
+    this.held = '';
+    this.target.write(held);
   }
   /** Prints what is held, and lets the rest through. */
   open(): void {
     if (this.through) return;
     this.through = true;
-    const held = this.held;
-    this.held = '';
-    if (held === '') return;
+    if (this.held === '' || this.target.asking) return;
     this.target.endAnswer();
     this.target.blankLine();
-    this.target.write(held);
+    this.flush();
   }
 }
 
@@ -60,10 +69,17 @@ export class SideBySide {
   #timer: NodeJS.Timeout | undefined;
   readonly #now: () => number;
 
+  /** Boxes that ended (or were expanded) while a question was asked: written once it is answered. */
+  readonly #unwritten = new Set<Aside>();
+
   constructor(main: Screen, options: { color: boolean; now?: () => number }) {
     this.#main = main;
     this.#color = options.color;
     this.#now = options.now ?? Date.now;
+    main.afterDialog(() => {
+      for (const aside of [...this.#unwritten, ...[...this.#running.values()].map((r) => r.aside)]) aside.flush();
+      this.#unwritten.clear();
+    });
   }
 
   /** Shows `event` if it belongs to a worker kept aside (or starts one); false when it is not one of theirs. */
@@ -81,6 +97,7 @@ export class SideBySide {
     if (event.type !== 'answer' && event.type !== 'step') owner.boxes.onEvent(event as BoxedEvent);
     if (event.type === 'worker-end') this.#end(worker.id);
     else this.#main.refreshFooter();
+    for (const r of this.#running.values()) r.aside.flush(); // what waited for a question to be answered
     return true;
   }
 
@@ -129,7 +146,10 @@ export class SideBySide {
       return;
     }
     this.#main.setFooter(() => this.#footer());
-    this.#timer ??= setInterval(() => this.#main.refreshFooter(), 500).unref();
+    this.#timer ??= setInterval(() => {
+      for (const r of this.#running.values()) r.aside.flush();
+      this.#main.refreshFooter();
+    }, 500).unref();
   }
 
   #end(workerId: string): void {
@@ -137,6 +157,8 @@ export class SideBySide {
     if (running === undefined || running.info.id !== workerId) return;
     for (const [id, owner] of this.#owner) if (owner === running) this.#owner.delete(id);
     running.aside.open();
+    running.aside.flush();
+    if (running.aside.held !== '') this.#unwritten.add(running.aside);
     if (!this.#running.delete(workerId)) return;
     if (this.#running.size > 0) {
       this.#main.refreshFooter();

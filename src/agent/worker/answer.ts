@@ -74,7 +74,7 @@ function environmentContext(ctx: WorkerContext, environment: Environment): strin
     'Editable fields:',
     renderFields(environment.getEditableStatusSchema()),
     '',
-    renderHowTo(options, takesActionsByName(environment)),
+    renderHowTo(options, executeHowTo(ctx, environment)),
   ].join('\n');
 }
 
@@ -90,8 +90,15 @@ function pendingClearance(ctx: WorkerContext): string[] {
   return [
     [
       "## Waiting for the user's clearance",
-      "These are staged, not yet in the files: the user pushes (applies), discards or defers each. Your next file edits join the open staged commit. When you report your work, say these wait for the user's review.",
+      `These are staged, not yet in the files: the user pushes (applies), discards or defers each.${items.some((i) => i.type === 'staged_commit') ? ' Your next file edits join the open staged commit.' : ''} When you report your work, say these wait for the user's review.`,
       ...items.map((i) => `- ${i.id} (${i.type.replace(/_/g, ' ')}, ${i.status}): ${i.description}`),
     ].join('\n'),
   ];
+}
+
+/** How execute_action is offered for this environment: not at all, or with the parameter naming it where several take actions by name. */
+function executeHowTo(ctx: WorkerContext, environment: Environment): false | { environmentParam?: { name: string; value: string } } {
+  if (!takesActionsByName(environment)) return false;
+  const several = ctx.environments.filter(takesActionsByName).length > 1;
+  return several ? { environmentParam: { name: 'environment', value: environment.info.id } } : {};
 }

@@ -59,7 +59,7 @@ export interface WorkerContext {
   readonly maxDepth: number;
   /** How many sub-workers one answer's spawn_worker calls run at once (default 4). */
   readonly concurrency: number;
-  /** The spawn_worker calls being run side by side now, by call id: their place in their batch. */
+  /** The spawn_worker calls of the answer being performed (two or more), by call id: their place among them. */
   readonly batches: Map<string, { index: number; size: number }>;
   /** The project's files, staged in manual mode (none without a project). */
   readonly project: StagedProject | undefined;

@@ -34,8 +34,8 @@ export async function performAll(
   for (let at = 0; at < pending.calls.length;) {
     const batch = batchAt(ctx, pending.calls, at);
     at += batch.length;
-    // Side by side: each sub-worker is shown as one of the batch (a front end keeps their streams apart).
-    const side = batch.length > 1 && ctx.concurrency > 1;
+    // The spawn_worker calls of one answer: none takes another's result, and (side by side) each is shown as one of them.
+    const side = batch.length > 1;
     if (side) batch.forEach((call, index) => ctx.batches.set(call.callId, { index, size: batch.length }));
     let done: Awaited<ReturnType<typeof performOne>>[];
     try {

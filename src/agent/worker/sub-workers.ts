@@ -63,7 +63,8 @@ export async function spawnSubWorker(
     return reportOf(record);
   }
   const child = childOf(ctx, make, record);
-  const batch = ctx.batches.get(callId);
+  // Shown as one of a batch only when they really run at once (a front end keeps their streams apart).
+  const batch = ctx.concurrency > 1 ? ctx.batches.get(callId) : undefined;
   const progress = { id: record.id, description: record.task, depth: record.depth, status: 'running' as const };
   // The progress line first, then the worker's box (so the line stands outside it); side by side, the
   // worker is known first, so a front end showing the batch can tell its line apart.
@@ -73,7 +74,11 @@ export async function spawnSubWorker(
   const empty = child.session.record().head === null;
   const outcome = await child.run(empty ? taskMessage(record.task, prior) : undefined, actionCtx.signal === undefined ? {} : { signal: actionCtx.signal });
   // Waiting for an approval: the record stays 'running' and the call gets no result, so a later run resumes it.
-  if (outcome.status === 'paused' && outcome.approval !== undefined) return { worker: record.id, status: 'waiting', approvalId: outcome.approval.id };
+  if (outcome.status === 'paused' && outcome.approval !== undefined) {
+    // Shown as stopped for now (a front end keeping it live would wait for ever); a later run starts it again.
+    ctx.emit({ type: 'worker-end', worker: child.info, status: 'waiting', text: `waiting for approval ${outcome.approval.id}` });
+    return { worker: record.id, status: 'waiting', approvalId: outcome.approval.id };
+  }
   if (outcome.status === 'aborted') {
     await manager.dispatch({ type: 'worker:finish', payload: { id: record.id, status: 'failed', result: 'stopped by the user' } });
     ctx.emit({ type: 'worker-end', worker: child.info, status: 'failed', text: 'stopped by the user' });
@@ -108,13 +113,20 @@ function priorResults(
   workers: readonly WorkerRecord[],
   ids: readonly string[] | undefined,
 ): { worker: string; task: string; result: string }[] {
-  const siblings = workers.filter((w) => w.parentSessionId === ctx.session.id && w.status === 'done' && w.result !== null);
+  // Workers started by the same answer run side by side: none waits for another's result, whichever finishes first.
+  const beside = (w: WorkerRecord) => ctx.batches.has(w.parentCallId);
+  const siblings = workers.filter((w) => w.parentSessionId === ctx.session.id && w.status === 'done' && w.result !== null && !beside(w));
   let chosen: WorkerRecord[];
   if (ids !== undefined) {
     chosen = ids.map((id) => {
       const found = siblings.find((w) => w.id === id);
-      if (found === undefined) throw new GolemError('INVALID_ARGUMENT', `no finished worker "${id}" of yours to take results from`);
-      return found;
+      if (found !== undefined) return found;
+      if (workers.some((w) => w.id === id && w.parentSessionId === ctx.session.id && beside(w)))
+        throw new GolemError(
+          'INVALID_ARGUMENT',
+          `worker "${id}" runs beside this one (started by the same answer): spawn the task that needs its result in a later answer`,
+        );
+      throw new GolemError('INVALID_ARGUMENT', `no finished worker "${id}" of yours to take results from`);
     });
   } else {
     const since = lastUserTurnAt(ctx);

@@ -27,10 +27,15 @@ export function textMode(session: Session): ModeProtocol {
 export function textRequests(turn: Turn, accepts?: (name: string) => boolean): Requests {
   const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
   const { requests, errors } = extractInstructions(text);
-  const taken = accepts === undefined ? requests : requests.filter((r) => accepts(r.action));
   const unread = accepts === undefined ? errors : errors.filter((e) => [...e.snippet.matchAll(/"([^"\\]+)"/g)].some((m) => accepts(m[1] as string)));
+  // Each call's id is its place among all the instructions of the text, whichever are taken: it stays the same on resume.
+  const calls = requests.flatMap((r, i) =>
+    accepts === undefined || accepts(r.action)
+      ? [{ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#${i}`, name: r.action, input: r.params }]
+      : [],
+  );
   return {
-    calls: taken.map((r, i) => ({ turnId: turn.id, turnVersion: turn.version, callId: `${turn.id}#${i}`, name: r.action, input: r.params })),
+    calls,
     errors: unread.map((e) => `${e.message}: ${e.snippet}`),
   };
 }

@@ -21,7 +21,14 @@ export function toolsMode(session: Session, accepts: (name: string) => boolean):
     requests: (turn) => toolCalls(turn, accepts),
     record: (callId, result) => recordResult(session, callId, result),
     recordTogether: (results, errors) =>
-      recordTextResults(session, results, errors, 'You wrote these as text. They were carried out, but your actions are tools here: call them as tool calls.'),
+      recordTextResults(
+        session,
+        results,
+        errors,
+        results.length === 0
+          ? 'Nothing was run. Your actions are tools here: call them as tool calls.'
+          : 'You wrote these as text; each line above says how it went. Your actions are tools here: call them as tool calls.',
+      ),
     howToCall: (name, params) => `call the ${name} tool with ${inlineJson(params)}`,
   };
 }

@@ -1,21 +1,28 @@
 /**
  * What sub-workers running side by side share (seed 003): while any worker of the tree asks
  * the user for an approval, the whole tree pauses (each worker waits at its next model call
- * or action).
+ * or action), and the questions are asked one at a time.
  */
+import { Serializer } from '../../core/serializer.js';
 
 /** Holds the tree while an approval is asked; the others pass once nobody holds it. */
 export class TreeGate {
   #held = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting = new Set<() => void>();
+  /** One question at a time: a second ask waits for the first to be answered. */
+  readonly #asks = new Serializer();
 
-  /** Runs `ask` with the tree held. */
+  /** Runs `ask` with the tree held (after any ask already open is answered). */
   async hold<T>(ask: () => Promise<T>): Promise<T> {
     this.#held++;
     try {
-      return await ask();
+      return await this.#asks.run(ask);
     } finally {
-      if (--this.#held === 0) for (const go of this.#waiting.splice(0)) go();
+      if (--this.#held === 0) {
+        const waiting = [...this.#waiting];
+        this.#waiting.clear();
+        for (const go of waiting) go();
+      }
     }
   }
 
@@ -25,10 +32,11 @@ export class TreeGate {
     return new Promise((resolve) => {
       const go = () => {
         signal?.removeEventListener('abort', go);
+        this.#waiting.delete(go);
         resolve();
       };
       signal?.addEventListener('abort', go, { once: true });
-      this.#waiting.push(go);
+      this.#waiting.add(go);
     });
   }
 

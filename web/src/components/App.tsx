@@ -213,7 +213,9 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         break;
       }
       case 'golem.worker': {
-        const value = event.value;
+        // Times on the server's clock, moved onto this browser's (their clocks may differ).
+        const skew = Date.now() - ((event as { timestamp?: number }).timestamp ?? Date.now());
+        const value = { ...event.value, startedAt: event.value.startedAt + skew, endedAt: event.value.endedAt === null ? null : event.value.endedAt + skew };
         setWorkerStates((prev) => ({ ...prev, [value.id]: value }));
         break;
       }

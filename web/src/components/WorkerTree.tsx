@@ -77,8 +77,9 @@ export function WorkerTree({ sessionId, label, running, workers, progress, live,
         <h2>Workers</h2>
         {side > 1 && <span class="muted small">{side} side by side</span>}
       </div>
-      <ul class="worker-tree" data-testid="worker-tree" role="tree" aria-label="Workers">
-        <li role="treeitem" aria-expanded={roots.length > 0 ? true : undefined}>
+      {/* Nested lists with disclosure buttons: a tree role would promise arrow-key navigation. */}
+      <ul class="worker-tree" data-testid="worker-tree" aria-label="Workers">
+        <li>
           <div class="worker-root" data-status={running ? 'running' : 'done'}>
             <span class={`mark ${running ? 'running' : 'done'}`} aria-hidden="true">
               {running ? MARKS.running : '◆'}
@@ -91,7 +92,7 @@ export function WorkerTree({ sessionId, label, running, workers, progress, live,
           {roots.length === 0 ? (
             <p class="muted small tree-empty">No sub-workers.</p>
           ) : (
-            <ul role="group">
+            <ul>
               {roots.map((n) => (
                 <WorkerNode key={n.id} node={n} now={now} loadSession={loadSession} live={live[n.id]} liveOf={(id) => live[id]} />
               ))}
@@ -117,13 +118,16 @@ function WorkerNode({ node, now, live, liveOf, loadSession }: NodeProps) {
   const hasChildren = node.children.length > 0;
   const elapsed = node.startedAt === null ? null : seconds((node.endedAt ?? now) - node.startedAt);
   const detailsId = `worker-details-${node.id}`;
+  const childrenId = `worker-children-${node.id}`;
   return (
-    <li role="treeitem" aria-expanded={hasChildren ? !folded : undefined}>
+    <li>
       <div class="worker-node" data-testid="worker-node" data-worker-id={node.id} data-depth={node.depth} data-status={node.status} title={node.task}>
         {hasChildren ? (
           <button
             type="button"
             class="twisty"
+            aria-expanded={!folded}
+            aria-controls={childrenId}
             aria-label={folded ? `Show the workers of ${node.task}` : `Hide the workers of ${node.task}`}
             onClick={() => setFolded(!folded)}
           >
@@ -150,7 +154,7 @@ function WorkerNode({ node, now, live, liveOf, loadSession }: NodeProps) {
       )}
       {open && <WorkerDetails id={node.id} domId={detailsId} version={`${live?.activity ?? ''}:${live?.status ?? node.status}`} loadSession={loadSession} />}
       {hasChildren && !folded && (
-        <ul role="group">
+        <ul id={childrenId}>
           {node.children.map((c) => (
             <WorkerNode key={c.id} node={c} now={now} live={liveOf(c.id)} liveOf={liveOf} loadSession={loadSession} />
           ))}
