@@ -322,6 +322,21 @@ describe('golem serve in a browser', () => {
     await shot(page, 'tree-side-by-side-done-dark');
   });
 
+  it('passes axe-core on the whole page, at desktop and phone size, with a conversation open', async () => {
+    const model = scriptedModel([{ text: 'Hello! How can I help?' }]);
+    const { server } = await started({ model });
+    const page = await open(server);
+    await say(page, 'Hi');
+    await page.getByTestId('message').filter({ hasText: 'Hello! How can I help?' }).waitFor();
+    await checkAccessibility(page, 'body');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await checkAccessibility(page, 'body');
+    // On a phone the chat takes the width: one column, the chat first.
+    const chat = await page.locator('.chat').boundingBox();
+    expect(chat?.width ?? 0).toBeGreaterThanOrEqual(350);
+    await shot(page, 'chat-phone');
+  });
+
   it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {
     const root = tempDir();
     execFileSync('git', ['init', '-q', root]);

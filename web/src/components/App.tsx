@@ -450,7 +450,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         <span class="spacer" />
         <ConnectionBadge state={connection} />
       </header>
-      <aside class="sidebar" inert={approval !== undefined}>
+      <aside class="sidebar" aria-label="Sessions and workers" inert={approval !== undefined}>
         <SessionList sessions={serve?.sessions ?? []} openId={openId} running={serve?.running ?? []} onOpen={open} onNew={() => void newSession()} />
         {openId !== null && detail !== null && (
           <WorkerTree
@@ -478,7 +478,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         onSwitch={switchVersion}
         inert={approval !== undefined}
       />
-      <aside class="side-panel" inert={approval !== undefined}>
+      <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined}>
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
         <UiInstances
           instances={ui.state.instances}
