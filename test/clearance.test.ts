@@ -230,4 +230,14 @@ describe('clearance', () => {
     const empty = await golem('clearance', 'push');
     expect(empty.stderr).toContain('nothing waits for clearance');
   });
+
+  it('a write of the content a file already has stages nothing: no empty "Changes to " item, and the model is told', async () => {
+    const { root, ws } = await project();
+    const session = await ws.sessions.create();
+    const model = scriptedModel([{ toolCalls: [{ name: 'write_file', input: { path: 'app.ts', content: APP('"a"') } }] }, { text: 'Nothing changed.' }]);
+    await ws.worker({ session, model, actions: projectActions(), project: { root } }).run('write it as it is');
+    expect(ws.clearance.list({ all: true })).toEqual([]);
+    expect(JSON.stringify(model.calls[1]?.messages)).toContain('Nothing to stage: the files already hold this content.');
+    await ws.close();
+  });
 });

@@ -91,13 +91,21 @@ export class StagedProject {
     if (text.length > 0) {
       const id = open?.id ?? this.#manager.newId();
       const ref = await staging.stage(id, refOf(open), text, `${callName}: ${text.map((c) => c.path).join(', ')}`);
-      items.push(await this.#record(staging, id, 'staged_commit', `Changes to ${ref.files.join(', ')}`, ref));
+      // The files already held this content: nothing to review (a new item's empty branch goes; an open one stays as it was).
+      if (ref.files.length === 0) {
+        if (open === undefined) await staging.discard(ref);
+      } else if (open === undefined || ref.head !== refOf(open)?.head) {
+        items.push(await this.#record(staging, id, 'staged_commit', `Changes to ${ref.files.join(', ')}`, ref));
+      }
     }
     if (binary.length > 0) {
       const id = this.#manager.newId();
       const ref = await staging.stage(id, null, binary, `${callName}: ${binary.map((c) => c.path).join(', ')}`);
       const described = binary.map((c) => `${c.path} (${sizeOf((c.content as Buffer).length)}${kindOf(c.content as Buffer)})`).join(', ');
       items.push(await this.#record(staging, id, 'binary_output', `Binary output: ${described}`, ref));
+    }
+    if (items.length === 0) {
+      return { ...result, output: { result: result.output, staged: false, note: 'Nothing to stage: the files already hold this content.' } };
     }
     const ids = items.map((i) => i.id);
     const notes = items.map((i) =>
