@@ -240,4 +240,15 @@ describe('clearance', () => {
     expect(JSON.stringify(model.calls[1]?.messages)).toContain('Nothing to stage: the files already hold this content.');
     await ws.close();
   });
+
+  it('a command that exits badly is a failed call: marked so, and the model reads it as an error with the exit code', async () => {
+    const { root, ws } = await project();
+    const session = await ws.sessions.create();
+    const model = scriptedModel([{ toolCalls: [{ name: 'run_command', input: { command: 'echo one failing; exit 3' } }] }, { text: 'It failed.' }]);
+    const outcome = await ws.worker({ session, model, actions: projectActions(), project: { root }, trust: { run_command: 'autonomous' } }).run('run it');
+    expect(outcome.actions).toEqual([{ name: 'run_command', input: { command: 'echo one failing; exit 3' }, ok: false }]);
+    const result = (await session.transcript()).flatMap((t) => t.blocks).find((b) => b.type === 'tool_result');
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('"exitCode":3') }] });
+    await ws.close();
+  });
 });

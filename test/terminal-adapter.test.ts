@@ -127,6 +127,42 @@ describe('TerminalAdapter Ctrl-C', () => {
     expect(t.text()).toBe('Golem: Half an ans\nstopping… the session is kept\n');
   });
 
+  it('a run the user stopped ends without a red "(failed)": the chat says "Stopped." itself', () => {
+    const t = setup({ onInterrupt: () => undefined });
+    t.adapter.setBusy(true);
+    t.adapter.onEvent(start(root, null));
+    t.adapter.onEvent(delta(root, 'Half an ans'));
+    t.adapter.interrupt();
+    t.adapter.onEvent(end(root, 'failed', 'stopped'));
+    expect(t.text()).not.toContain('(failed)');
+    // A run that failed on its own still says so.
+    t.adapter.setBusy(true);
+    t.adapter.onEvent(start(root, null));
+    t.adapter.onEvent(end(root, 'failed', 'the model gave up'));
+    expect(t.text()).toContain('(failed)');
+  });
+
+  it("a failed call at the root says why on its line: a command's exit code and last line, an error's message", () => {
+    const t = setup({ width: 60 });
+    t.adapter.onEvent(start(root, null));
+    t.adapter.onEvent({
+      type: 'action',
+      worker: root,
+      name: 'run_command',
+      input: { command: 'npm test' },
+      ok: false,
+      output: { exitCode: 1, output: 'ran 12 tests\n1 failing\n' },
+    });
+    t.adapter.onEvent(action(root, 'read_file', { path: 'nope.ts' }, false, 'There is no file "nope.ts" in the project.'));
+    t.adapter.onEvent(action(root, 'list_files', { path: '.' }));
+    const lines = t.text().split('\n');
+    expect(lines).toContain('run_command("npm test") ✗ exit 1: 1 failing');
+    // Cut to the width, never wrapped.
+    expect(lines).toContain('read_file("nope.ts") ✗ There is no file "nope.ts" in the pr…');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines).toContain('list_files(".") ✓');
+  });
+
   it('at an empty chat prompt when idle: ends the input', async () => {
     const onInterrupt = vi.fn();
     const t = setup({ onInterrupt });

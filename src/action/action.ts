@@ -84,6 +84,11 @@ export interface Action<I = unknown, O = unknown> {
   readonly repeatable: boolean;
   /** How a run's output is shown to the model (default: as JSON). */
   render?(output: O): string;
+  /**
+   * Why a run that returned counts as failed, or undefined when it did not (a command that
+   * exited with 1 returned, and failed). Default: an output `{ success: false, error }` failed.
+   */
+  failed?(output: O): string | undefined;
   /** Set on an action whose call can end its worker's run: what the output says of the run (undefined: it goes on). */
   endsRun?(output: O): RunEnd | undefined;
   /**
@@ -121,6 +126,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   repeatable?: boolean;
   /** How a run's output is shown to the model (default: as JSON); e.g. a page snapshot as its text. */
   render?(output: O): string;
+  /** Why a run that returned counts as failed, or undefined (see Action.failed). */
+  failed?(output: O): string | undefined;
   /** The call can end the worker's run: what its output says of the run (see Action.endsRun). */
   endsRun?(output: O): RunEnd | undefined;
   /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
@@ -162,6 +169,7 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     stages: definition.stages ?? false,
     repeatable: definition.repeatable ?? false,
     ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
+    ...(definition.failed !== undefined && { failed: (output: O) => (definition.failed as (o: O) => string | undefined)(output) }),
     ...(definition.endsRun !== undefined && { endsRun: (output: O) => (definition.endsRun as (o: O) => RunEnd | undefined)(output) }),
     ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),

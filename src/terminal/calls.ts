@@ -23,6 +23,13 @@ function shortJson(value: JsonValue, max = 40): string {
 /** A failed action's output, shortened to its first line. */
 export function summarizeOutput(output: JsonValue): string {
   let text: string;
+  const command = output !== null && typeof output === 'object' && !Array.isArray(output) && 'exitCode' in output ? output : undefined;
+  if (command !== undefined) {
+    // A command: how it ended, and its last line of output.
+    const last = typeof command.output === 'string' ? (sanitize(command.output).trimEnd().split('\n').at(-1) ?? '') : '';
+    const ended = command.timedOut === true ? 'timed out' : `exit ${typeof command.exitCode === 'number' ? command.exitCode : '?'}`;
+    return last === '' ? ended : `${ended}: ${last.trim()}`;
+  }
   if (typeof output === 'string') text = output;
   else if (output !== null && typeof output === 'object' && !Array.isArray(output) && typeof output.error === 'string') text = output.error;
   else if (output !== null && typeof output === 'object' && !Array.isArray(output) && typeof output.message === 'string') text = output.message;

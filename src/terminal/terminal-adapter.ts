@@ -25,10 +25,10 @@ import { sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
 import { SideBySide } from './side-by-side.js';
-import { formatArgs } from './calls.js';
+import { formatArgs, summarizeOutput } from './calls.js';
 import { LineReader } from './line-reader.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
-import { cutTo } from './text-width.js';
+import { cutTo, displayWidth } from './text-width.js';
 
 /** The streams a `TerminalAdapter` works on, and how it lays out and interrupts. */
 export interface TerminalAdapterOptions {
@@ -56,6 +56,8 @@ export class TerminalAdapter implements UIAdapter {
   readonly #side: SideBySide;
   readonly #onInterrupt: (() => void) | undefined;
   #busy = false;
+  /** The user stopped the run in progress (Ctrl-C): its end is not shown as a failure. */
+  #stopping = false;
   /** The root workers being shown: what each streamed so far. */
   readonly #rootStreamed = new Map<string, string>();
   readonly #clearanceListeners = new Set<(items: ClearanceItem[]) => void>();
@@ -100,6 +102,7 @@ export class TerminalAdapter implements UIAdapter {
   /** Tells the adapter whether a run is in progress, which decides what Ctrl-C does. */
   setBusy(busy: boolean): void {
     this.#busy = busy;
+    this.#stopping = false;
   }
 
   /** Prints a message of the conversation after its role's label, with the tools it called. */
@@ -263,6 +266,7 @@ export class TerminalAdapter implements UIAdapter {
    */
   interrupt(): void {
     if (this.#input.interrupt(this.#busy)) return;
+    this.#stopping = true;
     this.#onInterrupt?.();
     this.#screen.endAnswer();
     this.#screen.lineStart();
@@ -293,7 +297,10 @@ export class TerminalAdapter implements UIAdapter {
         screen.endAnswer();
         screen.lineStart();
         const call = cutTo(`${event.name}(${formatArgs(event.input)})`, screen.width() - 2);
-        screen.write(`${screen.paint('dim', call)} ${screen.mark(event.ok)}\n`);
+        // A failed call says why, on its line.
+        const room = screen.width() - displayWidth(call) - 3;
+        const reason = event.ok || room < 8 ? '' : summarizeOutput(event.output);
+        screen.write(`${screen.paint('dim', call)} ${screen.mark(event.ok)}${reason === '' ? '' : ` ${screen.paint('red', cutTo(reason, room))}`}\n`);
         return;
       }
       case 'worker-end': {
@@ -303,7 +310,8 @@ export class TerminalAdapter implements UIAdapter {
         const text = sanitize(event.text).trim();
         if (streamed !== undefined && text !== '' && !streamed.includes(text) && !screen.answering) screen.streamAnswer(text);
         screen.endAnswer();
-        if (event.status === 'failed') screen.write(screen.paint('red', '(failed)') + '\n');
+        // A run the user stopped is not a failure: the chat says "Stopped." itself.
+        if (event.status === 'failed' && !this.#stopping) screen.write(screen.paint('red', '(failed)') + '\n');
         return;
       }
     }

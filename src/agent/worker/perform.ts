@@ -199,7 +199,10 @@ async function execute(
       return { name: call.name, input: call.input, ok: false, output: 'Waiting for approval.', stop: { status: 'paused', approval } };
     }
     const stop = end !== undefined && { stop: { status: 'question' as const, question: end.question } };
-    const failed = typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
+    const failed =
+      action.failed !== undefined
+        ? action.failed(output) !== undefined
+        : typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
     const rendered = action.render === undefined ? toJson(output) : action.render(output);
     const seen = action.observe?.(output);
     if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop };

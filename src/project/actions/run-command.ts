@@ -30,6 +30,13 @@ export function runCommandAction(options: RunCommandOptions): Action {
       const folder = await folderOf(files, cwd ?? '.');
       return runShell({ shell, command, cwd: join(files.root, folder), timeoutMs: timeoutMs ?? defaultTimeoutMs, maxOutputBytes, signal: ctx.signal });
     },
+    // A command that ran but exited badly (or ran out of time) failed: shown so, and the model reads it as an error.
+    failed: (result) =>
+      result.timedOut === true
+        ? 'it ran out of time'
+        : result.exitCode === 0
+          ? undefined
+          : `it exited with ${result.exitCode === null ? 'no code' : result.exitCode}`,
     describe: ({ command, cwd }) => ({ type: 'command', description: command, details: { command, cwd: cwd ?? '.' }, risk: commandRisk(command) }),
     grantKey: ({ command }) => command.trim(),
   });
