@@ -492,6 +492,8 @@ describe('golem in a terminal', () => {
     const t2 = await golem(p.dir);
     let screen = await t2.waitFor(PROMPT);
     expect(screen).toMatch(/Golem · session \S+ (?:\(write v2\) )?· no model · project /);
+    // Said at the start, before the user types anything.
+    expect(screen).toContain('No model is configured. Set GOLEM_MODEL or start golem with --model, one of:');
     expect(screen).toContain('[!] 1 item(s) pending clearance');
     await t2.type('hello');
     screen = await t2.waitFor('The rest works without one: /clearance, /session, golem sessions.');
@@ -515,10 +517,10 @@ describe('golem in a terminal', () => {
 
     // A model spec that cannot be used says why.
     const t3 = await golem(p.dir, '--model', 'scripted:missing.json');
-    await t3.waitFor(PROMPT);
-    await t3.type('hello');
-    screen = await t3.waitFor('The rest works without one');
-    expect(screen).toMatch(/No model is configured \(cannot read the script .*missing\.json/);
+    screen = await t3.waitFor(PROMPT);
+    // What is wrong with the model given, at the start: not the advice to give one.
+    expect(screen).toMatch(/The model cannot be used: cannot read the script .*missing\.json.*Fix that and start golem again/s);
+    expect(screen).not.toContain('start golem with --model');
   });
 
   it('with a provider model over HTTP: changes a file in a real repository, the user approves its command, reviews the diff and pushes it', async () => {

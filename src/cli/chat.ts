@@ -64,10 +64,7 @@ export async function chat(options: ChatOptions): Promise<number> {
 
   const runTurn = async (input: string | undefined) => {
     if (worker === undefined) {
-      say(
-        `No model is configured${options.modelProblem === undefined ? '' : ` (${options.modelProblem})`}. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\nThe rest works without one: /clearance, /session, golem sessions.`,
-        'warning',
-      );
+      say(noModel(options.modelProblem), 'warning');
       return;
     }
     const running = (controller = new AbortController());
@@ -179,6 +176,8 @@ export async function chat(options: ChatOptions): Promise<number> {
     say(
       `Golem · session ${session.id}${session.label === null ? '' : ` (${session.label})`} · ${model === undefined ? 'no model' : `${model.provider}:${model.modelId}`} · project ${root}. /help for commands.`,
     );
+    // Without a model, the user hears why and what to do before typing anything.
+    if (model === undefined) say(noModel(options.modelProblem), 'warning');
     await session.load(); // for the synchronous reads below
     if (worker?.interrupted() === true) {
       say('Resuming the run that was interrupted.');
@@ -202,4 +201,14 @@ export async function chat(options: ChatOptions): Promise<number> {
     leases.dispose();
     await ui.shutdown();
   }
+}
+
+/**
+ * What to do without a model: the model given could not be used (its key is missing, say),
+ * so that is what to fix; or none was given, so here is how to give one.
+ */
+function noModel(problem: string | undefined): string {
+  const rest = 'The rest works without one: /clearance, /session, golem sessions.';
+  if (problem !== undefined) return `The model cannot be used: ${problem}. Fix that and start golem again. ${rest}`;
+  return `No model is configured. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\n${rest}`;
 }
