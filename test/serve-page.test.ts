@@ -337,6 +337,32 @@ describe('golem serve in a browser', () => {
     await shot(page, 'chat-phone');
   });
 
+  it('clears "Stopped." when the next run starts, and does not invite a first message without a model', async () => {
+    let release: () => void = () => undefined;
+    const model = scriptedModel([
+      async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return { text: 'too late' };
+      },
+      { text: 'Here you go.' },
+    ]);
+    const { server } = await started({ model });
+    const page = await open(server);
+    await say(page, 'Take your time');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByTestId('status-line').textContent()).toContain('Stopped.');
+    release();
+    await say(page, 'Again');
+    await page.getByTestId('message').filter({ hasText: 'Here you go.' }).waitFor();
+    expect(await page.getByTestId('status-line').textContent()).not.toContain('Stopped.');
+
+    const { server: bare } = await started(undefined);
+    const empty = await open(bare);
+    await empty.getByText('Nothing here yet.').waitFor();
+    expect(await empty.locator('.empty-chat').textContent()).toBe('Nothing here yet.');
+    await shot(empty, 'no-model');
+  });
+
   it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {
     const root = tempDir();
     execFileSync('git', ['init', '-q', root]);

@@ -316,6 +316,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         open(id);
       }
       const { runId } = await api.send(id, text);
+      setNotice((n) => (n?.level === 'error' ? n : null)); // "Stopped." and the like were about the run before
       setLive((runs) => startRun(runs, runId, id));
       return true;
     } catch (error) {

@@ -52,7 +52,9 @@ export function Chat(props: Props) {
         }}
       >
         {!props.loading && (detail?.turns.length ?? 0) === 0 && streaming === null && (
-          <p class="muted empty-chat">Nothing here yet. Write the first message below.</p>
+          <p class="muted empty-chat">
+            {props.canCompose && props.disabledNote === null ? 'Nothing here yet. Write the first message below.' : 'Nothing here yet.'}
+          </p>
         )}
         {detail?.turns.map((turn) => (
           <Message
