@@ -3,7 +3,7 @@
  * with a scripted model; every test checks the screen and the state left behind (files,
  * git, the workspace as the CLI and the library read it).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type Workspace } from '../src/index.js';
@@ -114,6 +114,27 @@ const read = (p: Project, file: string) => readFileSync(join(p.dir, file), 'utf8
 const runCommand = (command: string) => ({ toolCalls: [{ name: 'run_command', input: { command } }] });
 
 describe('golem in a terminal', () => {
+  it('takes a pasted block of lines as one message, and a line ended with a backslash goes on on the next', async () => {
+    const p = project();
+    const script = p.script([{ text: 'Got the three lines.' }, { text: 'Got both.' }]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    const session = await sessionIdOn(t);
+    await t.waitFor(PROMPT);
+    // A bracketed paste, as a terminal sends it when golem asks for one; then Enter.
+    writeFileSync(join(p.dir, '.golem', 'paste.txt'), 'first line\nsecond line\nthird line');
+    await t.tmux('load-buffer', join(p.dir, '.golem', 'paste.txt'));
+    await t.tmux('paste-buffer', '-p', '-t', 's');
+    await t.keys('Enter');
+    await t.waitFor('Golem: Got the three lines.');
+    await t.type('one \\');
+    await t.type('two');
+    await t.waitFor('Golem: Got both.');
+    await t.type('/exit');
+    await t.waitForExit();
+    const users = (await transcript(p.dir, session)).filter((turn) => turn.role === 'user').map((turn) => turn.blocks.map((b) => b.text).join(''));
+    expect(users).toEqual(['first line\nsecond line\nthird line', 'one \ntwo']);
+  });
+
   it('asks for approval and follows each answer: yes, no with a reason, always, session', async () => {
     const p = project();
     const script = p.script([

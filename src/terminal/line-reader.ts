@@ -6,6 +6,9 @@ import { createInterface, type Interface } from 'node:readline';
 import { sanitize } from './ansi.js';
 import type { Screen } from './screen.js';
 
+const BRACKETED_PASTE_ON = '\x1b[?2004h';
+const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+
 /** What the user typed at a prompt, or why there is nothing. */
 export type Read = { kind: 'line'; text: string } | { kind: 'end' } | { kind: 'interrupt' };
 
@@ -30,6 +33,10 @@ export class LineReader {
   readonly #onSigint: () => void;
   readonly #onTypedAhead: ((line: string) => boolean) | undefined;
   #rl: Interface | undefined;
+  /** Inside a bracketed paste (the terminal said so). */
+  #pasting = false;
+  /** The lines of a message still being typed or pasted. */
+  #pieces: string[] = [];
   #closed = false;
   readonly #typedAhead: string[] = [];
   #reader: { chat: boolean; resolve: (read: Read) => void } | undefined;
@@ -49,7 +56,28 @@ export class LineReader {
   open(): Interface | undefined {
     if (this.#rl !== undefined || this.#closed) return this.#rl;
     const rl = createInterface({ input: this.#input, output: this.#output, terminal: this.#terminal, crlfDelay: Infinity });
-    rl.on('line', (line: string) => {
+    if (this.#terminal) {
+      // Bracketed paste: the terminal marks what is pasted, so a pasted block is one message, not one per line.
+      this.#output.write(BRACKETED_PASTE_ON);
+      this.#input.on('keypress', (_text: string, key: { name?: string } | undefined) => {
+        if (key?.name === 'paste-start') this.#pasting = true;
+        else if (key?.name === 'paste-end') this.#pasting = false;
+      });
+    }
+    rl.on('line', (raw: string) => {
+      // A line pasted with others, or ended with a backslash at the chat prompt, waits for the rest of its message.
+      const continued = !this.#pasting && raw.endsWith('\\') && this.#reader?.chat !== false;
+      if (this.#pasting || continued) {
+        this.#pieces.push(continued ? raw.slice(0, -1) : raw);
+        if (this.#terminal) this.#screen.typedLine();
+        if (continued && this.#terminal) {
+          rl.setPrompt('… ');
+          rl.prompt();
+        }
+        return;
+      }
+      const line = [...this.#pieces, raw].join('\n');
+      this.#pieces = [];
       const reader = this.#reader;
       if (reader === undefined) {
         if (this.#terminal) this.#screen.typedAhead();
@@ -76,6 +104,7 @@ export class LineReader {
 
   /** Closes the readline interface; a pending prompt resolves as end of input. */
   close(): void {
+    if (this.#terminal && this.#rl !== undefined && !this.#closed) this.#output.write(BRACKETED_PASTE_OFF);
     this.#closed = true;
     this.#rl?.close();
   }
