@@ -156,3 +156,30 @@ describe('golem ask', () => {
     expect(bad.stderr).toContain('OPENAI_API_KEY');
   });
 });
+
+describe('the scripted model of the command line (scripted:<file.json>)', () => {
+  it('plays its script once per conversation: a new session starts it again, the same session goes on after a restart', async () => {
+    const { cliModel } = await import('../src/cli/cli-model.js');
+    const cwd = tempDir();
+    writeFileSync(join(cwd, 'script.json'), JSON.stringify([{ text: 'first' }, { text: 'second' }]));
+    const dir = join(cwd, '.golem');
+    const answer = async (ws: Awaited<ReturnType<typeof createWorkspace>>, id: string) => {
+      const s = ws.sessions.get(id);
+      if (s === undefined) throw new Error('no session');
+      await s.addTurn({ role: 'user', blocks: [text('go')] });
+      const turn = await s.respond({ model: cliModel('scripted:script.json', { cwd, env: {}, ws }) });
+      return turn.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    };
+    let ws = await createWorkspace({ dir });
+    const a = (await ws.sessions.create()).id;
+    expect(await answer(ws, a)).toBe('first');
+    const b = (await ws.sessions.create()).id; // golem --new: the script again from its start
+    expect(await answer(ws, b)).toBe('first');
+    await ws.close();
+    ws = await createWorkspace({ dir }); // a restart: each conversation goes on where it was
+    expect(await answer(ws, a)).toBe('second');
+    expect(await answer(ws, b)).toBe('second');
+    await expect(answer(ws, a)).rejects.toMatchObject({ code: 'MODEL_SCRIPT_EXHAUSTED' });
+    await ws.close();
+  });
+});

@@ -497,6 +497,15 @@ describe('golem serve in a browser', () => {
     // (The streamed result and the recorded one may both show for a moment.)
     await page.getByTestId('tool-result').filter({ hasText: 'SIGNUPS.md' }).first().waitFor();
     await page.getByTestId('message').filter({ hasText: 'That is what is in the folder.' }).waitFor();
+    // 5. A past message edited: the agent answers the new version, and the versions switch.
+    const asked = page.getByTestId('message').and(page.locator('[data-role="user"]')).filter({ hasText: "What's in the folder?" });
+    await asked.getByTestId('edit-message').click();
+    // (Being edited, the message shows its text in the box: the one box on the page.)
+    await page.getByTestId('edit-input').fill('What is in this folder, please?');
+    await page.getByTestId('edit-save').click();
+    await page.getByTestId('message').filter({ hasText: 'That is my answer to your edited message' }).waitFor();
+    const edited = page.getByTestId('message').and(page.locator('[data-role="user"]')).filter({ hasText: 'What is in this folder, please?' });
+    await expect.poll(() => edited.getByTestId('version-label').textContent()).toBe('2 / 2');
     await shot(page, 'walkthrough-done');
     stop.abort();
     expect(await done).toBe(0);

@@ -12,6 +12,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import { MODEL_SPEC_FORMS, resolveModel } from '../models/resolve-model.js';
 import { scriptedModel, type ScriptedResponse } from '../test/scripted-model.js';
 import type { Workspace } from '../create-workspace.js';
+import { recordsOf } from '../agent/agent-records.js';
 
 export const CLI_MODEL_FORMS = [...MODEL_SPEC_FORMS, 'scripted:<file.json>  (replays scripted responses; a test double)'];
 
@@ -26,9 +27,10 @@ const ScriptFile = z.array(
 );
 
 /**
- * The model for `spec`. A scripted model picks up where runs on this workspace left off,
- * counting before each call the answers it recorded anywhere in the workspace (one step
- * each), so a script spans restarts and the processes that share a store.
+ * The model for `spec`. A scripted model plays its script once per conversation (a chat
+ * session and its sub-workers' sessions): before each call it counts the answers it recorded
+ * there (one step each), so a script spans restarts and the processes that share a store, and
+ * a new session (`--new`) starts it again.
  */
 export function cliModel(spec: string, options: { cwd: string; env: NodeJS.ProcessEnv; ws: Workspace }): ModelAdapter {
   if (!spec.startsWith('scripted:')) return resolveModel(spec, { env: options.env });
@@ -46,19 +48,25 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
   }
   const modelId = path;
   const { ws } = options;
-  const taken = async (): Promise<number> => {
+  const taken = async (sessionId: string | undefined): Promise<number> => {
     await ws.manager.refresh();
-    await ws.manager.load(ws.sessions.list().map((s) => s.id));
+    const view = ws.manager.workspace();
+    // The conversation: the root session of the one answered, and every sub-worker under it (all sessions when none is named).
+    const workers = recordsOf(view, 'worker');
+    const root = sessionId === undefined ? undefined : (workers.find((w) => w.id === sessionId)?.rootSessionId ?? sessionId);
+    const sessions = root === undefined ? ws.sessions.list().map((s) => s.id) : [root, ...workers.filter((w) => w.rootSessionId === root).map((w) => w.id)];
+    await ws.manager.load(sessions);
+    const inConversation = new Set(sessions);
     let done = 0;
     for (const turn of ws.manager.workspace().turns.values()) {
       const model = turn.meta.model as { provider?: unknown; modelId?: unknown } | undefined;
-      if (turn.role === 'assistant' && model?.provider === 'scripted' && model.modelId === modelId) done++;
+      if (turn.role === 'assistant' && inConversation.has(turn.sessionId) && model?.provider === 'scripted' && model.modelId === modelId) done++;
     }
     return done;
   };
   return scriptedModel(
-    async (): Promise<ScriptedResponse> => {
-      const done = await taken();
+    async (_prompt, _call, options): Promise<ScriptedResponse> => {
+      const done = await taken(options.sessionId);
       const step = steps[done];
       if (step === undefined) throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the script ${path} has ${steps.length} steps, and all of them were answered`);
       return {

@@ -41,6 +41,8 @@ export interface GenerateResult {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** The session the answer is for (`session.respond` says): a model keeping state per conversation keys it on this. */
+  sessionId?: string;
 }
 
 /** A language model, as Golem sees one. */

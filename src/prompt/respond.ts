@@ -90,7 +90,7 @@ export async function respond(manager: WorkspaceManager, prompts: PromptBuilder,
       ...(options.idleTimeoutMs !== undefined && { idleTimeoutMs: options.idleTimeoutMs }),
       ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     };
-    for await (const part of withTimeLimits((s) => model.stream(built.prompt, { signal: s }), limits)) {
+    for await (const part of withTimeLimits((s) => model.stream(built.prompt, { signal: s, sessionId }), limits)) {
       answer.add(part);
       if (options.onPart !== undefined) {
         try {

@@ -28,7 +28,7 @@ export interface ScriptedResponse {
 }
 
 /** A step: an answer, or a function of the prompt (and the call's number, from 0) that makes one. */
-export type ScriptStep = ScriptedResponse | ((prompt: Prompt, call: number) => ScriptedResponse | Promise<ScriptedResponse>);
+export type ScriptStep = ScriptedResponse | ((prompt: Prompt, call: number, options: CallOptions) => ScriptedResponse | Promise<ScriptedResponse>);
 
 export class ScriptedModel implements ModelAdapter {
   readonly specVersion = MODEL_ADAPTER_SPEC;
@@ -62,7 +62,7 @@ export class ScriptedModel implements ModelAdapter {
         `the scripted model has ${(this.#script as readonly ScriptStep[]).length} steps and was called a ${call + 1}th time`,
       );
     }
-    const response = typeof step === 'function' ? await step(prompt, call) : step;
+    const response = typeof step === 'function' ? await step(prompt, call, options) : step;
     const parts: StreamPart[] = [];
     if (response.thinking !== undefined) {
       for (const piece of chunks(response.thinking)) parts.push({ type: 'thinking-delta', text: piece });
