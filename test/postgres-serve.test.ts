@@ -196,7 +196,8 @@ describe('golem serve as several processes on PostgreSQL', () => {
     for (let i = 0; i < 250 && deploys.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     await a.server.settled(session.id);
     expect(deploys).toEqual(['prod']);
-    expect(((await (await call(b.server, 'GET', '/api/state')).json()) as { running: string[] }).running).toEqual([]);
+    // b hears of the run's end through PostgreSQL's notifications: soon, not at once (it failed once under load).
+    await expect.poll(async () => ((await (await call(b.server, 'GET', '/api/state')).json()) as { running: string[] }).running, { timeout: 5000 }).toEqual([]);
     await a.ws.manager.refresh();
     const texts = (await a.ws.sessions.get(session.id)?.transcript())?.map((t) => t.blocks.map((x) => (x.type === 'text' ? x.text : x.type)).join(' '));
     expect(texts?.at(-1)).toBe('Deployed.');
