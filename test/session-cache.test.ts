@@ -315,3 +315,24 @@ describe('the cache options and the paged session list', () => {
     await ws.close();
   });
 });
+
+describe('forks of one history, with the cache small', () => {
+  it('forks again at a known point in O(1) and still loads an ancestry that left memory meanwhile', async () => {
+    const dir = tempDir();
+    const ws = await createWorkspace({ dir, cache: { maxSessions: 1 } });
+    const source = await ws.sessions.create();
+    for (let i = 0; i < 50; i++) await source.addTurn({ role: 'user', blocks: [text(`t${i}`)] });
+    const at = source.head()?.id;
+    const first = await ws.sessions.fork(source.id, at);
+    await first.addTurn({ role: 'user', blocks: [text('first')] });
+    // The source left memory (one session at most); a second fork at the same point must bring its ancestry back.
+    const second = await ws.sessions.fork(source.id, at);
+    await second.addTurn({ role: 'user', blocks: [text('second')] });
+    await first.load();
+    expect((await first.transcript()).map((t) => (t.blocks[0] as { text: string }).text)).toEqual([...Array.from({ length: 50 }, (_, i) => `t${i}`), 'first']);
+    await second.load();
+    expect((await second.transcript()).length).toBe(51);
+    expect(await checkInvariants(await ws.manager.wholeWorkspace())).toEqual([]);
+    await ws.close();
+  });
+});

@@ -56,6 +56,8 @@ export class SessionCache {
   readonly #ancestors = new Map<string, Set<string>>();
   /** Loaded sessions whose ancestry is noted. */
   readonly #noted = new Set<string>();
+  /** For a fork point turn: every session holding a turn of it and its ancestry (itself included). */
+  readonly #ownersAbove = new WeakMap<Turn, ReadonlySet<string>>();
 
   constructor(index: WorkspaceIndex, store: Store, budget: CacheOptions, catchUp: () => Promise<unknown>) {
     this.#index = index;
@@ -186,14 +188,29 @@ export class SessionCache {
    */
   #ancestry(sessionId: string): { missing: TurnRef | undefined; owners: Set<string> } {
     const owners = new Set<string>();
-    let at: TurnRef | null = this.#index.sessions.get(sessionId)?.forkedFrom?.turn ?? null;
-    for (let steps = 0; at !== null && steps <= this.#index.turns.size; steps++) {
-      const turn = this.#index.turn(at);
-      if (turn === undefined) return { missing: at, owners };
-      if (turn.sessionId !== sessionId) owners.add(turn.sessionId);
-      at = turn.parent;
+    const from = this.#index.sessions.get(sessionId)?.forkedFrom?.turn ?? null;
+    if (from === null) return { missing: undefined, owners };
+    const start = this.#index.turn(from);
+    if (start === undefined) return { missing: from, owners };
+    // Turns never change: the sessions holding a fork point's ancestry are worked out once per fork
+    // point, and a walk stops at the first fork point already known (forks of one history fork again).
+    let turn: Turn | undefined = start;
+    const all = new Set<string>();
+    for (let steps = 0; turn !== undefined && steps <= this.#index.turns.size; steps++) {
+      const known = this.#ownersAbove.get(turn);
+      // Known, and every session holding that ancestry still in memory (so none of it is missing).
+      if (known !== undefined && [...known].every((id) => this.#index.isLoaded(id))) {
+        for (const id of known) all.add(id);
+        break;
+      }
+      all.add(turn.sessionId);
+      if (turn.parent === null) break;
+      const parent = this.#index.parentOf(turn);
+      if (parent === undefined) return { missing: turn.parent, owners: without(all, sessionId) };
+      turn = parent;
     }
-    return { missing: undefined, owners };
+    this.#ownersAbove.set(start, all);
+    return { missing: undefined, owners: without(all, sessionId) };
   }
 
   /**
@@ -274,4 +291,11 @@ function namedSessions(command: Command, definition: CommandDefinition<unknown, 
   } catch {
     return []; // a payload the definition cannot read: its reducer refuses it
   }
+}
+
+/** `set` without `id`, as a new set. */
+function without(set: ReadonlySet<string>, id: string): Set<string> {
+  const out = new Set(set);
+  out.delete(id);
+  return out;
 }
