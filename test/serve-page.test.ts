@@ -363,6 +363,26 @@ describe('golem serve in a browser', () => {
     await shot(empty, 'no-model');
   });
 
+  it("shows a form only with the conversation that built it: a new session does not show another's form", async () => {
+    const model = scriptedModel([
+      { text: 'Here is the form.', toolCalls: buildSignup.map((input) => ({ name: 'patch_ui_state', input: input as never })) },
+      { text: 'Fill it in.' },
+    ]);
+    const { server } = await started({ model });
+    const page = await open(server);
+    await say(page, 'Sign me up');
+    const form = page.getByTestId('ui-instance').and(page.locator('[data-instance-id="signup"]'));
+    await form.waitFor();
+    await page.getByTestId('message').filter({ hasText: 'Fill it in.' }).waitFor();
+    // A new session: the form of the first is not there to click (its click would go to the first, out of view).
+    await page.getByTestId('new-session').click();
+    await expect.poll(() => page.getByTestId('ui-instance').count()).toBe(0);
+    await shot(page, 'forms-per-session');
+    // Back to the first: there it is.
+    await page.getByTestId('session-item').filter({ hasText: 'Sign me up' }).click();
+    await form.waitFor();
+  });
+
   it('shows a staged edit in the clearance panel with its diff, and pushes it into the files', async () => {
     const root = tempDir();
     execFileSync('git', ['init', '-q', root]);

@@ -42,6 +42,11 @@ export interface SessionDetail {
   turns: TurnView[];
   /** The session's worker tree (sub-workers at any depth), in creation order. */
   workers: WorkerView[];
+  /**
+   * The UI instances other conversations built (by their root or a sub-worker), which a page
+   * showing this session leaves out; instances built outside any session show everywhere.
+   */
+  otherUiInstances: string[];
   running: boolean;
 }
 

@@ -22,7 +22,7 @@ import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, Sess
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
-import { uiInstance } from '../ui/ui-plugin.js';
+import { uiInstance, uiInstances } from '../ui/ui-plugin.js';
 import { approvalView, clearanceView, resultOf, turnView } from './views.js';
 
 export type { ServeAgentOptions };
@@ -94,7 +94,14 @@ export class ServeHost {
       .filter((w) => w.rootSessionId === record.id)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
-    return { session: { ...this.#summary(record, turns.length), head: record.head }, turns, workers, running: this.#runs.isRunning(record.id) };
+    const otherUiInstances = uiInstances(view).flatMap((ui) => (ui.builtBy !== undefined && this.#rootOf(ui.builtBy) !== record.id ? [ui.id] : []));
+    return {
+      session: { ...this.#summary(record, turns.length), head: record.head },
+      turns,
+      workers,
+      otherUiInstances,
+      running: this.#runs.isRunning(record.id),
+    };
   }
 
   // --- changes ---

@@ -483,6 +483,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
         <UiInstances
           instances={ui.state.instances}
+          hidden={detail?.otherUiInstances ?? []}
           touched={ui.touched}
           edits={edits}
           sending={sending}

@@ -3,6 +3,8 @@ import { displayText, fieldValue, type InstanceEdits, type RawEdit } from '../fo
 
 interface Props {
   instances: Record<string, UIInstance>;
+  /** Instances another conversation built: not shown with this one (a click would go there, out of view). */
+  hidden: readonly string[];
   touched: Record<string, number>;
   edits: Record<string, InstanceEdits>;
   sending: Record<string, boolean>;
@@ -13,7 +15,7 @@ interface Props {
 
 /** The UIs the model built (patch_ui_state), live from the socket's state. */
 export function UiInstances(props: Props) {
-  const ids = Object.keys(props.instances);
+  const ids = Object.keys(props.instances).filter((id) => !props.hidden.includes(id));
   return (
     <section class="panel uis">
       <div class="section-head">
