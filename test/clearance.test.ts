@@ -251,4 +251,21 @@ describe('clearance', () => {
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('"exitCode":3') }] });
     await ws.close();
   });
+
+  it('an edit undone by a later write leaves the open item holding no change: pushing it writes nothing', async () => {
+    const { root, ws } = await project();
+    const session = await ws.sessions.create();
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'edit_file', input: { path: 'app.ts', old_string: '80', new_string: '8080' } }] },
+      { toolCalls: [{ name: 'write_file', input: { path: 'app.ts', content: APP('"a"') } }] },
+      { text: 'Put it back.' },
+    ]);
+    await ws.worker({ session, model, actions: projectActions(), project: { root } }).run('change it, then undo');
+    const [item] = ws.clearance.list();
+    expect(item?.description).toBe('No changes left: the staged edits were undone');
+    expect(await ws.clearance.diff(item?.id ?? '')).toBe('');
+    await ws.clearance.push(item?.id ?? '');
+    expect(readFileSync(join(root, 'app.ts'), 'utf8')).toBe(APP('"a"'));
+    await ws.close();
+  });
 });

@@ -163,6 +163,28 @@ describe('TerminalAdapter Ctrl-C', () => {
     expect(lines).toContain('list_files(".") ✓');
   });
 
+  it('a backslash line waits for the rest of its message; the input ending sends what was written', async () => {
+    const t = setup();
+    const first = t.adapter.getUserInput();
+    t.type('one \\');
+    t.type('two');
+    expect(await first).toBe('one \ntwo');
+    const second = t.adapter.getUserInput();
+    t.type('left \\');
+    t.input.end();
+    expect(await second).toBe('left ');
+  });
+
+  it('Ctrl-C while a message of several lines is written drops it and prompts again, without leaving', async () => {
+    const t = setup();
+    const read = t.adapter.getUserInput();
+    t.type('draft \\');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.adapter.interrupt();
+    t.type('fresh');
+    expect(await read).toBe('fresh');
+  });
+
   it('at an empty chat prompt when idle: ends the input', async () => {
     const onInterrupt = vi.fn();
     const t = setup({ onInterrupt });

@@ -91,11 +91,13 @@ export class StagedProject {
     if (text.length > 0) {
       const id = open?.id ?? this.#manager.newId();
       const ref = await staging.stage(id, refOf(open), text, `${callName}: ${text.map((c) => c.path).join(', ')}`);
-      // The files already held this content: nothing to review (a new item's empty branch goes; an open one stays as it was).
-      if (ref.files.length === 0) {
-        if (open === undefined) await staging.discard(ref);
-      } else if (open === undefined || ref.head !== refOf(open)?.head) {
-        items.push(await this.#record(staging, id, 'staged_commit', `Changes to ${ref.files.join(', ')}`, ref));
+      if (ref.files.length === 0 && open === undefined) {
+        // The files already held this content: nothing to review, and the new item's empty branch goes.
+        await staging.discard(ref);
+      } else {
+        // An open item whose edits were all undone stays, holding no change (a push of it writes nothing).
+        const description = ref.files.length === 0 ? 'No changes left: the staged edits were undone' : `Changes to ${ref.files.join(', ')}`;
+        items.push(await this.#record(staging, id, 'staged_commit', description, ref));
       }
     }
     if (binary.length > 0) {

@@ -209,6 +209,6 @@ export async function chat(options: ChatOptions): Promise<number> {
  */
 function noModel(problem: string | undefined): string {
   const rest = 'The rest works without one: /clearance, /session, golem sessions.';
-  if (problem !== undefined) return `The model cannot be used: ${problem}. Fix that and start golem again. ${rest}`;
+  if (problem !== undefined) return `The model cannot be used: ${problem.trim().replace(/\.$/, '')}.\nFix that and start golem again. ${rest}`;
   return `No model is configured. Set GOLEM_MODEL or start golem with --model, one of:\n  ${CLI_MODEL_FORMS.join('\n  ')}\n${rest}`;
 }

@@ -37,6 +37,8 @@ export class LineReader {
   #pasting = false;
   /** The lines of a message still being typed or pasted. */
   #pieces: string[] = [];
+  /** Bracketed paste asked of the terminal (and to be given back when done). */
+  #pasteMode = false;
   #closed = false;
   readonly #typedAhead: string[] = [];
   #reader: { chat: boolean; resolve: (read: Read) => void } | undefined;
@@ -59,6 +61,7 @@ export class LineReader {
     if (this.#terminal) {
       // Bracketed paste: the terminal marks what is pasted, so a pasted block is one message, not one per line.
       this.#output.write(BRACKETED_PASTE_ON);
+      this.#pasteMode = true;
       this.#input.on('keypress', (_text: string, key: { name?: string } | undefined) => {
         if (key?.name === 'paste-start') this.#pasting = true;
         else if (key?.name === 'paste-end') this.#pasting = false;
@@ -66,7 +69,7 @@ export class LineReader {
     }
     rl.on('line', (raw: string) => {
       // A line pasted with others, or ended with a backslash at the chat prompt, waits for the rest of its message.
-      const continued = !this.#pasting && raw.endsWith('\\') && this.#reader?.chat !== false;
+      const continued = !this.#pasting && raw.endsWith('\\') && this.#reader?.chat === true;
       if (this.#pasting || continued) {
         this.#pieces.push(continued ? raw.slice(0, -1) : raw);
         if (this.#terminal) this.#screen.typedLine();
@@ -90,12 +93,16 @@ export class LineReader {
     });
     rl.on('close', () => {
       this.#closed = true;
+      this.#pasteModeOff();
       const reader = this.#reader;
       this.#reader = undefined;
+      // A message still being written (a backslash line, a paste) is not lost when the input ends: it is sent as it is.
+      const pending = this.#pieces.join('\n');
+      this.#pieces = [];
       if (reader !== undefined) {
         this.#screen.write('\n');
-        reader.resolve({ kind: 'end' });
-      }
+        reader.resolve(pending === '' ? { kind: 'end' } : { kind: 'line', text: pending });
+      } else if (pending !== '') this.#typedAhead.push(pending);
     });
     rl.on('SIGINT', () => this.#onSigint());
     this.#rl = rl;
@@ -104,7 +111,7 @@ export class LineReader {
 
   /** Closes the readline interface; a pending prompt resolves as end of input. */
   close(): void {
-    if (this.#terminal && this.#rl !== undefined && !this.#closed) this.#output.write(BRACKETED_PASTE_OFF);
+    this.#pasteModeOff();
     this.#closed = true;
     this.#rl?.close();
   }
@@ -156,6 +163,18 @@ export class LineReader {
    */
   interrupt(busy: boolean): boolean {
     const reader = this.#reader;
+    // Ctrl-C while a message of several lines is being written drops it, and the prompt starts again.
+    if (reader?.chat === true && this.#pieces.length > 0 && this.#rl !== undefined) {
+      this.#pieces = [];
+      if (this.#terminal) {
+        this.#rl.write(null, { ctrl: true, name: 'e' });
+        this.#rl.write(null, { ctrl: true, name: 'u' });
+        this.#screen.write('\n');
+        this.#rl.setPrompt('> ');
+        this.#rl.prompt();
+      }
+      return true;
+    }
     if (reader?.chat === true && !busy) {
       if (this.#terminal && this.#rl !== undefined && this.#rl.line !== '') {
         this.#rl.write(null, { ctrl: true, name: 'e' });
@@ -174,6 +193,13 @@ export class LineReader {
       if (!busy) return true;
     }
     return false;
+  }
+
+  /** Gives the terminal its plain paste back (once). */
+  #pasteModeOff(): void {
+    if (!this.#pasteMode) return;
+    this.#pasteMode = false;
+    this.#output.write(BRACKETED_PASTE_OFF);
   }
 
   /** After a line is typed at a prompt: the terminal has moved to the next line; other output shows the line. */
