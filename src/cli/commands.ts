@@ -172,8 +172,8 @@ async function onlyWaiting(clearance: ClearanceApi, io: CliIo): Promise<string |
   const rl = createInterface({ input, output: (io.output ?? process.stdout) as NodeJS.WritableStream });
   try {
     const answer = (await rl.question('Push which? (a number or an id, Enter for none) ')).trim();
-    const picked = /^\d+$/.test(answer) ? items[Number(answer) - 1]?.id : answer === '' ? undefined : clearance.get(answer).id;
     if (answer === '') return undefined;
+    const picked = /^\d+$/.test(answer) ? items[Number(answer) - 1]?.id : clearance.get(answer).id;
     if (picked === undefined) throw new GolemError('INVALID_ARGUMENT', `no item number ${answer}`);
     return picked;
   } finally {

@@ -161,7 +161,10 @@ export class GitStaging {
   async push(ref: StageRef): Promise<{ files: string[] }> {
     checkRef(ref);
     const plans: Plan[] = [];
-    for (const path of ref.files) plans.push(await this.#plan(ref, path));
+    for (const path of ref.files) {
+      writablePath(this.root, path);
+      plans.push(await this.#plan(ref, path, await this.#disk.read(path)));
+    }
     const conflicts = plans.filter((p) => p.action === 'conflict').map((p) => p.path);
     if (conflicts.length > 0) {
       throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with changes made since to ${conflicts.join(', ')}`, {
@@ -210,30 +213,24 @@ export class GitStaging {
     const found = await this.#git.exec(['rev-parse', '--verify', '-q', `refs/heads/${target}^{commit}`], { allow: (code) => code <= 1 });
     const existing = found.code === 0 ? found.stdout.toString('utf8').trim() : null;
     const tip = existing ?? (await this.#startPoint()).parents[0] ?? null;
-    const edits = new Map<string, TreeEdit>();
-    const conflicts: string[] = [];
-    const changed: string[] = [];
+    // The same plan as a push into the files, with the branch's tip in the place of the disk.
+    const plans: Plan[] = [];
+    for (const path of ref.files) plans.push(await this.#plan(ref, path, tip === null ? null : await this.#readAt(tip, path)));
+    const conflicts = plans.filter((p) => p.action === 'conflict').map((p) => p.path);
+    if (conflicts.length > 0) {
+      throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with ${target}'s changes to ${conflicts.join(', ')}`, { files: conflicts, target });
+    }
     const modes = await this.#entries(
       ref.head,
       ref.files.map((p) => this.#prefix + p),
     );
-    for (const path of ref.files) {
-      const current = tip === null ? null : await this.#readAt(tip, path);
-      const head = await this.#readAt(ref.head, path);
-      if (sameContent(current, head)) continue;
-      const base = await this.#readAt(ref.base, path);
-      const content = sameContent(current, base) ? head : await this.#merge(current, base, head);
-      // The branch changed the file too, and the two cannot be merged (a deletion against an edit is never merged).
-      if (content === null && !sameContent(current, base)) {
-        conflicts.push(path);
-        continue;
-      }
-      if (sameContent(content, current)) continue;
-      edits.set(path, content === null ? null : { mode: modes.get(this.#prefix + path)?.mode ?? '100644', sha: await this.#hashBlob(content) });
-      changed.push(path);
-    }
-    if (conflicts.length > 0) {
-      throw fail('CLEARANCE_CONFLICT', `the staged changes conflict with ${target}'s changes to ${conflicts.join(', ')}`, { files: conflicts, target });
+    const edits = new Map<string, TreeEdit>();
+    const changed: string[] = [];
+    for (const plan of plans) {
+      if (plan.action !== 'write') continue;
+      const mode = modes.get(this.#prefix + plan.path)?.mode ?? '100644';
+      edits.set(plan.path, plan.content === null ? null : { mode, sha: await this.#hashBlob(plan.content) });
+      changed.push(plan.path);
     }
     const tree = await this.#buildTree(tip === null ? null : await this.#treeOf(tip), edits);
     const commit = await this.#commitTree(tree, tip === null ? [] : [tip], `golem: ${ref.files.join(', ')}\n\nStaged on ${ref.branch}, pushed by the user.\n`);
@@ -340,10 +337,8 @@ export class GitStaging {
 
   // --- pushing ---
 
-  /** What push does with one file: skip it, write it (merged if need be), or report a conflict. */
-  async #plan(ref: StageRef, path: string): Promise<Plan> {
-    writablePath(this.root, path);
-    const current = await this.#disk.read(path);
+  /** What a push does with one file whose content where it goes is `current`: skip it, write it (merged if need be), or a conflict. */
+  async #plan(ref: StageRef, path: string, current: Buffer | null): Promise<Plan> {
     const head = await this.#readAt(ref.head, path);
     if (sameContent(current, head)) return { path, action: 'skip' };
     const base = await this.#readAt(ref.base, path);

@@ -97,7 +97,6 @@ export class SideBySide {
     if (event.type !== 'answer' && event.type !== 'step') owner.boxes.onEvent(event as BoxedEvent);
     if (event.type === 'worker-end') this.#end(worker.id);
     else this.#main.refreshFooter();
-    for (const r of this.#running.values()) r.aside.flush(); // what waited for a question to be answered
     return true;
   }
 
@@ -146,10 +145,7 @@ export class SideBySide {
       return;
     }
     this.#main.setFooter(() => this.#footer());
-    this.#timer ??= setInterval(() => {
-      for (const r of this.#running.values()) r.aside.flush();
-      this.#main.refreshFooter();
-    }, 500).unref();
+    this.#timer ??= setInterval(() => this.#main.refreshFooter(), 500).unref();
   }
 
   #end(workerId: string): void {
@@ -157,7 +153,7 @@ export class SideBySide {
     if (running === undefined || running.info.id !== workerId) return;
     for (const [id, owner] of this.#owner) if (owner === running) this.#owner.delete(id);
     running.aside.open();
-    running.aside.flush();
+    // Asked something meanwhile: written once it is answered (afterDialog).
     if (running.aside.held !== '') this.#unwritten.add(running.aside);
     if (!this.#running.delete(workerId)) return;
     if (this.#running.size > 0) {

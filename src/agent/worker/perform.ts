@@ -28,7 +28,6 @@ export async function performAll(
   signal: AbortSignal | undefined,
 ): Promise<CallStop | undefined> {
   const { mode } = ctx;
-  const each = mode.results === 'each' && pending.together !== true;
   const results: ActionOutcome[] = [];
   const state: BatchState = { stop: undefined, seen: new Set<string>() };
   for (let at = 0; at < pending.calls.length;) {
@@ -55,7 +54,7 @@ export async function performAll(
         ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
         if (result.staged === true) notifyClearance(ctx);
       }
-      if (each && mode.results === 'each') await mode.record(result.callId, result);
+      if (mode.results === 'each' && pending.together !== true) await mode.record(result.callId, result);
       else results.push(result);
     }
   }

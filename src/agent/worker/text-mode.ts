@@ -13,7 +13,7 @@ export function textMode(session: Session): ModeProtocol {
     // A step's results are recorded together, so it cannot pause mid-step without repeating calls on resume.
     pausable: false,
     offer: () => ({}),
-    requests: (turn) => textRequests(turn),
+    requests: textRequests,
     record: (results, errors) => recordTextResults(session, results, errors),
     howToCall: (name, params) => `write in your answer ${textInstruction(name, params)}`,
   };

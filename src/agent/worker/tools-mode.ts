@@ -14,11 +14,18 @@ import { recordTextResults, textRequests } from './text-mode.js';
 
 /** The mode of a worker whose actions are native tool calls (the default); `accepts` says which names an instruction in text may call. */
 export function toolsMode(session: Session, accepts: (name: string) => boolean): ModeProtocol {
+  // Turns never change: each answer is read once (the run asks again at every step).
+  const read = new WeakMap<Turn, Requests>();
+  const requests = (turn: Turn): Requests => {
+    let found = read.get(turn);
+    if (found === undefined) read.set(turn, (found = toolCalls(turn, accepts)));
+    return found;
+  };
   return {
     results: 'each',
     pausable: true,
     offer: (actions) => (actions.size > 0 ? { tools: [...actions.values()].map((a) => a.toTool()) } : {}),
-    requests: (turn) => toolCalls(turn, accepts),
+    requests,
     record: (callId, result) => recordResult(session, callId, result),
     recordTogether: (results, errors) =>
       recordTextResults(

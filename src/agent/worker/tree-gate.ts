@@ -39,11 +39,6 @@ export class TreeGate {
       this.#waiting.add(go);
     });
   }
-
-  /** Whether an approval is being asked now. */
-  get held(): boolean {
-    return this.#held > 0;
-  }
 }
 
 /** Runs at most `limit` of `tasks` at a time; the results in the tasks' order. */
