@@ -6,95 +6,21 @@
  * takes screenshots (test-results/screenshots/) to look at.
  */
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CHROMIUM_ARGS } from '../src/browser/executor.js';
 import { run } from '../src/cli/main.js';
-import { createWorkspace, defineAction, projectActions, type PatchInput, type Prompt, type Workspace } from '../src/index.js';
-import { serve, type GolemServer, type ServeAgentOptions } from '../src/serve/index.js';
+import { createWorkspace, defineAction, projectActions, type PatchInput, type Prompt } from '../src/index.js';
+import { serve } from '../src/serve/index.js';
 import { scriptedModel, type ScriptedResponse, type ScriptStep } from '../src/test/index.js';
 import { deployAction, tempDir } from './helpers.js';
+import { checkAccessibility, pageHarness, say, shot } from './helpers-page.js';
 
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-const SHOTS = join(import.meta.dirname, '..', 'test-results', 'screenshots');
-let browser: Browser;
-beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: [...CHROMIUM_ARGS] });
-});
-afterAll(async () => {
-  await browser.close();
-});
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function started(agent: ServeAgentOptions | undefined, ws?: Workspace): Promise<{ ws: Workspace; server: GolemServer }> {
-  const workspace = ws ?? (await createWorkspace());
-  const server = await serve(workspace, agent === undefined ? {} : { agent });
-  if (ws === undefined) cleanups.push(() => workspace.close());
-  cleanups.push(() => server.close());
-  return { ws: workspace, server };
-}
-
-/** A tab on the page, connected. */
-async function open(server: GolemServer, options: { outage?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  cleanups.push(() => context.close());
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(error.message));
-  page.on('console', (message) => {
-    // A test that takes the server down sees the page's reads fail meanwhile (the browser logs each).
-    if (
-      message.type() === 'error' &&
-      !(
-        options.outage === true &&
-        /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|INTERNET_DISCONNECTED|EMPTY_RESPONSE)/.test(message.text())
-      )
-    )
-      problems.push(message.text());
-  });
-  cleanups.push(async () => expect(problems).toEqual([]));
-  await page.goto(server.pageUrl);
-  await page.getByTestId('connection').and(page.locator('[data-state="open"]')).waitFor();
-  // The token left the address bar (it stays in the tab's session storage).
-  expect(page.url()).not.toContain(server.token);
-  return page;
-}
-
-/** axe-core run inside the page on `selector`: no serious or critical violation. */
-async function checkAccessibility(page: Page, selector: string): Promise<void> {
-  // Evaluated through the debugging protocol: the page's own CSP (rightly) refuses inline scripts.
-  await page.evaluate(axeSource);
-  const results = await page.evaluate(async (include) => {
-    const axe = (globalThis as unknown as { axe: { run(context: unknown): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }).axe;
-    return (await axe.run({ include: [include] })).violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      help: v.help,
-      nodes: (v as unknown as { nodes: { html: string }[] }).nodes.map((n) => n.html.slice(0, 160)),
-    }));
-  }, selector);
-  expect(results.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-}
-
-async function say(page: Page, text: string): Promise<void> {
-  await page.getByTestId('chat-input').fill(text);
-  await page.getByTestId('send').click();
-}
+const h = pageHarness();
+const { cleanups } = h;
+const started = h.started.bind(h);
+const open = h.open.bind(h);
 
 const SIGNUP_FIELDS = [
   { label: 'Name', key: 'name', type: 'text' },
@@ -486,7 +412,7 @@ describe('golem serve in a browser', () => {
     });
     await expect.poll(() => out.join('')).toMatch(/Open http:\/\/127\.0\.0\.1:\d+\/#token=[0-9a-f]{64}\n/);
     const address = (/Open (\S+)/.exec(out.join('')) as RegExpExecArray)[1] as string;
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const context = await h.browser.newContext({ viewport: { width: 1400, height: 900 } });
     cleanups.push(() => context.close());
     const page = await context.newPage();
     await page.goto(address);
