@@ -1,6 +1,9 @@
 import { render } from 'preact';
 import { App } from './components/App.js';
+import { applyTheme, readTheme } from './theme.js';
 import './styles.css';
 
+// Before the first paint: no flash of the other theme.
+applyTheme(readTheme());
 const root = document.getElementById('app');
 if (root !== null) render(<App />, root);
