@@ -55,10 +55,28 @@ describe('golem status', () => {
     const cwd = tempDir();
     const unknown = await golem(['frobnicate'], cwd);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('unknown command "frobnicate"');
-    expect(unknown.stderr).toContain('Usage: golem');
+    expect(unknown.stderr).toBe('golem: unknown command "frobnicate"; golem --help for all\n');
     const badFlag = await golem(['status', '--nope'], cwd);
     expect(badFlag.code).toBe(2);
+    expect(existsSync(join(cwd, '.golem'))).toBe(false);
+  });
+
+  it('answers a mistyped flag or command with one line: what was wrong and the nearest right one', async () => {
+    const cwd = tempDir();
+    const cases: [string[], string][] = [
+      [['--nwe'], 'golem: unknown option --nwe (did you mean --new?); golem --help for all\n'],
+      [['--sesion', 'abc'], 'golem: unknown option --sesion (did you mean --session?); golem --help for all\n'],
+      [['status', '--jsno'], 'golem: unknown option --jsno (did you mean --json?); golem --help for all\n'],
+      [['--nope'], 'golem: unknown option --nope; golem --help for all\n'],
+      [['--model'], 'golem: option --model needs a value (--model <value>); golem --help for all\n'],
+      [['--new=yes'], 'golem: option --new takes no value; golem --help for all\n'],
+      [['sesions', 'list'], 'golem: unknown command "sesions list" (did you mean sessions?); golem --help for all\n'],
+      [['chat', 'now'], 'golem: unknown command "chat now"; golem --help for all\n'],
+    ];
+    for (const [args, line] of cases) {
+      const result = await golem(args, cwd);
+      expect({ args, code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({ args, code: 2, stderr: line, stdout: '' });
+    }
     expect(existsSync(join(cwd, '.golem'))).toBe(false);
   });
 

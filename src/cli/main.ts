@@ -16,6 +16,7 @@ import { chat } from './chat.js';
 import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
 import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
 import { serveCommand } from './serve.js';
+import { commandError, optionError } from './usage-errors.js';
 import type { CliIo } from './io.js';
 import { doctor, type DoctorReport } from '../core/doctor.js';
 
@@ -58,6 +59,27 @@ Options:
   -v, --version     Show Golem's version
 `;
 
+const OPTIONS = {
+  dir: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  model: { type: 'string' },
+  session: { type: 'string' },
+  new: { type: 'boolean', default: false },
+  all: { type: 'boolean', default: false },
+  at: { type: 'string' },
+  to: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  expose: { type: 'boolean', default: false },
+  'allow-host': { type: 'string', multiple: true },
+  repair: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'v', default: false },
+} as const;
+
+/** The commands, for a guess at a mistyped one. */
+const COMMANDS = ['chat', 'ask', 'sessions', 'clearance', 'serve', 'status', 'doctor'];
+
 /** Runs the CLI; resolves with the process exit code. */
 export async function run(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let parsed;
@@ -65,26 +87,11 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     parsed = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: {
-        dir: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        model: { type: 'string' },
-        session: { type: 'string' },
-        new: { type: 'boolean', default: false },
-        all: { type: 'boolean', default: false },
-        at: { type: 'string' },
-        to: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        expose: { type: 'boolean', default: false },
-        'allow-host': { type: 'string', multiple: true },
-        repair: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-      },
+      options: OPTIONS,
     });
   } catch (error) {
-    io.stderr(`golem: ${(error as Error).message}\n\n${USAGE}`);
+    // One line: what was wrong and the nearest right option, not the parser's message and the whole help.
+    io.stderr(`golem: ${optionError(error, OPTIONS)}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
@@ -157,7 +164,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     );
   }
   if (command !== 'status' || rest.length > 0) {
-    io.stderr(`golem: unknown command "${[command, ...rest].join(' ')}"\n\n${USAGE}`);
+    io.stderr(`golem: ${commandError([command, ...rest], COMMANDS)}\n`);
     return 2;
   }
   try {
