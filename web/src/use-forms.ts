@@ -1,0 +1,118 @@
+/**
+ * The model-built UIs on the page: the socket's store of instances, what the user typed and
+ * not yet sent, which instance is sending an action, and the refusals. An instance is answered
+ * when a state event touches it (or after SENDING_TIMEOUT, an action that changes nothing).
+ */
+import { useRef, useState } from 'preact/hooks';
+import { collectValues, dropCovered, type InstanceEdits, type RawEdit } from './form-values.js';
+import type { ReconnectingSocket } from './socket.js';
+import type { SocketEvent } from './types.js';
+import { emptyStore, type StoreUpdate, type UiStore } from './ui-store.js';
+import type { Notify } from './use-session.js';
+
+/** How long an action shows "sending…" when no state event answers it (an action without fields changes nothing). */
+const SENDING_TIMEOUT = 8000;
+
+export interface Forms {
+  ui: UiStore;
+  edits: Record<string, InstanceEdits>;
+  sending: Record<string, boolean>;
+  errors: Record<string, string>;
+  /** The store as of now (socket handlers run between renders). */
+  current: () => UiStore;
+  /** After a state event: instances that were sending are answered; drop the edits the server now holds. */
+  settle: (update: StoreUpdate) => void;
+  /** A RUN_ERROR that refuses the last UI_ACTION: shown on its instance; false if it is not one. */
+  refused: (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => boolean;
+  editField: (instanceId: string, key: string, value: RawEdit) => void;
+  runAction: (instanceId: string, actionId: string) => void;
+}
+
+export function useForms(socket: { readonly current: ReconnectingSocket | null }, notify: Notify): Forms {
+  const [ui, setUi] = useState<UiStore>(emptyStore);
+  const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
+  const [sending, setSending] = useState<Record<string, boolean>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const uiRef = useRef(ui);
+  const sendingRef = useRef(new Set<string>());
+  /** The instance of the last UI_ACTION not yet answered: a RUN_ERROR then is its refusal. */
+  const pendingAction = useRef<string | null>(null);
+
+  const showSending = () => setSending(Object.fromEntries([...sendingRef.current].map((id) => [id, true])));
+  const stopSending = (id: string) => {
+    sendingRef.current.delete(id);
+    showSending();
+  };
+  const clearError = (id: string) =>
+    setErrors((prev) => {
+      if (prev[id] === undefined) return prev;
+      const next = { ...prev };
+      delete next[id];
+      return next;
+    });
+
+  const settle = (update: StoreUpdate) => {
+    uiRef.current = update.store;
+    setUi(update.store);
+    if (update.resync) socket.current?.send({ type: 'SNAPSHOT_REQUEST' });
+    const answeredIds = update.touchedIds.filter((id) => sendingRef.current.has(id));
+    if (answeredIds.length === 0) return;
+    for (const id of answeredIds) {
+      sendingRef.current.delete(id);
+      if (pendingAction.current === id) pendingAction.current = null;
+    }
+    showSending();
+    setEdits((prev) => {
+      const next = { ...prev };
+      for (const id of answeredIds) {
+        const rest = dropCovered(update.store.state.instances[id], prev[id]);
+        if (rest === undefined) delete next[id];
+        else next[id] = rest;
+      }
+      return next;
+    });
+  };
+
+  const refused = (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => {
+    const instanceId = pendingAction.current;
+    // A refused UI_ACTION's RUN_ERROR names no run; a run's does.
+    if (instanceId === null || event.runId !== undefined) return false;
+    // The UI_ACTION was refused: a snapshot follows and resets the values.
+    pendingAction.current = null;
+    stopSending(instanceId);
+    setEdits((prev) => {
+      const next = { ...prev };
+      delete next[instanceId];
+      return next;
+    });
+    setErrors((prev) => ({ ...prev, [instanceId]: `${event.code ?? 'REFUSED'}: ${event.message}` }));
+    notify(event.message, 'error', event.code);
+    return true;
+  };
+
+  const editField = (instanceId: string, key: string, value: RawEdit) => {
+    setEdits((prev) => ({ ...prev, [instanceId]: { ...prev[instanceId], [key]: value } }));
+    clearError(instanceId);
+  };
+
+  const runAction = (instanceId: string, actionId: string) => {
+    const instance = uiRef.current.state.instances[instanceId];
+    if (instance === undefined) return;
+    const values = collectValues(instance, edits[instanceId]);
+    if (socket.current?.send({ type: 'UI_ACTION', instanceId, actionId, values }) !== true) {
+      notify('Not connected: the action was not sent.', 'error');
+      return;
+    }
+    pendingAction.current = instanceId;
+    sendingRef.current.add(instanceId);
+    setSending((prev) => ({ ...prev, [instanceId]: true }));
+    clearError(instanceId);
+    setTimeout(() => {
+      if (!sendingRef.current.has(instanceId)) return;
+      if (pendingAction.current === instanceId) pendingAction.current = null;
+      stopSending(instanceId);
+    }, SENDING_TIMEOUT);
+  };
+
+  return { ui, edits, sending, errors, current: () => uiRef.current, settle, refused, editField, runAction };
+}
