@@ -16,6 +16,7 @@ import { agentExtension } from './agent/agent-plugin.js';
 import { BrowserApi } from './browser/browser-session.js';
 import { browserExtension } from './browser/browser-plugin.js';
 import { uiExtension } from './ui/ui-plugin.js';
+import { McpApi } from './mcp/mcp-api.js';
 import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
@@ -116,6 +117,8 @@ export interface Workspace {
   readonly browser: BrowserApi;
   /** Model-built UIs (seed 004): `patch_ui_state` calls, the instances, the action for workers. */
   readonly ui: UIApi;
+  /** MCP servers (`ws.mcp.connect(name, config)`): their tools as actions a worker takes like any other. */
+  readonly mcp: McpApi;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -200,11 +203,13 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const sessions = new SessionManager(manager, prompts);
   const worker = (workerOptions: WorkerOptions) => new Worker(manager, workerOptions, { sessions });
   const browser = new BrowserApi(manager, sessions, worker);
+  const blobs = new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) });
+  const mcp = new McpApi({ blobs });
   return {
     manager,
     sessions,
     prompts,
-    blobs: new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) }),
+    blobs,
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),
     context: new ContextApi(manager),
@@ -216,6 +221,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     worker,
     browser,
     ui: new UIApi(manager),
+    mcp,
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();
@@ -252,6 +258,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     // (Without browsers the manager starts closing at once: commands dispatched after close() are refused.)
     close: async () => {
       if (browser.launched > 0) await browser.closeAll();
+      await mcp.closeAll();
       await manager.close();
       await ownBlobs?.close();
     },

@@ -103,7 +103,7 @@ describe('the package as users install it', () => {
   });
 
   it('exports the root and each subpath, and each one works', () => {
-    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './browser', './package.json', './postgres', './serve', './test', './test/conformance']);
+    expect(Object.keys(pkg.exports).sort()).toEqual(['.', './browser', './mcp', './package.json', './postgres', './serve', './test', './test/conformance']);
     link('vitest'); // the conformance suites' optional peer: a user running them has it
     writeFileSync(
       join(project, 'use.mjs'),
@@ -111,16 +111,17 @@ describe('the package as users install it', () => {
 import { postgresStore, PostgresBlobStorage } from 'golem/postgres';
 import { BrowserExecutor, compactSnapshot } from 'golem/browser';
 import { serve, UIStream } from 'golem/serve';
+import { readMcpConfig } from 'golem/mcp';
 import { scriptedModel } from 'golem/test';
 import { describeStoreConformance } from 'golem/test/conformance';
 const ws = await createWorkspace();
 const s = await ws.sessions.create();
 await s.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'hi' }] });
 await ws.close();
-console.log(JSON.stringify({ turns: (await s.transcript()).length, kinds: [typeof GolemError, typeof postgresStore, typeof PostgresBlobStorage, typeof BrowserExecutor, typeof compactSnapshot, typeof serve, typeof UIStream, typeof scriptedModel, typeof describeStoreConformance] }));
+console.log(JSON.stringify({ turns: (await s.transcript()).length, kinds: [typeof GolemError, typeof postgresStore, typeof PostgresBlobStorage, typeof BrowserExecutor, typeof compactSnapshot, typeof serve, typeof UIStream, typeof scriptedModel, typeof describeStoreConformance, typeof readMcpConfig] }));
 `,
     );
-    expect(JSON.parse(node('use.mjs'))).toEqual({ turns: 1, kinds: Array(9).fill('function') });
+    expect(JSON.parse(node('use.mjs'))).toEqual({ turns: 1, kinds: Array(10).fill('function') });
   });
 
   it('says what to install when a part is used without its optional peer', { timeout: 60_000 }, () => {

@@ -97,8 +97,19 @@ export interface Action<I = unknown, O = unknown> {
    * prompts once a newer observation with the key follows (the turn's `meta.observation`).
    */
   observe?(output: O): Observation | undefined;
+  /**
+   * Images the output carries, already stored as the workspace's blobs (an MCP tool's
+   * screenshot): they go back to the model with the result, so it sees them.
+   */
+  media?(output: O): Media[];
   /** The action as a tool in a prompt. */
   toTool(): PromptTool;
+}
+
+/** An image of an output, held in blob storage. */
+export interface Media {
+  sha256: string;
+  mediaType: string;
 }
 
 /** What an action saw, which a newer observation with the same key makes obsolete (`key`: e.g. 'browser:<tab id>'). */
@@ -173,6 +184,56 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     ...(definition.endsRun !== undefined && { endsRun: (output: O) => (definition.endsRun as (o: O) => RunEnd | undefined)(output) }),
     ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
+  };
+}
+
+/**
+ * Declares an action whose input is described by a JSON Schema another system gave (an MCP
+ * server's tool): the schema is compiled here, once, and every input is checked against it
+ * before `run`, with the same errors as `defineAction`'s. INVALID_ARGUMENT when the schema
+ * is not an object schema or does not compile.
+ */
+export function defineJsonSchemaAction<O>(definition: {
+  name: string;
+  description: string;
+  inputSchema: JsonObject;
+  trust?: Trust;
+  run(input: JsonObject, ctx: ActionContext): Promise<O> | O;
+  describe?(input: JsonObject): ApprovalDescription;
+  grantKey?(input: JsonObject): string;
+  repeatable?: boolean;
+  render?(output: O): string;
+  failed?(output: O): string | undefined;
+  media?(output: O): Media[];
+}): Action<JsonObject, O> {
+  if (!NAME.test(definition.name)) {
+    throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
+  }
+  const { $schema: _dialect, ...schema } = definition.inputSchema;
+  if (schema.type !== 'object') throw fail('INVALID_ARGUMENT', `the input schema of action "${definition.name}" must be an object schema ("type": "object")`);
+  let check: ValidateFunction;
+  try {
+    check = ajv.compile(schema);
+  } catch (cause) {
+    throw new GolemError('INVALID_ARGUMENT', `the input schema of action "${definition.name}" does not compile: ${(cause as Error).message}`, { cause });
+  }
+  const name = definition.name;
+  return {
+    name,
+    description: definition.description,
+    trust: definition.trust ?? 'autonomous',
+    jsonSchema: schema,
+    validate: (input: unknown): Result<JsonObject> =>
+      check(input) ? { ok: true, value: input as JsonObject } : invalid(name, (check.errors ?? []).map(issueOf)),
+    run: (input, ctx) => definition.run(input, ctx),
+    describe: (input) => definition.describe?.(input) ?? { type: 'tool_call', description: `${name} ${canonicalJson(input)}`, details: input, risk: 'medium' },
+    grantKey: (input) => definition.grantKey?.(input) ?? canonicalJson(input),
+    stages: false,
+    repeatable: definition.repeatable ?? false,
+    ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
+    ...(definition.failed !== undefined && { failed: (output: O) => (definition.failed as (o: O) => string | undefined)(output) }),
+    ...(definition.media !== undefined && { media: (output: O) => (definition.media as (o: O) => Media[])(output) }),
+    toTool: () => ({ name, description: definition.description, inputSchema: schema }),
   };
 }
 

@@ -83,6 +83,14 @@ export const ERROR_CODES = {
   PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
   FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },
+  // MCP servers (golem/mcp)
+  MCP_CONFIG_INVALID: { status: 400, meaning: "an MCP server's configuration (.mcp.json) is not valid" },
+  MCP_SERVER_NOT_FOUND: { status: 404, meaning: 'no MCP server with this name is configured or connected' },
+  MCP_UNAVAILABLE: { status: 502, meaning: 'the MCP server could not be started or reached, or its connection closed' },
+  MCP_TIMEOUT: { status: 504, meaning: 'the MCP server did not answer in time' },
+  MCP_ERROR: { status: 502, meaning: 'the MCP server answered with an error or with a message that is not valid MCP' },
+  MCP_TOOL_INVALID: { status: 422, meaning: 'the MCP server lists a tool that cannot be offered (its input schema is not valid)' },
+  MCP_TOOL_NAME_CLASH: { status: 409, meaning: 'two MCP tools would have the same action name' },
   // Extensions
   EXTENSION_CONFLICT: { status: 500, meaning: 'two extensions claim the same name' },
   EXTENSION_INVALID: { status: 400, meaning: 'an extension is not in the shape Golem takes (seed 001 reducers, no name)' },

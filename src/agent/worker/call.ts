@@ -1,6 +1,6 @@
 /** One call the model asked for, and what came of it as it goes back to the model. */
 import type { JsonValue } from '../../core/blocks.js';
-import type { Observation } from '../../action/action.js';
+import type { Media, Observation } from '../../action/action.js';
 import type { ApprovalRecord } from '../agent-plugin.js';
 
 /** One call of an answer. */
@@ -33,6 +33,13 @@ export interface ActionOutcome {
   staged?: boolean;
   /** The run ends after this call. */
   stop?: CallStop;
+  /** Images the output carries (blobs), sent back to the model with the result. */
+  media?: Media[];
+}
+
+/** The images a result carries, as blocks (their blobs are the workspace's). */
+export function imagesOf(result: ActionOutcome): { type: 'image'; blob: { sha256: string }; mediaType: string }[] {
+  return (result.media ?? []).map((m) => ({ type: 'image' as const, blob: { sha256: m.sha256 }, mediaType: m.mediaType }));
 }
 
 /** A value as JSON (an action's output, an approval's details); what is not JSON becomes a note saying so. */

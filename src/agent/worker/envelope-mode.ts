@@ -8,7 +8,7 @@ import { GolemError } from '../../core/errors.js';
 import type { Turn } from '../../core/records.js';
 import type { Session } from '../../prompt/session.js';
 import { Envelope, invalidResponseMessage, type EnvelopeOptions } from '../envelope.js';
-import type { ActionOutcome } from './call.js';
+import { imagesOf, type ActionOutcome } from './call.js';
 import type { ModeProtocol, Requests } from './mode.js';
 import { inlineJson } from '../../environment/environment.js';
 
@@ -74,6 +74,7 @@ async function recordResult(session: Session, result: ActionOutcome | undefined,
     blocks: [
       { type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${body}` },
       ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }]),
+      ...imagesOf(result),
     ],
     meta: { commandResult: { name: result.name, ok: result.ok }, ...(observation !== undefined && { observation: { key: observation.key, block: 1 } }) },
   });

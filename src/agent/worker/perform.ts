@@ -204,8 +204,18 @@ async function execute(
         : typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
     const rendered = action.render === undefined ? toJson(output) : action.render(output);
     const seen = action.observe?.(output);
-    if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop };
-    return { name: call.name, input: call.input, ok: !failed, output: `${rendered}\n${seen.text}`, observation: { ...seen, summary: rendered }, ...stop };
+    const shown = action.media?.(output) ?? [];
+    const media = shown.length > 0 && { media: shown };
+    if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop, ...media };
+    return {
+      name: call.name,
+      input: call.input,
+      ok: !failed,
+      output: `${rendered}\n${seen.text}`,
+      observation: { ...seen, summary: rendered },
+      ...stop,
+      ...media,
+    };
   } catch (error) {
     const e = toGolemError(error);
     return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${e.message}` };

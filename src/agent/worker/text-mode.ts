@@ -3,7 +3,7 @@ import type { Turn } from '../../core/records.js';
 import type { Session } from '../../prompt/session.js';
 import { textInstruction } from '../../environment/environment.js';
 import { extractInstructions } from '../text-instructions.js';
-import type { ActionOutcome } from './call.js';
+import { imagesOf, type ActionOutcome } from './call.js';
 import type { ModeProtocol, Requests } from './mode.js';
 
 /** The mode of a worker whose model writes its calls as instructions in its text. */
@@ -50,7 +50,10 @@ export async function recordTextResults(session: Session, results: readonly Acti
   ];
   await session.addTurn({
     role: 'user',
-    blocks: [{ type: 'text', text: `Results of your instructions:\n${lines.join('\n')}${hint === undefined ? '' : `\n\n${hint}`}` }],
+    blocks: [
+      { type: 'text', text: `Results of your instructions:\n${lines.join('\n')}${hint === undefined ? '' : `\n\n${hint}`}` },
+      ...results.flatMap(imagesOf),
+    ],
     meta: { instructionResults: true },
   });
 }

@@ -7,7 +7,7 @@
  */
 import type { Turn } from '../../core/records.js';
 import type { Session } from '../../prompt/session.js';
-import type { ActionOutcome } from './call.js';
+import { imagesOf, type ActionOutcome } from './call.js';
 import type { ModeProtocol, Requests } from './mode.js';
 import { inlineJson } from '../../environment/environment.js';
 import { recordTextResults, textRequests } from './text-mode.js';
@@ -59,7 +59,7 @@ async function recordResult(session: Session, callId: string, result: ActionOutc
       {
         type: 'tool_result',
         callId,
-        content: [{ type: 'text', text: typeof result.output === 'string' ? result.output : JSON.stringify(result.output) }],
+        content: [{ type: 'text', text: typeof result.output === 'string' ? result.output : JSON.stringify(result.output) }, ...imagesOf(result)],
         ...(!result.ok && { isError: true }),
       },
     ],
