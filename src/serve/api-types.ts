@@ -62,6 +62,18 @@ export interface TurnView {
   /** The versions of this turn the session can see (`versions[currentIndex]` is this one). */
   branch: { versions: number[]; currentIndex: number; total: number; hasPrev: boolean; hasNext: boolean };
   createdAt: string;
+  /**
+   * What the turn is, beyond its role: a message someone wrote, a click on a model-built UI
+   * (`uiAction`), results the agent recorded for its calls, or a notice of the system (`text`
+   * then says it in a few words, without record ids).
+   */
+  kind: 'message' | 'ui-action' | 'results' | 'notice';
+  /** A click on a model-built UI, as the user did it (kind 'ui-action'). */
+  uiAction: { label: string; actionId: string; instanceId: string; values: Record<string, unknown> } | null;
+  /** An answer's tokens and cost (assistant turns the model's answer recorded; cost null when its price is unknown). */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number | null; cost: number | null } | null;
+  /** How an answer ended when it did not complete: the user stopped it, or it failed (with the reason). */
+  ended: { status: 'stopped' } | { status: 'failed'; code: string; message: string } | null;
 }
 
 export interface WorkerView {

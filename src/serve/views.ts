@@ -9,6 +9,7 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
   const text: string[] = [];
   const toolCalls: TurnView['toolCalls'] = [];
   const toolResults: TurnView['toolResults'] = [];
+  const notices: string[] = [];
   for (const b of turn.blocks) {
     if (b.type === 'text') text.push(b.text);
     else if (b.type === 'tool_use') toolCalls.push({ callId: b.callId, name: b.name, input: b.args });
@@ -17,19 +18,79 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
     else if (b.type === 'tool_result') {
       const content = b.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
       toolResults.push({ callId: b.callId, text: content, isError: b.isError === true });
-    }
+    } else if (b.type === 'summary') notices.push('The conversation before this point was summarized to fit the model.');
+    else if (b.type === 'role:transition') notices.push(`Role changed: ${b.from ?? 'none'} → ${b.to ?? 'none'}.`);
   }
   const branch = view.branchInfo(turn.id) ?? { versions: [turn.version], currentIndex: 0, total: 1, hasPrev: false, hasNext: false };
+  const joined = text.join('\n\n');
+  const uiAction = turn.role === 'user' ? uiActionOf(joined) : null;
+  const kind: TurnView['kind'] =
+    turn.role === 'system'
+      ? 'notice'
+      : uiAction !== null
+        ? 'ui-action'
+        : turn.role === 'tool' || turn.meta.instructionResults === true || (toolResults.length > 0 && joined === '')
+          ? 'results'
+          : 'message';
   return {
     id: turn.id,
     version: turn.version,
     role: turn.role as TurnView['role'],
-    text: text.join('\n\n'),
+    text: kind === 'notice' ? [...notices, ...text.map(noticeText)].join(' ') : joined,
     toolCalls,
     toolResults,
     branch,
     createdAt: turn.createdAt,
+    kind,
+    uiAction,
+    usage: turn.role === 'assistant' ? usageOf(turn.meta) : null,
+    ended: turn.role === 'assistant' ? endedOf(turn.meta) : null,
   };
+}
+
+/** The message `ServeHost.uiAction` writes for a click, read back (null when the text is not one). */
+function uiActionOf(text: string): TurnView['uiAction'] {
+  const match = /^\[UI action\] The user clicked "(.*)" \(action "(.*)"\) on the UI "(.*)" \(version \d+\)\.\nThe form's values: (\{.*\})$/s.exec(text);
+  if (match === null) return null;
+  let values: unknown;
+  try {
+    values = JSON.parse(match[4] as string);
+  } catch {
+    return null;
+  }
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) return null;
+  return { label: match[1] as string, actionId: match[2] as string, instanceId: match[3] as string, values: values as Record<string, unknown> };
+}
+
+/** A system turn's text in a few words: a clearance decision without the item's id. */
+function noticeText(text: string): string {
+  const decision = /^\[System: the user (pushed|discarded|deferred \(it stays staged\)) clearance item \S+: (.*)\]$/s.exec(text);
+  if (decision === null) return text.replace(/^\[System: (.*)\]$/s, '$1');
+  const verb = decision[1] === 'pushed' ? 'Pushed' : decision[1] === 'discarded' ? 'Discarded' : 'Deferred (it stays staged)';
+  return `${verb}: ${decision[2] as string}`;
+}
+
+function usageOf(meta: Turn['meta']): TurnView['usage'] {
+  const usage = meta.usage;
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return null;
+  const { inputTokens, outputTokens, cachedInputTokens } = usage;
+  if (typeof inputTokens !== 'number' || typeof outputTokens !== 'number') return null;
+  return {
+    inputTokens,
+    outputTokens,
+    cachedInputTokens: typeof cachedInputTokens === 'number' ? cachedInputTokens : null,
+    cost: typeof meta.cost === 'number' ? meta.cost : null,
+  };
+}
+
+function endedOf(meta: Turn['meta']): TurnView['ended'] {
+  if (meta.status !== 'incomplete') return null;
+  const error = meta.error;
+  const code = typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.code === 'string' ? error.code : 'MODEL_ERROR';
+  if (code === 'MODEL_ABORTED') return { status: 'stopped' };
+  const message =
+    typeof error === 'object' && error !== null && !Array.isArray(error) && typeof error.message === 'string' ? error.message : 'the answer broke off';
+  return { status: 'failed', code, message };
 }
 
 export function approvalView(a: ApprovalRecord): ApprovalView {

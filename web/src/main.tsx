@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { App } from './components/App.js';
 import { applyTheme, readTheme } from './theme.js';
 import './styles.css';
+import './messages.css';
 
 // Before the first paint: no flash of the other theme.
 applyTheme(readTheme());

@@ -1,7 +1,10 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
 import type { SessionDetail } from '../../../src/serve/api-types.js';
+import { conversationOf, usageText, type Entry, type Unanswered } from '../conversation.js';
 import type { LiveItem } from '../live-runs.js';
+import { streamedResult } from '../tool-view.js';
 import { Composer } from './Composer.js';
+import { Markdown } from './Markdown.js';
 import { Message } from './Message.js';
 import { ToolCall } from './ToolCall.js';
 
@@ -34,12 +37,20 @@ export function Chat(props: Props) {
     const el = log.current;
     if (el !== null && stuck.current) el.scrollTop = el.scrollHeight;
   }, [size, sessionId]);
+  const conversation = useMemo(() => conversationOf(detail?.turns ?? [], props.running), [detail, props.running]);
+  const { totals } = conversation;
+  const canEdit = props.disabledNote === null;
 
   return (
     <main class="chat" inert={props.inert}>
       <header class="chat-head">
         <h1>{detail === null ? (props.loading ? 'Loading…' : 'New conversation') : (detail.session.label ?? 'Untitled')}</h1>
-        {detail !== null && <span class="muted small">{detail.session.turns} turns</span>}
+        {detail !== null && (
+          <span class="muted small" data-testid="session-usage">
+            {`${detail.session.turns} turns`}
+            {totals.answers > 0 && ` · ${usageText(totals.inputTokens, totals.outputTokens, totals.cost)}`}
+          </span>
+        )}
       </header>
       <div
         class="chat-log"
@@ -56,16 +67,10 @@ export function Chat(props: Props) {
             {props.canCompose && props.disabledNote === null ? 'Nothing here yet. Write the first message below.' : 'Nothing here yet.'}
           </p>
         )}
-        {detail?.turns.map((turn) => (
-          <Message
-            key={`${turn.id}@${turn.version}`}
-            turn={turn}
-            canEdit={props.disabledNote === null}
-            onEdit={props.onEdit}
-            onFork={props.onFork}
-            onSwitch={props.onSwitch}
-          />
+        {conversation.entries.map((entry) => (
+          <ChatEntry key={`${entry.turn.id}@${entry.turn.version}`} entry={entry} canEdit={canEdit} running={props.running} props={props} />
         ))}
+        {conversation.unanswered !== null && <UnansweredNote unanswered={conversation.unanswered} canRetry={canEdit} onEdit={props.onEdit} />}
         {streaming !== null && <Streaming items={streaming} />}
       </div>
       {props.canCompose && <Composer disabledNote={props.disabledNote} running={props.running} onSend={props.onSend} onStop={props.onStop} />}
@@ -73,25 +78,78 @@ export function Chat(props: Props) {
   );
 }
 
-function Streaming({ items }: { items: LiveItem[] }) {
+function ChatEntry({ entry, canEdit, running, props }: { entry: Entry; canEdit: boolean; running: boolean; props: Props }) {
+  if (entry.type === 'notice') {
+    return (
+      <p class="chat-notice" data-testid="notice" data-turn-id={entry.turn.id}>
+        {entry.turn.text}
+      </p>
+    );
+  }
+  if (entry.type === 'results') {
+    return (
+      <div class="message role-tool kind-results" data-testid="orphan-results">
+        <div class="bubble">
+          {entry.results.length === 0 ? (
+            <Markdown text={entry.turn.text} />
+          ) : (
+            entry.results.map((r) => <ToolCall key={r.callId} name="result" input={undefined} result={{ text: r.text, isError: r.isError }} />)
+          )}
+        </div>
+      </div>
+    );
+  }
   return (
-    <article class="message role-assistant streaming" data-testid="streaming" aria-busy="true">
+    <Message
+      turn={entry.turn}
+      results={entry.results}
+      replyTo={entry.replyTo}
+      canEdit={canEdit}
+      running={running}
+      onEdit={props.onEdit}
+      onFork={props.onFork}
+      onSwitch={props.onSwitch}
+    />
+  );
+}
+
+/** The last message has no answer (the run stopped or failed before one): say so, and offer to ask again. */
+function UnansweredNote({ unanswered, canRetry, onEdit }: { unanswered: Unanswered; canRetry: boolean; onEdit: Props['onEdit'] }) {
+  const { retry } = unanswered;
+  return (
+    <div class="chat-notice unanswered" data-testid="unanswered" data-status={unanswered.status}>
+      <span>{unanswered.status === 'stopped' ? 'Stopped before an answer.' : 'No answer to this message.'}</span>
+      {canRetry && retry !== null && (
+        <button type="button" class="link-btn" data-testid="retry" onClick={() => void onEdit(retry.id, retry.text)}>
+          Retry
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** What the run streams before it is recorded: text as markdown, calls as they run, and a typing mark while nothing new comes. */
+function Streaming({ items }: { items: LiveItem[] }) {
+  const last = items.at(-1);
+  // Nothing streaming now (no item yet, or the last one ended): the model is thinking, or an action runs.
+  const waiting = last === undefined || (last.kind === 'text' ? last.endedAt !== null : last.result !== null);
+  return (
+    <article class="message role-assistant streaming" data-testid="streaming" aria-busy="true" aria-label="Golem, answering">
       <div class="bubble">
-        {items.length === 0 && (
-          <span class="typing" aria-label="thinking">
-            <i />
-            <i />
-            <i />
-          </span>
-        )}
         {items.map((item) =>
           item.kind === 'text' ? (
-            <div key={item.id} class="message-text">
-              {item.text}
-            </div>
+            <Markdown key={item.id} text={item.text} testId="streaming-text" />
           ) : (
-            <ToolCall key={item.id} name={item.name} args={item.args} result={item.result === null ? null : { text: item.result, isError: false }} pending />
+            <ToolCall key={item.id} name={item.name} input={item.args} result={item.result === null ? null : streamedResult(item.name, item.result)} running />
           ),
+        )}
+        {waiting && (
+          <span class="typing" data-testid="typing" role="status">
+            <span class="sr-only">Golem is working…</span>
+            <i aria-hidden="true" />
+            <i aria-hidden="true" />
+            <i aria-hidden="true" />
+          </span>
         )}
       </div>
     </article>

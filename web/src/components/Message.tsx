@@ -1,22 +1,31 @@
 import { useState } from 'preact/hooks';
 import type { TurnView } from '../../../src/serve/api-types.js';
-import { ToolCall, argsText } from './ToolCall.js';
+import { uiActionText } from '../conversation.js';
+import type { ToolResultText } from '../tool-view.js';
+import { Markdown } from './Markdown.js';
+import { MessageActions } from './MessageActions.js';
+import { ToolCall } from './ToolCall.js';
 
 interface Props {
   turn: TurnView;
-  /** Read-only (no model): no edit. */
+  /** Results of the session's calls, by call id (recorded in later turns). */
+  results: ReadonlyMap<string, ToolResultText>;
+  /** The user's message an answer replies to: regenerating the answer asks it again. */
+  replyTo: TurnView | null;
+  /** Read-only (no model): no edit, no regenerate. */
   canEdit: boolean;
+  /** A run is going on the session: changes wait for it. */
+  running: boolean;
   onEdit: (turnId: string, text: string) => Promise<boolean>;
   onFork: (turnId: string) => void;
   onSwitch: (turnId: string, direction: 'left' | 'right') => void;
 }
 
-/** One turn on the session's path, with its actions (edit, fork, version switcher). */
-export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
+/** One turn on the session's path: its text as markdown, its tool calls with their results, its actions. */
+export function Message({ turn, results, replyTo, canEdit, running, onEdit, onFork, onSwitch }: Props) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [saving, setSaving] = useState(false);
-  const { branch } = turn;
 
   const save = async () => {
     setSaving(true);
@@ -24,17 +33,17 @@ export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
     setSaving(false);
     if (ok) setEditing(false);
   };
-
-  const results = new Map(turn.toolResults.map((r) => [r.callId, r]));
-  const orphanResults = turn.toolResults.filter((r) => !turn.toolCalls.some((c) => c.callId === r.callId));
+  const ended = turn.ended;
 
   return (
     <article
-      class={`message role-${turn.role}${editing ? ' editing' : ''}`}
+      class={`message role-${turn.role} kind-${turn.kind}${editing ? ' editing' : ''}${ended === null ? '' : ` ended-${ended.status}`}`}
       data-testid="message"
       data-role={turn.role}
+      data-kind={turn.kind}
       data-turn-id={turn.id}
       data-version={turn.version}
+      aria-label={turn.role === 'user' ? 'You' : turn.role === 'assistant' ? 'Golem' : turn.role}
     >
       <div class="bubble">
         {editing ? (
@@ -61,65 +70,61 @@ export function Message({ turn, canEdit, onEdit, onFork, onSwitch }: Props) {
               </button>
             </div>
           </div>
+        ) : turn.uiAction !== null ? (
+          <UiAction action={turn.uiAction} />
         ) : (
-          turn.text !== '' && (
-            <div class="message-text" data-testid="message-text">
-              {turn.text}
-            </div>
-          )
+          turn.text !== '' && <Markdown text={turn.text} />
         )}
-        {turn.toolCalls.map((call) => (
-          <ToolCall key={call.callId} name={call.name} args={argsText(call.input)} result={results.get(call.callId) ?? null} />
-        ))}
-        {orphanResults.map((r) => (
-          <pre key={r.callId} class={`tool-result${r.isError ? ' error' : ''}`} data-testid="tool-result">
-            {r.text}
-          </pre>
-        ))}
+        {turn.toolCalls.length > 0 && (
+          <div class="tool-calls">
+            {turn.toolCalls.map((call) => (
+              <ToolCall key={call.callId} name={call.name} input={call.input} result={results.get(call.callId) ?? null} running={running} />
+            ))}
+          </div>
+        )}
+        {ended !== null && (
+          <p class={`ended ${ended.status}`} data-testid="answer-ended" data-status={ended.status}>
+            {ended.status === 'stopped' ? 'Stopped: the answer was cut short.' : `Failed: ${ended.message}`}
+          </p>
+        )}
       </div>
-      <div class="message-actions">
-        {branch.total > 1 && (
-          <span class="versions">
-            <button
-              type="button"
-              class="icon-btn"
-              data-testid="version-prev"
-              disabled={!branch.hasPrev}
-              onClick={() => onSwitch(turn.id, 'left')}
-              aria-label="Previous version"
-            >
-              ‹
-            </button>
-            <span data-testid="version-label">{`${branch.currentIndex + 1} / ${branch.total}`}</span>
-            <button
-              type="button"
-              class="icon-btn"
-              data-testid="version-next"
-              disabled={!branch.hasNext}
-              onClick={() => onSwitch(turn.id, 'right')}
-              aria-label="Next version"
-            >
-              ›
-            </button>
-          </span>
-        )}
-        {turn.role === 'user' && !editing && canEdit && (
-          <button
-            type="button"
-            class="link-btn"
-            data-testid="edit-message"
-            onClick={() => {
-              setDraft(turn.text);
-              setEditing(true);
-            }}
-          >
-            Edit
-          </button>
-        )}
-        <button type="button" class="link-btn" data-testid="fork-here" onClick={() => onFork(turn.id)}>
-          Fork from here
-        </button>
-      </div>
+      {!editing && (
+        <MessageActions
+          turn={turn}
+          replyTo={replyTo}
+          canEdit={canEdit}
+          running={running}
+          onStartEdit={() => {
+            setDraft(turn.text);
+            setEditing(true);
+          }}
+          onEdit={onEdit}
+          onFork={onFork}
+          onSwitch={onSwitch}
+        />
+      )}
     </article>
+  );
+}
+
+/** A click on a model-built UI, as what the user did. */
+function UiAction({ action }: { action: NonNullable<TurnView['uiAction']> }) {
+  const values = Object.entries(action.values).filter(([, v]) => v !== '' && v !== null && v !== undefined);
+  return (
+    <div class="ui-action" data-testid="ui-action-turn" title={uiActionText(action)}>
+      <p>
+        Clicked <strong>{action.label}</strong> on <span class="ui-action-form">{action.instanceId}</span>
+      </p>
+      {values.length > 0 && (
+        <dl class="ui-action-values">
+          {values.map(([key, value]) => (
+            <div key={key}>
+              <dt>{key}</dt>
+              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,58 @@
+/**
+ * Model text read as markdown (GFM, by marked's lexer) for the page to draw as elements:
+ * the tokens are never turned into an HTML string, so raw HTML in a message stays text.
+ * Links keep only the schemes a reader can open safely.
+ */
+import { Lexer, type Token, type Tokens } from 'marked';
+
+export type { Token, Tokens };
+
+/** The block tokens of a markdown text (GFM: tables, task lists, strikethrough, autolinks). */
+export function markdownTokens(text: string): Token[] {
+  return new Lexer({ gfm: true, breaks: false }).lex(text);
+}
+
+const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
+
+/** The link's address when it is http(s) or mailto and well formed; null for anything else (javascript:, data:, relative). */
+export function safeHref(href: string): string | null {
+  try {
+    const url = new URL(href.trim());
+    return SAFE_SCHEMES.has(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+const NAMED: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  laquo: '«',
+  raquo: '»',
+  middot: '·',
+  times: '×',
+  rarr: '→',
+  larr: '←',
+};
+
+/** Character references in markdown text (`&amp;`, `&#x41;`) as the characters they stand for; unknown ones stay as written. */
+export function decodeEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, ref: string) => {
+    if (ref.startsWith('#')) {
+      const code = ref[1] === 'x' || ref[1] === 'X' ? Number.parseInt(ref.slice(2), 16) : Number.parseInt(ref.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[ref.toLowerCase()] ?? whole;
+  });
+}
