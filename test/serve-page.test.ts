@@ -151,7 +151,12 @@ describe('golem serve in a browser', () => {
     await page.getByTestId('message').filter({ hasText: 'It is live.' }).waitFor();
     await dialog.waitFor({ state: 'detached' });
     expect(deploys).toEqual(['production']);
-    await page.getByTestId('tool-result').filter({ hasText: 'deployed to production' }).first().waitFor();
+    // The call shows its result under it once opened.
+    await page.getByTestId('streaming').waitFor({ state: 'detached' });
+    const call = page.getByTestId('tool-call').and(page.locator('[data-name="deploy"]'));
+    expect(await call.getAttribute('data-status')).toBe('ok');
+    await call.locator('summary').click();
+    await call.getByTestId('tool-result').filter({ hasText: 'deployed to production' }).waitFor();
     await shot(page, 'approval-done');
   });
 
@@ -425,7 +430,10 @@ describe('golem serve in a browser', () => {
     await form.getByTestId('field-age').fill('36');
     await form.getByTestId('field-plan').selectOption('pro');
     await form.getByTestId('action-submit').click();
-    await page.getByTestId('message').and(page.locator('[data-role="user"]')).filter({ hasText: '"name":"Ada","age":36' }).waitFor();
+    // The click shows as what the user did, not as the message's JSON.
+    const click = page.getByTestId('ui-action-turn').filter({ hasText: 'Clicked Sign up on signup' });
+    await click.waitFor();
+    expect(await click.locator('dd').allTextContents()).toEqual(expect.arrayContaining(['Ada', '36', 'pro']));
     await page.getByTestId('message').filter({ hasText: 'SIGNUPS.md is staged' }).waitFor();
     expect(await form.getAttribute('data-status')).toBe('submitted');
     // 3. The staged edit, pushed from the panel.
@@ -440,9 +448,14 @@ describe('golem serve in a browser', () => {
     await say(page, "What's in the folder?");
     await page.getByTestId('approval-dialog').waitFor();
     await page.getByTestId('approval-yes').click();
-    // (The streamed result and the recorded one may both show for a moment.)
-    await page.getByTestId('tool-result').filter({ hasText: 'SIGNUPS.md' }).first().waitFor();
     await page.getByTestId('message').filter({ hasText: 'That is what is in the folder.' }).waitFor();
+    await page.getByTestId('streaming').waitFor({ state: 'detached' });
+    // The command's result sits under its call, a terminal block once opened.
+    const ls = page.getByTestId('tool-call').and(page.locator('[data-name="run_command"]'));
+    expect(await ls.getAttribute('data-status')).toBe('ok');
+    await ls.locator('summary').click();
+    await ls.getByTestId('terminal').filter({ hasText: 'SIGNUPS.md' }).waitFor();
+    expect(await ls.getByTestId('exit-code').textContent()).toBe('exit code 0');
     // 5. A past message edited: the agent answers the new version, and the versions switch.
     const asked = page.getByTestId('message').and(page.locator('[data-role="user"]')).filter({ hasText: "What's in the folder?" });
     await asked.getByTestId('edit-message').click();
