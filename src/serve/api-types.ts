@@ -43,10 +43,11 @@ export interface SessionDetail {
   /** The session's worker tree (sub-workers at any depth), in creation order. */
   workers: WorkerView[];
   /**
-   * The UI instances other conversations built (by their root or a sub-worker), which a page
-   * showing this session leaves out; instances built outside any session show everywhere.
+   * The UI instances a page shows with this session: those its conversation built (its root or
+   * a sub-worker), and those built outside any conversation. Any other is left out, so a click
+   * never goes to a conversation out of view.
    */
-  otherUiInstances: string[];
+  uiInstances: string[];
   running: boolean;
 }
 

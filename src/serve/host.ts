@@ -94,12 +94,13 @@ export class ServeHost {
       .filter((w) => w.rootSessionId === record.id)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
-    const otherUiInstances = uiInstances(view).flatMap((ui) => (ui.builtBy !== undefined && this.#rootOf(ui.builtBy) !== record.id ? [ui.id] : []));
+    // An allow-list: an instance built after this read (by another conversation, or another process) is not shown until a read names it.
+    const shown = uiInstances(view).flatMap((ui) => (ui.builtBy === undefined || this.#rootOf(ui.builtBy) === record.id ? [ui.id] : []));
     return {
       session: { ...this.#summary(record, turns.length), head: record.head },
       turns,
       workers,
-      otherUiInstances,
+      uiInstances: shown,
       running: this.#runs.isRunning(record.id),
     };
   }

@@ -51,3 +51,13 @@ export function applyDelta(store: UiStore, delta: readonly PatchOp[], version: n
   for (const id of ids) touched[id] = version;
   return { store: { state, version, touched, awaitingSnapshot: false }, touchedIds: [...ids], resync: false };
 }
+
+/** The instances a conversation shows: those of the store its detail allows (its own), in the store's order. */
+export function shownInstances(store: UiStore, allowed: readonly string[]): string[] {
+  return Object.keys(store.state.instances).filter((id) => allowed.includes(id));
+}
+
+/** Instances the update brought that the store did not hold before it. */
+export function newInstances(before: UiStore, update: StoreUpdate): string[] {
+  return update.touchedIds.filter((id) => before.state.instances[id] === undefined && update.store.state.instances[id] !== undefined);
+}

@@ -1,7 +1,8 @@
 /**
  * The model-built UIs on the page: the socket's store of instances, what the user typed and
  * not yet sent, which instance is sending an action, and the refusals. An instance is answered
- * when a state event touches it (or after SENDING_TIMEOUT, an action that changes nothing).
+ * when a state event touches it (or after SENDING_TIMEOUT, an action that changes nothing);
+ * from then on it is sent, no longer live, until the model changes it again.
  */
 import { useRef, useState } from 'preact/hooks';
 import { collectValues, dropCovered, type InstanceEdits, type RawEdit } from './form-values.js';
@@ -17,6 +18,8 @@ export interface Forms {
   ui: UiStore;
   edits: Record<string, InstanceEdits>;
   sending: Record<string, boolean>;
+  /** Instances whose action the user sent and the model has not changed since. */
+  sent: Record<string, boolean>;
   errors: Record<string, string>;
   /** The store as of now (socket handlers run between renders). */
   current: () => UiStore;
@@ -33,6 +36,8 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
   const [sending, setSending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
+  /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. */
+  const [sentAs, setSentAs] = useState<Record<string, string>>({});
   const uiRef = useRef(ui);
   const sendingRef = useRef(new Set<string>());
   /** The instance of the last UI_ACTION not yet answered: a RUN_ERROR then is its refusal. */
@@ -51,6 +56,9 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       return next;
     });
 
+  const markSent = (ids: readonly string[], store: UiStore) =>
+    setSentAs((prev) => ({ ...prev, ...Object.fromEntries(ids.map((id) => [id, JSON.stringify(store.state.instances[id] ?? null)])) }));
+
   const settle = (update: StoreUpdate) => {
     uiRef.current = update.store;
     setUi(update.store);
@@ -62,6 +70,7 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       if (pendingAction.current === id) pendingAction.current = null;
     }
     showSending();
+    markSent(answeredIds, update.store);
     setEdits((prev) => {
       const next = { ...prev };
       for (const id of answeredIds) {
@@ -111,8 +120,16 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       if (!sendingRef.current.has(instanceId)) return;
       if (pendingAction.current === instanceId) pendingAction.current = null;
       stopSending(instanceId);
+      markSent([instanceId], uiRef.current);
     }, SENDING_TIMEOUT);
   };
 
-  return { ui, edits, sending, errors, current: () => uiRef.current, settle, refused, editField, runAction };
+  const sent = Object.fromEntries(
+    Object.entries(sentAs).flatMap(([id, as]) => {
+      const instance = ui.state.instances[id];
+      return instance !== undefined && JSON.stringify(instance) === as ? [[id, true]] : [];
+    }),
+  );
+
+  return { ui, edits, sending, sent, errors, current: () => uiRef.current, settle, refused, editField, runAction };
 }

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { applyRunEvent, finishRun, startRun } from './live-runs.js';
 import { ReconnectingSocket, socketUrl, type ConnectionState } from './socket.js';
 import type { SocketEvent } from './types.js';
-import { applyDelta, applySnapshot } from './ui-store.js';
+import { applyDelta, applySnapshot, newInstances, type StoreUpdate } from './ui-store.js';
 import type { Forms } from './use-forms.js';
 import type { SessionState } from './use-session.js';
 
@@ -68,13 +68,20 @@ export function useLiveSocket(
     }
   };
 
+  /** A new instance is shown once the open session's detail names it as its own: read it again. */
+  const settle = (update: StoreUpdate) => {
+    const added = newInstances(forms.current(), update);
+    forms.settle(update);
+    if (added.length > 0 && openRef.current !== null) void loadDetail();
+  };
+
   const onEvent = (event: SocketEvent) => {
     switch (event.type) {
       case 'STATE_SNAPSHOT':
-        forms.settle(applySnapshot(forms.current(), event.snapshot ?? { instances: {} }, event.metadata?.version ?? 0));
+        settle(applySnapshot(forms.current(), event.snapshot ?? { instances: {} }, event.metadata?.version ?? 0));
         break;
       case 'STATE_DELTA':
-        forms.settle(applyDelta(forms.current(), event.delta ?? [], event.metadata?.version ?? -1));
+        settle(applyDelta(forms.current(), event.delta ?? [], event.metadata?.version ?? -1));
         break;
       case 'RUN_STARTED':
         setLive((runs) => startRun(runs, event.runId, event.threadId));

@@ -10,8 +10,7 @@ import { coalesce } from './coalesce.js';
 import { dropEnded, dropRuns, type LiveRuns } from './live-runs.js';
 import type { Notice } from './components/StatusLine.js';
 import type { ProgressValue } from './components/WorkerTree.js';
-
-const SESSION_KEY = 'golem.session';
+import { sessionInUrl, showSessionInUrl } from './session-url.js';
 
 export type Notify = (text: string, level: Notice['level'], code?: string) => void;
 type Setter<T> = (update: T | ((prev: T) => T)) => void;
@@ -37,12 +36,13 @@ export interface SessionState {
   fail: (error: unknown) => void;
   loadState: () => Promise<void>;
   loadDetail: () => Promise<void>;
-  open: (id: string | null) => void;
+  /** Opens a session; `history`: 'push' when the user chose it (the default), 'replace' when the page did, 'none' when the address already says it. */
+  open: (id: string | null, history?: 'push' | 'replace' | 'none') => void;
 }
 
 export function useSession(token: string, onUnauthorized: () => void): SessionState {
   const [serve, setServe] = useState<ServeState | null>(null);
-  const [openId, setOpenId] = useState<string | null>(() => sessionStorage.getItem(SESSION_KEY));
+  const [openId, setOpenId] = useState<string | null>(sessionInUrl);
   const [detail, setDetail] = useState<SessionDetail | null>(null);
   const [loadingDetail, setLoadingDetail] = useState(false);
   const [live, setLive] = useState<LiveRuns>({});
@@ -89,17 +89,16 @@ export function useSession(token: string, onUnauthorized: () => void): SessionSt
         if (openRef.current !== id) return;
         if (error instanceof ApiError && error.status === 404) {
           notify(`The session ${id} is not there any more.`, 'warning', error.code);
-          open(serveRef.current?.sessions.find((s) => s.id !== id)?.id ?? null);
+          open(serveRef.current?.sessions.find((s) => s.id !== id)?.id ?? null, 'replace');
         } else fail(error);
       } finally {
         setLoadingDetail(false);
       }
     });
-    function open(id: string | null) {
+    function open(id: string | null, history: 'push' | 'replace' | 'none' = 'push') {
+      if (history !== 'none') showSessionInUrl(id, history);
       openRef.current = id;
       setOpenId(id);
-      if (id === null) sessionStorage.removeItem(SESSION_KEY);
-      else sessionStorage.setItem(SESSION_KEY, id);
       setDetail(null);
       setProgress({});
       setWorkerStates({});
@@ -123,8 +122,18 @@ export function useSession(token: string, onUnauthorized: () => void): SessionSt
   // With no session chosen, open the most recent.
   useEffect(() => {
     const first = serve?.sessions[0];
-    if (openRef.current === null && first !== undefined) open(first.id);
+    if (openRef.current === null && first !== undefined) open(first.id, 'replace');
   }, [serve, open]);
+
+  // Back and forward: the session the address names now.
+  useEffect(() => {
+    const follow = () => {
+      const id = sessionInUrl();
+      if (id !== openRef.current) open(id ?? serveRef.current?.sessions[0]?.id ?? null, id === null ? 'replace' : 'none');
+    };
+    window.addEventListener('popstate', follow);
+    return () => window.removeEventListener('popstate', follow);
+  }, [open]);
 
   return {
     api,

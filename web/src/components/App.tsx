@@ -4,16 +4,20 @@ import { ApiError } from '../api.js';
 import { forgetToken, takeToken } from '../auth.js';
 import type { LiveItem } from '../live-runs.js';
 import type { ReconnectingSocket } from '../socket.js';
+import { shownInstances } from '../ui-store.js';
 import { chatActions } from '../use-chat-actions.js';
 import { useForms } from '../use-forms.js';
 import { useLiveSocket } from '../use-live-socket.js';
+import { useEscapeToStop } from '../use-escape.js';
 import { useSession } from '../use-session.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { Chat } from './Chat.js';
 import { ClearancePanel } from './ClearancePanel.js';
 import { DiffNotice } from './DiffNotice.js';
+import { PanelTabs, type Pane } from './PanelTabs.js';
 import { SessionList } from './SessionList.js';
 import { ConnectionBadge, StatusLine } from './StatusLine.js';
+import { ThemeToggle } from './ThemeToggle.js';
 import { UiInstances } from './UiInstances.js';
 import { WorkerTree } from './WorkerTree.js';
 
@@ -49,6 +53,12 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const { send, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
+  /** The pane a phone shows (one at a time); wider screens show them all. */
+  const [pane, setPane] = useState<Pane>('chat');
+  const openSession = (id: string) => {
+    open(id);
+    setPane('chat');
+  };
 
   // Approvals and clearance.
   const approval = serve?.approvals.find((a) => !answered.has(a.id));
@@ -92,19 +102,37 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const streaming: LiveItem[] | null = openRuns.length > 0 ? openRuns.flatMap((r) => r.items) : running ? [] : null;
   const openSummary = serve?.sessions.find((s) => s.id === openId);
   const sessionLabel = detail?.session.label ?? openSummary?.label ?? 'Untitled';
+  useEscapeToStop(running && approval === undefined, stop);
+  const formIds = shownInstances(forms.ui, detail?.uiInstances ?? []);
+  const clearance = serve?.clearance ?? [];
+  const runningWorkers = detail?.workers.filter((w) => (workerStates[w.id]?.status ?? w.status) === 'running').length ?? 0;
 
   return (
-    <div class="app">
+    <div class="app" data-pane={pane}>
       <header class="topbar" inert={approval !== undefined}>
         <span class="brand">Golem</span>
         <span class="muted small model">
           {serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}
         </span>
         <span class="spacer" />
+        <ThemeToggle />
         <ConnectionBadge state={connection} />
       </header>
+      <PanelTabs
+        pane={pane}
+        onPane={setPane}
+        counts={{ forms: formIds.length, clearance: clearance.length, workers: runningWorkers }}
+        attention={{ clearance: clearance.length > 0 }}
+      />
       <aside class="sidebar" aria-label="Sessions and workers" inert={approval !== undefined}>
-        <SessionList sessions={serve?.sessions ?? []} openId={openId} running={serve?.running ?? []} onOpen={open} onNew={() => void newSession()} />
+        <SessionList
+          sessions={serve?.sessions ?? []}
+          openId={openId}
+          running={serve?.running ?? []}
+          onOpen={openSession}
+          onNew={() => void newSession().then(() => setPane('chat'))}
+        />
+        {(openId === null || detail === null) && <p class="muted small workers-none">Open a session: its workers show here.</p>}
         {openId !== null && detail !== null && (
           <WorkerTree
             sessionId={openId}
@@ -133,17 +161,18 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       />
       <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined}>
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
+        <ClearancePanel items={clearance} loadDiff={loadDiff} decide={decide} />
         <UiInstances
           instances={forms.ui.state.instances}
-          hidden={detail?.otherUiInstances ?? []}
+          shown={formIds}
           touched={forms.ui.touched}
           edits={forms.edits}
           sending={forms.sending}
+          sent={forms.sent}
           errors={forms.errors}
           onEdit={forms.editField}
           onAction={forms.runAction}
         />
-        <ClearancePanel items={serve?.clearance ?? []} loadDiff={loadDiff} decide={decide} />
       </aside>
       <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
       {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}

@@ -54,29 +54,49 @@ function ClearanceItem({ item, loadDiff, decide }: { item: ClearanceView } & Omi
     <div class={`clearance-item${open ? ' open' : ''}`} data-testid="clearance-item" data-item-id={item.id}>
       <button type="button" class="clearance-head" data-testid="clearance-open" aria-expanded={open} onClick={() => void toggle()}>
         <span class="chevron">{open ? '▾' : '▸'}</span>
-        <span class="clearance-desc">{item.description}</span>
+        <span class="clearance-desc" id={`clearance-${item.id}`}>
+          {item.description}
+        </span>
         <span class="clearance-meta">
           <span class="tag">{TYPE_LABELS[item.type] ?? item.type}</span>
           <span class={`tag status-${item.status}`}>{item.status}</span>
           <span class="muted small">{relativeTime(item.createdAt)}</span>
         </span>
       </button>
-      {open && (
-        <div class="clearance-body">
-          {loading ? <p class="muted small">Loading the diff…</p> : diff !== null && <DiffView diff={diff} />}
-          <div class="row end">
-            <button type="button" class="btn btn-secondary btn-small" data-testid="clearance-defer" disabled={busy} onClick={() => void act('defer')}>
-              Defer
-            </button>
-            <button type="button" class="btn btn-danger btn-small" data-testid="clearance-discard" disabled={busy} onClick={() => void act('discard')}>
-              Discard
-            </button>
-            <button type="button" class="btn btn-primary btn-small" data-testid="clearance-push" disabled={busy} onClick={() => void act('push')}>
-              Push
-            </button>
-          </div>
-        </div>
-      )}
+      {/* The decisions are always in view, the diff a click away. */}
+      <div class="clearance-actions">
+        <button
+          type="button"
+          class="btn btn-secondary btn-small"
+          data-testid="clearance-defer"
+          aria-describedby={`clearance-${item.id}`}
+          disabled={busy}
+          onClick={() => void act('defer')}
+        >
+          Defer
+        </button>
+        <button
+          type="button"
+          class="btn btn-danger-outline btn-small"
+          data-testid="clearance-discard"
+          aria-describedby={`clearance-${item.id}`}
+          disabled={busy}
+          onClick={() => void act('discard')}
+        >
+          Discard
+        </button>
+        <button
+          type="button"
+          class="btn btn-primary btn-small"
+          data-testid="clearance-push"
+          aria-describedby={`clearance-${item.id}`}
+          disabled={busy}
+          onClick={() => void act('push')}
+        >
+          Push
+        </button>
+      </div>
+      {open && <div class="clearance-body">{loading ? <p class="muted small">Loading the diff…</p> : diff !== null && <DiffView diff={diff} />}</div>}
     </div>
   );
 }

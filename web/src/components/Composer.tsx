@@ -28,11 +28,12 @@ export function Composer({ disabledNote, running, onSend, onStop }: Props) {
       <div class="composer-row">
         <textarea
           data-testid="chat-input"
-          placeholder={disabled ? '' : 'Message the agent…  (Enter sends, Shift+Enter for a new line)'}
+          placeholder={disabled ? '' : 'Message the agent…'}
           rows={Math.min(8, Math.max(2, text.split('\n').length))}
           value={text}
           disabled={disabled}
           aria-label="Message"
+          aria-describedby="composer-hint"
           onInput={(e) => setText(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -52,6 +53,9 @@ export function Composer({ disabledNote, running, onSend, onStop }: Props) {
           </button>
         </div>
       </div>
+      <p class="composer-hint muted small" id="composer-hint">
+        {running ? 'Esc or Stop interrupts the answer.' : 'Enter sends, Shift+Enter starts a new line.'}
+      </p>
     </div>
   );
 }

@@ -2,7 +2,8 @@
 export function DiffView({ diff, testId = 'clearance-diff' }: { diff: string; testId?: string }) {
   const lines = diff.replace(/\n$/, '').split('\n');
   return (
-    <pre class="diff" data-testid={testId}>
+    // Focusable: a long diff scrolls, by keyboard too.
+    <pre class="diff" data-testid={testId} tabIndex={0} role="region" aria-label="Diff">
       {diff.trim() === '' ? (
         <span class="muted">(empty diff)</span>
       ) : (

@@ -3,11 +3,13 @@ import { displayText, fieldValue, type InstanceEdits, type RawEdit } from '../fo
 
 interface Props {
   instances: Record<string, UIInstance>;
-  /** Instances another conversation built: not shown with this one (a click would go there, out of view). */
-  hidden: readonly string[];
+  /** The instances the open conversation may show, in order (its own: a click on another's would go out of view). */
+  shown: readonly string[];
   touched: Record<string, number>;
   edits: Record<string, InstanceEdits>;
   sending: Record<string, boolean>;
+  /** Instances whose action the user sent, unchanged since: no longer live. */
+  sent: Record<string, boolean>;
   errors: Record<string, string>;
   onEdit: (instanceId: string, key: string, value: RawEdit) => void;
   onAction: (instanceId: string, actionId: string) => void;
@@ -15,7 +17,7 @@ interface Props {
 
 /** The UIs the model built (patch_ui_state), live from the socket's state. */
 export function UiInstances(props: Props) {
-  const ids = Object.keys(props.instances).filter((id) => !props.hidden.includes(id));
+  const ids = props.shown;
   return (
     <section class="panel uis">
       <div class="section-head">
@@ -33,6 +35,7 @@ export function UiInstances(props: Props) {
             version={props.touched[id] ?? 0}
             edits={props.edits[id]}
             sending={props.sending[id] === true}
+            sent={props.sent[id] === true || instance.meta?.status === 'submitted'}
             error={props.errors[id]}
             onEdit={props.onEdit}
             onAction={props.onAction}
@@ -49,15 +52,24 @@ interface CardProps {
   version: number;
   edits: InstanceEdits | undefined;
   sending: boolean;
+  sent: boolean;
   error: string | undefined;
   onEdit: Props['onEdit'];
   onAction: Props['onAction'];
 }
 
-function InstanceCard({ id, instance, version, edits, sending, error, onEdit, onAction }: CardProps) {
+function InstanceCard({ id, instance, version, edits, sending, sent, error, onEdit, onAction }: CardProps) {
   const meta = instance.meta;
+  const status = meta?.status === 'submitted' ? 'submitted' : sent ? 'sent' : (meta?.status ?? 'idle');
   return (
-    <div class={`ui-instance${sending ? ' sending' : ''}`} data-testid="ui-instance" data-instance-id={id} data-version={version} data-status={meta?.status}>
+    <div
+      class={`ui-instance${sending ? ' sending' : ''}${sent ? ' sent' : ''}`}
+      data-testid="ui-instance"
+      data-instance-id={id}
+      data-version={version}
+      data-status={meta?.status}
+      data-sent={sent}
+    >
       <header class="ui-head">
         <h3>{meta?.pageKey ?? id}</h3>
         <span class="ui-meta">
@@ -66,7 +78,7 @@ function InstanceCard({ id, instance, version, edits, sending, error, onEdit, on
               step {meta.step.current} / {meta.step.total}
             </span>
           )}
-          <span class={`tag status-${meta?.status ?? 'idle'}`}>{meta?.status ?? 'idle'}</span>
+          <span class={`tag status-${status}`}>{status}</span>
         </span>
       </header>
       <form
@@ -75,7 +87,7 @@ function InstanceCard({ id, instance, version, edits, sending, error, onEdit, on
         }}
       >
         {(instance.blocks ?? []).map((block) => (
-          <fieldset key={block.id} class="ui-block" disabled={sending}>
+          <fieldset key={block.id} class="ui-block" disabled={sending || sent}>
             {(block.props?.fields ?? []).map((field) => (
               <Field key={field.key} instanceId={id} instance={instance} block={block} field={field} edits={edits} onEdit={onEdit} />
             ))}
@@ -88,6 +100,11 @@ function InstanceCard({ id, instance, version, edits, sending, error, onEdit, on
         )}
         <div class="ui-actions">
           {sending && <span class="muted small sending-note">sending…</span>}
+          {sent && !sending && (
+            <span class="muted small sending-note" data-testid="ui-sent">
+              Sent: the agent has your answer.
+            </span>
+          )}
           {(instance.actions ?? []).map((action) => (
             <button
               key={action.id}
@@ -95,7 +112,7 @@ function InstanceCard({ id, instance, version, edits, sending, error, onEdit, on
               class={`btn btn-${action.style === 'secondary' ? 'secondary' : action.style === 'danger' ? 'danger' : 'primary'} btn-small`}
               data-testid={`action-${action.id}`}
               data-style={action.style}
-              disabled={sending}
+              disabled={sending || sent}
               onClick={() => onAction(id, action.id)}
             >
               {action.label}
