@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { chooseTheme, readTheme, type ThemeChoice } from '../theme.js';
 
 const CHOICES: { value: ThemeChoice; label: string }[] = [
-  { value: 'system', label: 'System theme' },
-  { value: 'light', label: 'Light' },
-  { value: 'dark', label: 'Dark' },
+  { value: 'system', label: '◐ System' },
+  { value: 'light', label: '☀ Light' },
+  { value: 'dark', label: '☾ Dark' },
 ];
 
 /** Light, dark or the system's; kept across visits. */
@@ -15,6 +15,7 @@ export function ThemeToggle() {
       class="theme-toggle"
       data-testid="theme-toggle"
       aria-label="Colour theme"
+      title="Colour theme"
       value={choice}
       onChange={(e) => {
         const value = e.currentTarget.value;
