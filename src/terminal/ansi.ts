@@ -4,14 +4,19 @@
  */
 
 /** A style the terminal adapter paints text in. */
-export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan';
+export type Style = 'bold' | 'dim' | 'italic' | 'underline' | 'strike' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan';
 
 const SGR: Record<Style, [number, number]> = {
   bold: [1, 22],
   dim: [2, 22],
+  italic: [3, 23],
+  underline: [4, 24],
+  strike: [9, 29],
   red: [31, 39],
   green: [32, 39],
   yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
   cyan: [36, 39],
 };
 
@@ -19,6 +24,12 @@ const SGR: Record<Style, [number, number]> = {
 export function sgr(style: Style, text: string): string {
   const [open, close] = SGR[style];
   return `\x1b[${open}m${text}\x1b[${close}m`;
+}
+
+/** The text in all of `styles` at once, every attribute reset after it. */
+export function sgrAll(styles: readonly Style[], text: string): string {
+  if (styles.length === 0 || text === '') return text;
+  return `\x1b[${styles.map((s) => SGR[s][0]).join(';')}m${text}\x1b[0m`;
 }
 
 /** Drops control characters (escape sequences among them) except newlines and tabs. */

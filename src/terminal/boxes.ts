@@ -5,9 +5,10 @@
  */
 import type { WorkerEvent, WorkerInfo } from '../agent/ui-adapter.js';
 import { sanitize, stripAnsi, type Style } from './ansi.js';
-import { formatArgs, summarizeOutput } from './calls.js';
+import { drawCall } from './calls.js';
 import type { Screen } from './screen.js';
-import { cutTo, displayWidth, wrap } from './text-width.js';
+import { MarkdownStream } from './markdown.js';
+import { cutTo, displayWidth } from './text-width.js';
 
 /**
  * A worker's box name: its task as a lowercase slug of letters and digits, cut at a
@@ -33,7 +34,8 @@ export type BoxedEvent = Exclude<WorkerEvent, { type: 'answer' | 'step' }>;
 interface Shown {
   info: WorkerInfo;
   name: string;
-  partial: string;
+  /** Its text (markdown), drawn a complete line at a time. */
+  markdown: MarkdownStream;
   streamed: string;
   printedLine: boolean;
 }
@@ -65,20 +67,18 @@ export class WorkerBoxes {
       case 'text-delta': {
         const text = sanitize(event.text);
         shown.streamed += text;
-        const lines = (shown.partial + text).split('\n');
-        shown.partial = lines.pop() ?? '';
-        for (const line of lines) this.#text(shown, line);
+        for (const line of shown.markdown.push(text)) this.#text(shown, line);
         return;
       }
       case 'action':
         this.#flushPartial(shown);
-        this.line(worker.depth, this.#actionLine(event, this.#innerWidth(worker.depth)));
+        for (const line of drawCall(this.#screen, event, this.#innerWidth(worker.depth))) this.line(worker.depth, line);
         shown.printedLine = true;
         return;
       case 'worker-end': {
         this.#flushPartial(shown);
         const text = sanitize(event.text).trim();
-        if (text !== '' && !shown.streamed.includes(text)) for (const line of text.split('\n')) this.#text(shown, line);
+        if (text !== '' && !shown.streamed.includes(text)) for (const line of [...shown.markdown.push(text), ...shown.markdown.end()]) this.#text(shown, line);
         this.#workers.delete(worker.id);
         const status = event.status === 'done' ? '' : event.status;
         this.#rule(worker.depth, '└', '┘', status, event.status === 'failed' ? 'red' : 'yellow');
@@ -102,7 +102,8 @@ export class WorkerBoxes {
   #shown(worker: WorkerInfo): Shown {
     const known = this.#workers.get(worker.id);
     if (known !== undefined) return known;
-    const shown: Shown = { info: worker, name: taskSlug(sanitize(worker.task)), partial: '', streamed: '', printedLine: false };
+    const markdown = new MarkdownStream({ width: () => this.#innerWidth(worker.depth), color: this.#screen.colored });
+    const shown: Shown = { info: worker, name: taskSlug(sanitize(worker.task)), markdown, streamed: '', printedLine: false };
     this.#workers.set(worker.id, shown);
     const screen = this.#screen;
     screen.endAnswer();
@@ -117,19 +118,16 @@ export class WorkerBoxes {
     return shown;
   }
 
+  /** Draws what the worker's text held back (its last line, a table): an action or its end comes next. */
   #flushPartial(shown: Shown): void {
-    if (shown.partial === '') return;
-    const line = shown.partial;
-    shown.partial = '';
-    this.#text(shown, line);
+    for (const line of shown.markdown.end()) this.#text(shown, line);
   }
 
-  /** One line of a worker's text in its box, wrapped to the box; blank lines before any text are dropped. */
+  /** One drawn line of a worker's text in its box; blank lines before any text are dropped. */
   #text(shown: Shown, line: string): void {
-    const text = line.replace(/\t/g, '    ').trimEnd();
-    if (text === '' && !shown.printedLine) return;
+    if (line === '' && !shown.printedLine) return;
     shown.printedLine = true;
-    for (const piece of wrap(text, this.#innerWidth(shown.info.depth))) this.line(shown.info.depth, piece);
+    this.line(shown.info.depth, line);
   }
 
   /** A box's header (`┌─ name ───┐`) or footer (`└─ status ───┘`), inside its parents' boxes. */
@@ -144,13 +142,6 @@ export class WorkerBoxes {
     const rule = screen.paint('dim', head) + (name === '' ? '' : screen.paint(style, name) + ' ') + screen.paint('dim', fill + rightCorner);
     const outer = depth - 1;
     screen.write(`${screen.paint('dim', '│ '.repeat(outer))}${rule}${screen.paint('dim', ' │'.repeat(outer))}\n`);
-  }
-
-  #actionLine(event: Extract<WorkerEvent, { type: 'action' }>, width: number): string {
-    const call = cutTo(`${event.name}(${formatArgs(event.input)})`, Math.max(4, width - 2));
-    const room = width - displayWidth(call) - 3;
-    const detail = event.ok || room < 8 ? '' : summarizeOutput(event.output);
-    return `${call} ${this.#screen.mark(event.ok)}${detail === '' ? '' : ' ' + this.#screen.paint('red', cutTo(detail, room))}`;
   }
 
   /** The columns for text inside the box of a worker at `depth` (0: the whole width). */

@@ -1,9 +1,13 @@
 /**
  * The terminal's output and its layout: where the last line ended (so a block starts on
  * a line of its own, after one blank line), the root's answer while it streams after
- * `Golem: `, the columns, and the colors.
+ * `Golem: ` (markdown, drawn a complete line at a time), the columns, and the colors; on
+ * a live terminal, the footer kept below everything written (the workers running side by
+ * side, then the progress line), with what the user is typing ahead under it.
  */
 import { sgr, stripAnsi, type Style } from './ansi.js';
+import { MarkdownStream } from './markdown.js';
+import { displayWidth } from './text-width.js';
 
 /** The label before a message of the assistant and the root worker's streamed answer. */
 export const GOLEM_LABEL = 'Golem: ';
@@ -25,12 +29,18 @@ export class Screen {
   readonly #fixedWidth: number | undefined;
   /** The last two characters written (without ANSI codes); '' before any output. */
   #tail = '';
-  /** The root's answer being streamed: `Golem: ` is printed and the line may be open. */
-  #answer: { indent: boolean } | undefined;
+  /** The root's answer being streamed: its markdown, and whether its `Golem: ` line is printed. */
+  #answer: { markdown: MarkdownStream; started: boolean } | undefined;
   readonly #live: boolean;
   /** The lines kept at the bottom (live terminals only), and how many of them are drawn now. */
   #footer: (() => string[]) | undefined;
+  /** The progress line, drawn last in the footer. */
+  #status: (() => string) | undefined;
+  /** The footer's lines as drawn (to count the rows they take once the terminal is narrower), and lines typed ahead under it. */
+  #footerLines: string[] = [];
   #footerDrawn = 0;
+  /** What the user is typing while no prompt waits (readline echoes it under the footer): drawn again with the footer. */
+  #typing: (() => string) | undefined;
   /** Dialogs open now (the footer is not drawn while there are any). */
   #suspended = 0;
   /** Called each time the last open dialog closes. */
@@ -41,6 +51,8 @@ export class Screen {
     this.#color = options.color;
     this.#fixedWidth = options.width;
     this.#live = options.live === true;
+    // A resized terminal reflows the footer's lines: erase the rows they take now, and draw them again at the new width.
+    if (this.#live) options.output.on?.('resize', () => this.#resized());
   }
 
   /** Whether the output redraws (a footer is shown). */
@@ -67,6 +79,18 @@ export class Screen {
     this.#eraseFooter();
     this.#footer = this.#live ? render : undefined;
     this.#drawFooter();
+  }
+
+  /** Keeps a progress line at the bottom of a live terminal (under the footer's other lines), until set to undefined. */
+  setStatus(render: (() => string) | undefined): void {
+    this.#eraseFooter();
+    this.#status = this.#live ? render : undefined;
+    this.#drawFooter();
+  }
+
+  /** Where the screen reads what the user is typing ahead (to write it again under the footer each time the footer is drawn). */
+  setTyping(typing: () => string): void {
+    this.#typing = typing;
   }
 
   /**
@@ -101,20 +125,35 @@ export class Screen {
     this.#drawFooter();
   }
 
-  #eraseFooter(): void {
+  #eraseFooter(rows = this.#footerDrawn): void {
     if (this.#footerDrawn === 0) return;
-    // To the first footer line's start, and clear from there down.
-    this.#output.write(`\x1b[${this.#footerDrawn}F\x1b[J`);
+    // To the first footer line's start, and clear from there down (the line typed ahead with it).
+    this.#output.write(`\x1b[${rows}F\x1b[J`);
     this.#footerDrawn = 0;
+    this.#footerLines = [];
   }
 
   #drawFooter(): void {
     // Only under a complete line: an open line (an answer streaming) keeps the footer away until it ends.
-    if (this.#footer === undefined || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
-    const lines = this.#footer();
+    if ((this.#footer === undefined && this.#status === undefined) || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
+    const lines = [...(this.#footer?.() ?? []), ...(this.#status === undefined ? [] : [this.#status()])];
     if (lines.length === 0) return;
-    this.#output.write(lines.map((line) => `${line}\n`).join(''));
+    const typing = this.#typing?.() ?? '';
+    this.#output.write(lines.map((line) => `${line}\n`).join('') + typing);
     this.#footerDrawn = lines.length;
+    this.#footerLines = lines;
+  }
+
+  /** After a resize: each footer line now takes as many rows as the new width needs (terminals reflow long lines). */
+  #resized(): void {
+    if (this.#footerDrawn === 0) return;
+    const columns = Math.max(1, this.#output.columns ?? 80);
+    const typed = this.#footerDrawn - this.#footerLines.length;
+    const rows = this.#footerLines.reduce((sum, line) => sum + Math.max(1, Math.ceil(displayWidth(stripAnsi(line)) / columns)), 0) + typed;
+    const typing = displayWidth(this.#typing?.() ?? '');
+    // The cursor is on the line typed ahead, which may itself have wrapped.
+    this.#eraseFooter(rows + Math.floor(Math.max(0, typing - 1) / columns));
+    this.#drawFooter();
   }
 
   /** Ends the open line, if one is open. */
@@ -142,6 +181,11 @@ export class Screen {
     else this.typedLine();
   }
 
+  /** Whether text is painted in colors. */
+  get colored(): boolean {
+    return this.#color;
+  }
+
   /** The text in `style`, when colors are on. */
   paint(style: Style | undefined, text: string): string {
     if (!this.#color || style === undefined || text === '') return text;
@@ -163,31 +207,35 @@ export class Screen {
     return this.#answer !== undefined;
   }
 
-  /** Streams the root's answer: `Golem: ` first, its later lines indented under the label. */
+  /**
+   * Streams the root's answer (markdown): `Golem: ` before its first line, its later
+   * lines indented under the label; each line drawn once it is complete.
+   */
   streamAnswer(text: string): void {
     if (this.#answer === undefined) {
       text = text.replace(/^\n+/, '');
       if (text === '') return;
-      this.blankLine();
-      this.write(this.paint('bold', GOLEM_LABEL));
-      this.#answer = { indent: false };
+      this.#answer = { markdown: new MarkdownStream({ width: () => this.width() - GOLEM_LABEL.length, color: this.#color }), started: false };
     }
-    const answer = this.#answer;
-    text.split('\n').forEach((piece, i) => {
-      if (i > 0) {
-        this.write('\n');
-        answer.indent = true;
-      }
-      if (piece === '') return;
-      this.write((answer.indent ? ' '.repeat(GOLEM_LABEL.length) : '') + piece);
-      answer.indent = false;
-    });
+    for (const line of this.#answer.markdown.push(text)) this.#answerLine(this.#answer, line);
   }
 
-  /** Ends the root's answer: the next delta starts a new `Golem: ` line. */
+  #answerLine(answer: { started: boolean }, line: string): void {
+    if (!answer.started) {
+      answer.started = true;
+      this.blankLine();
+      this.write(this.paint('bold', GOLEM_LABEL) + line + '\n');
+      return;
+    }
+    this.write((line === '' ? '' : ' '.repeat(GOLEM_LABEL.length) + line) + '\n');
+  }
+
+  /** Ends the root's answer (what it held is drawn): the next delta starts a new `Golem: ` line. */
   endAnswer(): void {
-    if (this.#answer === undefined) return;
+    const answer = this.#answer;
+    if (answer === undefined) return;
     this.#answer = undefined;
+    for (const line of answer.markdown.end()) this.#answerLine(answer, line);
     this.lineStart();
   }
 }

@@ -25,10 +25,11 @@ import { sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
 import { SideBySide } from './side-by-side.js';
-import { formatArgs, summarizeOutput } from './calls.js';
+import { drawCall, formatArgs } from './calls.js';
 import { LineReader } from './line-reader.js';
+import { Progress } from './progress.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
-import { cutTo, displayWidth } from './text-width.js';
+import { cutTo } from './text-width.js';
 
 /** The streams a `TerminalAdapter` works on, and how it lays out and interrupts. */
 export interface TerminalAdapterOptions {
@@ -55,6 +56,9 @@ export class TerminalAdapter implements UIAdapter {
   readonly #boxes: WorkerBoxes;
   readonly #side: SideBySide;
   readonly #onInterrupt: (() => void) | undefined;
+  /** The spinner while a run is in progress, and the calls of the root's last answer still to run (their names for it). */
+  readonly #progress: Progress;
+  #pendingCalls: string[] = [];
   #busy = false;
   /** The user stopped the run in progress (Ctrl-C): its end is not shown as a failure. */
   #stopping = false;
@@ -78,6 +82,9 @@ export class TerminalAdapter implements UIAdapter {
       onTypedAhead: (line) => this.#side.active && this.#side.expand(line),
     });
     this.#boxes = new WorkerBoxes(this.#screen);
+    this.#progress = new Progress(this.#screen);
+    // What is typed while a run is in progress is echoed under the footer: drawn again with it.
+    this.#screen.setTyping(() => this.#input.open()?.line ?? '');
     this.#onInterrupt = options.onInterrupt;
   }
 
@@ -103,6 +110,9 @@ export class TerminalAdapter implements UIAdapter {
   setBusy(busy: boolean): void {
     this.#busy = busy;
     this.#stopping = false;
+    this.#pendingCalls = [];
+    if (busy) this.#progress.start('Thinking…');
+    else this.#progress.stop();
   }
 
   /** Prints a message of the conversation after its role's label, with the tools it called. */
@@ -111,14 +121,20 @@ export class TerminalAdapter implements UIAdapter {
     screen.endAnswer();
     const label = msg.role === 'user' ? 'You: ' : msg.role === 'assistant' ? GOLEM_LABEL : '[System] ';
     const pad = ' '.repeat(label.length);
-    const lines = sanitize(msg.content).split('\n');
-    const body = lines.map((line, i) => (i === 0 || line === '' ? line : pad + line)).join('\n');
-    if (msg.role === 'system') {
-      screen.lineStart();
-      screen.write(screen.paint('dim', label + body) + '\n');
+    if (msg.role === 'assistant') {
+      // The model's text is markdown: drawn as it was when it streamed.
+      screen.streamAnswer(sanitize(msg.content));
+      screen.endAnswer();
     } else {
-      screen.blankLine();
-      screen.write(screen.paint('bold', label) + body + '\n');
+      const lines = sanitize(msg.content).split('\n');
+      const body = lines.map((line, i) => (i === 0 || line === '' ? line : pad + line)).join('\n');
+      if (msg.role === 'system') {
+        screen.lineStart();
+        screen.write(screen.paint('dim', label + body) + '\n');
+      } else {
+        screen.blankLine();
+        screen.write(screen.paint('bold', label) + body + '\n');
+      }
     }
     for (const call of msg.metadata?.toolCalls ?? []) {
       screen.write(screen.paint('dim', cutTo(`${pad}${call.name}(${formatArgs(call.input)})`, screen.width())) + '\n');
@@ -255,6 +271,7 @@ export class TerminalAdapter implements UIAdapter {
   onEvent(event: WorkerEvent): void {
     // Sub-workers side by side: each box kept aside until it ends, a live line each meanwhile.
     if (this.#side.onEvent(event)) return;
+    if (event.type === 'step' && event.worker.depth <= 0) this.#stepped(event);
     if (event.type === 'answer' || event.type === 'step') return; // the text was shown as it streamed; its actions follow
     if (event.worker.depth <= 0) this.#onRootEvent(event);
     else this.#boxes.onEvent(event);
@@ -267,10 +284,17 @@ export class TerminalAdapter implements UIAdapter {
   interrupt(): void {
     if (this.#input.interrupt(this.#busy)) return;
     this.#stopping = true;
+    this.#progress.set('Stopping…');
     this.#onInterrupt?.();
     this.#screen.endAnswer();
     this.#screen.lineStart();
     this.#screen.write(this.#screen.paint('yellow', 'stopping… the session is kept') + '\n');
+  }
+
+  /** The root's answer asks for actions: the spinner names the first, then each next as the one before ends. */
+  #stepped(event: Extract<WorkerEvent, { type: 'step' }>): void {
+    this.#pendingCalls = event.turn.blocks.flatMap((b) => (b.type === 'tool_use' && b.providerExecuted !== true ? [`${b.name}(${formatArgs(b.args)})`] : []));
+    this.#progress.set(this.#pendingCalls.length === 0 ? 'Thinking…' : `Running ${this.#pendingCalls[0]}…`);
   }
 
   /** A question, one at a time, with the live list of workers taken away while it is asked. */
@@ -290,17 +314,17 @@ export class TerminalAdapter implements UIAdapter {
         const text = sanitize(event.text);
         const streamed = this.#rootStreamed.get(event.worker.id);
         if (streamed !== undefined) this.#rootStreamed.set(event.worker.id, streamed + text);
+        if (!this.#stopping) this.#progress.set('Writing…');
         screen.streamAnswer(text);
         return;
       }
       case 'action': {
         screen.endAnswer();
         screen.lineStart();
-        const call = cutTo(`${event.name}(${formatArgs(event.input)})`, screen.width() - 2);
-        // A failed call says why, on its line.
-        const room = screen.width() - displayWidth(call) - 3;
-        const reason = event.ok || room < 8 ? '' : summarizeOutput(event.output);
-        screen.write(`${screen.paint('dim', call)} ${screen.mark(event.ok)}${reason === '' ? '' : ` ${screen.paint('red', cutTo(reason, room))}`}\n`);
+        for (const line of drawCall(screen, event, screen.width())) screen.write(line + '\n');
+        this.#pendingCalls.shift();
+        const next = this.#pendingCalls[0];
+        if (!this.#stopping) this.#progress.set(next === undefined ? 'Thinking…' : `Running ${next}…`);
         return;
       }
       case 'worker-end': {

@@ -1,16 +1,17 @@
 /**
  * Text width in terminal columns: East Asian wide characters and emoji take two
- * columns, combining marks none. Cutting and wrapping count graphemes, never code units.
+ * columns, combining marks none. Cutting counts graphemes, never code units.
  */
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-function graphemes(text: string): string[] {
+/** The text's graphemes (what a user sees as one character each). */
+export function graphemes(text: string): string[] {
   return Array.from(segmenter.segment(text), (s) => s.segment);
 }
 
 /** The columns a grapheme takes: 2 for East Asian wide characters and emoji, 0 for marks alone. */
-function graphemeWidth(g: string): number {
+export function graphemeWidth(g: string): number {
   const cp = g.codePointAt(0) ?? 0;
   if (/^[\p{Mn}\p{Me}\p{Cf}]/u.test(g)) return 0;
   if (/\p{Emoji_Presentation}/u.test(g) || (g.includes('\uFE0F') && /\p{Extended_Pictographic}/u.test(g))) return 2;
@@ -45,31 +46,4 @@ export function cutTo(text: string, width: number, ellipsis = '…'): string {
     out += g;
   }
   return out + ellipsis;
-}
-
-/** Wraps a line to `width` columns, at spaces where it can. */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let rest = graphemes(text);
-  while (rest.reduce((sum, g) => sum + graphemeWidth(g), 0) > width) {
-    let used = 0;
-    let fit = 0;
-    let space = -1;
-    for (const [i, g] of rest.entries()) {
-      const w = graphemeWidth(g);
-      if (used + w > width) {
-        if (g === ' ') space = i;
-        break;
-      }
-      used += w;
-      fit = i + 1;
-      if (g === ' ') space = i;
-    }
-    const at = space > 0 ? space : Math.max(1, fit);
-    lines.push(rest.slice(0, at).join('').trimEnd());
-    rest = rest.slice(space > 0 ? at + 1 : at);
-    while (rest[0] === ' ') rest = rest.slice(1);
-  }
-  lines.push(rest.join(''));
-  return lines;
 }

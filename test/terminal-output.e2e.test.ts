@@ -1,0 +1,174 @@
+/**
+ * End to end: what the terminal draws, read off the screen of the real `golem` in tmux as a
+ * user sees it: answers in markdown (no raw `**` or fences, words wrapped at the width),
+ * each call's outcome under it, and the progress line while an action runs, which keeps
+ * what the user types ahead and leaves nothing behind when the terminal is resized.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { displayWidth } from '../src/terminal/text-width.js';
+import { makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+
+const terminals: Terminal[] = [];
+const projects: Project[] = [];
+
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
+  for (const p of projects.splice(0)) p.remove();
+});
+
+function project(files: Record<string, string> = { 'README.md': '# demo\n' }): Project {
+  const p = makeProject(files);
+  projects.push(p);
+  return p;
+}
+
+async function golem(cwd: string, ...args: string[]): Promise<Terminal> {
+  const t = new Terminal();
+  terminals.push(t);
+  await t.start(cwd, args);
+  return t;
+}
+
+const PROMPT = /^> ?$/m;
+const APPROVAL = '[y]es / [n]o / [a]lways / [s]ession:';
+
+/** The terminal's size, as a user would drag the window. */
+async function resize(t: Terminal, columns: number): Promise<void> {
+  await t.tmux('resize-window', '-t', 's', '-x', String(columns), '-y', '50');
+}
+
+/** The visible screen's rows (not the scrollback), trailing blanks dropped. */
+async function rows(t: Terminal): Promise<string[]> {
+  const text = await t.tmux('capture-pane', '-p', '-t', 's');
+  return text.replace(/\s+$/, '').split('\n');
+}
+
+const WRAPPED =
+  'This paragraph is long enough to wrap several times at seventy columns, with words such as 東京 and 日本語 that take two columns each, and it must never cut a word in two.';
+
+const ANSWER = [
+  '# Release notes',
+  '',
+  `Here is **what changed**, in *short*: run \`npm test\` first. See [the docs](https://example.com/docs).`,
+  '',
+  WRAPPED,
+  '',
+  '## Steps',
+  '- build the **page**',
+  '- run the tests',
+  '  - the terminal ones too',
+  '1. first',
+  '2. second',
+  '',
+  '```ts',
+  'const answer = 42; // the code keeps its lines',
+  '```',
+  '',
+  '| Part | Lines |',
+  '|:-----|------:|',
+  '| screen | 190 |',
+  '| markdown | 300 |',
+  '',
+  'End of the notes.',
+].join('\n');
+
+describe('what golem draws in a terminal', () => {
+  it('draws an answer in markdown: headings, emphasis, lists, code, a table and a link, wrapped at words', async () => {
+    const p = project();
+    const script = p.script([{ text: ANSWER }]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await resize(t, 70);
+    await t.type('what changed?');
+    const screen = await t.waitFor('End of the notes.');
+    const answer = screen.slice(screen.indexOf('Golem: '));
+    // No markdown syntax left on the screen.
+    expect(answer).not.toContain('**');
+    expect(answer).not.toContain('```');
+    expect(answer).not.toContain('## ');
+    expect(answer).not.toMatch(/\|:?-+/);
+    const lines = answer.split('\n');
+    expect(lines[0]).toBe('Golem: Release notes');
+    expect(lines[1]).toBe('       ' + '═'.repeat('Release notes'.length));
+    // NO_COLOR: emphasis is plain text, inline code keeps its backticks, a link shows its address.
+    const words = lines.map((line) => line.trim()).join(' ');
+    expect(words).toContain('Here is what changed, in short: run `npm test` first. See the docs (https://example.com/docs).');
+    expect(lines).toContain('       • build the page');
+    expect(lines).toContain('         ◦ the terminal ones too');
+    expect(lines).toContain('       1. first');
+    expect(lines).toContain('         const answer = 42; // the code keeps its lines');
+    expect(lines).toContain('       ┌──────────┬───────┐');
+    expect(lines).toContain('       │ Part     │ Lines │');
+    expect(lines).toContain('       │ markdown │   300 │');
+    // The long paragraph: several lines, none wider than the terminal, no word cut.
+    const start = lines.findIndex((line) => line.includes('This paragraph'));
+    const end = lines.findIndex((line) => line.includes('cut a word in two.'));
+    const paragraph = lines.slice(start, end + 1);
+    expect(paragraph.length).toBeGreaterThan(2);
+    for (const line of paragraph) expect(displayWidth(line)).toBeLessThanOrEqual(70);
+    expect(paragraph.map((line) => line.trim()).join(' ')).toBe(WRAPPED);
+  });
+
+  it("shows each call's outcome under it: a command's exit code and last lines, an edit's lines, a failure's reason", async () => {
+    const p = project({ 'app.txt': 'color = red\n' });
+    const script = p.script([
+      { toolCalls: [{ name: 'run_command', input: { command: 'seq 1 5; exit 3' } }] },
+      { toolCalls: [{ name: 'edit_file', input: { path: 'app.txt', old_string: 'color = red', new_string: 'color = blue\nsize = 2' } }] },
+      { toolCalls: [{ name: 'read_file', input: { path: 'missing.txt' } }] },
+      { text: 'All three done.' },
+    ]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await t.type('go');
+    await t.waitFor(APPROVAL);
+    await t.type('y');
+    const screen = await t.waitFor('Golem: All three done.');
+    expect(screen).toContain(['run_command("seq 1 5; exit 3") ✗', '  └ exit 3', '    3', '    4', '    5', ''].join('\n'));
+    expect(screen).not.toMatch(/^ {4}2$/m);
+    expect(screen).toContain(['edit_file("app.txt", "color = red", "color = blue\\nsize = 2") ✓', '  └ +2 -1 · staged for review'].join('\n'));
+    expect(screen).toMatch(/read_file\("missing\.txt"\) ✗\n {2}└ .*missing\.txt/);
+  });
+
+  it('shows a spinner while an action runs, keeps what is typed ahead under it, and leaves no stale rows on a resize', async () => {
+    const p = project();
+    const pipe = 'a-named-pipe-with-a-rather-long-name-for-the-spinner-line';
+    // Reading a named pipe waits until something is written into it: the action runs until the test says.
+    execFileSync('mkfifo', [join(p.dir, pipe)]);
+    const script = p.script([{ toolCalls: [{ name: 'read_file', input: { path: pipe } }] }, { text: 'Read the pipe.' }]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await t.type('read the pipe');
+    // The call as the spinner names it: its argument cut to 40 columns.
+    const spinner = new RegExp(`Running read_file\\("${pipe.slice(0, 37)}…"\\)… \\((\\d+)s · Esc to interrupt\\)`);
+    let screen = await t.waitFor(spinner);
+
+    // Digits typed while it runs stay on the screen as the spinner turns (after a redraw: the seconds moved on).
+    await t.tmux('send-keys', '-t', 's', '-l', '12');
+    await t.waitFor(/^12$/m);
+    const seconds = Number(spinner.exec(screen)?.[1]);
+    await t.waitFor(new RegExp(`\\(${seconds + 2}s · Esc to interrupt\\)`));
+    let shown = await rows(t);
+    expect(shown.at(-1)).toBe('12');
+    expect(shown.at(-2)).toMatch(spinner);
+
+    // Narrower: the spinner line (wider than 40 columns) is drawn again at the new width, once.
+    await resize(t, 40);
+    screen = await t.waitFor(/\(\d+s · Esc to interrupt\)\n12$/);
+    const after = Number(/\((\d+)s · Esc to interrupt\)\n12$/.exec(screen)?.[1]);
+    await t.waitFor(new RegExp(`\\(${after + 1}s · Esc to interrupt\\)`));
+    shown = await rows(t);
+    expect(occurrences(shown.join('\n'), 'Running')).toBe(1);
+    expect(occurrences(shown.join('\n'), 'Esc to interrupt')).toBe(1);
+    expect(shown.at(-1)).toBe('12');
+    for (const row of shown) expect(displayWidth(row)).toBeLessThanOrEqual(40);
+
+    writeFileSync(join(p.dir, pipe), 'hello\n');
+    await t.waitFor('Golem: Read the pipe.');
+    await t.waitFor(/^> 12$/m);
+    // The spinner went with the run.
+    expect(await t.screen()).not.toContain('Esc to interrupt');
+  });
+});
