@@ -23,6 +23,8 @@ const ScriptFile = z.array(
       text: z.string().optional(),
       toolCalls: z.array(z.strictObject({ name: z.string().min(1), input: JsonObject, callId: z.string().optional() })).min(1),
     }),
+    // Waits until the user stops the answer (Esc, Ctrl-C): a model that takes its time, for demos and tests of stopping.
+    z.strictObject({ hold: z.literal(true) }),
   ]),
 );
 
@@ -42,13 +44,15 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
     const reason = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') : (error as Error).message;
     throw new GolemError(
       'INVALID_ARGUMENT',
-      `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... } or { "toolCalls": [{ "name": ..., "input": {...} }] }`,
+      `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... }, { "toolCalls": [{ "name": ..., "input": {...} }] } or { "hold": true }`,
       { cause: error },
     );
   }
   const modelId = path;
   const { ws } = options;
-  const taken = async (sessionId: string | undefined): Promise<number> => {
+  /** The hold steps stopped in this process, by conversation: the script goes on past them. */
+  const stopped = new Map<string, number[]>();
+  const taken = async (sessionId: string | undefined): Promise<{ done: number; conversation: string }> => {
     await ws.manager.refresh();
     const view = ws.manager.workspace();
     // The conversation: the root session of the one answered, and every sub-worker under it (all sessions when none is named).
@@ -61,16 +65,29 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
     for (const turn of ws.manager.workspace().turns.values()) {
       const model = turn.meta.model as { provider?: unknown; modelId?: unknown } | undefined;
       if (turn.role === 'assistant' && inConversation.has(turn.sessionId) && model?.provider === 'scripted' && model.modelId === modelId) done++;
+      // A summary it wrote (/compact, or a history too long) took a step too.
+      const summary = turn.meta.summary as { model?: unknown } | undefined;
+      if (turn.role === 'system' && inConversation.has(turn.sessionId) && summary?.model === `scripted:${modelId}`) done++;
     }
-    return done;
+    return { done, conversation: root ?? '' };
   };
   return scriptedModel(
     async (_prompt, _call, options): Promise<ScriptedResponse> => {
-      const done = await taken(options.sessionId);
+      const { done: answered, conversation } = await taken(options.sessionId);
+      let done = answered;
+      for (const held of stopped.get(conversation) ?? []) if (held <= done) done++;
       const step = steps[done];
       if (step === undefined) throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the script ${path} has ${steps.length} steps, and all of them were answered`);
+      if ('hold' in step) {
+        await new Promise<void>((resolve) => {
+          if (options.signal?.aborted === true) resolve();
+          else options.signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+        stopped.set(conversation, [...(stopped.get(conversation) ?? []), done]);
+        throw new GolemError('MODEL_ABORTED', 'the answer was stopped while the script held it');
+      }
       return {
-        ...(step.text !== undefined && { text: step.text }),
+        ...('text' in step && step.text !== undefined && { text: step.text }),
         ...('thinking' in step && step.thinking !== undefined && { thinking: step.thinking }),
         // Call ids count the steps taken, so they stay unique across runs.
         ...('toolCalls' in step && { toolCalls: step.toolCalls.map((c, i) => ({ name: c.name, input: c.input, callId: c.callId ?? `call_${done}_${i}` })) }),

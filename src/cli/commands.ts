@@ -15,14 +15,17 @@ import type { CliIo } from './io.js';
  * or the most recent chat (sub-workers' sessions are not chats).
  */
 export async function pickSession(ws: Workspace, options: { session: string | undefined; fresh: boolean; label: string | null }): Promise<Session> {
-  const chats = chatSessionsOf(ws);
+  return findSession(ws, options) ?? ws.sessions.create({ label: options.label === null ? null : options.label.slice(0, 60) });
+}
+
+/** The session to open, as `pickSession` finds it; undefined where it would make a new one (the chat makes it with its first message). */
+export function findSession(ws: Workspace, options: { session: string | undefined; fresh: boolean }): Session | undefined {
   if (options.session !== undefined) {
     const record = findById(ws.sessions.list(), options.session, 'SESSION_NOT_FOUND', 'session');
-    return ws.sessions.get(record.id) as Session;
+    return ws.sessions.get(record.id);
   }
-  const recent = chats[0];
-  if (!options.fresh && recent !== undefined) return ws.sessions.get(recent.id) as Session;
-  return ws.sessions.create({ label: options.label === null ? null : options.label.slice(0, 60) });
+  const recent = chatSessionsOf(ws)[0];
+  return !options.fresh && recent !== undefined ? ws.sessions.get(recent.id) : undefined;
 }
 
 /** Sessions that are not sub-workers', most recent first. */

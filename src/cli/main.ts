@@ -8,13 +8,16 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RunLeases } from '../agent/run-leases.js';
+import { projectActions } from '../project/project-actions.js';
 import { GolemError } from '../core/errors.js';
 import type { Session } from '../prompt/session.js';
 import type { ModelAdapter, StreamPart } from '../models/model-adapter.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat } from './chat.js';
 import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
-import { clearanceCommand, pickSession, sessionsCommand } from './commands.js';
+import { clearanceCommand, findSession, pickSession, sessionsCommand } from './commands.js';
+import { historyPath, InputHistory } from './input-history.js';
+import { mcpCommand, projectMcp, serveMcpStdio } from './mcp.js';
 import { serveCommand } from './serve.js';
 import { commandError, optionError } from './usage-errors.js';
 import type { CliIo } from './io.js';
@@ -38,6 +41,11 @@ Commands:
                     on that branch instead of writing the files)
   serve             Golem in a web page: chat, approvals, clearance, sessions and
                     their branches, and the forms the model builds (prints the address)
+  mcp list|add|remove|tools   The project's MCP servers (.mcp.json, as other clients keep
+                    them): golem mcp add <name> -- <command> [args...] (--env K=V),
+                    golem mcp add <name> --url <url> (--header "Name: value"),
+                    golem mcp tools [name] lists their tools with trust and hints
+  mcp serve         Golem as an MCP server over stdio (UIs, sessions, clearance)
   status            Open (or create) the workspace and print its summary
   doctor [--repair] Check the workspace (invariants, index against the store, blob files);
                     --repair fixes reference counts and deletes orphan blob files
@@ -72,13 +80,17 @@ const OPTIONS = {
   host: { type: 'string' },
   expose: { type: 'boolean', default: false },
   'allow-host': { type: 'string', multiple: true },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  trust: { type: 'string' },
   repair: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
 
 /** The commands, for a guess at a mistyped one. */
-const COMMANDS = ['chat', 'ask', 'sessions', 'clearance', 'serve', 'status', 'doctor'];
+const COMMANDS = ['chat', 'ask', 'sessions', 'clearance', 'serve', 'mcp', 'status', 'doctor'];
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function run(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -106,11 +118,21 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
   }
   const dir = resolve(io.cwd, values.dir ?? env.GOLEM_DIR ?? '.golem');
   const model = values.model ?? env.GOLEM_MODEL;
+  if (command === 'mcp') {
+    if (rest[0] === 'serve' && rest.length === 1) {
+      return withWorkspace(dir, io, async (ws) => {
+        const agentModel = model === undefined || model === '' ? undefined : cliModel(model, { cwd: io.cwd, env, ws });
+        return serveMcpStdio(ws, agentModel, projectActions());
+      });
+    }
+    const mcpOptions = { json: values.json, url: values.url, headers: values.header ?? [], env: values.env ?? [], trust: values.trust };
+    return mcpCommand(rest, mcpOptions, io, (body) => withWorkspace(dir, io, body));
+  }
   if (command === 'ask') {
     return ask(rest.join(' '), { dir, model, session: values.session, fresh: values.new }, io, env);
   }
   if (command === 'chat' && rest.length === 0) {
-    return withWorkspace(dir, io, (ws) => startChat(ws, { model, session: values.session, fresh: values.new }, io, env));
+    return withWorkspace(dir, io, (ws) => startChat(ws, { dir, model, session: values.session, fresh: values.new }, io, env));
   }
   if (command === 'serve' && rest.length === 0) {
     const port = Number(values.port ?? env.GOLEM_PORT ?? 4173);
@@ -272,11 +294,11 @@ async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Pr
 
 async function startChat(
   ws: Workspace,
-  options: { model: string | undefined; session: string | undefined; fresh: boolean },
+  options: { dir: string; model: string | undefined; session: string | undefined; fresh: boolean },
   io: CliIo,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
-  const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: null });
+  const session = findSession(ws, { session: options.session, fresh: options.fresh });
   let model;
   let modelProblem: string | undefined;
   if (options.model !== undefined && options.model !== '') {
@@ -290,11 +312,16 @@ async function startChat(
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
   try {
+    const mcp = await projectMcp(ws, io);
+    for (const problem of mcp.problems) io.stderr(`golem: ${problem}\n`);
     return await chat({
       ws,
       session,
       model,
+      mcpActions: mcp.actions,
       ...(modelProblem !== undefined && { modelProblem }),
+      resolveModel: (spec) => cliModel(spec, { cwd: io.cwd, env, ws }),
+      history: new InputHistory(historyPath(options.dir, io.cwd)),
       root: io.cwd,
       input: io.input ?? process.stdin,
       output: io.output ?? process.stdout,

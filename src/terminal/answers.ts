@@ -6,6 +6,8 @@ import type { ApprovalResult, ClearanceDecision } from '../agent/ui-adapter.js';
 
 /** The question asked for an approval. */
 export const APPROVAL_PROMPT = '[y]es / [n]o / [a]lways / [s]ession: ';
+/** The answers to the approval prompt; the first letter of each answers it at once. */
+export const APPROVAL_WORDS = ['yes', 'no', 'always', 'session'] as const;
 /** The question asked for a clearance decision. */
 export const CLEARANCE_PROMPT = '[p]ush / [d]iscard / [l]ater: ';
 

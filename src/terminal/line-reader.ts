@@ -1,6 +1,8 @@
 /**
  * The terminal's input: one readline interface for the chat prompt and the questions.
  * Lines typed while no prompt waits are kept for the chat prompt; dialogs run one at a time.
+ * The chat prompt has a history (↑/↓, kept by a `LineHistory` across runs) and completion
+ * (Tab); a question can be answered by a single key; a lone Esc interrupts like Ctrl-C.
  */
 import { createInterface, type Interface } from 'node:readline';
 import { sanitize } from './ansi.js';
@@ -8,6 +10,20 @@ import type { Screen } from './screen.js';
 
 const BRACKETED_PASTE_ON = '\x1b[?2004h';
 const BRACKETED_PASTE_OFF = '\x1b[?2004l';
+
+/** How many messages the chat prompt's history holds. */
+export const HISTORY_SIZE = 500;
+
+/** Where the chat prompt's history is kept between runs. */
+export interface LineHistory {
+  /** The messages sent at the chat prompt, newest first. */
+  entries(): string[];
+  /** Keeps a message sent at the chat prompt (never an answer to a question). */
+  add(message: string): void;
+}
+
+/** Completes the chat prompt's line on Tab: the candidates, and the end of the line they replace. */
+export type Completer = (line: string) => [string[], string];
 
 /** What the user typed at a prompt, or why there is nothing. */
 export type Read = { kind: 'line'; text: string } | { kind: 'end' } | { kind: 'interrupt' };
@@ -22,6 +38,10 @@ export interface LineReaderOptions {
   onSigint: () => void;
   /** Sees a line typed while no prompt waits; true when it took the line (it is then not kept for the chat prompt). */
   onTypedAhead?: (line: string) => boolean;
+  /** The chat prompt's history across runs (default: this run's only). */
+  history?: LineHistory;
+  /** Tab completion at the chat prompt. */
+  complete?: Completer;
 }
 
 /** Reads the lines typed at the terminal's prompts. */
@@ -32,6 +52,8 @@ export class LineReader {
   readonly #terminal: boolean;
   readonly #onSigint: () => void;
   readonly #onTypedAhead: ((line: string) => boolean) | undefined;
+  readonly #history: LineHistory | undefined;
+  readonly #complete: Completer | undefined;
   #rl: Interface | undefined;
   /** Inside a bracketed paste (the terminal said so). */
   #pasting = false;
@@ -41,7 +63,10 @@ export class LineReader {
   #pasteMode = false;
   #closed = false;
   readonly #typedAhead: string[] = [];
-  #reader: { chat: boolean; resolve: (read: Read) => void } | undefined;
+  /** The prompt waiting; the first letters of its `words` answer it at once, without Enter. */
+  #reader: { chat: boolean; words: readonly string[]; resolve: (read: Read) => void } | undefined;
+  /** The word a key just answered: the next line, if it is the rest of that word or empty (typed out of habit), is dropped. */
+  #answeredWord: string | undefined;
   #dialogs: Promise<void> = Promise.resolve();
   #openDialogs = 0;
 
@@ -52,22 +77,44 @@ export class LineReader {
     this.#terminal = options.terminal;
     this.#onSigint = options.onSigint;
     this.#onTypedAhead = options.onTypedAhead;
+    this.#history = options.history;
+    this.#complete = options.complete;
   }
 
   /** The readline interface, created the first time; undefined once closed. */
   open(): Interface | undefined {
     if (this.#rl !== undefined || this.#closed) return this.#rl;
-    const rl = createInterface({ input: this.#input, output: this.#output, terminal: this.#terminal, crlfDelay: Infinity });
+    const rl = createInterface({
+      input: this.#input,
+      output: this.#output,
+      terminal: this.#terminal,
+      crlfDelay: Infinity,
+      history: this.#terminal ? (this.#history?.entries().slice(0, HISTORY_SIZE) ?? []) : [],
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      // Only the chat prompt completes (a question's answer is not a command).
+      completer: (line: string): [string[], string] => (this.#reader?.chat === true && this.#complete !== undefined ? this.#complete(line) : [[], line]),
+    });
     if (this.#terminal) {
       // Bracketed paste: the terminal marks what is pasted, so a pasted block is one message, not one per line.
       this.#output.write(BRACKETED_PASTE_ON);
       this.#pasteMode = true;
-      this.#input.on('keypress', (_text: string, key: { name?: string } | undefined) => {
-        if (key?.name === 'paste-start') this.#pasting = true;
-        else if (key?.name === 'paste-end') this.#pasting = false;
-      });
+      // Readline's own listener has seen the key already (it was added first).
+      this.#input.on('keypress', (text: string | undefined, key: { name?: string; sequence?: string } | undefined) => this.#onKey(rl, text, key));
     }
     rl.on('line', (raw: string) => {
+      // Readline put the line in its history: only whole messages sent at the chat prompt stay there (below).
+      if (this.#terminal && historyOf(rl)[0] === raw) historyOf(rl).shift();
+      const word = this.#answeredWord;
+      this.#answeredWord = undefined;
+      if (word !== undefined && this.#pieces.length === 0 && word.startsWith(word.charAt(0) + raw.trim().toLowerCase())) {
+        if (this.#reader === undefined) this.#screen.typedAhead();
+        else {
+          this.#screen.typedLine();
+          rl.prompt();
+        }
+        return;
+      }
       // A line pasted with others, or ended with a backslash at the chat prompt, waits for the rest of its message.
       const continued = !this.#pasting && raw.endsWith('\\') && this.#reader?.chat === true;
       if (this.#pasting || continued) {
@@ -84,10 +131,14 @@ export class LineReader {
       const reader = this.#reader;
       if (reader === undefined) {
         if (this.#terminal) this.#screen.typedAhead();
-        if (this.#onTypedAhead?.(line) !== true) this.#typedAhead.push(line);
+        if (this.#onTypedAhead?.(line) !== true) {
+          this.#typedAhead.push(line);
+          this.#remember(rl, line);
+        }
         return;
       }
       this.#reader = undefined;
+      if (reader.chat) this.#remember(rl, line);
       this.#echo(line);
       reader.resolve({ kind: 'line', text: line });
     });
@@ -120,7 +171,7 @@ export class LineReader {
    * Prompts and reads a line. The chat prompt takes lines typed ahead first; a question
    * does so only from piped input, so a keystroke typed early never answers an approval.
    */
-  read(prompt: string, chat: boolean): Promise<Read> {
+  read(prompt: string, chat: boolean, words: readonly string[] = []): Promise<Read> {
     const rl = this.open();
     const ahead = chat || !this.#terminal ? this.#typedAhead.shift() : undefined;
     if (ahead !== undefined) {
@@ -132,8 +183,13 @@ export class LineReader {
       return Promise.resolve({ kind: 'end' });
     }
     return new Promise((resolve) => {
-      this.#reader = { chat, resolve };
+      this.#reader = { chat, words: this.#terminal ? words.map((w) => w.toLowerCase()) : [], resolve };
       if (this.#terminal) {
+        // A question answered by a key starts empty: what was typed before it does not answer it.
+        if (words.length > 0 && rl.line !== '') {
+          rl.write(null, { ctrl: true, name: 'e' });
+          rl.write(null, { ctrl: true, name: 'u' });
+        }
         rl.setPrompt(prompt);
         rl.prompt();
       } else {
@@ -195,6 +251,42 @@ export class LineReader {
     return false;
   }
 
+  /**
+   * A key at the terminal, after readline has taken it in: the marks of a bracketed paste;
+   * a lone Esc (not the start of an arrow key's sequence) interrupts like Ctrl-C, except at
+   * the chat prompt; a question's answer key (the first letter of one of its words) sends
+   * itself, without Enter.
+   */
+  #onKey(rl: Interface, text: string | undefined, key: { name?: string; sequence?: string } | undefined): void {
+    if (key?.name === 'paste-start') this.#pasting = true;
+    else if (key?.name === 'paste-end') this.#pasting = false;
+    if (this.#pasting || this.#closed) return;
+    const reader = this.#reader;
+    if (key?.name === 'escape' && key.sequence === '\x1b') {
+      if (reader?.chat !== true) this.#onSigint();
+      return;
+    }
+    if (reader === undefined || text === undefined || text.length !== 1) return;
+    const answer = text.toLowerCase();
+    const word = reader.words.find((w) => w.startsWith(answer));
+    if (word === undefined || rl.line.toLowerCase() !== answer) return;
+    rl.write(null, { name: 'return' });
+    this.#answeredWord = word;
+  }
+
+  /** Keeps a message sent at the chat prompt in this run's history (↑) and the next runs'. */
+  #remember(rl: Interface, message: string): void {
+    if (message.trim() === '') return;
+    if (this.#terminal) {
+      const history = historyOf(rl);
+      const seen = history.indexOf(message);
+      if (seen !== -1) history.splice(seen, 1);
+      history.unshift(message);
+      if (history.length > HISTORY_SIZE) history.length = HISTORY_SIZE;
+    }
+    this.#history?.add(message);
+  }
+
   /** Gives the terminal its plain paste back (once). */
   #pasteModeOff(): void {
     if (!this.#pasteMode) return;
@@ -207,4 +299,9 @@ export class LineReader {
     if (this.#terminal) this.#screen.typedLine();
     else this.#screen.write(sanitize(line) + '\n');
   }
+}
+
+/** Readline's history, newest first (a terminal interface's; @types/node leaves the field out). */
+function historyOf(rl: Interface): string[] {
+  return (rl as Interface & { history: string[] }).history;
 }

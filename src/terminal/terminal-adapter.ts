@@ -22,11 +22,11 @@ import type {
   WorkerEvent,
 } from '../agent/ui-adapter.js';
 import { sanitize, type Style } from './ansi.js';
-import { APPROVAL_PROMPT, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
+import { APPROVAL_PROMPT, APPROVAL_WORDS, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
 import { SideBySide } from './side-by-side.js';
 import { drawCall, formatArgs } from './calls.js';
-import { LineReader } from './line-reader.js';
+import { LineReader, type Completer, type LineHistory } from './line-reader.js';
 import { Progress } from './progress.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
 import { cutTo } from './text-width.js';
@@ -41,6 +41,9 @@ export interface TerminalAdapterOptions {
   width?: number;
   /** Called on Ctrl-C while a run is in progress (see `setBusy`). */
   onInterrupt?: () => void;
+  /** The chat prompt's history across runs, and its Tab completion. */
+  history?: LineHistory;
+  complete?: Completer;
 }
 
 const PROGRESS_SYMBOL = { complete: '✓', running: '●', waiting: '○', failed: '✗' } as const;
@@ -80,6 +83,8 @@ export class TerminalAdapter implements UIAdapter {
       onSigint: () => this.interrupt(),
       // A worker's number typed while workers run side by side expands it (and is not kept for the chat prompt).
       onTypedAhead: (line) => this.#side.active && this.#side.expand(line),
+      ...(options.history !== undefined && { history: options.history }),
+      ...(options.complete !== undefined && { complete: options.complete }),
     });
     this.#boxes = new WorkerBoxes(this.#screen);
     this.#progress = new Progress(this.#screen);
@@ -164,7 +169,7 @@ export class TerminalAdapter implements UIAdapter {
       }
       screen.write('\n');
       for (;;) {
-        const read = await this.#input.read(APPROVAL_PROMPT, false);
+        const read = await this.#input.read(APPROVAL_PROMPT, false, APPROVAL_WORDS); // one key answers, no Enter
         if (read.kind === 'end') return { approved: false, reason: 'no answer (input closed)' };
         if (read.kind === 'interrupt') return { approved: false, reason: 'interrupted by the user' };
         const answer = parseApprovalAnswer(read.text);
