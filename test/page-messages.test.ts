@@ -137,6 +137,19 @@ describe('the messages on the page', () => {
     await attack.locator('.md-raw').first().hover();
     expect(await pwned(page)).toBeUndefined();
     await shot(page, 'messages-attacks');
+    await checkAccessibility(page, 'body');
+    // Dark, at both sizes: highlighted code and the rest keep their contrast.
+    for (const [viewport, name] of [
+      [DESKTOP, 'messages-markdown-desktop-dark'],
+      [PHONE, 'messages-markdown-phone-dark'],
+    ] as const) {
+      const dark = await openAt(server, viewport, 'dark');
+      const code = dark.getByTestId('code-block').first();
+      await code.waitFor();
+      await code.scrollIntoViewIfNeeded();
+      await shot(dark, name);
+      await checkAccessibility(dark, 'body');
+    }
   });
 
   it('shows each tool call on one line with its status, its result under it, and opens onto whole arguments, a terminal block, a diff, an error with its reason', async () => {
@@ -152,7 +165,7 @@ describe('the messages on the page', () => {
         toolCalls: [
           { name: 'run_command', input: { command: long } },
           { name: 'run_command', input: { command: "echo 'it broke' && exit 3" } },
-          { name: 'read_file', input: { path: 'missing.md' } },
+          { name: 'read_file', input: { path: `missing-${'y'.repeat(130)}.md` } },
           { name: 'edit_file', input: { path: 'notes.md', old_string: 'old line', new_string: 'new line\nand another' } },
         ],
       },
@@ -179,7 +192,7 @@ describe('the messages on the page', () => {
     ]);
     // Collapsed: one line each; a failure says why on it.
     expect(await calls.nth(1).getByTestId('tool-reason').textContent()).toBe('exit 3');
-    expect(await calls.nth(2).getByTestId('tool-reason').textContent()).toMatch(/^There is no file "missing\.md"/);
+    expect(await calls.nth(2).getByTestId('tool-reason').textContent()).toMatch(/^There is no file "missing-y+\.md"/);
     expect(await calls.nth(0).getByTestId('tool-result').count()).toBe(0);
     await shot(page, 'tools-collapsed');
 
@@ -195,9 +208,9 @@ describe('the messages on the page', () => {
     expect(await calls.nth(1).getByTestId('terminal').textContent()).toContain('it broke');
     // An error with its reason.
     await calls.nth(2).locator('summary').click();
-    expect(await calls.nth(2).getByTestId('tool-result').textContent()).toMatch(/read_file failed: .*missing\.md/);
+    expect(await calls.nth(2).getByTestId('tool-result').textContent()).toMatch(/read_file failed: .*missing-y+\.md/);
     // Arguments pretty-printed and whole (no cut at 120 characters).
-    expect(await calls.nth(2).getByTestId('code-block').locator('code').textContent()).toBe('{\n  "path": "missing.md"\n}');
+    expect(await calls.nth(2).getByTestId('code-block').locator('code').textContent()).toBe(`{\n  "path": "missing-${'y'.repeat(130)}.md"\n}`);
     // A file edit as a diff, and what became of it.
     await calls.nth(3).locator('summary').click();
     const diff = calls.nth(3).getByTestId('tool-diff');
