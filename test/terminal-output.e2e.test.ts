@@ -137,13 +137,15 @@ describe('what golem draws in a terminal', () => {
     const pipe = 'a-named-pipe-with-a-rather-long-name-for-the-spinner-line';
     // Reading a named pipe waits until something is written into it: the action runs until the test says.
     execFileSync('mkfifo', [join(p.dir, pipe)]);
-    const script = p.script([{ toolCalls: [{ name: 'read_file', input: { path: pipe } }] }, { text: 'Read the pipe.' }]);
+    const script = p.script([{ text: 'Reading the pipe first.', toolCalls: [{ name: 'read_file', input: { path: pipe } }] }, { text: 'Read the pipe.' }]);
     const t = await golem(p.dir, '--model', `scripted:${script}`);
     await t.waitFor(PROMPT);
     await t.type('read the pipe');
     // The call as the spinner names it: its argument cut to 40 columns.
     const spinner = new RegExp(`Running read_file\\("${pipe.slice(0, 37)}…"\\)… \\((\\d+)s · Esc to interrupt\\)`);
     let screen = await t.waitFor(spinner);
+    // The answer's last line (no newline after it) is drawn once the answer is complete, before its action runs.
+    expect(screen).toContain('Golem: Reading the pipe first.');
 
     // Digits typed while it runs stay on the screen as the spinner turns (after a redraw: the seconds moved on).
     await t.tmux('send-keys', '-t', 's', '-l', '12');

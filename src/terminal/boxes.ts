@@ -87,6 +87,12 @@ export class WorkerBoxes {
     }
   }
 
+  /** The worker's answer is complete (its actions run next): what its text held back is drawn now. */
+  answered(worker: WorkerInfo): void {
+    const shown = this.#workers.get(worker.id);
+    if (shown !== undefined) this.#flushPartial(shown);
+  }
+
   /** A line inside the boxes of `depth` levels: `│ ` before and ` │` after per level. */
   line(depth: number, content: string): void {
     const screen = this.#screen;

@@ -94,7 +94,8 @@ export class SideBySide {
     if (event.type === 'worker-start') this.#owner.set(worker.id, owner);
     const top = this.#running.get(worker.id);
     if (top !== undefined) top.state = stateOf(event, top.state);
-    if (event.type !== 'answer' && event.type !== 'step') owner.boxes.onEvent(event as BoxedEvent);
+    if (event.type === 'answer') owner.boxes.answered(worker);
+    else if (event.type !== 'step') owner.boxes.onEvent(event as BoxedEvent);
     if (event.type === 'worker-end') this.#end(worker.id);
     else this.#main.refreshFooter();
     return true;
@@ -176,7 +177,8 @@ export class SideBySide {
       const body = cutTo(`${r.name} · ${r.aside.through ? 'expanded · ' : ''}${r.state}`, Math.max(8, width - displayWidth(head) - displayWidth(tail)));
       return this.#paint('cyan', head) + body + this.#paint('dim', tail);
     });
-    const hint = cutTo('  type a number and Enter to expand a worker · Ctrl-C stops', width);
+    // How to stop the run is said on the progress line under it.
+    const hint = cutTo('  type a number and Enter to expand a worker', width);
     return [...lines, this.#paint('dim', hint)];
   }
 

@@ -277,6 +277,11 @@ export class TerminalAdapter implements UIAdapter {
     // Sub-workers side by side: each box kept aside until it ends, a live line each meanwhile.
     if (this.#side.onEvent(event)) return;
     if (event.type === 'step' && event.worker.depth <= 0) this.#stepped(event);
+    // The answer is complete: what its markdown held back (its last line) is drawn before its actions run.
+    if (event.type === 'answer') {
+      if (event.worker.depth <= 0) this.#screen.endAnswer();
+      else this.#boxes.answered(event.worker);
+    }
     if (event.type === 'answer' || event.type === 'step') return; // the text was shown as it streamed; its actions follow
     if (event.worker.depth <= 0) this.#onRootEvent(event);
     else this.#boxes.onEvent(event);
