@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { projectActions } from '../project/project-actions.js';
+import { projectMcp } from './mcp.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import { serve } from '../serve/server.js';
 import type { Workspace } from '../create-workspace.js';
@@ -36,6 +37,8 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
     io.stderr(`golem: --host ${options.host} would serve the workspace beyond this machine; add --expose if that is meant\n`);
     return 2;
   }
+  const mcp = options.model === undefined ? { actions: [], problems: [] } : await projectMcp(ws, io);
+  for (const problem of mcp.problems) io.stderr(`golem: ${problem}\n`);
   const server = await serve(ws, {
     host: options.host,
     port: options.port,
@@ -45,7 +48,7 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
     ...(options.model !== undefined && {
       agent: {
         model: options.model,
-        actions: projectActions(),
+        actions: [...projectActions(), ...mcp.actions],
         project: { root: options.root },
         instructions: SERVE_INSTRUCTIONS,
         subWorkers: true,

@@ -14,3 +14,4 @@ export {
   type McpTool,
   type McpToolOutput,
 } from './tool-action.js';
+export { createMcpServer, mcpHttpHandler, type McpServedWorkspace, type McpServerOptions } from './server.js';

@@ -28,13 +28,33 @@ const Body = {
 
 export async function createApi(
   host: ServeHost,
-  options: { token: (given: string) => boolean; page: PageFiles | undefined; health: () => object },
+  options: {
+    token: (given: string) => boolean;
+    page: PageFiles | undefined;
+    health: () => object;
+    /** Golem's MCP server (Streamable HTTP, stateless) at /mcp, behind the same token. */
+    mcp?: (request: Request) => Promise<Response>;
+  },
 ): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
   const { Hono } = await importOptional(() => import('hono'), SERVE_PACKAGES);
   const app = new Hono();
 
   app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));
+
+  const mcp = options.mcp;
+  if (mcp !== undefined) {
+    app.all('/mcp', async (c) => {
+      const given = /^bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
+      if (!options.token(given)) {
+        return c.json(
+          { jsonrpc: '2.0', error: { code: -32001, message: 'UNAUTHORIZED: the token is missing or wrong (Authorization: Bearer <token>)' }, id: null },
+          401,
+        );
+      }
+      return mcp(c.req.raw);
+    });
+  }
 
   app.use('/api/*', async (c, next) => {
     // The header only: a token in a query string ends up in logs and histories, and would let another site's form post here.

@@ -112,7 +112,15 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const adapter = new BrowserAdapter(broadcast);
   const agentHost = new ServeHost(ws, adapter, broadcast, runEvents, options.agent);
   const page = options.page === false ? undefined : loadPage(options.page ?? DEFAULT_PAGE_DIR);
-  const api = await createApi(agentHost, { token: (given) => sameToken(given, token), page, health: () => ({ ok: true, version: stream.version }) });
+  // The MCP SDK loads with the first request to /mcp.
+  let mcpHandler: ((request: Request) => Promise<Response>) | undefined;
+  const mcp = async (request: Request) => {
+    mcpHandler ??= (await import('../mcp/server.js')).mcpHttpHandler(ws, {
+      ...(options.agent !== undefined && { model: options.agent.model, agentActions: options.agent.actions ?? [] }),
+    });
+    return mcpHandler(request);
+  };
+  const api = await createApi(agentHost, { token: (given) => sameToken(given, token), page, health: () => ({ ok: true, version: stream.version }), mcp });
 
   const listener = getRequestListener(api.fetch);
   // Host and Origin first, for the page, the API and the socket alike.

@@ -1,0 +1,170 @@
+/**
+ * The tools Golem's MCP server offers, as Golem actions: seed 004's origin's three UI tools
+ * (patch_ui_state, get_ui_state, list_ui_instances), the sessions (list, read, fork, send a
+ * message and get the agent's answer) and the clearance queue (list, diff).
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { defineAction, type Action } from '../action/action.js';
+import type { ClearanceApi } from '../agent/clearance.js';
+import type { Worker, WorkerOptions } from '../agent/worker/index.js';
+import { answerText } from '../agent/worker/outcome.js';
+import { GolemError } from '../core/errors.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { Turn } from '../core/records.js';
+import { RunLeases } from '../agent/run-leases.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import type { Session } from '../prompt/session.js';
+import type { SessionManager } from '../prompt/session-manager.js';
+import type { UIApi } from '../ui/ui-api.js';
+
+interface Served {
+  readonly manager: WorkspaceManager;
+  readonly sessions: SessionManager;
+  readonly ui: UIApi;
+  readonly clearance: ClearanceApi;
+  worker(options: WorkerOptions): Worker;
+}
+
+const SessionId = z.string().min(1).max(200).describe('A session id (list_sessions names them)');
+
+export function golemTools(ws: Served, options: { model?: ModelAdapter; agentActions?: Action[] }): Action[] {
+  const open = async (id: string): Promise<Session> => {
+    const session = await ws.sessions.open(id);
+    if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session "${id}"; list_sessions names them`, { details: { sessionId: id } });
+    return session;
+  };
+  const patchUi = ws.ui.action();
+  return [
+    patchUi,
+    defineAction({
+      name: 'get_ui_state',
+      description: 'The full state of one UI instance (its blocks, actions, state and version), as patch_ui_state left it.',
+      input: z.strictObject({ instanceId: z.string().min(1).describe('The instance id (list_ui_instances names them)') }),
+      repeatable: true,
+      run: ({ instanceId }) => {
+        const instance = ws.ui.get(instanceId);
+        if (instance === undefined) throw new GolemError('INVALID_ARGUMENT', `no UI instance "${instanceId}"; list_ui_instances names them`);
+        return instance;
+      },
+    }),
+    defineAction({
+      name: 'list_ui_instances',
+      description: 'The UI instances of the workspace: their ids, versions and titles.',
+      input: z.strictObject({}),
+      repeatable: true,
+      run: () => ws.ui.list().map((i) => ({ instanceId: i.id, version: i.version, title: titleOf(i.instance) })),
+    }),
+    defineAction({
+      name: 'list_sessions',
+      description: 'The sessions (conversations) of the workspace, newest first: id, label, number of turns, last change.',
+      input: z.strictObject({ limit: z.number().int().min(1).max(200).optional().describe('At most this many (default 50)') }),
+      repeatable: true,
+      run: ({ limit }) =>
+        ws.sessions
+          .list()
+          .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))
+          .slice(0, limit ?? 50)
+          .map((s) => ({ sessionId: s.id, label: s.label, turns: s.length ?? null, updatedAt: s.updatedAt })),
+    }),
+    defineAction({
+      name: 'read_session',
+      description: "A session's conversation as text, oldest first: each turn's id, role and text, with its tool calls and results.",
+      input: z.strictObject({ sessionId: SessionId, last: z.number().int().min(1).max(1000).optional().describe('Only the last this many turns') }),
+      repeatable: true,
+      run: async ({ sessionId, last }) => {
+        const turns = await (await open(sessionId)).transcript();
+        return transcriptText(last === undefined ? turns : turns.slice(-last));
+      },
+      render: (text) => text,
+    }),
+    defineAction({
+      name: 'fork_session',
+      description: "Starts a new session that shares a session's history up to a turn (default: all of it), to try another way without changing the first.",
+      input: z.strictObject({
+        sessionId: SessionId,
+        turnId: z.string().min(1).optional().describe('Fork after this turn (read_session shows the ids); default: the latest'),
+        label: z.string().max(200).optional(),
+      }),
+      run: async ({ sessionId, turnId, label }) => {
+        const fork = await ws.sessions.fork(sessionId, turnId, label === undefined ? {} : { label });
+        return { sessionId: fork.id, forkedFrom: sessionId };
+      },
+    }),
+    defineAction({
+      name: 'send_message',
+      description:
+        "Sends a user message to a session (a new one if sessionId is left out) and waits for Golem's agent to answer: the answer's text, the session id, and how the run ended (done, or paused on an approval the user gives in Golem).",
+      input: z.strictObject({ sessionId: SessionId.optional(), text: z.string().min(1).max(100_000) }),
+      run: async ({ sessionId, text }, ctx) => {
+        const model = options.model;
+        if (model === undefined)
+          throw new GolemError('NO_MODEL', 'this Golem MCP server was started without a model, so its agent cannot answer; start it with --model');
+        const session = sessionId === undefined ? await ws.sessions.create({ label: text.slice(0, 60) }) : await open(sessionId);
+        const actions = [patchUi, ...(options.agentActions ?? []).filter((a) => a.name !== patchUi.name)];
+        // One run of a session at a time, here or in a golem serve or golem chat (SESSION_BUSY otherwise).
+        const stop = new AbortController();
+        ctx.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+        const leases = new RunLeases(ws.manager, { by: `golem MCP server, pid ${process.pid}`, resumable: false });
+        let outcome;
+        try {
+          const lease = await leases.claim(session.id, randomUUID(), () => stop.abort());
+          try {
+            outcome = await ws.worker({ session, model, actions }).run(text, { signal: stop.signal });
+          } finally {
+            await lease.release();
+          }
+        } finally {
+          leases.dispose();
+        }
+        return {
+          sessionId: session.id,
+          status: outcome.status,
+          answer: answerText(outcome),
+          ...(outcome.approval !== undefined && { waitingFor: { approvalId: outcome.approval.id, description: outcome.approval.description } }),
+          ...(outcome.error !== undefined && { error: { code: outcome.error.code, message: outcome.error.message } }),
+        };
+      },
+      failed: (output) => (output.status === 'error' ? (output.error?.message ?? 'the run failed') : undefined),
+    }),
+    defineAction({
+      name: 'list_clearance',
+      description: "What waits for the user's clearance: staged file changes and calls the user runs (manual mode), with their ids.",
+      input: z.strictObject({}),
+      repeatable: true,
+      run: () => ws.clearance.list().map((c) => ({ id: c.id, type: c.type, status: c.status, description: c.description, sessionId: c.sessionId })),
+    }),
+    defineAction({
+      name: 'clearance_diff',
+      description: 'The diff of a staged change waiting for clearance (list_clearance names them).',
+      input: z.strictObject({ id: z.string().min(1) }),
+      repeatable: true,
+      run: ({ id }) => ws.clearance.diff(id),
+      render: (diff) => diff,
+    }),
+  ] as Action[];
+}
+
+function titleOf(instance: { state?: unknown }): string | null {
+  const params = (instance.state as { params?: { title?: unknown } } | undefined)?.params;
+  return typeof params?.title === 'string' ? params.title : null;
+}
+
+/** A conversation as text: `[turn id] role: text`, tool calls and results indented under it. */
+export function transcriptText(turns: readonly Turn[]): string {
+  return turns
+    .map((turn) => {
+      const lines = [`[${turn.id}] ${turn.role}:`];
+      for (const block of turn.blocks) {
+        if (block.type === 'text') lines.push(`  ${block.text.replace(/\n/g, '\n  ')}`);
+        else if (block.type === 'tool_use') lines.push(`  → ${block.name}(${JSON.stringify(block.args)})`);
+        else if (block.type === 'tool_result') {
+          const text = block.content.flatMap((c) => (c.type === 'text' ? [c.text] : [`[${c.type}]`])).join('\n');
+          lines.push(`  ← ${block.isError === true ? 'error: ' : ''}${text.replace(/\n/g, '\n    ')}`);
+        } else if (block.type === 'summary') lines.push(`  (summary) ${block.text}`);
+        else lines.push(`  [${block.type}]`);
+      }
+      return lines.join('\n');
+    })
+    .join('\n');
+}

@@ -1,0 +1,149 @@
+/**
+ * Golem as an MCP server: a workspace's UIs, sessions and clearance queue as MCP tools and
+ * resources, for another agent to use. Every tool is a Golem action (its input checked by its
+ * schema, its writes through the workspace's one write path); a Golem error comes back as a
+ * tool result marked `isError` with its code, so the calling model can read and correct it.
+ *
+ *   createMcpServer(ws)        an SDK `Server` to connect to any transport (stdio: golem mcp serve)
+ *   mcpHttpHandler(ws)         a stateless Streamable HTTP handler: Request in, Response out
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Action } from '../action/action.js';
+import type { ClearanceApi } from '../agent/clearance.js';
+import type { Worker, WorkerOptions } from '../agent/worker/index.js';
+import { toGolemError } from '../core/errors.js';
+import type { WorkspaceManager } from '../core/manager.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
+import type { SessionManager } from '../prompt/session-manager.js';
+import type { UIApi } from '../ui/ui-api.js';
+import { golemTools, transcriptText } from './server-tools.js';
+
+/** What the server needs of a workspace (a `Workspace` is one). */
+export interface McpServedWorkspace {
+  readonly manager: WorkspaceManager;
+  readonly sessions: SessionManager;
+  readonly ui: UIApi;
+  readonly clearance: ClearanceApi;
+  worker(options: WorkerOptions): Worker;
+}
+
+export interface McpServerOptions {
+  /** The model that answers `send_message`; without one, that tool says there is none (NO_MODEL). */
+  model?: ModelAdapter;
+  /** The actions the agent that answers `send_message` has (patch_ui_state is always among them). */
+  agentActions?: Action[];
+  /** More Golem actions to offer as tools as they are (an environment's update_editable_status and actions). */
+  tools?: Action[];
+  /** The server's name in `initialize` (default "golem"). */
+  name?: string;
+}
+
+/** An MCP server over the workspace; connect it to a transport (`await server.connect(new StdioServerTransport())`). */
+export function createMcpServer(ws: McpServedWorkspace, options: McpServerOptions = {}): Server {
+  const server = new Server(
+    { name: options.name ?? 'golem', version: '0.1.0' },
+    {
+      capabilities: { tools: {}, resources: {} },
+      instructions:
+        "Golem's workspace: build and read UIs (patch_ui_state, get_ui_state, list_ui_instances), read, fork and talk to its sessions (list_sessions, read_session, fork_session, send_message), and see what waits for the user's clearance.",
+    },
+  );
+  const tools = [...golemTools(ws, options), ...(options.tools ?? [])];
+  const byName = new Map(tools.map((t) => [t.name, t]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.jsonSchema as { type: 'object' } })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const action = byName.get(request.params.name);
+    if (action === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool "${request.params.name}"; list_tools names them`);
+    const input = action.validate(request.params.arguments ?? {});
+    if (!input.ok) return { content: [{ type: 'text', text: `${input.error.code}: ${input.error.message}` }], isError: true };
+    try {
+      const output = await action.run(input.value, { signal: extra.signal });
+      const text = action.render?.(output) ?? JSON.stringify(output, null, 2);
+      const failed = action.failed !== undefined ? action.failed(output) !== undefined : isFailure(output);
+      return { content: [{ type: 'text', text }], ...(failed && { isError: true }) };
+    } catch (error) {
+      const e = toGolemError(error);
+      return { content: [{ type: 'text', text: `${e.code}: ${e.message}` }], isError: true };
+    }
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      ...ws.sessions.list().map((s) => ({
+        uri: `golem://sessions/${s.id}/transcript`,
+        name: `Session ${s.label ?? s.id}`,
+        description: `The conversation of session ${s.id}`,
+        mimeType: 'text/plain',
+      })),
+      ...ws.ui
+        .list()
+        .map((i) => ({ uri: `golem://ui/${i.id}`, name: `UI ${i.id}`, description: `The state of UI instance ${i.id}`, mimeType: 'application/json' })),
+    ],
+  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      { uriTemplate: 'golem://sessions/{sessionId}/transcript', name: 'Session transcript', mimeType: 'text/plain' },
+      { uriTemplate: 'golem://ui/{instanceId}', name: 'UI instance', mimeType: 'application/json' },
+    ],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    const session = /^golem:\/\/sessions\/([^/]+)\/transcript$/.exec(uri);
+    if (session !== null) {
+      const opened = await ws.sessions.open(decodeURIComponent(session[1] as string));
+      if (opened === undefined) throw new McpError(ErrorCode.InvalidParams, `no session "${session[1]}"`);
+      return { contents: [{ uri, mimeType: 'text/plain', text: transcriptText(await opened.transcript()) }] };
+    }
+    const ui = /^golem:\/\/ui\/(.+)$/.exec(uri);
+    const instance = ui === null ? undefined : ws.ui.get(decodeURIComponent(ui[1] as string));
+    if (instance === undefined) throw new McpError(ErrorCode.InvalidParams, `no resource "${uri}"; list_resources names them`);
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(instance, null, 2) }] };
+  });
+  return server;
+}
+
+function isFailure(output: unknown): boolean {
+  return typeof output === 'object' && output !== null && 'success' in output && (output as { success: unknown }).success === false;
+}
+
+/**
+ * A stateless Streamable HTTP handler (`POST` JSON-RPC in, JSON out): each request gets a
+ * server of its own, so it can be mounted on any server and scaled out. Authentication is the
+ * mounting server's (golem serve checks its token first).
+ */
+export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions = {}): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (request.method !== 'POST') {
+      // Stateless: no stream of server-initiated messages to open, no session to end.
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed: this server is stateless; POST requests' }, id: null },
+        {
+          status: 405,
+          headers: { allow: 'POST' },
+        },
+      );
+    }
+    const server = createMcpServer(ws, options);
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      void server.close();
+    }
+  };
+}

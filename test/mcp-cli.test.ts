@@ -1,0 +1,105 @@
+/**
+ * `golem mcp add | list | remove | tools` on the project's `.mcp.json`, and the servers it
+ * lists reaching `golem`'s chat under the trust modes (a supervised MCP tool asks in the
+ * terminal, with the server's name and the tool's hints), in tmux with the real binary.
+ */
+import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { run } from '../src/cli/main.js';
+import { makeProject, Terminal, type Project } from './helpers-tmux.js';
+import { tempDir } from './helpers.js';
+
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+
+async function golem(args: string[], cwd: string) {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd }, {});
+  return { code, stdout, stderr };
+}
+
+const terminals: Terminal[] = [];
+const projects: Project[] = [];
+afterEach(async () => {
+  for (const t of terminals.splice(0)) await t.kill();
+  for (const p of projects.splice(0)) p.remove();
+});
+
+describe('golem mcp', () => {
+  it('adds, lists, shows the tools of and removes servers in .mcp.json, in the shape other clients read', async () => {
+    const cwd = tempDir();
+    const added = await golem(['mcp', 'add', 'everything', '--', process.execPath, EVERYTHING, 'stdio'], cwd);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    expect(
+      await golem(['mcp', 'add', 'notes', '--url', 'http://127.0.0.1:9/mcp', '--header', 'Authorization: Bearer abc', '--trust', 'manual'], cwd),
+    ).toMatchObject({
+      code: 0,
+    });
+    expect(JSON.parse(readFileSync(join(cwd, '.mcp.json'), 'utf8'))).toEqual({
+      mcpServers: {
+        everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        notes: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer abc' }, trust: { default: 'manual' } },
+      },
+    });
+    const listed = await golem(['mcp', 'list'], cwd);
+    expect(listed.stdout).toContain('everything  ');
+    expect(listed.stdout).toContain('notes  http://127.0.0.1:9/mcp  (tools manual)');
+
+    // tools: each server connected; the one that cannot be reached is named with its code, and the exit code says so.
+    const tools = await golem(['mcp', 'tools', '--json'], cwd);
+    expect(tools.code).toBe(1);
+    const report = JSON.parse(tools.stdout) as {
+      servers: { server: string; tools: { action: string; trust: string; hints: string }[] }[];
+      failures: { server: string; code: string }[];
+    };
+    expect(report.servers[0]?.tools).toEqual(
+      expect.arrayContaining([expect.objectContaining({ action: 'everything__echo', trust: 'supervised', hints: 'read-only' })]),
+    );
+    expect(report.failures).toEqual([expect.objectContaining({ server: 'notes', code: 'MCP_UNAVAILABLE' })]);
+    expect((await golem(['mcp', 'tools', 'everything'], cwd)).stdout).toMatch(/^ {2}everything__echo {2}\[supervised; read-only\] {2}Echoes back the input/m);
+
+    expect(await golem(['mcp', 'remove', 'notes'], cwd)).toMatchObject({ code: 0 });
+    expect(Object.keys((JSON.parse(readFileSync(join(cwd, '.mcp.json'), 'utf8')) as { mcpServers: object }).mcpServers)).toEqual(['everything']);
+    expect(await golem(['mcp', 'remove', 'notes'], cwd)).toMatchObject({ code: 1, stderr: expect.stringContaining('[MCP_SERVER_NOT_FOUND]') });
+  });
+
+  it('refuses a server it could not use, and a .mcp.json that is not valid, without touching the file', async () => {
+    const cwd = tempDir();
+    expect(await golem(['mcp', 'add', 'web', '--url', 'ftp://example.com'], cwd)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('[MCP_CONFIG_INVALID]'),
+    });
+    expect(await golem(['mcp', 'add', 'bad name', '--', 'x'], cwd)).toMatchObject({ code: 1, stderr: expect.stringContaining('[MCP_CONFIG_INVALID]') });
+    expect(await golem(['mcp', 'add', 'nothing'], cwd)).toMatchObject({ code: 2, stderr: expect.stringContaining('needs a command after --') });
+    writeFileSync(join(cwd, '.mcp.json'), '{ "mcpServers": { "a": { "args": [] } } }');
+    const listed = await golem(['mcp', 'list'], cwd);
+    expect(listed).toMatchObject({ code: 1, stderr: expect.stringMatching(/\[MCP_CONFIG_INVALID\].*"a"/) });
+    expect(await golem(['mcp', 'add', 'b', '--', 'x'], cwd)).toMatchObject({ code: 1 });
+    expect(readFileSync(join(cwd, '.mcp.json'), 'utf8')).toBe('{ "mcpServers": { "a": { "args": [] } } }');
+  });
+});
+
+describe("golem's chat with the project's MCP servers", () => {
+  it('a supervised MCP tool asks in the terminal with its server and hints, runs after yes, and a server that cannot start is named at start', async () => {
+    const p = makeProject({ 'README.md': '# demo\n' });
+    projects.push(p);
+    writeFileSync(
+      join(p.dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, broken: { command: '/nonexistent/server' } } }),
+    );
+    const script = p.script([{ toolCalls: [{ name: 'everything__get-sum', input: { a: 20, b: 22 } }] }, { text: 'The sum is 42.' }]);
+    const t = new Terminal();
+    terminals.push(t);
+    await t.start(p.dir, ['--model', `scripted:${script}`]);
+    await t.waitFor(/MCP server "broken" is not available \[MCP_UNAVAILABLE\]/);
+    await t.waitFor(/^> ?$/m);
+    await t.type('add them');
+    const screen = await t.waitFor('[y]es / [n]o / [a]lways / [s]ession:');
+    expect(screen).toMatch(/\[Approval Required\] everything · get-sum \{"a":20,"b":22\} \(MCP; read-only\)/);
+    expect(screen).toContain('Risk: low');
+    await t.type('y');
+    await t.waitFor('The sum is 42.');
+  });
+});
