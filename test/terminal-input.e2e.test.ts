@@ -59,6 +59,16 @@ async function transcript(cwd: string, sessionId: string): Promise<TurnJson[]> {
   return (await golemJson<{ turns: TurnJson[] }>(cwd, 'sessions', 'show', sessionId)).turns;
 }
 
+/** Polls the session's transcript (as another process reads it) until it holds `count` user turns. */
+async function waitForUserTurns(cwd: string, sessionId: string, count: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const turns = await transcript(cwd, sessionId).catch(() => []); // the session is made with its first message
+    if (userTexts(turns).length >= count) return;
+    if (tries > 300) throw new Error(`session ${sessionId} never held ${count} user turn(s)`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const userTexts = (turns: TurnJson[]) => turns.filter((t) => t.role === 'user').map((t) => t.blocks.map((b) => b.text ?? '').join(''));
 const runCommand = (command: string) => ({ toolCalls: [{ name: 'run_command', input: { command } }] });
 
@@ -136,7 +146,8 @@ describe('the terminal input', () => {
     const session = await sessionIdOn(t);
     await t.waitFor(PROMPT);
     await t.type('take your time');
-    await t.waitFor('Esc to interrupt');
+    // The run is under way once its message is recorded: the model holds its answer from then on.
+    await waitForUserTurns(p.dir, session, 1);
     // An arrow key starts with the Esc byte: it is not an Esc.
     await t.keys('Up', 'Down', 'Left');
     await t.keys('Escape');
