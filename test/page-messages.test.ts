@@ -93,6 +93,8 @@ describe('the messages on the page', () => {
     await answer.getByTestId('code-block').waitFor();
     // The user's own message is markdown too.
     expect(await page.getByTestId('message').first().locator('strong').textContent()).toBe('markdown');
+    // The conversation's title, taken from it, without the marks.
+    await expect.poll(() => page.locator('.chat-head h1').textContent()).toBe('Show me markdown');
     expect(await answer.locator('h3').textContent()).toBe('The plan');
     expect(await answer.locator('ul > li').allTextContents()).toEqual(['first item', 'second item']);
     expect(await answer.locator('ol > li').count()).toBe(2);
@@ -292,6 +294,32 @@ describe('the messages on the page', () => {
     await phone.getByTestId('message').filter({ hasText: 'Second try worked.' }).waitFor();
     await shot(phone, 'messages-actions-phone-dark');
     await checkAccessibility(phone, 'body');
+  });
+
+  it('says a run stopped before it answered was stopped, and asks again on retry', async () => {
+    const model = scriptedModel([
+      // Answers only once stopped: the stop comes while the model thinks.
+      async (_prompt, _call, options) => {
+        await new Promise((resolve) => options.signal?.addEventListener('abort', resolve));
+        return { text: 'Too late.' };
+      },
+      { text: 'Here it is.' },
+    ]);
+    const { server } = await h.started({ model });
+    const page = await openAt(server, DESKTOP, 'light');
+    await say(page, 'Take your time');
+    await page.getByTestId('typing').waitFor();
+    await page.getByTestId('stop').click();
+    const note = page.getByTestId('unanswered');
+    await note.waitFor();
+    expect(await note.getAttribute('data-status')).toBe('stopped');
+    expect(await note.textContent()).toContain('Stopped before an answer.');
+    expect(await page.getByTestId('typing').count()).toBe(0);
+    await shot(page, 'messages-stopped');
+    await checkAccessibility(page, 'body');
+    await note.getByTestId('retry').click();
+    await page.getByTestId('message').filter({ hasText: 'Here it is.' }).waitFor();
+    await note.waitFor({ state: 'detached' });
   });
 
   it("shows a form's click as what the user did and system notices as compact notices without ids", async () => {

@@ -33,7 +33,8 @@ export interface Conversation {
   unanswered: Unanswered | null;
 }
 
-export function conversationOf(turns: readonly TurnView[], running: boolean): Conversation {
+/** `stoppedAt`: the last turn's id when this page's user stopped the run (nothing on record says a run was stopped before it answered). */
+export function conversationOf(turns: readonly TurnView[], running: boolean, stoppedAt: string | null = null): Conversation {
   const results = new Map<string, ToolResultText>();
   const calls = new Set<string>();
   for (const turn of turns) {
@@ -71,7 +72,7 @@ export function conversationOf(turns: readonly TurnView[], running: boolean): Co
     if (entry.turn.role === 'assistant' && (next === undefined || next.role === 'user')) entries[i] = { ...entry, replyTo: askedBefore(entries, i) };
     next = entry.turn;
   }
-  return { entries, totals, unanswered: running ? null : unansweredOf(turns, asked) };
+  return { entries, totals, unanswered: running ? null : unansweredOf(turns, asked, stoppedAt) };
 }
 
 function askedBefore(entries: readonly Entry[], at: number): TurnView | null {
@@ -82,14 +83,14 @@ function askedBefore(entries: readonly Entry[], at: number): TurnView | null {
   return null;
 }
 
-function unansweredOf(turns: readonly TurnView[], asked: TurnView | null): Unanswered | null {
+function unansweredOf(turns: readonly TurnView[], asked: TurnView | null, stoppedAt: string | null): Unanswered | null {
   const last = turns.at(-1);
   if (last === undefined || last.kind === 'notice' || last.role === 'assistant') return null;
   if (last.kind === 'results') {
     const stopped = last.toolResults.some((r) => r.text === 'Not run: the user stopped the run.');
     return { status: stopped ? 'stopped' : 'unanswered', retry: asked };
   }
-  return { status: 'unanswered', retry: last };
+  return { status: last.id === stoppedAt ? 'stopped' : 'unanswered', retry: last };
 }
 
 const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumFractionDigits: 1 });

@@ -12,6 +12,21 @@ export function markdownTokens(text: string): Token[] {
   return new Lexer({ gfm: true, breaks: false }).lex(text);
 }
 
+/** The words of a markdown line without its marks ("Show me **this**" → "Show me this"), for titles. */
+export function plainText(text: string): string {
+  const words = (tokens: Token[]): string =>
+    tokens
+      .map((t) =>
+        'tokens' in t && t.tokens !== undefined
+          ? words(t.tokens)
+          : t.type === 'text' || t.type === 'codespan' || t.type === 'escape'
+            ? decodeEntities(String(t.text))
+            : t.raw,
+      )
+      .join('');
+  return words(markdownTokens(text)).trim() || text;
+}
+
 const SAFE_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
 
 /** The link's address when it is http(s) or mailto and well formed; null for anything else (javascript:, data:, relative). */

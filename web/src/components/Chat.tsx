@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SessionDetail } from '../../../src/serve/api-types.js';
 import { conversationOf, usageText, type Entry, type Unanswered } from '../conversation.js';
 import type { LiveItem } from '../live-runs.js';
 import { streamedResult } from '../tool-view.js';
 import { Composer } from './Composer.js';
+import { plainText } from '../markdown.js';
 import { Markdown } from './Markdown.js';
 import { Message } from './Message.js';
 import { ToolCall } from './ToolCall.js';
@@ -37,17 +38,23 @@ export function Chat(props: Props) {
     const el = log.current;
     if (el !== null && stuck.current) el.scrollTop = el.scrollHeight;
   }, [size, sessionId]);
-  const conversation = useMemo(() => conversationOf(detail?.turns ?? [], props.running), [detail, props.running]);
+  // The turn the user stopped a run at, here: a run stopped before it answered leaves no record saying so.
+  const [stoppedAt, setStoppedAt] = useState<string | null>(null);
+  const conversation = useMemo(() => conversationOf(detail?.turns ?? [], props.running, stoppedAt), [detail, props.running, stoppedAt]);
+  const stop = () => {
+    setStoppedAt(detail?.turns.at(-1)?.id ?? null);
+    props.onStop();
+  };
   const { totals } = conversation;
   const canEdit = props.disabledNote === null;
 
   return (
     <main class="chat" inert={props.inert}>
       <header class="chat-head">
-        <h1>{detail === null ? (props.loading ? 'Loading…' : 'New conversation') : (detail.session.label ?? 'Untitled')}</h1>
+        <h1>{detail === null ? (props.loading ? 'Loading…' : 'New conversation') : plainText(detail.session.label ?? 'Untitled')}</h1>
         {detail !== null && (
           <span class="muted small" data-testid="session-usage">
-            {`${detail.session.turns} turns`}
+            {`${detail.session.turns} ${detail.session.turns === 1 ? 'turn' : 'turns'}`}
             {totals.answers > 0 && ` · ${usageText(totals.inputTokens, totals.outputTokens, totals.cost)}`}
           </span>
         )}
@@ -73,7 +80,7 @@ export function Chat(props: Props) {
         {conversation.unanswered !== null && <UnansweredNote unanswered={conversation.unanswered} canRetry={canEdit} onEdit={props.onEdit} />}
         {streaming !== null && <Streaming items={streaming} />}
       </div>
-      {props.canCompose && <Composer disabledNote={props.disabledNote} running={props.running} onSend={props.onSend} onStop={props.onStop} />}
+      {props.canCompose && <Composer disabledNote={props.disabledNote} running={props.running} onSend={props.onSend} onStop={stop} />}
     </main>
   );
 }
