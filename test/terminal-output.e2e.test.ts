@@ -124,6 +124,8 @@ describe('what golem draws in a terminal', () => {
     await t.waitFor(PROMPT);
     await t.type('go');
     await t.waitFor(APPROVAL);
+    // No spinner while a question is asked: the footer is taken away for it.
+    expect(await t.screen()).not.toContain('Esc to interrupt');
     await t.type('y');
     const screen = await t.waitFor('Golem: All three done.');
     expect(screen).toContain(['run_command("seq 1 5; exit 3") ✗', '  └ exit 3', '    3', '    4', '    5', ''].join('\n'));
@@ -172,5 +174,23 @@ describe('what golem draws in a terminal', () => {
     await t.waitFor(/^> 12$/m);
     // The spinner went with the run.
     expect(await t.screen()).not.toContain('Esc to interrupt');
+  });
+
+  it('shows the spinner while the model thinks, and takes it away when Esc stops the run', async () => {
+    const p = project();
+    // A hold step answers nothing until the run is stopped.
+    const script = p.script([{ hold: true }, { text: 'After the stop.' }]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await t.type('think hard');
+    const screen = await t.waitFor(/^. Thinking… \(\d+s · Esc to interrupt\)$/m);
+    expect(screen.split('\n').at(-1)).toMatch(/Thinking…/);
+    await t.keys('Escape');
+    await t.waitFor('Stopped. Say what to do next.');
+    await t.waitFor(PROMPT);
+    expect(await t.screen()).not.toContain('Esc to interrupt');
+    await t.type('go on');
+    await t.waitFor('Golem: After the stop.');
+    expect(await t.screen()).not.toContain('Thinking…');
   });
 });
