@@ -104,4 +104,14 @@ describe('markdown on the terminal', () => {
     // An escape code in the text is not passed through (the adapter drops control characters before; this is the renderer's own guard).
     expect(text).not.toContain('\x1b');
   });
+
+  it('numbers the items of an ordered list on from the first, as markdown does, and starts again after other text', () => {
+    const lines = renderMarkdown('1. a\n1. b\n   more of b\n   - under b\n1. c\n\nText.\n\n4. d\n1. e', { width: 40, color: false });
+    expect(lines).toEqual(['1. a', '2. b', '   more of b', '   ◦ under b', '3. c', '', 'Text.', '', '4. d', '5. e']);
+  });
+
+  it('breaks a code line wider than the room where the room ends, keeping every space', () => {
+    const lines = renderMarkdown('```\nab  cd  ef  gh\n```', { width: 8, color: false });
+    expect(lines).toEqual(['  ab  cd', '    ef  ', '  gh']);
+  });
 });

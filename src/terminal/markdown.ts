@@ -9,7 +9,7 @@
 import { lexer, type Token, type Tokens } from 'marked';
 import type { Style } from './ansi.js';
 import { highlightLine } from './highlight.js';
-import { paintSpans, spansWidth, wrapSpans, type Span } from './styled.js';
+import { breakSpans, paintSpans, spansWidth, wrapSpans, type Span } from './styled.js';
 import { cutTo } from './text-width.js';
 
 /** How a `MarkdownStream` lays out its lines. */
@@ -35,6 +35,8 @@ export class MarkdownStream {
   /** Whether a line was drawn yet, and whether the last one was blank. */
   #drawn = false;
   #blank = false;
+  /** The ordered lists open, by indent: the number their next item takes. */
+  #lists: { indent: number; next: number }[] = [];
 
   constructor(options: MarkdownOptions) {
     this.#options = options;
@@ -74,7 +76,9 @@ export class MarkdownStream {
       }
       const code = line.replace(new RegExp(`^ {0,${fence.indent}}`), '');
       const spans = this.#options.color ? highlightLine(code, fence.lang) : [{ text: code, styles: [] }];
-      this.#emit(out, paintSpans([{ text: '  ', styles: [] }, ...spans], this.#options.color));
+      // A line wider than the room goes on on the next, every space kept (code is not reflowed).
+      for (const piece of breakSpans(spans, this.#options.width() - 2))
+        this.#emit(out, paintSpans([{ text: '  ', styles: [] }, ...piece], this.#options.color));
       return;
     }
     if (this.#table !== undefined) {
@@ -114,8 +118,26 @@ export class MarkdownStream {
     const tokens = lexer(line.trimStart());
     const heading = tokens.some((t) => t.type === 'heading');
     if (heading) this.#blankLine(out);
+    this.#number(tokens, indent);
     for (const drawn of blocks(tokens, { width, color: this.#options.color, level: Math.floor(indent / 2) })) {
       this.#emit(out, ' '.repeat(indent) + drawn);
+    }
+  }
+
+  /**
+   * Items of one ordered list, each lexed on its own line, are numbered on from the first
+   * (as markdown does: `1.` on every item still counts 1, 2, 3); a line less indented than
+   * the list, other than a blank one, ends it.
+   */
+  #number(tokens: readonly Token[], indent: number): void {
+    const list = tokens.length === 1 && tokens[0]?.type === 'list' ? (tokens[0] as Tokens.List) : undefined;
+    this.#lists = this.#lists.filter((l) => l.indent < indent || (l.indent === indent && list?.ordered === true));
+    if (list === undefined || !list.ordered) return;
+    const open = this.#lists.find((l) => l.indent === indent);
+    if (open === undefined) this.#lists.push({ indent, next: (typeof list.start === 'number' ? list.start : 1) + list.items.length });
+    else {
+      list.start = open.next;
+      open.next += list.items.length;
     }
   }
 

@@ -82,6 +82,25 @@ export function wrapSpans(spans: readonly Span[], width: number): Span[][] {
   return lines.map(toSpans);
 }
 
+/** The spans cut into lines of at most `width` columns wherever the width ends, every space kept (for code). */
+export function breakSpans(spans: readonly Span[], width: number): Span[][] {
+  const room = Math.max(1, width);
+  const lines: Cell[][] = [[]];
+  let used = 0;
+  for (const span of spans) {
+    for (const g of graphemes(span.text)) {
+      const w = graphemeWidth(g);
+      if (used + w > room && used > 0) {
+        lines.push([]);
+        used = 0;
+      }
+      lines.at(-1)?.push({ g, w, styles: span.styles });
+      used += w;
+    }
+  }
+  return lines.map(toSpans);
+}
+
 function toSpans(cells: readonly Cell[]): Span[] {
   const spans: Span[] = [];
   for (const cell of cells) {
