@@ -300,6 +300,11 @@ describe('the page: layout, dark mode, phone, address', () => {
     expect(await form.getByTestId('ui-sent').textContent()).toContain('Sent');
     expect(await form.getByTestId('field-name').inputValue()).toBe('Ada');
     await shot(page, 'layout-form-sent');
+    // A reload: still sent.
+    await page.reload();
+    await page.getByTestId('message').filter({ hasText: 'Thanks, I have it.' }).waitFor();
+    await expect.poll(() => form.getAttribute('data-sent')).toBe('true');
+    expect(await form.getByTestId('action-submit').isDisabled()).toBe(true);
     // The model patches it again: live again.
     await say(page, 'Next step');
     await page.getByTestId('message').filter({ hasText: 'Step two is yours.' }).waitFor();

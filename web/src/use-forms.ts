@@ -36,8 +36,8 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
   const [sending, setSending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. */
-  const [sentAs, setSentAs] = useState<Record<string, string>>({});
+  /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. Kept for reloads. */
+  const [sentAs, setSentAs] = useState<Record<string, string>>(readSent);
   const uiRef = useRef(ui);
   const sendingRef = useRef(new Set<string>());
   /** The instance of the last UI_ACTION not yet answered: a RUN_ERROR then is its refusal. */
@@ -57,7 +57,14 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     });
 
   const markSent = (ids: readonly string[], store: UiStore) =>
-    setSentAs((prev) => ({ ...prev, ...Object.fromEntries(ids.map((id) => [id, JSON.stringify(store.state.instances[id] ?? null)])) }));
+    setSentAs((prev) => {
+      const next: Record<string, string> = {};
+      // What the model changed since is live again: forgotten.
+      for (const [id, as] of Object.entries(prev)) if (JSON.stringify(store.state.instances[id] ?? null) === as) next[id] = as;
+      for (const id of ids) next[id] = JSON.stringify(store.state.instances[id] ?? null);
+      keepSent(next);
+      return next;
+    });
 
   const settle = (update: StoreUpdate) => {
     uiRef.current = update.store;
@@ -132,4 +139,24 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   );
 
   return { ui, edits, sending, sent, errors, current: () => uiRef.current, settle, refused, editField, runAction };
+}
+
+const SENT_KEY = 'golem.sent';
+
+function readSent(): Record<string, string> {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(SENT_KEY) ?? '{}') as unknown;
+    if (kept === null || typeof kept !== 'object' || Array.isArray(kept)) return {};
+    return Object.fromEntries(Object.entries(kept).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return {};
+  }
+}
+
+function keepSent(sent: Record<string, string>): void {
+  try {
+    sessionStorage.setItem(SENT_KEY, JSON.stringify(sent));
+  } catch {
+    // Full or refused: a reload shows these forms live again, as the model left them.
+  }
 }
