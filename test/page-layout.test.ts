@@ -355,6 +355,12 @@ describe('the page: layout, dark mode, phone, address', () => {
     await say(page, 'Ship it');
     const dialog = page.getByTestId('approval-dialog');
     await dialog.waitFor();
+    // The dialog on a phone in dark: readable, and whole.
+    await page.setViewportSize(PHONE);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkAccessibility(page, 'body');
+    expect(await reachable(page, '[data-testid="approval-yes"]')).toEqual([true]);
+    await shot(page, 'layout-phone-dark-approval');
     await page.keyboard.press('Escape');
     await dialog.getByTestId('approval-yes').click();
     await page.getByTestId('message').filter({ hasText: 'It is live.' }).waitFor();
