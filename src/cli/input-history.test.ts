@@ -26,6 +26,9 @@ describe('the chat history file', () => {
     first.add('/exit');
     expect(new InputHistory(path).entries()).toEqual(['two\nlines', 'one']);
     expect(readFileSync(path, 'utf8')).toBe('"one"\n"two\\nlines"\n');
+    // Sent again: ↑ finds it once, as the newest.
+    first.add('one');
+    expect(new InputHistory(path).entries()).toEqual(['one', 'two\nlines']);
   });
 
   it('is cut back to its cap when it holds twice that, keeping the newest', () => {

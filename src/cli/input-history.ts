@@ -32,9 +32,9 @@ export class InputHistory implements LineHistory {
     this.#cap = cap;
   }
 
-  /** The messages kept, newest first (none when the file is missing or unreadable). */
+  /** The messages kept, newest first, each once (none when the file is missing or unreadable). */
   entries(): string[] {
-    return [...this.#read()].reverse();
+    return [...new Set([...this.#read()].reverse())];
   }
 
   add(message: string): void {
