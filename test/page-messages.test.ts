@@ -326,6 +326,39 @@ describe('the messages on the page', () => {
     const model = scriptedModel([{ text: 'Thanks, Ada.' }]);
     const { ws, server } = await h.started({ model });
     const session = await ws.sessions.create({ label: 'Sign-up' });
+    // The form the click was on, built by this conversation: its labels name the values.
+    await ws.ui.patch(
+      {
+        instanceId: '__CREATE__',
+        newInstanceId: 'signup',
+        patches: [{ op: 'set', path: 'meta', value: { pageKey: 'Sign-up form', step: { current: 1, total: 1 }, status: 'idle' } }],
+      },
+      { builtBy: session.id },
+    );
+    const fields = [
+      { label: 'Name', key: 'name', type: 'text' },
+      { label: 'Age', key: 'age', type: 'number' },
+      { label: 'Send me news', key: 'news', type: 'checkbox' },
+      {
+        label: 'Plan',
+        key: 'plan',
+        type: 'select',
+        options: [
+          { label: 'Free', value: 'free' },
+          { label: 'Pro', value: 'pro' },
+        ],
+      },
+    ];
+    await ws.ui.patch(
+      {
+        instanceId: 'signup',
+        patches: [
+          { op: 'add', path: 'blocks+', items: [{ id: 'details', type: 'form', bind: 'state.params', props: { fields } }] },
+          { op: 'add', path: 'actions+', items: [{ id: 'submit', label: 'Sign up', style: 'primary' }] },
+        ],
+      },
+      { builtBy: session.id },
+    );
     await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'Sign me up' }] });
     await session.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Here is the form.' }] });
     await session.addTurn({
@@ -333,7 +366,7 @@ describe('the messages on the page', () => {
       blocks: [
         {
           type: 'text',
-          text: '[UI action] The user clicked "Sign up" (action "submit") on the UI "signup" (version 3).\nThe form\'s values: {"name":"Ada","age":36,"news":true,"bio":""}',
+          text: '[UI action] The user clicked "Sign up" (action "submit") on the UI "signup" (version 3).\nThe form\'s values: {"name":"Ada","age":36,"news":true,"plan":"pro","bio":""}',
         },
       ],
     });
@@ -345,9 +378,9 @@ describe('the messages on the page', () => {
     const page = await openAt(server, DESKTOP, 'light');
     await page.getByTestId('message').filter({ hasText: 'Thanks, Ada.' }).waitFor();
     const click = page.getByTestId('ui-action-turn');
-    expect(await click.locator('p').textContent()).toBe('Clicked Sign up on signup');
-    expect(await click.locator('dt').allTextContents()).toEqual(['name', 'age', 'news']);
-    expect(await click.locator('dd').allTextContents()).toEqual(['Ada', '36', 'true']);
+    await expect.poll(() => click.locator('p').textContent()).toBe('Clicked Sign up on Sign-up form');
+    expect(await click.locator('dt').allTextContents()).toEqual(['Name', 'Age', 'Send me news', 'Plan']);
+    expect(await click.locator('dd').allTextContents()).toEqual(['Ada', '36', 'yes', 'Pro']);
     expect(await page.getByTestId('chat-log').textContent()).not.toContain('[UI action]');
     // The notice: one line, no bubble, no id.
     const notice = page.getByTestId('notice');
@@ -355,7 +388,7 @@ describe('the messages on the page', () => {
     expect(await page.locator('[data-testid="message"][data-role="system"]').count()).toBe(0);
     expect(await page.getByTestId('fork-here').count()).toBe(4);
     await page.getByTestId('message').filter({ has: click }).getByTestId('copy-message').click();
-    await expect.poll(() => clipboard(page)).toBe('Clicked Sign up on signup: name: Ada, age: 36, news: true');
+    await expect.poll(() => clipboard(page)).toBe('Clicked Sign up on Sign-up form: Name: Ada, Age: 36, Send me news: yes, Plan: Pro');
     await shot(page, 'messages-notices');
     await checkAccessibility(page, 'body');
   });

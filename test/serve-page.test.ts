@@ -433,7 +433,7 @@ describe('golem serve in a browser', () => {
     // The click shows as what the user did, not as the message's JSON.
     const click = page.getByTestId('ui-action-turn').filter({ hasText: 'Clicked Sign up on signup' });
     await click.waitFor();
-    expect(await click.locator('dd').allTextContents()).toEqual(expect.arrayContaining(['Ada', '36', 'pro']));
+    expect(await click.locator('dd').allTextContents()).toEqual(expect.arrayContaining(['Ada', '36', 'Pro']));
     await page.getByTestId('message').filter({ hasText: 'SIGNUPS.md is staged' }).waitFor();
     expect(await form.getAttribute('data-status')).toBe('submitted');
     // 3. The staged edit, pushed from the panel.

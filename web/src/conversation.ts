@@ -5,6 +5,7 @@
  */
 import type { TurnView } from '../../src/serve/api-types.js';
 import type { ToolResultText } from './tool-view.js';
+import type { UIInstance } from './types.js';
 
 export type Entry =
   | { type: 'turn'; turn: TurnView; results: ReadonlyMap<string, ToolResultText>; replyTo: TurnView | null }
@@ -105,10 +106,27 @@ export function costText(cost: number): string {
   return `$${cost === 0 ? '0' : cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}`;
 }
 
-/** A click on a model-built UI as the user did it: "Clicked Sign up on signup: name: Ada, age: 36". */
-export function uiActionText(action: NonNullable<TurnView['uiAction']>): string {
+/** A click on a model-built UI, in the form's words: its name, and each value under its field's label (an option's label for its value). */
+export interface UiActionView {
+  action: string;
+  form: string;
+  values: { label: string; value: string }[];
+}
+
+export function uiActionView(action: NonNullable<TurnView['uiAction']>, instance: UIInstance | undefined): UiActionView {
+  const fields = new Map((instance?.blocks ?? []).flatMap((b) => b.props?.fields ?? []).map((f) => [f.key, f]));
   const values = Object.entries(action.values)
     .filter(([, v]) => v !== '' && v !== null && v !== undefined)
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return `Clicked ${action.label} on ${action.instanceId}${values.length === 0 ? '' : `: ${values.join(', ')}`}`;
+    .map(([key, v]) => {
+      const field = fields.get(key);
+      const option = field?.options?.find((o) => o.value === v);
+      const value = option !== undefined ? option.label : typeof v === 'boolean' ? (v ? 'yes' : 'no') : typeof v === 'string' ? v : JSON.stringify(v);
+      return { label: field?.label ?? key, value };
+    });
+  return { action: action.label, form: instance?.meta.pageKey ?? action.instanceId, values };
+}
+
+/** The same in a line: "Clicked Sign up on signup: Name: Ada, Age: 36". */
+export function uiActionText(view: UiActionView): string {
+  return `Clicked ${view.action} on ${view.form}${view.values.length === 0 ? '' : `: ${view.values.map((v) => `${v.label}: ${v.value}`).join(', ')}`}`;
 }

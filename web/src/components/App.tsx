@@ -157,6 +157,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         onEdit={edit}
         onFork={fork}
         onSwitch={switchVersion}
+        instances={forms.ui.state.instances}
         inert={approval !== undefined}
       />
       <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined}>

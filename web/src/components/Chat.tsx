@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SessionDetail } from '../../../src/serve/api-types.js';
 import { conversationOf, usageText, type Entry, type Unanswered } from '../conversation.js';
 import type { LiveItem } from '../live-runs.js';
+import type { UIInstance } from '../types.js';
 import { streamedResult } from '../tool-view.js';
 import { Composer } from './Composer.js';
 import { plainText } from '../markdown.js';
@@ -23,6 +24,8 @@ interface Props {
   onEdit: (turnId: string, text: string) => Promise<boolean>;
   onFork: (turnId: string) => void;
   onSwitch: (turnId: string, direction: 'left' | 'right') => void;
+  /** The model-built UIs the page holds: a click on one is shown in its words. */
+  instances?: Readonly<Record<string, UIInstance>>;
   /** True while a modal dialog is open: nothing here takes focus or clicks. */
   inert: boolean;
 }
@@ -111,6 +114,7 @@ function ChatEntry({ entry, canEdit, running, props }: { entry: Entry; canEdit: 
       turn={entry.turn}
       results={entry.results}
       replyTo={entry.replyTo}
+      uiInstance={entry.turn.uiAction === null ? undefined : props.instances?.[entry.turn.uiAction.instanceId]}
       canEdit={canEdit}
       running={running}
       onEdit={props.onEdit}

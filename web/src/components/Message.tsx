@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { TurnView } from '../../../src/serve/api-types.js';
-import { uiActionText } from '../conversation.js';
+import { uiActionText, uiActionView, type UiActionView } from '../conversation.js';
 import type { ToolResultText } from '../tool-view.js';
+import type { UIInstance } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { MessageActions } from './MessageActions.js';
 import { ToolCall } from './ToolCall.js';
@@ -12,6 +13,8 @@ interface Props {
   results: ReadonlyMap<string, ToolResultText>;
   /** The user's message an answer replies to: regenerating the answer asks it again. */
   replyTo: TurnView | null;
+  /** The model-built UI a click was on (its field labels), when the page has it. */
+  uiInstance: UIInstance | undefined;
   /** Read-only (no model): no edit, no regenerate. */
   canEdit: boolean;
   /** A run is going on the session: changes wait for it. */
@@ -22,7 +25,8 @@ interface Props {
 }
 
 /** One turn on the session's path: its text as markdown, its tool calls with their results, its actions. */
-export function Message({ turn, results, replyTo, canEdit, running, onEdit, onFork, onSwitch }: Props) {
+export function Message({ turn, results, replyTo, uiInstance, canEdit, running, onEdit, onFork, onSwitch }: Props) {
+  const click = turn.uiAction === null ? null : uiActionView(turn.uiAction, uiInstance);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [saving, setSaving] = useState(false);
@@ -70,8 +74,8 @@ export function Message({ turn, results, replyTo, canEdit, running, onEdit, onFo
               </button>
             </div>
           </div>
-        ) : turn.uiAction !== null ? (
-          <UiAction action={turn.uiAction} />
+        ) : click !== null ? (
+          <UiAction view={click} />
         ) : (
           turn.text !== '' && <Markdown text={turn.text} />
         )}
@@ -91,6 +95,7 @@ export function Message({ turn, results, replyTo, canEdit, running, onEdit, onFo
       {!editing && (
         <MessageActions
           turn={turn}
+          copyText={click === null ? turn.text : uiActionText(click)}
           replyTo={replyTo}
           canEdit={canEdit}
           running={running}
@@ -108,19 +113,18 @@ export function Message({ turn, results, replyTo, canEdit, running, onEdit, onFo
 }
 
 /** A click on a model-built UI, as what the user did. */
-function UiAction({ action }: { action: NonNullable<TurnView['uiAction']> }) {
-  const values = Object.entries(action.values).filter(([, v]) => v !== '' && v !== null && v !== undefined);
+function UiAction({ view }: { view: UiActionView }) {
   return (
-    <div class="ui-action" data-testid="ui-action-turn" title={uiActionText(action)}>
+    <div class="ui-action" data-testid="ui-action-turn">
       <p>
-        Clicked <strong>{action.label}</strong> on <span class="ui-action-form">{action.instanceId}</span>
+        Clicked <strong>{view.action}</strong> on <span class="ui-action-form">{view.form}</span>
       </p>
-      {values.length > 0 && (
+      {view.values.length > 0 && (
         <dl class="ui-action-values">
-          {values.map(([key, value]) => (
-            <div key={key}>
-              <dt>{key}</dt>
-              <dd>{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+          {view.values.map(({ label, value }) => (
+            <div key={label}>
+              <dt>{label}</dt>
+              <dd>{value}</dd>
             </div>
           ))}
         </dl>

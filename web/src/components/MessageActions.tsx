@@ -1,9 +1,11 @@
 import type { TurnView } from '../../../src/serve/api-types.js';
-import { uiActionText, usageText } from '../conversation.js';
+import { usageText } from '../conversation.js';
 import { CopyButton } from './CopyButton.js';
 
 interface Props {
   turn: TurnView;
+  /** What Copy puts on the clipboard. */
+  copyText: string;
   replyTo: TurnView | null;
   canEdit: boolean;
   running: boolean;
@@ -17,10 +19,9 @@ interface Props {
  * Under a message: its versions, copy, edit (the user's), regenerate or retry (an answer: its
  * question asked again, as a new version of it), fork from here, and an answer's tokens and cost.
  */
-export function MessageActions({ turn, replyTo, canEdit, running, onStartEdit, onEdit, onFork, onSwitch }: Props) {
+export function MessageActions({ turn, copyText, replyTo, canEdit, running, onStartEdit, onEdit, onFork, onSwitch }: Props) {
   const { branch } = turn;
   const again = turn.role === 'assistant' && replyTo !== null && canEdit;
-  const copyText = turn.uiAction !== null ? uiActionText(turn.uiAction) : turn.text;
   return (
     <div class="message-actions">
       {branch.total > 1 && (
