@@ -263,12 +263,10 @@ describe('the page: layout, dark mode, phone, address', () => {
     await page.getByTestId('message').filter({ hasText: 'Answer to first' }).waitFor();
     expect(await current()).toBe(first);
     expect(page.url()).not.toContain(server.token);
-    // A link, in a new browser: the address golem serve printed, with the session.
-    const link = new URL(server.pageUrl);
-    link.searchParams.set('session', first);
+    // A link, in a new browser: the address golem serve printed, with the session added.
     const other = await (await h.browser.newContext({ viewport: DESKTOP })).newPage();
     h.cleanups.push(() => other.context().close());
-    await other.goto(link.toString());
+    await other.goto(`${server.pageUrl}&session=${first}`);
     await other.getByTestId('message').filter({ hasText: 'Answer to first' }).waitFor();
     expect(new URL(other.url()).searchParams.get('session')).toBe(first);
     expect(other.url()).not.toContain(server.token);

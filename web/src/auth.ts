@@ -7,12 +7,16 @@ const KEY = 'golem.token';
 
 export function takeToken(): string | null {
   const url = new URL(window.location.href);
-  const fromHash = new URLSearchParams(url.hash.replace(/^#/, '')).get('token');
+  const hash = new URLSearchParams(url.hash.replace(/^#/, ''));
+  const fromHash = hash.get('token');
   const fromQuery = url.searchParams.get('token');
   const given = fromHash ?? fromQuery;
   if (given !== null && given !== '') {
     sessionStorage.setItem(KEY, given);
     url.searchParams.delete('token');
+    // The printed address with `&session=<id>` added: the session stays in the address (session-url.ts), the token goes.
+    const session = hash.get('session');
+    if (session !== null && session !== '') url.searchParams.set('session', session);
     url.hash = '';
     window.history.replaceState(null, '', url.pathname + url.search);
     return given;
