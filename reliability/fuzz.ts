@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { printRows, type ReliabilityRow } from './lib.js';
 import { commandsTarget } from './fuzz-commands.js';
+import { mcpServerTarget } from './fuzz-mcp.js';
 import { Tally, type FuzzTarget } from './fuzz-kit.js';
 import { socketParseTarget, socketTarget, uiActionTarget } from './fuzz-socket.js';
 import { contentBlocksTarget, environmentTarget, envelopesTarget, uiEngineTarget, uiWorkspaceTarget } from './fuzz-targets.js';
@@ -30,6 +31,7 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   uiActionTarget,
   environmentTarget,
   commandsTarget,
+  mcpServerTarget,
   socketTarget,
 ];
 
