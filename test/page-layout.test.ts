@@ -187,6 +187,11 @@ describe('the page: layout, dark mode, phone, address', () => {
     expect(await reachable(page, '[data-testid="clearance-push"]')).toEqual([true, true, true]);
     expect(await reachable(page, '[data-testid="clearance-discard"]')).toEqual([true, true, true]);
     await shot(page, 'layout-desktop-clearance');
+    // A tablet: the panels share the left column, and the chat keeps a readable width.
+    await page.setViewportSize({ width: 820, height: 1180 });
+    expect((await page.locator('.chat').boundingBox())?.width ?? 0).toBeGreaterThanOrEqual(500);
+    expect(await reachable(page, '[data-testid="clearance-push"]')).toEqual([true, true, true]);
+    await shot(page, 'layout-tablet');
   });
 
   it('passes axe-core at desktop and phone size, light and dark, in every pane, and looks right in each', async () => {
