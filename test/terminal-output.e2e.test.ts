@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { displayWidth } from '../src/terminal/text-width.js';
-import { makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+import { GOLEM_BIN, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
 
 const terminals: Terminal[] = [];
 const projects: Project[] = [];
@@ -192,5 +192,31 @@ describe('what golem draws in a terminal', () => {
     await t.type('go on');
     await t.waitFor('Golem: After the stop.');
     expect(await t.screen()).not.toContain('Thinking…');
+  });
+
+  it('paints the answer in colors when asked to (FORCE_COLOR), and writes no color codes under NO_COLOR', async () => {
+    const p = project();
+    const script = p.script([{ text: 'Run **`npm test`** now:\n\n```sh\nnpm test # all of them\n```\n' }, { text: 'Plain **bold**.' }]);
+    const t = new Terminal();
+    terminals.push(t);
+    // golem's usual environment (NO_COLOR=1) plus FORCE_COLOR, which wins, as in Node.
+    const command = ['exec', 'env', 'FORCE_COLOR=1', process.execPath, GOLEM_BIN, '--model', `scripted:${script}`].join(' ');
+    await t.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 's', '-x', '100', '-y', '40', '-c', p.dir, command);
+    await t.waitFor(PROMPT);
+    await t.type('how do I test?');
+    await t.waitFor('npm test # all of them');
+    const painted = await t.tmux('capture-pane', '-p', '-e', '-t', 's');
+    // tmux writes the attributes back as it keeps them: bold, yellow code, colored shell code.
+    expect(painted).toMatch(/\x1b\[1m(\x1b\[33m)?Golem: /);
+    expect(painted).toMatch(/\x1b\[1m\x1b\[33mnpm test/);
+    expect(painted).toMatch(/\x1b\[2(;3m|m\x1b\[3m)# all of them/);
+    expect(painted).not.toContain('**');
+
+    // The same golem under NO_COLOR alone: the text only.
+    const plain = await golem(p.dir, '--model', `scripted:${script}`, '--new');
+    await plain.waitFor(PROMPT);
+    await plain.type('again');
+    await plain.waitFor('Golem: Run `npm test` now:');
+    expect(await plain.tmux('capture-pane', '-p', '-e', '-t', 's')).not.toMatch(/\x1b\[[0-9;]*m/);
   });
 });

@@ -32,6 +32,18 @@ export function sgrAll(styles: readonly Style[], text: string): string {
   return `\x1b[${styles.map((s) => SGR[s][0]).join(';')}m${text}\x1b[0m`;
 }
 
+/**
+ * Whether to paint in colors: FORCE_COLOR (other than `0` or `false`) turns them on, and
+ * takes precedence over NO_COLOR, as in Node; NO_COLOR (not empty) turns them off; else a
+ * terminal gets them and other outputs do not.
+ */
+export function colorsWanted(env: NodeJS.ProcessEnv, terminal: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '0' && force.toLowerCase() !== 'false') return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return terminal;
+}
+
 /** Drops control characters (escape sequences among them) except newlines and tabs. */
 export function sanitize(text: string): string {
   // eslint-disable-next-line no-control-regex

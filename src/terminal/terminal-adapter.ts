@@ -21,7 +21,7 @@ import type {
   UIMessage,
   WorkerEvent,
 } from '../agent/ui-adapter.js';
-import { sanitize, type Style } from './ansi.js';
+import { colorsWanted, sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, APPROVAL_WORDS, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
 import { SideBySide } from './side-by-side.js';
@@ -35,7 +35,7 @@ import { cutTo } from './text-width.js';
 export interface TerminalAdapterOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
-  /** ANSI colors; default: the output is a TTY and NO_COLOR is unset. */
+  /** ANSI colors; default: FORCE_COLOR set (not 0), else NO_COLOR unset and the output a TTY. */
   color?: boolean;
   /** Columns for boxes and wrapping; default: the output's columns, else 80. */
   width?: number;
@@ -72,7 +72,7 @@ export class TerminalAdapter implements UIAdapter {
   constructor(options: TerminalAdapterOptions) {
     const output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = options.output;
     const terminal = output.isTTY === true;
-    const color = options.color ?? (terminal && !process.env.NO_COLOR);
+    const color = options.color ?? colorsWanted(process.env, terminal);
     this.#screen = new Screen({ output, color, width: options.width, live: terminal });
     this.#side = new SideBySide(this.#screen, { color });
     this.#input = new LineReader({
