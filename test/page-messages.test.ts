@@ -322,6 +322,27 @@ describe('the messages on the page', () => {
     await note.waitFor({ state: 'detached' });
   });
 
+  it('shows a call of an earlier run that was never answered as such, not as running, while a new run goes', async () => {
+    let answer: () => void = () => undefined;
+    const answering = new Promise<void>((resolve) => (answer = resolve));
+    const model = scriptedModel([async () => (await answering, { text: 'Now it is done.' })]);
+    const { ws, server } = await h.started({ model });
+    const session = await ws.sessions.create({ label: 'Earlier' });
+    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'Deploy it' }] });
+    await session.addTurn({ role: 'assistant', blocks: [{ type: 'tool_use', callId: 'call_lost', name: 'deploy', args: { target: 'production' } }] });
+    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'Never mind that' }] });
+    await session.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Fine.' }] });
+    const page = await openAt(server, DESKTOP, 'light');
+    await page.getByTestId('message').filter({ hasText: 'Fine.' }).waitFor();
+    await say(page, 'Go on');
+    await page.getByTestId('typing').waitFor();
+    const lost = page.getByTestId('tool-call').and(page.locator('[data-name="deploy"]'));
+    expect(await lost.getAttribute('data-status')).toBe('unanswered');
+    answer();
+    await page.getByTestId('message').filter({ hasText: 'Now it is done.' }).waitFor();
+    expect(await lost.getAttribute('data-status')).toBe('unanswered');
+  });
+
   it("shows a form's click as what the user did and system notices as compact notices without ids", async () => {
     const model = scriptedModel([{ text: 'Thanks, Ada.' }]);
     const { ws, server } = await h.started({ model });

@@ -77,8 +77,15 @@ export function Chat(props: Props) {
             {props.canCompose && props.disabledNote === null ? 'Nothing here yet. Write the first message below.' : 'Nothing here yet.'}
           </p>
         )}
-        {conversation.entries.map((entry) => (
-          <ChatEntry key={`${entry.turn.id}@${entry.turn.version}`} entry={entry} canEdit={canEdit} running={props.running} props={props} />
+        {conversation.entries.map((entry, i) => (
+          <ChatEntry
+            key={`${entry.turn.id}@${entry.turn.version}`}
+            entry={entry}
+            canEdit={canEdit}
+            running={props.running}
+            last={i === conversation.entries.length - 1}
+            props={props}
+          />
         ))}
         {conversation.unanswered !== null && <UnansweredNote unanswered={conversation.unanswered} canRetry={canEdit} onEdit={props.onEdit} />}
         {streaming !== null && <Streaming items={streaming} />}
@@ -88,7 +95,7 @@ export function Chat(props: Props) {
   );
 }
 
-function ChatEntry({ entry, canEdit, running, props }: { entry: Entry; canEdit: boolean; running: boolean; props: Props }) {
+function ChatEntry({ entry, canEdit, running, last, props }: { entry: Entry; canEdit: boolean; running: boolean; last: boolean; props: Props }) {
   if (entry.type === 'notice') {
     return (
       <p class="chat-notice" data-testid="notice" data-turn-id={entry.turn.id}>
@@ -117,6 +124,7 @@ function ChatEntry({ entry, canEdit, running, props }: { entry: Entry; canEdit: 
       uiInstance={entry.turn.uiAction === null ? undefined : props.instances?.[entry.turn.uiAction.instanceId]}
       canEdit={canEdit}
       running={running}
+      callsRunning={running && last}
       onEdit={props.onEdit}
       onFork={props.onFork}
       onSwitch={props.onSwitch}

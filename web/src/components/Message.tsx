@@ -19,13 +19,15 @@ interface Props {
   canEdit: boolean;
   /** A run is going on the session: changes wait for it. */
   running: boolean;
+  /** Its calls without a result are running (the last turn of a run going); else they were never answered. */
+  callsRunning: boolean;
   onEdit: (turnId: string, text: string) => Promise<boolean>;
   onFork: (turnId: string) => void;
   onSwitch: (turnId: string, direction: 'left' | 'right') => void;
 }
 
 /** One turn on the session's path: its text as markdown, its tool calls with their results, its actions. */
-export function Message({ turn, results, replyTo, uiInstance, canEdit, running, onEdit, onFork, onSwitch }: Props) {
+export function Message({ turn, results, replyTo, uiInstance, canEdit, running, callsRunning, onEdit, onFork, onSwitch }: Props) {
   const click = turn.uiAction === null ? null : uiActionView(turn.uiAction, uiInstance);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
@@ -82,7 +84,7 @@ export function Message({ turn, results, replyTo, uiInstance, canEdit, running, 
         {turn.toolCalls.length > 0 && (
           <div class="tool-calls">
             {turn.toolCalls.map((call) => (
-              <ToolCall key={call.callId} name={call.name} input={call.input} result={results.get(call.callId) ?? null} running={running} />
+              <ToolCall key={call.callId} name={call.name} input={call.input} result={results.get(call.callId) ?? null} running={callsRunning} />
             ))}
           </div>
         )}
