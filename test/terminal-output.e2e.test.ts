@@ -207,6 +207,7 @@ describe('what golem draws in a terminal', () => {
     await t.waitFor('npm test # all of them');
     const painted = await t.tmux('capture-pane', '-p', '-e', '-t', 's');
     // tmux writes the attributes back as it keeps them: bold, yellow code, colored shell code.
+    /* eslint-disable no-control-regex */
     expect(painted).toMatch(/\x1b\[1m(\x1b\[33m)?Golem: /);
     expect(painted).toMatch(/\x1b\[1m\x1b\[33mnpm test/);
     expect(painted).toMatch(/\x1b\[2(;3m|m\x1b\[3m)# all of them/);
@@ -218,5 +219,6 @@ describe('what golem draws in a terminal', () => {
     await plain.type('again');
     await plain.waitFor('Golem: Run `npm test` now:');
     expect(await plain.tmux('capture-pane', '-p', '-e', '-t', 's')).not.toMatch(/\x1b\[[0-9;]*m/);
+    /* eslint-enable no-control-regex */
   });
 });
