@@ -363,6 +363,8 @@ describe('the page: layout, dark mode, phone, address', () => {
     await page.emulateMedia({ colorScheme: 'dark' });
     await checkAccessibility(page, 'body');
     expect(await reachable(page, '[data-testid="approval-yes"]')).toEqual([true]);
+    // Nothing behind it takes focus, the phone's tabs included.
+    expect(await page.getByTestId('pane-tabs').getAttribute('inert')).not.toBeNull();
     await shot(page, 'layout-phone-dark-approval');
     await page.keyboard.press('Escape');
     await dialog.getByTestId('approval-yes').click();

@@ -123,6 +123,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         onPane={setPane}
         counts={{ forms: formIds.length, clearance: clearance.length, workers: runningWorkers }}
         attention={{ clearance: clearance.length > 0 }}
+        inert={approval !== undefined}
       />
       <aside class="sidebar" aria-label="Sessions and workers" inert={approval !== undefined}>
         <SessionList

@@ -8,6 +8,8 @@ interface Props {
   counts: Partial<Record<Pane, number>>;
   /** Panes asking for the user (clearance waiting): their count stands out. */
   attention: Partial<Record<Pane, boolean>>;
+  /** True while a modal dialog is open. */
+  inert: boolean;
 }
 
 const PANES: { pane: Pane; label: string }[] = [
@@ -18,9 +20,9 @@ const PANES: { pane: Pane; label: string }[] = [
   { pane: 'clearance', label: 'Clearance' },
 ];
 
-export function PanelTabs({ pane, onPane, counts, attention }: Props) {
+export function PanelTabs({ pane, onPane, counts, attention, inert }: Props) {
   return (
-    <nav class="pane-tabs" aria-label="Panes" data-testid="pane-tabs">
+    <nav class="pane-tabs" aria-label="Panes" data-testid="pane-tabs" inert={inert}>
       {PANES.map(({ pane: p, label }) => {
         const count = counts[p] ?? 0;
         return (
