@@ -15,6 +15,7 @@ import type { TerminalAdapter } from '../terminal/index.js';
 import { compactSession } from './compact.js';
 import { formatCost, sessionCost } from './session-view.js';
 
+/** What `/help` prints: the commands and the keys of the chat. */
 export const CHAT_HELP = `Commands in the chat:
   /model                     the model answering; /model <provider:model> switches for the next answers
   /new                       start a new session (it is made when you send its first message)

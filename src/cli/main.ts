@@ -30,6 +30,7 @@ const USAGE = `Usage: golem [command] [options]
 Commands:
   (none), chat      Chat with Golem about the project in this folder: it reads files,
                     runs commands when you approve, and stages edits for you to review
+                    (in the chat, /help lists its commands and keys)
   ask <message>     Send one message to the model and stream its answer (no actions)
   sessions list     The chat sessions, most recent first
   sessions show <id>          A session's transcript, with its sub-workers
