@@ -50,7 +50,10 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
           <dt>Asked by</dt>
           <dd data-testid="approval-path">{approval.workerPath.map((w) => w.task).join(' → ')}</dd>
         </dl>
-        <pre class="approval-details">{pretty(approval.details)}</pre>
+        {/* Long details scroll: focusable, so a keyboard can scroll them too. */}
+        <pre class="approval-details" tabIndex={0} aria-label="The call in full">
+          {pretty(approval.details)}
+        </pre>
         {refusing && (
           <label class="reason">
             <span>Reason (optional)</span>
