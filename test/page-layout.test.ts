@@ -244,6 +244,7 @@ describe('the page: layout, dark mode, phone, address', () => {
     await page.getByTestId('message').filter({ hasText: 'Answer to first' }).waitFor();
     const first = (await page.getByTestId('session-item').first().getAttribute('data-session-id')) as string;
     expect(new URL(page.url()).searchParams.get('session')).toBe(first);
+    await expect.poll(() => page.title()).toBe('The first question · Golem');
     await page.getByTestId('new-session').click();
     await expect.poll(() => new URL(page.url()).searchParams.get('session')).not.toBe(first);
     await say(page, 'The second question');

@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalAnswerBody, ClearanceDecisionBody } from '../../../src/serve/api-types.js';
 import { ApiError } from '../api.js';
 import { forgetToken, takeToken } from '../auth.js';
@@ -102,6 +102,11 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const streaming: LiveItem[] | null = openRuns.length > 0 ? openRuns.flatMap((r) => r.items) : running ? [] : null;
   const openSummary = serve?.sessions.find((s) => s.id === openId);
   const sessionLabel = detail?.session.label ?? openSummary?.label ?? 'Untitled';
+  // The tab and the history's entries name the conversation.
+  const title = openId === null ? 'Golem' : `${sessionLabel} · Golem`;
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
   useEscapeToStop(running && approval === undefined, stop);
   const formIds = shownInstances(forms.ui, detail?.uiInstances ?? []);
   const clearance = serve?.clearance ?? [];
