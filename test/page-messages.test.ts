@@ -241,6 +241,7 @@ describe('the messages on the page', () => {
       () => ({ text: `Answer number ${++answers}.`, usage: { inputTokens: 1200, outputTokens: 300 } }),
       () => ({ text: `Answer number ${++answers}.`, usage: { inputTokens: 1300, outputTokens: 200 } }),
       { text: 'A long answer that the user stops half way', failAfter: { parts: 3, error: new GolemError('MODEL_ABORTED', 'the call was cancelled') } },
+      { text: 'Half of an answer and then', failAfter: { parts: 3, error: new GolemError('MODEL_ERROR', 'the connection dropped') } },
       { failAfter: { parts: 0, error: new GolemError('MODEL_ERROR', 'the provider is down') } },
       { text: 'Second try worked.' },
     ];
@@ -276,6 +277,14 @@ describe('the messages on the page', () => {
     expect(await stopped.getByTestId('answer-ended').textContent()).toContain('Stopped');
     expect(await stopped.getByTestId('regenerate').count()).toBe(0);
     expect(await stopped.getByTestId('retry').count()).toBe(1);
+
+    // An answer that broke off is marked failed, with the reason, and can be asked again.
+    await say(page, 'Once more');
+    const broken = page.getByTestId('message').filter({ hasText: 'Half of an' });
+    await broken.getByTestId('answer-ended').waitFor();
+    expect(await broken.getByTestId('answer-ended').getAttribute('data-status')).toBe('failed');
+    expect(await broken.getByTestId('answer-ended').textContent()).toBe('Failed: the connection dropped');
+    expect(await broken.getByTestId('retry').count()).toBe(1);
 
     // A failed run leaves the question unanswered: said so, with a retry that asks it again.
     await say(page, 'And now?');
