@@ -5,7 +5,7 @@
  * no empty session on a first run; each checked on the screen and in what is left behind.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { golemJson, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
 
@@ -291,5 +291,37 @@ describe('in-chat commands and sessions', () => {
     await exit(t2);
     const sessions = await golemJson<SessionJson[]>(p.dir, 'sessions', 'list', '--all');
     expect(sessions.map((s) => [s.id, s.label])).toEqual([[id, 'hi']]);
+  });
+
+  it("the README's terminal demo works as written, twice in a row in one folder", async () => {
+    const root = resolve(import.meta.dirname, '..');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    // What the README tells a new user to type.
+    expect(readme).toContain('npx golem --new --model scripted:examples/terminal/demo.json\n> show me around');
+    const demo = join(root, 'examples', 'terminal', 'demo.json');
+    const p = project();
+    for (const run of [1, 2]) {
+      const t = await golem(p.dir, '--new', '--model', `scripted:${demo}`);
+      await t.waitFor(PROMPT);
+      await t.type('show me around');
+      await t.waitFor(APPROVAL);
+      await t.keys('y');
+      await t.waitFor('Golem: I listed the files, ran');
+      await t.type('/clearance review');
+      if (run === 1) {
+        await t.waitFor('[p]ush / [d]iscard / [l]ater:');
+        await t.type('p');
+        await t.waitFor('✓ Pushed: Changes to GOLEM_DEMO.md');
+      } else {
+        // The file was pushed the first time: the same write stages nothing.
+        await t.waitFor('Nothing waits for clearance.');
+      }
+      const screen = await t.screen();
+      expect(screen).not.toContain('MODEL_SCRIPT_EXHAUSTED');
+      expect(screen).not.toContain('(failed)');
+      await exit(t);
+    }
+    expect(readFileSync(join(p.dir, 'GOLEM_DEMO.md'), 'utf8')).toContain('# Hello from Golem');
+    expect((await golemJson<SessionJson[]>(p.dir, 'sessions', 'list')).length).toBe(2);
   });
 });
