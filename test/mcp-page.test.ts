@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace } from '../src/index.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../src/mcp/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { checkAccessibility, pageHarness, say, shot } from './helpers-page.js';
 
@@ -29,5 +30,39 @@ describe('MCP tools on the page', () => {
     await dialog.getByTestId('approval-yes').click();
     await page.getByTestId('message').filter({ hasText: 'The sum is 42.' }).waitFor();
     expect(JSON.stringify(model.calls[1]?.messages.at(-1))).toContain('The sum of 20 and 22 is 42');
+  });
+});
+
+describe('MCP elicitation on the page', () => {
+  it("a server's request for input is a form on the page; the values go back typed, and the form is marked sent", async () => {
+    const ws = await createWorkspace();
+    h.cleanups.push(() => ws.close());
+    const page: { elicit?: (r: ElicitationRequest) => Promise<ElicitationAnswer> } = {};
+    const conn = await ws.mcp.connect(
+      'everything',
+      { command: process.execPath, args: [EVERYTHING, 'stdio'], trust: { default: 'autonomous' } },
+      { onElicitation: (r) => page.elicit?.(r) ?? Promise.resolve({ action: 'cancel' }) },
+    );
+    const model = scriptedModel([{ toolCalls: [{ name: 'everything__trigger-elicitation-request', input: {} }] }, { text: 'Thanks, Ada.' }]);
+    const { server } = await h.started({ model, actions: conn.actions() }, ws);
+    page.elicit = (r) => server.elicit(r);
+    const tab = await h.open(server);
+    await say(tab, 'Ask me');
+    const form = tab.locator('[data-testid="ui-instance"][data-instance-id^="mcp-elicitation-"]');
+    await form.waitFor();
+    expect(await form.locator('h3').textContent()).toBe('everything asks: Please provide inputs for the following fields:');
+    await form.getByTestId('field-name').fill('Ada Lovelace');
+    await form.getByTestId('field-check').check();
+    await form.getByTestId('field-integer').fill('7');
+    await form.getByTestId('field-untitledSingleSelectEnum').selectOption('Joey');
+    await checkAccessibility(tab, 'body');
+    await shot(tab, 'mcp-elicitation');
+    await form.getByTestId('action-accept').click();
+    await tab.getByTestId('message').filter({ hasText: 'Thanks, Ada.' }).waitFor();
+    const told = JSON.stringify(model.calls[1]?.messages.at(-1));
+    expect(told).toContain('User provided the requested information');
+    expect(told).toContain('- Name: Ada Lovelace');
+    expect(told).toContain('Agreed to terms: true');
+    await expect.poll(() => form.getAttribute('data-status')).toBe('submitted');
   });
 });

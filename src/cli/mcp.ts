@@ -13,6 +13,7 @@ import type { Action } from '../action/action.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import { addMcpServer, MCP_CONFIG_FILE, readMcpConfig, removeMcpServer, type McpServerConfig } from '../mcp/config.js';
+import type { McpConnectOptions } from '../mcp/connection.js';
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
@@ -115,15 +116,13 @@ async function tools(ws: Workspace, only: string | undefined, io: CliIo, json: b
   const { connections, failures } = await ws.mcp.connectAll(chosen, { cwd: io.cwd });
   const report = connections.map((c) => ({
     server: c.name,
-    tools: c
-      .tools()
-      .map((t) => ({
-        action: actionNameOf(c.name, t.name),
-        tool: t.name,
-        trust: toolTrust(c.config, t.name),
-        hints: describeHints(t),
-        description: t.description ?? '',
-      })),
+    tools: c.tools().map((t) => ({
+      action: actionNameOf(c.name, t.name),
+      tool: t.name,
+      trust: toolTrust(c.config, t.name),
+      hints: describeHints(t),
+      description: t.description ?? '',
+    })),
   }));
   if (json)
     io.stdout(
@@ -148,7 +147,7 @@ function firstLine(text: string): string {
  * The project's MCP servers for a chat or a server: their actions, and a line for each that
  * could not connect (the run goes on without it). No file: nothing, and nothing loaded.
  */
-export async function projectMcp(ws: Workspace, io: CliIo): Promise<{ actions: Action[]; problems: string[] }> {
+export async function projectMcp(ws: Workspace, io: CliIo, options: McpConnectOptions = {}): Promise<{ actions: Action[]; problems: string[] }> {
   let servers;
   try {
     servers = readMcpConfig(io.cwd);
@@ -157,7 +156,7 @@ export async function projectMcp(ws: Workspace, io: CliIo): Promise<{ actions: A
     return { actions: [], problems: [`${MCP_CONFIG_FILE} was not read [${error.code}]: ${error.message}`] };
   }
   if (Object.keys(servers).length === 0) return { actions: [], problems: [] };
-  const { connections, failures } = await ws.mcp.connectAll(servers, { cwd: io.cwd });
+  const { connections, failures } = await ws.mcp.connectAll(servers, { cwd: io.cwd, ...options });
   const problems = failures.map((f) => `MCP server "${f.server}" is not available [${f.error.code}]: ${f.error.message}`);
   const seen = new Set<string>();
   const actions: Action[] = [];

@@ -8,7 +8,8 @@ import { hostname } from 'node:os';
 import { projectActions } from '../project/project-actions.js';
 import { projectMcp } from './mcp.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
-import { serve } from '../serve/server.js';
+import { serve, type GolemServer } from '../serve/server.js';
+import type { McpConnectOptions } from '../mcp/connection.js';
 import type { Workspace } from '../create-workspace.js';
 import { GOLEM_INSTRUCTIONS } from './chat.js';
 import type { CliIo } from './io.js';
@@ -37,7 +38,10 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
     io.stderr(`golem: --host ${options.host} would serve the workspace beyond this machine; add --expose if that is meant\n`);
     return 2;
   }
-  const mcp = options.model === undefined ? { actions: [], problems: [] } : await projectMcp(ws, io);
+  // A server asking the user (elicitation) is answered on the page, once the server is up.
+  const page: { elicit?: GolemServer['elicit'] } = {};
+  const onElicitation: McpConnectOptions['onElicitation'] = (request) => page.elicit?.(request) ?? Promise.resolve({ action: 'cancel' });
+  const mcp = options.model === undefined ? { actions: [], problems: [] } : await projectMcp(ws, io, { onElicitation });
   for (const problem of mcp.problems) io.stderr(`golem: ${problem}\n`);
   const server = await serve(ws, {
     host: options.host,
@@ -56,6 +60,7 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
       },
     }),
   });
+  page.elicit = (request) => server.elicit(request);
   io.stdout(`Golem is serving ${ws.manager.workspace().sessions.size} session(s) of the workspace for ${options.root}\n`);
   io.stdout(`  Open ${server.pageUrl}\n`);
   io.stdout(`  (the address carries the access token; keep it to yourself)\n`);

@@ -23,6 +23,8 @@ import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
 import { requestGuard } from './request-guard.js';
 import { RunEventTranslator } from './run-events.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
+import { elicitOnPage } from './elicitation.js';
 import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 import { UIStream } from './ui-stream.js';
 
@@ -69,6 +71,8 @@ export interface GolemServer {
   workerEvents(threadId: string, runId?: string): (event: WorkerEvent) => void;
   /** Calls `listener` with each action a user clicked (its form's values already applied); returns the unsubscribe. */
   onUiAction(listener: (event: UIActionEvent) => void): () => void;
+  /** Asks the user on the page, for an MCP server (elicitation): a form, answered by its Submit, Decline or Cancel. */
+  elicit(request: ElicitationRequest): Promise<ElicitationAnswer>;
   close(): Promise<void>;
 }
 
@@ -197,6 +201,10 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const named = (options.allowedHosts ?? []).map((name) => `http://${name.replace(/:\d+$/, '')}:${port}`);
   origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...named, ...(options.allowedOrigins ?? [])]);
 
+  const onUiAction = (listener: (event: UIActionEvent) => void) => {
+    actionListeners.add(listener);
+    return () => void actionListeners.delete(listener);
+  };
   return {
     url,
     token,
@@ -205,10 +213,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     ui: adapter,
     settled: (sessionId) => agentHost.settled(sessionId),
     clients: () => sockets.clients.size,
-    onUiAction(listener) {
-      actionListeners.add(listener);
-      return () => actionListeners.delete(listener);
-    },
+    onUiAction,
+    elicit: (request) => elicitOnPage(ws.ui, onUiAction, request),
     workerEvents: runEvents,
     async close() {
       await agentHost.close();
