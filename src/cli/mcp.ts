@@ -14,6 +14,7 @@ import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import { addMcpServer, MCP_CONFIG_FILE, readMcpConfig, removeMcpServer, type McpServerConfig } from '../mcp/config.js';
 import type { McpConnectOptions } from '../mcp/connection.js';
+import type { McpAuthOptions } from '../mcp/oauth.js';
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
@@ -113,7 +114,7 @@ async function tools(ws: Workspace, only: string | undefined, io: CliIo, json: b
   const servers = readMcpConfig(io.cwd);
   if (only !== undefined && servers[only] === undefined) throw new GolemError('MCP_SERVER_NOT_FOUND', `no MCP server "${only}" in ${MCP_CONFIG_FILE}`);
   const chosen = only === undefined ? servers : { [only]: servers[only] as McpServerConfig };
-  const { connections, failures } = await ws.mcp.connectAll(chosen, { cwd: io.cwd });
+  const { connections, failures } = await ws.mcp.connectAll(chosen, { cwd: io.cwd, auth: signIn(io) });
   const report = connections.map((c) => ({
     server: c.name,
     tools: c.tools().map((t) => ({
@@ -156,7 +157,7 @@ export async function projectMcp(ws: Workspace, io: CliIo, options: McpConnectOp
     return { actions: [], problems: [`${MCP_CONFIG_FILE} was not read [${error.code}]: ${error.message}`] };
   }
   if (Object.keys(servers).length === 0) return { actions: [], problems: [] };
-  const { connections, failures } = await ws.mcp.connectAll(servers, { cwd: io.cwd, ...options });
+  const { connections, failures } = await ws.mcp.connectAll(servers, { cwd: io.cwd, auth: signIn(io), ...options });
   const problems = failures.map((f) => `MCP server "${f.server}" is not available [${f.error.code}]: ${f.error.message}`);
   const seen = new Set<string>();
   const actions: Action[] = [];
@@ -168,6 +169,11 @@ export async function projectMcp(ws: Workspace, io: CliIo, options: McpConnectOp
     }
   }
   return { actions, problems };
+}
+
+/** Signing in to a server that uses OAuth: the address is shown, and golem waits for the browser to come back. */
+function signIn(io: CliIo): McpAuthOptions {
+  return { onAuthorize: ({ server, url }) => io.stderr(`golem: MCP server "${server}" asks you to sign in. Open this address in a browser:\n  ${url}\n`) };
 }
 
 /** `golem mcp serve`: Golem's MCP server on stdin/stdout until the client closes it. */

@@ -87,6 +87,7 @@ export const ERROR_CODES = {
   MCP_CONFIG_INVALID: { status: 400, meaning: "an MCP server's configuration (.mcp.json) is not valid" },
   MCP_SERVER_NOT_FOUND: { status: 404, meaning: 'no MCP server with this name is configured or connected' },
   MCP_UNAVAILABLE: { status: 502, meaning: 'the MCP server could not be started or reached, or its connection closed' },
+  MCP_AUTH_REQUIRED: { status: 401, meaning: 'the MCP server needs the user to sign in (OAuth), and the sign-in did not happen' },
   MCP_TIMEOUT: { status: 504, meaning: 'the MCP server did not answer in time' },
   MCP_ERROR: { status: 502, meaning: 'the MCP server answered with an error or with a message that is not valid MCP' },
   MCP_TOOL_INVALID: { status: 422, meaning: 'the MCP server lists a tool that cannot be offered (its input schema is not valid)' },

@@ -8,11 +8,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type * as ClientModule from '@modelcontextprotocol/sdk/client/index.js';
 import type * as TypesModule from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Action } from '../action/action.js';
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError, toGolemError } from '../core/errors.js';
 import type { McpServerConfig } from './config.js';
+import { LoopbackOAuth, type McpAuthOptions } from './oauth.js';
 import { resourceActions, type McpResource } from './resource-actions.js';
 import { actionNameOf, NOT_KEPT, toolActions, type McpPart, type McpTool, type McpToolOutput } from './tool-action.js';
 
@@ -42,6 +44,8 @@ export interface McpConnectOptions {
   onToolsChanged?: (actions: Action[]) => void;
   /** What the server writes on stderr (stdio), line by line; default: dropped. */
   onLog?: (line: string) => void;
+  /** Signing in to HTTP servers that use OAuth: where credentials are kept, how the user is shown the address. */
+  auth?: McpAuthOptions;
   /** Answers a server's request for user input; without it, elicitation is not offered to servers. */
   onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
 }
@@ -199,8 +203,34 @@ export class McpConnection {
   }
 
   async #connect(): Promise<void> {
+    // An HTTP server may need the user to sign in (OAuth): a loopback listener waits for its redirect meanwhile.
+    const oauth = 'url' in this.config ? await LoopbackOAuth.start(this.name, this.config.url, this.#options.auth) : undefined;
+    try {
+      try {
+        await this.#connectOnce(oauth, undefined);
+      } catch (error) {
+        if (oauth === undefined || !oauth.needsSignIn) throw error;
+        await this.#connectOnce(oauth, await oauth.signIn());
+      }
+    } finally {
+      await oauth?.close();
+    }
+  }
+
+  /** One attempt; with `code`, the sign-in's authorization code is exchanged for tokens first. */
+  async #connectOnce(oauth: LoopbackOAuth | undefined, code: string | undefined): Promise<void> {
     const { Client, ToolListChangedNotificationSchema, ElicitRequestSchema } = await loadSdk();
-    const transport = await this.#transport();
+    const transport = await this.#transport(oauth);
+    if (code !== undefined) {
+      try {
+        await (transport as StreamableHTTPClientTransport).finishAuth(code);
+      } catch (error) {
+        throw new GolemError('MCP_AUTH_REQUIRED', `MCP server "${this.name}" did not accept the sign-in: ${(error as Error).message}`, {
+          cause: error,
+          details: { server: this.name },
+        });
+      }
+    }
     const elicit = this.#options.onElicitation;
     const client = new Client(CLIENT_INFO, { capabilities: elicit === undefined ? {} : { elicitation: { form: {}, url: {} } } });
     client.onerror = (error) => this.#broken(error, 'error');
@@ -240,11 +270,14 @@ export class McpConnection {
     this.#client = client;
   }
 
-  async #transport(): Promise<Transport> {
+  async #transport(oauth: LoopbackOAuth | undefined): Promise<Transport> {
     const config = this.config;
     if ('url' in config) {
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-      return new StreamableHTTPClientTransport(new URL(config.url), config.headers === undefined ? {} : { requestInit: { headers: config.headers } });
+      return new StreamableHTTPClientTransport(new URL(config.url), {
+        ...(config.headers !== undefined && { requestInit: { headers: config.headers } }),
+        ...(oauth !== undefined && { authProvider: oauth.provider }),
+      });
     }
     const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
     const transport = new StdioClientTransport({

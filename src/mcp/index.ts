@@ -15,3 +15,4 @@ export {
   type McpToolOutput,
 } from './tool-action.js';
 export { createMcpServer, mcpHttpHandler, type McpServedWorkspace, type McpServerOptions } from './server.js';
+export { defaultCredentialsFile, type McpAuthOptions } from './oauth.js';
