@@ -179,6 +179,14 @@ describe('the page: layout, dark mode, phone, address', () => {
     await expect.poll(() => reachable(page, '[data-testid="chat-input"], [data-testid="send"]')).toEqual([true, true]);
     const log = await page.getByTestId('chat-log').boundingBox();
     expect(log?.height ?? 0).toBeGreaterThan(120);
+    // Still at the end of the conversation: the latest message in view above the box.
+    await expect
+      .poll(() =>
+        page.evaluate<number>(
+          `(() => { const el = document.querySelector('[data-testid="chat-log"]'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`,
+        ),
+      )
+      .toBeLessThan(2);
     await shot(page, 'layout-phone-keyboard');
   });
 

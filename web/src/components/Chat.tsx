@@ -41,6 +41,16 @@ export function Chat(props: Props) {
     const el = log.current;
     if (el !== null && stuck.current) el.scrollTop = el.scrollHeight;
   }, [size, sessionId]);
+  // The log shrinks when the on-screen keyboard opens (or the window does): the latest message stays in view.
+  useEffect(() => {
+    const el = log.current;
+    if (el === null) return;
+    const observer = new ResizeObserver(() => {
+      if (stuck.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
   // The turn the user stopped a run at, here: a run stopped before it answered leaves no record saying so.
   const [stoppedAt, setStoppedAt] = useState<string | null>(null);
   const conversation = useMemo(() => conversationOf(detail?.turns ?? [], props.running, stoppedAt), [detail, props.running, stoppedAt]);
