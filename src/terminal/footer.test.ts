@@ -83,4 +83,22 @@ describe('the footer of a live terminal', () => {
     expect(t.footer()).toMatch(/^a line above the footer\n. Thinking… \(\d+s · Esc to interrupt\)\n12$/);
     t.adapter.setBusy(false);
   });
+
+  it("shows the answer's line being written above the progress line, its open marks closed, until the line is complete", async () => {
+    const t = live();
+    await t.adapter.initialize();
+    t.adapter.setBusy(true);
+    t.adapter.onEvent({ type: 'text-delta', worker: root, text: 'Here is **bold te' });
+    expect(t.footer()).toMatch(/^Golem: Here is bold te\n. Writing… \(\d+s · Esc to interrupt\)\n$/);
+    t.adapter.onEvent({ type: 'text-delta', worker: root, text: 'xt** and `co' });
+    expect(t.footer()).toMatch(/^Golem: Here is bold text and `co`\n. Writing…/);
+    t.adapter.onEvent({ type: 'text-delta', worker: root, text: 'de` done.\nNext' });
+    // The complete line is drawn for good above the footer; the next one is shown meanwhile.
+    expect(t.footer()).toMatch(/^Golem: Here is bold text and `code` done.\n {7}Next\n. Writing…/);
+    t.adapter.onEvent({ type: 'worker-end', worker: root, status: 'done', text: '' });
+    t.adapter.setBusy(false);
+    // The last line drawn for good as the answer ended, over its preview; then nothing below.
+    expect(stripAnsi(t.text())).toContain('\x1b[J       Next\n');
+    expect(t.footer()).toBe('');
+  });
 });

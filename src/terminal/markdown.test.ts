@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stripAnsi } from './ansi.js';
-import { MarkdownStream, renderMarkdown } from './markdown.js';
+import { closeOpenMarks, MarkdownStream, renderMarkdown } from './markdown.js';
 import { wrapSpans } from './styled.js';
 import { displayWidth } from './text-width.js';
 
@@ -113,5 +113,20 @@ describe('markdown on the terminal', () => {
   it('breaks a code line wider than the room where the room ends, keeping every space', () => {
     const lines = renderMarkdown('```\nab  cd  ef  gh\n```', { width: 8, color: false });
     expect(lines).toEqual(['  ab  cd', '    ef  ', '  gh']);
+  });
+
+  it('closes the marks a line being written opened (for its preview), and leaves other stars and underscores alone', () => {
+    expect(closeOpenMarks('Use **bold te')).toBe('Use **bold te**');
+    expect(closeOpenMarks('a `co')).toBe('a `co`');
+    expect(closeOpenMarks('a `code` and *it')).toBe('a `code` and *it*');
+    expect(closeOpenMarks('x ~~gone')).toBe('x ~~gone~~');
+    expect(closeOpenMarks('just opened **')).toBe('just opened ');
+    for (const text of ['2 * 3 = 6', 'snake_case names', '**done**', 'a `*` star']) expect(closeOpenMarks(text)).toBe(text);
+    const stream = new MarkdownStream({ width: () => 40, color: false });
+    stream.push('Here is **bold te');
+    expect(stream.preview()).toEqual(['Here is bold te']);
+    stream.push('xt**\n| a |');
+    // A line whose drawing depends on the next (a table's) has no preview.
+    expect(stream.preview()).toEqual([]);
   });
 });

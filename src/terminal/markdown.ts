@@ -56,6 +56,27 @@ export class MarkdownStream {
     return out;
   }
 
+  /**
+   * The line not yet complete as it would be drawn if it ended now, for a live terminal to
+   * show meanwhile (never kept: the line is drawn for good once complete). A paragraph's
+   * line or a code line only; nothing for the lines whose drawing depends on what follows.
+   */
+  preview(): string[] {
+    const line = this.#pending.replace(/\t/g, '    ').trimEnd();
+    if (line.trim() === '' || this.#table !== undefined) return [];
+    const width = this.#options.width();
+    if (this.#fence !== undefined) {
+      const code = [{ text: line.replace(new RegExp(`^ {0,${this.#fence.indent}}`), ''), styles: [] }];
+      return breakSpans(code, width - 2).map((piece) => paintSpans([{ text: '  ', styles: [] }, ...piece], this.#options.color));
+    }
+    if (FENCE.test(line) || line.includes('|')) return [];
+    const indent = Math.min(line.length - line.trimStart().length, 12);
+    // Emphasis or code opened and not yet closed is drawn closed, so the marks never show.
+    const tokens = lexer(closeOpenMarks(line.trimStart()));
+    if (tokens.length !== 1 || tokens[0]?.type !== 'paragraph') return [];
+    return blocks(tokens, { width: width - indent, color: this.#options.color, level: 0 }).map((drawn) => ' '.repeat(indent) + drawn);
+  }
+
   /** The text is complete: draws what was held (the last line, a table, an open code block). */
   end(): string[] {
     const out: string[] = [];
@@ -349,6 +370,34 @@ function fitColumns(natural: readonly number[], room: number): number[] {
     widths[widest] = (widths[widest] ?? 0) - 1;
   }
   return widths;
+}
+
+/**
+ * A line being written with the emphasis and code it opened closed (innermost first), and a
+ * mark just typed with nothing after it dropped: `Use **bold te` is drawn as `Use **bold te**`.
+ */
+export function closeOpenMarks(line: string): string {
+  if ((line.match(/`/g) ?? []).length % 2 === 1) {
+    // Inside code every other mark is text.
+    return /`\s*$/.test(line) ? line.replace(/`\s*$/, '') : `${line}\``;
+  }
+  const outside = line.replace(/`[^`]*`/g, (code) => ' '.repeat(code.length));
+  const open: { mark: string; at: number }[] = [];
+  for (const mark of ['**', '__', '~~', '*', '_']) {
+    const pattern =
+      mark.length === 2
+        ? new RegExp(`\\${mark[0]}\\${mark[1]}`, 'g')
+        : new RegExp(`(?<![\\${mark}\\w])\\${mark}(?=[^\\s\\${mark}])|(?<=[^\\s\\${mark}])\\${mark}(?![\\${mark}\\w])`, 'g');
+    const masked = mark.length === 1 ? outside.replace(/\*\*|__|^\s*[*_-]\s/g, (m) => ' '.repeat(m.length)) : outside;
+    const found = [...masked.matchAll(pattern)];
+    if (found.length % 2 === 1) open.push({ mark, at: found.at(-1)?.index ?? 0 });
+  }
+  let text = line;
+  for (const { mark, at } of open.sort((a, b) => b.at - a.at)) {
+    if (text.slice(at + mark.length).trim() === '') text = text.slice(0, at) + text.slice(at + mark.length);
+    else text += mark;
+  }
+  return text;
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };

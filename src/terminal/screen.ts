@@ -9,6 +9,9 @@ import { sgr, stripAnsi, type Style } from './ansi.js';
 import { MarkdownStream } from './markdown.js';
 import { displayWidth } from './text-width.js';
 
+/** How many rows of the answer's line being written a live terminal shows before the line is complete. */
+const PREVIEW_ROWS = 6;
+
 /** The label before a message of the assistant and the root worker's streamed answer. */
 export const GOLEM_LABEL = 'Golem: ';
 
@@ -136,7 +139,7 @@ export class Screen {
   #drawFooter(): void {
     // Only under a complete line: an open line (an answer streaming) keeps the footer away until it ends.
     if ((this.#footer === undefined && this.#status === undefined) || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
-    const lines = [...(this.#footer?.() ?? []), ...(this.#status === undefined ? [] : [this.#status()])];
+    const lines = [...this.#preview(), ...(this.#footer?.() ?? []), ...(this.#status === undefined ? [] : [this.#status()])];
     if (lines.length === 0) return;
     const typing = this.#typing?.() ?? '';
     this.#output.write(lines.map((line) => `${line}\n`).join('') + typing);
@@ -216,8 +219,23 @@ export class Screen {
       text = text.replace(/^\n+/, '');
       if (text === '') return;
       this.#answer = { markdown: new MarkdownStream({ width: () => this.width() - GOLEM_LABEL.length, color: this.#color }), started: false };
+      // Now, not with its first line: the line being written is shown meanwhile (above the footer) where it will stay.
+      this.blankLine();
     }
-    for (const line of this.#answer.markdown.push(text)) this.#answerLine(this.#answer, line);
+    const lines = this.#answer.markdown.push(text);
+    for (const line of lines) this.#answerLine(this.#answer, line);
+    if (lines.length === 0 && this.#footerDrawn > 0) this.refreshFooter();
+  }
+
+  /** The answer's line being written, at the top of the footer (its last rows only), as it will be drawn once complete. */
+  #preview(): string[] {
+    const answer = this.#answer;
+    if (answer === undefined) return [];
+    const rows = answer.markdown.preview();
+    return rows.slice(-PREVIEW_ROWS).map((row, i) => {
+      const first = i === 0 && !answer.started && rows.length <= PREVIEW_ROWS;
+      return (first ? this.paint('bold', GOLEM_LABEL) : ' '.repeat(GOLEM_LABEL.length)) + row;
+    });
   }
 
   #answerLine(answer: { started: boolean }, line: string): void {
