@@ -123,7 +123,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     if (rest[0] === 'serve' && rest.length === 1) {
       return withWorkspace(dir, io, async (ws) => {
         const agentModel = model === undefined || model === '' ? undefined : cliModel(model, { cwd: io.cwd, env, ws });
-        return serveMcpStdio(ws, agentModel, projectActions());
+        return serveMcpStdio(ws, agentModel, projectActions(), io.cwd);
       });
     }
     const mcpOptions = { json: values.json, url: values.url, headers: values.header ?? [], env: values.env ?? [], trust: values.trust };

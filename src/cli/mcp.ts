@@ -177,9 +177,9 @@ function signIn(io: CliIo): McpAuthOptions {
 }
 
 /** `golem mcp serve`: Golem's MCP server on stdin/stdout until the client closes it. */
-export async function serveMcpStdio(ws: Workspace, model: ModelAdapter | undefined, agentActions: Action[]): Promise<number> {
+export async function serveMcpStdio(ws: Workspace, model: ModelAdapter | undefined, agentActions: Action[], root: string): Promise<number> {
   const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
-  const server = createMcpServer(ws, { ...(model !== undefined && { model }), agentActions });
+  const server = createMcpServer(ws, { ...(model !== undefined && { model }), agentActions, project: { root } });
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   await server.connect(new StdioServerTransport());
   process.stdin.once('end', () => void server.close());

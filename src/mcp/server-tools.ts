@@ -28,7 +28,7 @@ interface Served {
 
 const SessionId = z.string().min(1).max(200).describe('A session id (list_sessions names them)');
 
-export function golemTools(ws: Served, options: { model?: ModelAdapter; agentActions?: Action[] }): Action[] {
+export function golemTools(ws: Served, options: { model?: ModelAdapter; agentActions?: Action[]; project?: { root: string } }): Action[] {
   const open = async (id: string): Promise<Session> => {
     const session = await ws.sessions.open(id);
     if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session "${id}"; list_sessions names them`, { details: { sessionId: id } });
@@ -110,7 +110,9 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
         try {
           const lease = await leases.claim(session.id, randomUUID(), () => stop.abort());
           try {
-            outcome = await ws.worker({ session, model, actions }).run(text, { signal: stop.signal });
+            outcome = await ws
+              .worker({ session, model, actions, ...(options.project !== undefined && { project: options.project }) })
+              .run(text, { signal: stop.signal });
           } finally {
             await lease.release();
           }

@@ -42,6 +42,8 @@ export interface McpServerOptions {
   model?: ModelAdapter;
   /** The actions the agent that answers `send_message` has (patch_ui_state is always among them). */
   agentActions?: Action[];
+  /** The project the agent's file actions work on (as `ws.worker({ project })`). */
+  project?: { root: string };
   /** More Golem actions to offer as tools as they are (an environment's update_editable_status and actions). */
   tools?: Action[];
   /** The server's name in `initialize` (default "golem"). */

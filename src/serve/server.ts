@@ -120,7 +120,11 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   let mcpHandler: ((request: Request) => Promise<Response>) | undefined;
   const mcp = async (request: Request) => {
     mcpHandler ??= (await import('../mcp/server.js')).mcpHttpHandler(ws, {
-      ...(options.agent !== undefined && { model: options.agent.model, agentActions: options.agent.actions ?? [] }),
+      ...(options.agent !== undefined && {
+        model: options.agent.model,
+        agentActions: options.agent.actions ?? [],
+        ...(options.agent.project !== undefined && { project: options.agent.project }),
+      }),
     });
     return mcpHandler(request);
   };
