@@ -119,6 +119,13 @@ async function isDark(page: Page): Promise<boolean> {
   return rgb.length >= 3 && rgb.slice(0, 3).every((c) => c < 64);
 }
 
+/** How far the conversation is scrolled from its end, in pixels. */
+function fromEnd(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    `(() => { const el = document.querySelector('[data-testid="chat-log"]'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`,
+  );
+}
+
 /** The message box's placeholder, its width in the box's font, and the room the box gives it. */
 function placeholderFit(page: Page): Promise<{ text: string; width: number; room: number }> {
   return page.evaluate(`(() => {
@@ -167,6 +174,10 @@ describe('the page: layout, dark mode, phone, address', () => {
     await page.getByTestId('pane-workers').click();
     await page.getByTestId('worker-tree').waitFor({ state: 'visible' });
     await shot(page, 'layout-phone-workers');
+    // Back to the chat: where the reader left it, at the latest message.
+    await page.getByTestId('pane-chat').click();
+    await page.locator('.chat').waitFor({ state: 'visible' });
+    expect(await fromEnd(page)).toBeLessThan(2);
     // Choosing a session goes back to its chat.
     await page.getByTestId('pane-sessions').click();
     await page.getByTestId('session-item').first().click();
@@ -180,13 +191,7 @@ describe('the page: layout, dark mode, phone, address', () => {
     const log = await page.getByTestId('chat-log').boundingBox();
     expect(log?.height ?? 0).toBeGreaterThan(120);
     // Still at the end of the conversation: the latest message in view above the box.
-    await expect
-      .poll(() =>
-        page.evaluate<number>(
-          `(() => { const el = document.querySelector('[data-testid="chat-log"]'); return el.scrollHeight - el.scrollTop - el.clientHeight; })()`,
-        ),
-      )
-      .toBeLessThan(2);
+    await expect.poll(() => fromEnd(page)).toBeLessThan(2);
     await shot(page, 'layout-phone-keyboard');
   });
 
