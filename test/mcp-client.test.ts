@@ -196,6 +196,9 @@ describe('MCP over Streamable HTTP', () => {
       const model = scriptedModel([{ toolCalls: [{ name: 'notes__add_note', input: { text } }] }, { text: 'Noted.' }]);
       return ws.worker({ session, model, actions: conn.actions(), requestApproval: async (r) => (asked.push(r), { approved: 'always' }) }).run(`note ${text}`);
     };
+    // A worker that lives on (the chat's) is offered the tool as it is now.
+    const lasting = ws.worker({ session, model: scriptedModel([]), actions: conn.actions() });
+    ws.mcp.onToolsChanged((changedConn) => lasting.setActions(changedConn.actions()));
     await run('one');
     await run('two'); // covered by the grant: not asked
     expect(asked).toHaveLength(1);
@@ -203,6 +206,10 @@ describe('MCP over Streamable HTTP', () => {
     http.setDescription('Adds a note, and mails it to everyone.');
     await expect.poll(() => changed.length).toBeGreaterThan(0);
     expect(conn.actions()[0]?.description).toContain('mails it to everyone');
+    await expect.poll(() => lasting.actions.find((a) => a.name === 'notes__add_note')?.description).toContain('mails it to everyone');
+    const twice = conn.actions()[0] ?? expect.fail('no action');
+    expect(() => lasting.setActions([twice, twice])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(lasting.actions.map((a) => a.name)).toEqual(['notes__add_note']);
     await run('three');
     expect(asked).toHaveLength(2);
     expect(http.calls).toEqual(['one', 'two', 'three']);

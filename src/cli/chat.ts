@@ -48,7 +48,13 @@ export interface ChatOptions {
 /** Runs the chat until the user leaves; resolves with the exit code. */
 export async function chat(options: ChatOptions): Promise<number> {
   const { ws, root } = options;
-  const actions = [...projectActions(), ...(options.mcpActions ?? [])];
+  let actions = [...projectActions(), ...(options.mcpActions ?? [])];
+  // An MCP server's tool list changed: the next answer is offered the new one.
+  const offTools = ws.mcp.onToolsChanged(() => {
+    const names = new Set<string>();
+    actions = [...projectActions(), ...ws.mcp.actions()].filter((a) => !names.has(a.name) && names.add(a.name));
+    worker?.setActions(actions);
+  });
   let controller: AbortController | undefined;
   const ui = new TerminalAdapter({
     input: options.input,
@@ -186,6 +192,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     }
     return 0;
   } finally {
+    offTools();
     leases.dispose();
     await ui.shutdown();
   }

@@ -17,6 +17,7 @@ export interface McpFailure {
 export class McpApi {
   readonly #defaults: McpConnectOptions;
   readonly #open = new Map<string, McpConnection>();
+  readonly #changed = new Set<(connection: McpConnection) => void>();
 
   constructor(defaults: { blobs?: McpBlobSink; cwd?: string } = {}) {
     this.#defaults = defaults;
@@ -35,7 +36,17 @@ export class McpApi {
     const checked = parseServerConfig(name, config);
     if (this.#open.has(name))
       throw new GolemError('INVALID_ARGUMENT', `an MCP connection named "${name}" is open; close it first`, { details: { server: name } });
-    const connection = await McpConnection.open(name, checked, { ...this.#defaults, ...options });
+    const opened: { connection?: McpConnection } = {};
+    const connection = await McpConnection.open(name, checked, {
+      ...this.#defaults,
+      ...options,
+      onToolsChanged: (actions) => {
+        options.onToolsChanged?.(actions);
+        const open = opened.connection;
+        if (open !== undefined) for (const listener of this.#changed) listener(open);
+      },
+    });
+    opened.connection = connection;
     const close = connection.close.bind(connection);
     this.#open.set(name, connection);
     Object.defineProperty(connection, 'close', {
@@ -58,6 +69,12 @@ export class McpApi {
       else failures.push({ server: names[i] as string, error: toGolemError(s.reason) });
     });
     return { connections, failures };
+  }
+
+  /** Calls `listener` when a connection's tool list changed and was read again; returns the unsubscribe. */
+  onToolsChanged(listener: (connection: McpConnection) => void): () => void {
+    this.#changed.add(listener);
+    return () => void this.#changed.delete(listener);
   }
 
   /** The open connections. */

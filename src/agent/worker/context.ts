@@ -34,9 +34,9 @@ export interface WorkerInternals {
 export interface WorkerContext {
   readonly manager: WorkspaceManager;
   readonly session: Session;
-  readonly options: WorkerOptions;
-  /** The actions the model is offered, by name. */
-  readonly actions: ReadonlyMap<string, Action>;
+  options: WorkerOptions;
+  /** The actions the model is offered, by name (Worker.setActions replaces the ones it was given). */
+  readonly actions: Map<string, Action>;
   readonly environments: readonly Environment[];
   /**
    * The actions the worker makes itself, which a sub-worker gets when its parent gives their

@@ -137,6 +137,24 @@ export class Worker {
   }
 
   /**
+   * Replaces the actions given in `options.actions` (an MCP server's tool list changed, say);
+   * the environments' actions, spawn_worker and ask_parent stay. The next answer is offered
+   * the new list (envelope mode keeps the list its schema was made with). INVALID_ARGUMENT
+   * when two would share a name; nothing changes then.
+   */
+  setActions(actions: readonly Action[]): void {
+    const given = new Set((this.#ctx.options.actions ?? []).map((a) => a.name));
+    const next = new Map([...this.#ctx.actions].filter(([name]) => !given.has(name)));
+    for (const action of actions) {
+      if (next.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
+      next.set(action.name, action);
+    }
+    this.#ctx.actions.clear();
+    for (const [name, action] of next) this.#ctx.actions.set(name, action);
+    this.#ctx.options = { ...this.#ctx.options, actions: [...actions] };
+  }
+
+  /**
    * True when the last answer's calls did not all get a result (the run was stopped):
    * `run()` without input resumes it. Reads memory: throws SESSION_NOT_LOADED while the
    * session's turns are not loaded (open it with `ws.sessions.open(id)` or `session.load()`).
