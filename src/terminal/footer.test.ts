@@ -81,6 +81,11 @@ describe('the footer of a live terminal', () => {
     await new Promise((resolve) => setImmediate(resolve));
     t.adapter.updateStatus({ text: 'a line above the footer', level: 'info' });
     expect(t.footer()).toMatch(/^a line above the footer\n. Thinking… \(\d+s · Esc to interrupt\)\n12$/);
+    // The cursor moved back one (←) is put back there after each redraw.
+    t.input.write('\x1b[D');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.adapter.updateStatus({ text: 'another line', level: 'info' });
+    expect(t.text().endsWith('Esc to interrupt)\n12\x1b[1D')).toBe(true);
     t.adapter.setBusy(false);
   });
 

@@ -43,7 +43,7 @@ export class Screen {
   #footerLines: string[] = [];
   #footerDrawn = 0;
   /** What the user is typing while no prompt waits (readline echoes it under the footer): drawn again with the footer. */
-  #typing: (() => string) | undefined;
+  #typing: (() => { text: string; cursor: number }) | undefined;
   /** Dialogs open now (the footer is not drawn while there are any). */
   #suspended = 0;
   /** Called each time the last open dialog closes. */
@@ -92,7 +92,7 @@ export class Screen {
   }
 
   /** Where the screen reads what the user is typing ahead (to write it again under the footer each time the footer is drawn). */
-  setTyping(typing: () => string): void {
+  setTyping(typing: () => { text: string; cursor: number }): void {
     this.#typing = typing;
   }
 
@@ -141,8 +141,10 @@ export class Screen {
     if ((this.#footer === undefined && this.#status === undefined) || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
     const lines = [...this.#preview(), ...(this.#footer?.() ?? []), ...(this.#status === undefined ? [] : [this.#status()])];
     if (lines.length === 0) return;
-    const typing = this.#typing?.() ?? '';
-    this.#output.write(lines.map((line) => `${line}\n`).join('') + typing);
+    // The cursor where the user left it in the line (moved back from its end).
+    const typing = this.#typing?.() ?? { text: '', cursor: 0 };
+    const back = displayWidth(typing.text.slice(typing.cursor));
+    this.#output.write(lines.map((line) => `${line}\n`).join('') + typing.text + (back > 0 ? `\x1b[${back}D` : ''));
     this.#footerDrawn = lines.length;
     this.#footerLines = lines;
   }
@@ -153,7 +155,7 @@ export class Screen {
     const columns = Math.max(1, this.#output.columns ?? 80);
     const typed = this.#footerDrawn - this.#footerLines.length;
     const rows = this.#footerLines.reduce((sum, line) => sum + Math.max(1, Math.ceil(displayWidth(stripAnsi(line)) / columns)), 0) + typed;
-    const typing = displayWidth(this.#typing?.() ?? '');
+    const typing = displayWidth(this.#typing?.().text ?? '');
     // The cursor is on the line typed ahead, which may itself have wrapped.
     this.#eraseFooter(rows + Math.floor(Math.max(0, typing - 1) / columns));
     this.#drawFooter();

@@ -89,7 +89,10 @@ export class TerminalAdapter implements UIAdapter {
     this.#boxes = new WorkerBoxes(this.#screen);
     this.#progress = new Progress(this.#screen);
     // What is typed while a run is in progress is echoed under the footer: drawn again with it.
-    this.#screen.setTyping(() => this.#input.open()?.line ?? '');
+    this.#screen.setTyping(() => {
+      const rl = this.#input.open();
+      return { text: rl?.line ?? '', cursor: rl?.cursor ?? 0 };
+    });
     this.#onInterrupt = options.onInterrupt;
   }
 
