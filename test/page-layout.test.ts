@@ -178,6 +178,15 @@ describe('the page: layout, dark mode, phone, address', () => {
     await page.getByTestId('pane-chat').click();
     await page.locator('.chat').waitFor({ state: 'visible' });
     expect(await fromEnd(page)).toBeLessThan(2);
+    // Scrolled back to read, then away to another pane and back: still there.
+    const chatLog = `document.querySelector('[data-testid="chat-log"]')`;
+    await page.evaluate(`${chatLog}.scrollTo({ top: 300 })`);
+    await page.getByTestId('chat-log').dispatchEvent('scroll');
+    await page.getByTestId('pane-forms').click();
+    await page.getByTestId('pane-chat').click();
+    expect(await page.evaluate<number>(`${chatLog}.scrollTop`)).toBe(300);
+    await page.evaluate(`${chatLog}.scrollTo({ top: ${chatLog}.scrollHeight })`);
+    await page.getByTestId('chat-log').dispatchEvent('scroll');
     // Choosing a session goes back to its chat.
     await page.getByTestId('pane-sessions').click();
     await page.getByTestId('session-item').first().click();

@@ -96,6 +96,8 @@ export function useSession(token: string, onUnauthorized: () => void): SessionSt
       }
     });
     function open(id: string | null, history: 'push' | 'replace' | 'none' = 'push') {
+      // The open one again: read it, without blanking the chat meanwhile.
+      if (id !== null && id === openRef.current) return void loadDetail();
       if (history !== 'none') showSessionInUrl(id, history);
       openRef.current = id;
       setOpenId(id);

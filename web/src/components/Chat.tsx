@@ -37,8 +37,12 @@ export function Chat(props: Props) {
   const size = (detail?.turns.length ?? 0) + (streaming?.reduce((n, i) => n + (i.kind === 'text' ? i.text.length : 1), 0) ?? 0);
   const sessionId = detail?.session.id;
   const stuck = useRef(true);
+  const shownSession = useRef(sessionId);
   useEffect(() => {
     const el = log.current;
+    // Another conversation opens at its end, wherever the last one was read.
+    if (shownSession.current !== sessionId) stuck.current = true;
+    shownSession.current = sessionId;
     if (el !== null && stuck.current) el.scrollTop = el.scrollHeight;
   }, [size, sessionId]);
   // The log shrinks when the on-screen keyboard opens (or the window does): the latest message stays in view.
