@@ -89,7 +89,11 @@ describe("golem's chat with the project's MCP servers", () => {
       join(p.dir, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, broken: { command: '/nonexistent/server' } } }),
     );
-    const script = p.script([{ toolCalls: [{ name: 'everything__get-sum', input: { a: 20, b: 22 } }] }, { text: 'The sum is 42.' }]);
+    const script = p.script([
+      { toolCalls: [{ name: 'everything__get-sum', input: { a: 20, b: 22 } }] },
+      { text: 'The sum is 42.' },
+      { text: 'Sunny in Paris.' },
+    ]);
     const t = new Terminal();
     terminals.push(t);
     await t.start(p.dir, ['--model', `scripted:${script}`]);
@@ -101,5 +105,18 @@ describe("golem's chat with the project's MCP servers", () => {
     expect(screen).toContain('Risk: low');
     await t.type('y');
     await t.waitFor('The sum is 42.');
+
+    // The server's prompts are slash commands: Tab completes them, a missing argument is named, the prompt is sent as the message.
+    await t.type('/mcp__everything__args-prompt');
+    await t.waitFor(/needs city: \/mcp__everything__args-prompt <city> <state>/);
+    await t.keys('-l', '/mcp__everything__ar');
+    await t.keys('Tab');
+    await t.waitFor(/^> \/mcp__everything__args-prompt\s*$/m, { count: 2 }); // the line typed before, and the one Tab completed
+    await t.type('Paris');
+    await t.waitFor('Sunny in Paris.');
+    const shown = await t.waitFor(/You: What's weather in Paris\?/);
+    expect(shown).toContain('Sunny in Paris.');
+    await t.type('/mcp');
+    await t.waitFor(/everything: connected, \d+ tool\(s\), 4 prompt\(s\)/);
   });
 });

@@ -13,6 +13,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
 import type { TerminalAdapter } from '../terminal/index.js';
 import { compactSession } from './compact.js';
+import { describePrompts, promptMessage, type PromptCommand } from './mcp-prompts.js';
 import { formatCost, sessionCost } from './session-view.js';
 
 /** What `/help` prints: the commands and the keys of the chat. */
@@ -23,6 +24,7 @@ export const CHAT_HELP = `Commands in the chat:
   /compact                   summarize this session so far: later answers get the summary instead
   /cost                      the tokens and cost of this session's answers
   /session                   this session's id and the way back to it
+  /mcp                       the MCP servers connected (.mcp.json), their tools and prompts
   /clearance                 list the items waiting for clearance
   /clearance diff <id>       show a staged change
   /clearance review          go through each waiting item: its diff, then push, discard or later
@@ -37,18 +39,18 @@ across runs); Tab completes a command; y/n/a/s answer an approval at once; a lin
 with \\ goes on on the next line, and a pasted block is one message.
 `;
 
-const COMMANDS = ['/model', '/new', '/sessions', '/compact', '/cost', '/session', '/clearance', '/help', '/exit'];
+const COMMANDS = ['/model', '/new', '/sessions', '/compact', '/cost', '/session', '/clearance', '/mcp', '/help', '/exit'];
 const CLEARANCE_SUBCOMMANDS = ['list', 'review', 'diff', 'push', 'discard', 'defer'];
 
 /**
  * Tab at the chat prompt: a command's name, or `/clearance`'s subcommand. The candidates,
  * and the end of the line they complete (readline's completer contract).
  */
-export function completeCommand(line: string): [string[], string] {
+export function completeCommand(line: string, more: readonly string[] = []): [string[], string] {
   if (!line.startsWith('/')) return [[], line];
   const words = line.split(' ');
   if (words.length === 1) {
-    const hits = COMMANDS.filter((c) => c.startsWith(line));
+    const hits = [...COMMANDS, ...more].filter((c) => c.startsWith(line));
     return [hits.length === 1 ? [`${hits[0]} `] : hits, line];
   }
   const last = words.at(-1) ?? '';
@@ -77,6 +79,10 @@ export interface ChatContext {
   open(session: Session | undefined): Promise<void>;
   /** Runs `body` holding the session's run lease, stoppable like a run (Esc, Ctrl-C); undefined when the lease was refused (said). */
   exclusive<T>(session: Session, body: (signal: AbortSignal) => Promise<T>): Promise<T | undefined>;
+  /** The MCP servers' prompts, as commands. */
+  prompts(): readonly PromptCommand[];
+  /** Sends a message as the user (shown first, as it was not typed). */
+  send(text: string): Promise<void>;
 }
 
 /** Runs a slash command; 'exit' when the chat is to end. */
@@ -87,9 +93,13 @@ export async function slashCommand(line: string, chat: ChatContext): Promise<'ex
       case 'exit':
       case 'quit':
         return 'exit';
-      case 'help':
-        chat.ui.print(CHAT_HELP);
+      case 'help': {
+        const prompts = chat.prompts();
+        chat.ui.print(
+          prompts.length === 0 ? CHAT_HELP : `${CHAT_HELP}MCP servers' prompts (each sends the prompt as your message):\n${describePrompts(prompts)}\n`,
+        );
         return undefined;
+      }
       case 'session': {
         const id = chat.sessionId();
         if (chat.session() === undefined) chat.say(`Session ${id}: new, it starts with your first message.`);
@@ -117,14 +127,37 @@ export async function slashCommand(line: string, chat: ChatContext): Promise<'ex
       case 'clearance':
         await clearanceCommand(args, chat);
         return undefined;
-      default:
+      case 'mcp':
+        mcpServers(chat);
+        return undefined;
+      default: {
+        const prompt = chat.prompts().find((p) => p.command === `/${name}`);
+        if (prompt !== undefined) {
+          await chat.send(await promptMessage(prompt, line.slice(1).trim().slice(name.length)));
+          return undefined;
+        }
         chat.say(`Unknown command /${name}. /help lists them.`, 'warning');
         return undefined;
+      }
     }
   } catch (error) {
     chat.say(GolemError.isInstance(error) ? `[${error.code}] ${error.message}` : (error as Error).message, 'error');
     return undefined;
   }
+}
+
+/** /mcp: the connected MCP servers, their tools and prompts. */
+function mcpServers(chat: ChatContext): void {
+  const connections = chat.ws.mcp.connections();
+  if (connections.length === 0) {
+    chat.say('No MCP servers are connected. golem mcp add <name> -- <command> adds one to .mcp.json; golem starts it next time.');
+    return;
+  }
+  const lines = connections.map((c) => {
+    const prompts = chat.prompts().filter((p) => p.connection === c).length;
+    return `  ${c.name}: ${c.connected ? 'connected' : 'reconnects at its next call'}, ${c.tools().length} tool(s), ${prompts} prompt(s)`;
+  });
+  chat.ui.print(`MCP servers:\n${lines.join('\n')}\n`);
 }
 
 function model(spec: string, chat: ChatContext): void {

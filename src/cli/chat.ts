@@ -19,6 +19,7 @@ import { CLI_MODEL_FORMS } from './cli-model.js';
 import { TerminalAdapter } from '../terminal/index.js';
 import type { LineHistory } from '../terminal/line-reader.js';
 import { completeCommand, slashCommand, type ChatContext } from './chat-commands.js';
+import { promptCommands } from './mcp-prompts.js';
 import { recentConversation } from './session-view.js';
 
 /** What the root worker is told about itself. */
@@ -49,6 +50,8 @@ export interface ChatOptions {
 export async function chat(options: ChatOptions): Promise<number> {
   const { ws, root } = options;
   let actions = [...projectActions(), ...(options.mcpActions ?? [])];
+  // The MCP servers' prompts are slash commands (read once; a server's list seldom changes during a chat).
+  const prompts = await promptCommands(ws.mcp.connections());
   // An MCP server's tool list changed: the next answer is offered the new one.
   const offTools = ws.mcp.onToolsChanged(() => {
     const names = new Set<string>();
@@ -61,7 +64,11 @@ export async function chat(options: ChatOptions): Promise<number> {
     output: options.output,
     onInterrupt: () => controller?.abort(),
     ...(options.history !== undefined && { history: options.history }),
-    complete: completeCommand,
+    complete: (line: string) =>
+      completeCommand(
+        line,
+        prompts.map((p) => p.command),
+      ),
   });
   const clearance = new ClearanceApi(ws.manager, { actions });
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
@@ -170,6 +177,12 @@ export async function chat(options: ChatOptions): Promise<number> {
     },
     open,
     exclusive,
+    prompts: () => prompts,
+    send: async (text) => {
+      // What the command expanded to is what the model reads: the user sees it too.
+      await ui.displayMessage({ role: 'user', content: text });
+      await runTurn(text);
+    },
   };
 
   try {
