@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
+import { createWorkspace } from '../src/index.js';
 import { makeProject, Terminal, type Project } from './helpers-tmux.js';
 import { tempDir } from './helpers.js';
 
@@ -118,5 +119,57 @@ describe("golem's chat with the project's MCP servers", () => {
     expect(shown).toContain('Sunny in Paris.');
     await t.type('/mcp');
     await t.waitFor(/everything: connected, \d+ tool\(s\), 4 prompt\(s\)/);
+  });
+
+  it("a server's request for input is asked in the terminal, field by field, and the answers go back typed", async () => {
+    const p = makeProject({ 'README.md': '# demo\n' });
+    projects.push(p);
+    writeFileSync(
+      join(p.dir, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], trust: { default: 'autonomous' } } } }),
+    );
+    const script = p.script([{ toolCalls: [{ name: 'everything__trigger-elicitation-request', input: {} }] }, { text: 'Thanks, Ada.' }]);
+    const t = new Terminal();
+    terminals.push(t);
+    await t.start(p.dir, ['--model', `scripted:${script}`]);
+    await t.waitFor(/^> ?$/m);
+    await t.type('ask me');
+    await t.waitFor('[everything asks] Please provide inputs for the following fields:');
+    const answers: [string, string][] = [
+      ['String *:', ''], // required: asked again
+      ['String is required.', 'Ada Lovelace'],
+      ['Boolean (y/n):', 'y'],
+      ['String with default [It was a dark and stormy night.]:', ''],
+      ['String with email format:', ''],
+      ['String with uri format:', ''],
+      ['String with date format:', ''],
+      ['Integer [42]:', 'seven'], // not a number: asked again
+      ['Integer must be a whole number.', '7'],
+      ['Number in range 1-1000 [3.14]:', ''],
+      ['Untitled Single Select Enum [Monica]:', '3'], // by its number: Joey
+      ['Untitled Multiple Select Enum (several, separated by commas) [Guitar]:', ''],
+      ['Titled Single Select Enum [hero-1]:', ''],
+      ['Titled Multiple Select Enum (several, separated by commas) [fish-1]:', ''],
+      ['Legacy Titled Single Select Enum [pet-1]:', ''],
+      ['[s]end / [d]ecline / [c]ancel:', 's'],
+    ];
+    for (const [prompt, answer] of answers) {
+      await t.waitFor(prompt);
+      await t.type(answer);
+    }
+    await t.waitFor('Golem: Thanks, Ada.');
+    await t.keys('C-d');
+    await t.waitForExit();
+    const ws = await createWorkspace({ dir: join(p.dir, '.golem') });
+    try {
+      const [session] = ws.sessions.list();
+      const turns = await (await ws.sessions.open(session?.id ?? ''))?.transcript();
+      const result = JSON.stringify(turns?.flatMap((t) => t.blocks.filter((b) => b.type === 'tool_result')));
+      expect(result).toContain('- Name: Ada Lovelace');
+      expect(result).toContain('Agreed to terms: true');
+      expect(result).toContain('Joey');
+    } finally {
+      await ws.close();
+    }
   });
 });

@@ -51,6 +51,10 @@ describe('MCP elicitation on the page', () => {
     const form = tab.locator('[data-testid="ui-instance"][data-instance-id^="mcp-elicitation-"]');
     await form.waitFor();
     expect(await form.locator('h3').textContent()).toBe('everything asks: Please provide inputs for the following fields:');
+    // Sent without its required name, it is asked again, saying what to fix.
+    await form.getByTestId('action-accept').click();
+    await form.getByTestId('field-__fix').waitFor();
+    expect(await form.getByTestId('field-__fix').inputValue()).toBe('String is required.');
     await form.getByTestId('field-name').fill('Ada Lovelace');
     await form.getByTestId('field-check').check();
     await form.getByTestId('field-integer').fill('7');

@@ -20,6 +20,7 @@ import { TerminalAdapter } from '../terminal/index.js';
 import type { LineHistory } from '../terminal/line-reader.js';
 import { completeCommand, slashCommand, type ChatContext } from './chat-commands.js';
 import { promptCommands } from './mcp-prompts.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { recentConversation } from './session-view.js';
 
 /** What the root worker is told about itself. */
@@ -37,6 +38,8 @@ export interface ChatOptions {
   modelProblem?: string;
   /** The project's MCP servers' tools (.mcp.json). */
   mcpActions?: Action[];
+  /** Filled by the chat: how an MCP server's request for input is asked (the terminal's questions). */
+  elicitation?: { ask?: (request: ElicitationRequest) => Promise<ElicitationAnswer> };
   /** The model for `/model <spec>` (throws with what is wrong); without it `/model` only shows the model. */
   resolveModel?: (spec: string) => ModelAdapter;
   root: string;
@@ -71,6 +74,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       ),
   });
   const clearance = new ClearanceApi(ws.manager, { actions });
+  if (options.elicitation !== undefined) options.elicitation.ask = (request) => ui.requestInput(request);
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
   // Its runs are resumed by the next golem here, not taken over by a golem serve (with another agent).
   const leases = new RunLeases(ws.manager, { by: `golem in a terminal, pid ${process.pid} on ${hostname()}`, resumable: false });

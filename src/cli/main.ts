@@ -13,7 +13,7 @@ import { GolemError } from '../core/errors.js';
 import type { Session } from '../prompt/session.js';
 import type { ModelAdapter, StreamPart } from '../models/model-adapter.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
-import { chat } from './chat.js';
+import { chat, type ChatOptions } from './chat.js';
 import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
 import { clearanceCommand, findSession, pickSession, sessionsCommand } from './commands.js';
 import { historyPath, InputHistory } from './input-history.js';
@@ -313,13 +313,16 @@ async function startChat(
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
   try {
-    const mcp = await projectMcp(ws, io);
+    // A server asking the user (elicitation) is asked in the chat, once it is open.
+    const elicitation: NonNullable<ChatOptions['elicitation']> = {};
+    const mcp = await projectMcp(ws, io, { onElicitation: (request) => elicitation.ask?.(request) ?? Promise.resolve({ action: 'cancel' }) });
     for (const problem of mcp.problems) io.stderr(`golem: ${problem}\n`);
     return await chat({
       ws,
       session,
       model,
       mcpActions: mcp.actions,
+      elicitation,
       ...(modelProblem !== undefined && { modelProblem }),
       resolveModel: (spec) => cliModel(spec, { cwd: io.cwd, env, ws }),
       history: new InputHistory(historyPath(options.dir, io.cwd)),

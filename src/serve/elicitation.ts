@@ -6,20 +6,10 @@
  */
 import type { JsonValue } from '../core/blocks.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
+import { elicitationContent, elicitationFields, type ElicitField } from '../mcp/elicitation.js';
 import type { FieldConfig } from '../ui/schema.js';
 import type { UIApi } from '../ui/ui-api.js';
 import type { UIActionEvent } from './ui-actions.js';
-
-interface Property {
-  type?: string;
-  title?: string;
-  description?: string;
-  default?: JsonValue;
-  enum?: unknown[];
-  enumNames?: string[];
-  oneOf?: { const?: unknown; title?: string }[];
-  items?: { enum?: unknown[]; anyOf?: { const?: unknown; title?: string }[] };
-}
 
 let next = 0;
 
@@ -30,8 +20,8 @@ export async function elicitOnPage(
   request: ElicitationRequest,
 ): Promise<ElicitationAnswer> {
   const instanceId = `mcp-elicitation-${Date.now().toString(36)}-${++next}`;
-  const properties = request.mode === 'form' ? ((request.requestedSchema.properties ?? {}) as Record<string, Property>) : {};
-  const fields: FieldConfig[] = Object.entries(properties).map(([key, p]) => fieldOf(key, p));
+  const asked = elicitationFields(request);
+  const fields: FieldConfig[] = asked.map(fieldOf);
   const heading = `${request.server} asks: ${request.message}`;
   const description = request.mode === 'url' ? `Open ${request.url} to go on, then press Done.` : heading.length > 100 ? request.message : undefined;
   if (description !== undefined) fields.unshift({ label: 'About this request', key: '__about', type: 'textarea', value: description, description });
@@ -46,63 +36,72 @@ export async function elicitOnPage(
           { id: 'decline', label: 'Decline', style: 'secondary' as const },
           { id: 'cancel', label: 'Cancel', style: 'danger' as const },
         ];
-  const answered = new Promise<UIActionEvent>((resolve) => {
-    const off = onUiAction((event) => {
-      if (event.instanceId !== instanceId) return;
-      off();
-      resolve(event);
+  // Clicks on this form, in order (one that is not answerable yet waits for the next).
+  const clicks: UIActionEvent[] = [];
+  let wake: (() => void) | undefined;
+  const off = onUiAction((event) => {
+    if (event.instanceId !== instanceId) return;
+    clicks.push(event);
+    wake?.();
+  });
+  const nextClick = async (): Promise<UIActionEvent> => {
+    while (clicks.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    return clicks.shift() as UIActionEvent;
+  };
+  const title = (text: string) => (text.length > 100 ? `${text.slice(0, 99)}…` : text);
+  try {
+    const created = await ui.patch({
+      instanceId: '__CREATE__',
+      newInstanceId: instanceId,
+      patches: [
+        { op: 'set', path: 'meta', value: { pageKey: title(heading), step: { current: 1, total: 1 }, status: 'idle' } },
+        { op: 'set', path: 'state', value: { params: {}, runtime: {} } },
+        { op: 'set', path: 'blocks', value: [{ id: 'request', type: 'form', bind: 'state.params', props: { fields } }] as unknown as JsonValue },
+        { op: 'set', path: 'actions', value: actions },
+      ],
     });
-  });
-  const created = await ui.patch({
-    instanceId: '__CREATE__',
-    newInstanceId: instanceId,
-    patches: [
-      {
-        op: 'set',
-        path: 'meta',
-        value: { pageKey: heading.length > 100 ? `${heading.slice(0, 99)}…` : heading, step: { current: 1, total: 1 }, status: 'idle' },
-      },
-      { op: 'set', path: 'state', value: { params: {}, runtime: {} } },
-      { op: 'set', path: 'blocks', value: [{ id: 'request', type: 'form', bind: 'state.params', props: { fields } }] as unknown as JsonValue },
-      { op: 'set', path: 'actions', value: actions },
-    ],
-  });
-  if (!created.success) return { action: 'decline' };
-  const event = await answered;
-  await ui.patch({ instanceId, patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }] }).catch(() => undefined);
-  if (event.actionId !== 'accept') return { action: event.actionId === 'decline' ? 'decline' : 'cancel' };
-  if (request.mode === 'url') return { action: 'accept' };
-  const content: NonNullable<ElicitationAnswer['content']> = {};
-  for (const [key, p] of Object.entries(properties)) {
-    const value = event.values[key];
-    if (value === undefined || value === null || value === '') continue;
-    if (p.type === 'number' || p.type === 'integer') content[key] = Number(value);
-    else if (p.type === 'boolean') content[key] = value === true || value === 'true';
-    else if (p.type === 'array') content[key] = listOf(value);
-    else content[key] = String(value as string);
+    if (!created.success) return { action: 'decline' };
+    for (;;) {
+      const event = await nextClick();
+      let answer: ElicitationAnswer;
+      if (event.actionId !== 'accept') answer = { action: event.actionId === 'decline' ? 'decline' : 'cancel' };
+      else if (request.mode === 'url') answer = { action: 'accept' };
+      else {
+        // The page checks each field as it is typed; what the server's schema asks beyond that (a required field) is checked here.
+        const checked = elicitationContent(asked, event.values);
+        if (checked.problems.length > 0) {
+          // Asked again, saying what to fix, at the top of the form.
+          const fix = `${checked.problems.join('; ')}.`;
+          const shown = [{ label: 'Please fix', key: '__fix', type: 'textarea' as const, value: fix, description: fix }, ...fields];
+          await ui
+            .patch({
+              instanceId,
+              patches: [
+                { op: 'set', path: 'blocks', value: [{ id: 'request', type: 'form', bind: 'state.params', props: { fields: shown } }] as unknown as JsonValue },
+              ],
+            })
+            .catch(() => undefined);
+          continue;
+        }
+        answer = checked.answer;
+      }
+      await ui.patch({ instanceId, patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }] }).catch(() => undefined);
+      return answer;
+    }
+  } finally {
+    off();
   }
-  return { action: 'accept', content };
 }
 
-/** A list typed as "a, b, c" (a field of several choices). */
-function listOf(value: JsonValue): string[] {
-  return (Array.isArray(value) ? value.map(String) : String(value as string).split(',')).map((v) => v.trim()).filter((v) => v !== '');
-}
-
-function fieldOf(key: string, p: Property): FieldConfig {
-  const label = p.title ?? key;
-  const initial =
-    p.default === undefined
-      ? {}
-      : { value: Array.isArray(p.default) ? p.default.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ') : p.default };
-  const several = p.items?.anyOf?.flatMap((o) => (o.const === undefined ? [] : [String(o.const as string)])) ?? p.items?.enum?.map(String);
-  const hint = p.type === 'array' && several !== undefined ? ` (several of: ${several.join(', ')}; separated by commas)` : '';
-  const description = p.description === undefined && hint === '' ? {} : { description: `${p.description ?? ''}${hint}`.trim() };
-  const choices =
-    p.oneOf?.flatMap((o) => (o.const === undefined ? [] : [{ label: o.title ?? String(o.const as string), value: String(o.const as string) }])) ??
-    p.enum?.map((v, i) => ({ label: p.enumNames?.[i] ?? String(v as string), value: String(v as string) }));
-  if (choices !== undefined && choices.length > 0) return { label, key, type: 'select', options: choices, ...description, ...initial };
-  if (p.type === 'boolean') return { label, key, type: 'checkbox', ...description, ...initial };
-  if (p.type === 'number' || p.type === 'integer') return { label, key, type: 'number', ...description, ...initial };
-  return { label, key, type: 'text', ...description, ...initial };
+/** A field the form shows for one the server asks. */
+function fieldOf(field: ElicitField): FieldConfig {
+  const hint =
+    field.kind === 'list' ? ` (several${field.choices === undefined ? '' : ` of: ${field.choices.map((c) => c.value).join(', ')}`}; separated by commas)` : '';
+  const description = `${field.description ?? ''}${hint}${field.required ? ' (required)' : ''}`.trim();
+  const base = { label: field.label, key: field.key, ...(description !== '' && { description }) };
+  const value = field.default === undefined ? {} : { value: Array.isArray(field.default) ? field.default.join(', ') : field.default };
+  if (field.kind === 'choice') return { ...base, type: 'select', options: field.choices ?? [], ...value };
+  if (field.kind === 'boolean') return { ...base, type: 'checkbox', ...value };
+  if (field.kind === 'number' || field.kind === 'integer') return { ...base, type: 'number', ...value };
+  return { ...base, type: 'text', ...value };
 }

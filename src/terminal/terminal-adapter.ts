@@ -25,6 +25,8 @@ import { colorsWanted, sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, APPROVAL_WORDS, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
 import { SideBySide } from './side-by-side.js';
+import { askElicitation } from './elicit.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { drawCall, formatArgs } from './calls.js';
 import { LineReader, type Completer, type LineHistory } from './line-reader.js';
 import { Progress } from './progress.js';
@@ -186,6 +188,11 @@ export class TerminalAdapter implements UIAdapter {
         return text === '' ? { approved: false } : { approved: false, reason: text };
       }
     });
+  }
+
+  /** Asks the user for what an MCP server wants to know (elicitation): its fields one by one, then send, decline or cancel. */
+  async requestInput(request: ElicitationRequest): Promise<ElicitationAnswer> {
+    return this.#dialog(() => askElicitation(this.#screen, (prompt) => this.#input.read(prompt, false), request));
   }
 
   /** Tells the user that items wait for clearance, and how to see them. */
