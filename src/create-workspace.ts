@@ -255,10 +255,11 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
       };
     },
     // The browsers this workspace launched close first: their sessions are recorded as closed while the store is open.
+    // So do its MCP connections (their servers' processes end with them).
     // (Without browsers the manager starts closing at once: commands dispatched after close() are refused.)
     close: async () => {
       if (browser.launched > 0) await browser.closeAll();
-      await mcp.closeAll();
+      if (mcp.connections().length > 0) await mcp.closeAll();
       await manager.close();
       await ownBlobs?.close();
     },

@@ -98,12 +98,13 @@ describe('the package as users install it', () => {
   it('installs none of the optional peers or dev dependencies', () => {
     const installed = readdirSync(join(project, 'node_modules'));
     expect(installed).toContain('zod');
-    expect(PEERS).toEqual(expect.arrayContaining(['pg', 'playwright-core', 'hono', '@hono/node-server', 'ws', 'unpdf']));
+    expect(PEERS).toEqual(expect.arrayContaining(['pg', 'playwright-core', 'hono', '@hono/node-server', 'ws', 'unpdf', '@modelcontextprotocol/sdk']));
     expect(installed.filter((name) => [...PEERS, 'vitest', 'typescript'].includes(name) || name === '@hono')).toEqual([]);
   });
 
   it('exports the root and each subpath, and each one works', () => {
     expect(Object.keys(pkg.exports).sort()).toEqual(['.', './browser', './mcp', './package.json', './postgres', './serve', './test', './test/conformance']);
+    link('@modelcontextprotocol/sdk'); // golem/mcp's optional peer: a user of it has it
     link('vitest'); // the conformance suites' optional peer: a user running them has it
     writeFileSync(
       join(project, 'use.mjs'),
@@ -122,6 +123,8 @@ console.log(JSON.stringify({ turns: (await s.transcript()).length, kinds: [typeo
 `,
     );
     expect(JSON.parse(node('use.mjs'))).toEqual({ turns: 1, kinds: Array(10).fill('function') });
+    // Taken away again: the next test uses the parts without their peers.
+    rmSync(join(project, 'node_modules', '@modelcontextprotocol', 'sdk'));
   });
 
   it('says what to install when a part is used without its optional peer', { timeout: 60_000 }, () => {
@@ -134,6 +137,7 @@ const failure = async (run) => run().then(() => 'worked', (e) => ({ code: e.code
 const ws = await createWorkspace();
 const results = {
   serve: await failure(() => serve(ws)),
+  mcp: await failure(() => ws.mcp.connect('x', { command: 'x' })),
   postgres: await failure(() => createWorkspace({ env: { GOLEM_DATABASE_URL: 'postgres://127.0.0.1:1/none' } })),
   browser: await failure(() => BrowserExecutor.launch({ executablePath: process.execPath })),
 };
@@ -145,6 +149,7 @@ console.log(JSON.stringify(results));
       serve: { code: 'DEPENDENCY_MISSING', message: 'golem serve needs the packages hono, @hono/node-server, ws (npm install hono @hono/node-server ws)' },
       postgres: { code: 'DEPENDENCY_MISSING', message: 'the PostgreSQL store needs the package pg (npm install pg)' },
       browser: { code: 'BROWSER_UNAVAILABLE', message: 'the browser executor needs the package playwright-core (npm install playwright-core)' },
+      mcp: { code: 'DEPENDENCY_MISSING', message: 'MCP needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk)' },
     });
     // The same through the command a user runs.
     const cli = spawnSync(process.execPath, [join(project, 'node_modules', 'golem', 'bin', 'golem.js'), 'serve', '--port', '0'], {

@@ -11,10 +11,10 @@
  */
 import type { Action } from '../action/action.js';
 import { GolemError } from '../core/errors.js';
+import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import { addMcpServer, MCP_CONFIG_FILE, readMcpConfig, removeMcpServer, type McpServerConfig } from '../mcp/config.js';
-import type { McpConnectOptions } from '../mcp/connection.js';
-import type { McpAuthOptions } from '../mcp/oauth.js';
+import { MCP_PACKAGES, type McpAuthOptions, type McpConnectOptions } from '../mcp/connection.js';
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
@@ -178,7 +178,10 @@ function signIn(io: CliIo): McpAuthOptions {
 
 /** `golem mcp serve`: Golem's MCP server on stdin/stdout until the client closes it. */
 export async function serveMcpStdio(ws: Workspace, model: ModelAdapter | undefined, agentActions: Action[], root: string): Promise<number> {
-  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]);
+  const [{ createMcpServer }, { StdioServerTransport }] = await importOptional(
+    () => Promise.all([import('../mcp/server.js'), import('@modelcontextprotocol/sdk/server/stdio.js')]),
+    MCP_PACKAGES,
+  );
   const server = createMcpServer(ws, { ...(model !== undefined && { model }), agentActions, project: { root } });
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   await server.connect(new StdioServerTransport());

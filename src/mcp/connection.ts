@@ -13,8 +13,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Action } from '../action/action.js';
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError, toGolemError } from '../core/errors.js';
+import { importOptional } from '../core/optional-import.js';
 import type { McpServerConfig } from './config.js';
-import { LoopbackOAuth, type McpAuthOptions } from './oauth.js';
+import { LoopbackOAuth } from './oauth.js';
+import type { McpAuthOptions } from './auth-options.js';
+
+export type { McpAuthOptions } from './auth-options.js';
 import { resourceActions, type McpResource } from './resource-actions.js';
 import { actionNameOf, NOT_KEPT, toolActions, type McpPart, type McpTool, type McpToolOutput } from './tool-action.js';
 
@@ -63,12 +67,16 @@ const CLIENT_INFO = { name: 'golem', version: '0.1.0' };
 
 type Sdk = typeof ClientModule & typeof TypesModule;
 
+/** The MCP SDK: an optional peer, loaded when MCP is first used. */
+export const MCP_PACKAGES = { packages: ['@modelcontextprotocol/sdk'], purpose: 'MCP' } as const;
+
 let sdk: Promise<Sdk> | undefined;
 function loadSdk(): Promise<Sdk> {
-  sdk ??= Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]).then(([client, types]) => ({
-    ...client,
-    ...types,
-  }));
+  sdk ??= importOptional(
+    () => Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/types.js')]),
+    MCP_PACKAGES,
+  ).then(([client, types]) => ({ ...client, ...types }));
+  sdk.catch(() => (sdk = undefined));
   return sdk;
 }
 
@@ -273,13 +281,13 @@ export class McpConnection {
   async #transport(oauth: LoopbackOAuth | undefined): Promise<Transport> {
     const config = this.config;
     if ('url' in config) {
-      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      const { StreamableHTTPClientTransport } = await importOptional(() => import('@modelcontextprotocol/sdk/client/streamableHttp.js'), MCP_PACKAGES);
       return new StreamableHTTPClientTransport(new URL(config.url), {
         ...(config.headers !== undefined && { requestInit: { headers: config.headers } }),
         ...(oauth !== undefined && { authProvider: oauth.provider }),
       });
     }
-    const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const { StdioClientTransport, getDefaultEnvironment } = await importOptional(() => import('@modelcontextprotocol/sdk/client/stdio.js'), MCP_PACKAGES);
     const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],

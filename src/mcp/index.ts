@@ -1,6 +1,14 @@
 /** MCP (golem/mcp): MCP servers' tools as Golem actions under the trust modes, and Golem as an MCP server. */
 export { addMcpServer, MCP_CONFIG_FILE, parseServerConfig, readMcpConfig, removeMcpServer, type McpServerConfig, type McpServers } from './config.js';
-export { McpConnection, type ElicitationAnswer, type ElicitationRequest, type McpBlobSink, type McpConnectOptions, type McpPrompt } from './connection.js';
+export {
+  McpConnection,
+  type McpAuthOptions,
+  type ElicitationAnswer,
+  type ElicitationRequest,
+  type McpBlobSink,
+  type McpConnectOptions,
+  type McpPrompt,
+} from './connection.js';
 export type { McpResource } from './resource-actions.js';
 export { McpApi, type McpFailure } from './mcp-api.js';
 export {
@@ -15,4 +23,4 @@ export {
   type McpToolOutput,
 } from './tool-action.js';
 export { createMcpServer, mcpHttpHandler, type McpServedWorkspace, type McpServerOptions } from './server.js';
-export { defaultCredentialsFile, type McpAuthOptions } from './oauth.js';
+export { defaultCredentialsFile } from './oauth.js';

@@ -16,15 +16,7 @@ import { dirname, join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { GolemError } from '../core/errors.js';
-
-export interface McpAuthOptions {
-  /** Where credentials are kept (default $GOLEM_MCP_CREDENTIALS, else ~/.golem/mcp-credentials.json). */
-  credentialsFile?: string;
-  /** Shows the user where to sign in; without it a server that needs a sign-in fails with MCP_AUTH_REQUIRED. */
-  onAuthorize?: (request: { server: string; url: string }) => void;
-  /** How long to wait for the sign-in (default 5 minutes). */
-  timeoutMs?: number;
-}
+import type { McpAuthOptions } from './auth-options.js';
 
 interface Stored {
   client?: OAuthClientInformationMixed | undefined;

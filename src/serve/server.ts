@@ -23,7 +23,7 @@ import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
 import { requestGuard } from './request-guard.js';
 import { RunEventTranslator } from './run-events.js';
-import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
+import { MCP_PACKAGES, type ElicitationAnswer, type ElicitationRequest } from '../mcp/connection.js';
 import { elicitOnPage } from './elicitation.js';
 import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 import { UIStream } from './ui-stream.js';
@@ -119,7 +119,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   // The MCP SDK loads with the first request to /mcp.
   let mcpHandler: ((request: Request) => Promise<Response>) | undefined;
   const mcp = async (request: Request) => {
-    mcpHandler ??= (await import('../mcp/server.js')).mcpHttpHandler(ws, {
+    mcpHandler ??= (await importOptional(() => import('../mcp/server.js'), MCP_PACKAGES)).mcpHttpHandler(ws, {
       ...(options.agent !== undefined && {
         model: options.agent.model,
         agentActions: options.agent.actions ?? [],

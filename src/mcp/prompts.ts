@@ -4,7 +4,7 @@
  * (the last takes the rest of the line); the prompt's messages become the message sent.
  */
 import { GolemError } from '../core/errors.js';
-import type { McpConnection, McpPrompt } from '../mcp/connection.js';
+import type { McpConnection, McpPrompt } from './connection.js';
 
 export interface PromptCommand {
   /** e.g. /mcp__everything__args-prompt */
