@@ -22,6 +22,8 @@ export interface OpenOptions {
   /** The server is taken down meanwhile: failed reads in the console are expected. */
   outage?: boolean;
   viewport?: { width: number; height: number };
+  /** Console errors the test causes on purpose (a request the server refuses). */
+  expectedErrors?: RegExp;
   colorScheme?: 'light' | 'dark';
 }
 
@@ -71,6 +73,7 @@ export function pageHarness(): PageHarness {
         // A test that takes the server down sees the page's reads fail meanwhile (the browser logs each).
         if (
           message.type() === 'error' &&
+          options.expectedErrors?.test(message.text()) !== true &&
           !(
             options.outage === true &&
             /^Failed to load resource: net::ERR_(CONNECTION_REFUSED|CONNECTION_RESET|INTERNET_DISCONNECTED|EMPTY_RESPONSE)/.test(message.text())

@@ -70,3 +70,34 @@ describe('MCP elicitation on the page', () => {
     await expect.poll(() => form.getAttribute('data-status')).toBe('submitted');
   });
 });
+
+describe('MCP prompts on the page', () => {
+  it("a server's prompts are offered as slash commands while one is typed; the message sent is what the prompt expands to", async () => {
+    const ws = await createWorkspace();
+    h.cleanups.push(() => ws.close());
+    await ws.mcp.connect('everything', { command: process.execPath, args: [EVERYTHING, 'stdio'] });
+    const model = scriptedModel([{ text: 'Sunny in Paris.' }]);
+    const { server } = await h.started({ model }, ws);
+    // The message without its argument is refused (400), on purpose.
+    const page = await h.open(server, { expectedErrors: /status of 400/ });
+    const input = page.getByTestId('chat-input');
+    await input.fill('/mcp__everything__');
+    const offered = page.getByTestId('composer-command');
+    await expect.poll(() => offered.count()).toBe(4);
+    expect(await page.getByTestId('composer-commands').textContent()).toContain('/mcp__everything__args-prompt <city> [state]');
+    await checkAccessibility(page, 'body');
+    await input.fill('/mcp__everything__ar');
+    await input.press('Tab');
+    expect(await input.inputValue()).toBe('/mcp__everything__args-prompt ');
+    // A missing required argument is named, and nothing is sent.
+    await input.press('Enter');
+    await page.getByTestId('status-line').filter({ hasText: 'needs city' }).waitFor();
+    expect(model.calls).toHaveLength(0);
+    await input.fill('/mcp__everything__args-prompt Paris');
+    await input.press('Enter');
+    await page.getByTestId('message').filter({ hasText: 'Sunny in Paris.' }).waitFor();
+    expect(JSON.stringify(model.calls[0]?.messages.at(-1))).toContain("What's weather in Paris?");
+    await page.getByTestId('message').filter({ hasText: "What's weather in Paris?" }).waitFor();
+    await shot(page, 'mcp-prompt');
+  });
+});

@@ -13,7 +13,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
 import type { TerminalAdapter } from '../terminal/index.js';
 import { compactSession } from './compact.js';
-import { describePrompts, promptMessage, type PromptCommand } from './mcp-prompts.js';
+import { describePrompts, promptMessage, type PromptCommand } from '../mcp/prompts.js';
 import { formatCost, sessionCost } from './session-view.js';
 
 /** What `/help` prints: the commands and the keys of the chat. */

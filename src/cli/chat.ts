@@ -19,7 +19,7 @@ import { CLI_MODEL_FORMS } from './cli-model.js';
 import { TerminalAdapter } from '../terminal/index.js';
 import type { LineHistory } from '../terminal/line-reader.js';
 import { completeCommand, slashCommand, type ChatContext } from './chat-commands.js';
-import { promptCommands } from './mcp-prompts.js';
+import { promptCommands } from '../mcp/prompts.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { recentConversation } from './session-view.js';
 

@@ -26,6 +26,16 @@ export interface ServeState {
   model: { provider: string; modelId: string } | null;
   /** Sessions with a run in progress. */
   running: string[];
+  /** Slash commands a message may start with: the MCP servers' prompts (the server sends what one expands to). */
+  commands: CommandView[];
+}
+
+export interface CommandView {
+  /** e.g. /mcp__everything__args-prompt */
+  command: string;
+  /** Its arguments, e.g. "<city> [state]". */
+  usage: string;
+  description: string;
 }
 
 export interface SessionSummary {

@@ -7,6 +7,7 @@
  * every page (the runs themselves: runs.ts); a user's click on a model-built UI goes to the
  * session whose agent built it.
  */
+import { promptCommands, promptMessage, type PromptCommand } from '../mcp/prompts.js';
 import type { Action } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { chatSessions, recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
@@ -31,6 +32,7 @@ type Broadcast = (event: object) => void;
 type RunEvents = (threadId: string, runId: string) => (event: WorkerEvent) => void;
 
 export class ServeHost {
+  #promptList: Promise<PromptCommand[]> | undefined;
   readonly #ws: Workspace;
   readonly #adapter: BrowserAdapter;
   readonly #broadcast: Broadcast;
@@ -81,7 +83,18 @@ export class ServeHost {
       clearance: this.#clearance.list().map(clearanceView),
       model: model === undefined ? null : { provider: model.provider, modelId: model.modelId },
       running: this.#runs.running(),
+      commands: (await this.#prompts()).map(({ command, prompt }) => ({
+        command,
+        usage: prompt.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' '),
+        description: prompt.description ?? '',
+      })),
     };
+  }
+
+  /** The MCP servers' prompts, read once (the servers are connected before golem serve starts). */
+  #prompts(): Promise<PromptCommand[]> {
+    this.#promptList ??= promptCommands(this.#ws.mcp.connections());
+    return this.#promptList;
   }
 
   async session(sessionId: string): Promise<SessionDetail> {
@@ -117,7 +130,11 @@ export class ServeHost {
     const session = this.#session(sessionId);
     this.#runs.requireIdle(session.id);
     this.#runs.requireAgent();
-    return { runId: await this.#runs.start(session, text) };
+    // A message that starts with an MCP prompt's command sends what the prompt expands to (INVALID_ARGUMENT for a missing argument).
+    const name = /^(\/mcp__\S+)/.exec(text)?.[1];
+    const prompt = name === undefined ? undefined : (await this.#prompts()).find((p) => p.command === name);
+    const message = prompt === undefined ? text : await promptMessage(prompt, text.slice(prompt.command.length));
+    return { runId: await this.#runs.start(session, message) };
   }
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */

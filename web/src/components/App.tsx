@@ -164,6 +164,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         onFork={fork}
         onSwitch={switchVersion}
         instances={forms.ui.state.instances}
+        commands={serve?.commands ?? []}
         inert={approval !== undefined}
       />
       <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined}>

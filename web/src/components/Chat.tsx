@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { SessionDetail } from '../../../src/serve/api-types.js';
+import type { CommandView, SessionDetail } from '../../../src/serve/api-types.js';
 import { conversationOf, usageText, type Entry, type Unanswered } from '../conversation.js';
 import type { LiveItem } from '../live-runs.js';
 import type { UIInstance } from '../types.js';
@@ -26,6 +26,8 @@ interface Props {
   onSwitch: (turnId: string, direction: 'left' | 'right') => void;
   /** The model-built UIs the page holds: a click on one is shown in its words. */
   instances?: Readonly<Record<string, UIInstance>>;
+  /** Slash commands a message may start with (the MCP servers' prompts). */
+  commands?: readonly CommandView[];
   /** True while a modal dialog is open: nothing here takes focus or clicks. */
   inert: boolean;
 }
@@ -104,7 +106,9 @@ export function Chat(props: Props) {
         {conversation.unanswered !== null && <UnansweredNote unanswered={conversation.unanswered} canRetry={canEdit} onEdit={props.onEdit} />}
         {streaming !== null && <Streaming items={streaming} />}
       </div>
-      {props.canCompose && <Composer disabledNote={props.disabledNote} running={props.running} onSend={props.onSend} onStop={stop} />}
+      {props.canCompose && (
+        <Composer disabledNote={props.disabledNote} running={props.running} commands={props.commands ?? []} onSend={props.onSend} onStop={stop} />
+      )}
     </main>
   );
 }
