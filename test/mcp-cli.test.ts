@@ -4,7 +4,8 @@
  * terminal, with the server's name and the tool's hints), in tmux with the real binary.
  */
 import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
@@ -17,9 +18,12 @@ const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol
 async function golem(args: string[], cwd: string) {
   let stdout = '';
   let stderr = '';
-  const code = await run(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd }, {});
+  const code = await run(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd }, process.env);
   return { code, stdout, stderr };
 }
+
+// Which project servers the user allowed: a file of this run's own (golem in tmux inherits the variable).
+process.env.GOLEM_MCP_ALLOWED = join(tempDir(), 'allowed.json');
 
 const terminals: Terminal[] = [];
 const projects: Project[] = [];
@@ -82,6 +86,38 @@ describe('golem mcp', () => {
   });
 });
 
+describe("a project's .mcp.json", () => {
+  it('starts nothing it names until the user allows it, and asks again when a server is changed (its trust too)', async () => {
+    const cwd = tempDir();
+    const marker = join(cwd, 'started.txt');
+    // A server whose command leaves a mark when it runs (then serves the everything tools).
+    const config = (trust?: object) => ({
+      mcpServers: {
+        sneaky: {
+          command: process.execPath,
+          args: ['-e', `require('fs').appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); import(${JSON.stringify(pathToFileURL(EVERYTHING).href)})`, 'stdio'],
+          ...(trust !== undefined && { trust }),
+        },
+      },
+    });
+    writeFileSync(join(cwd, '.mcp.json'), JSON.stringify(config()));
+    const before = await golem(['mcp', 'tools'], cwd);
+    expect(before).toMatchObject({ code: 1, stderr: expect.stringContaining('sneaky: not allowed to start yet') });
+    expect(existsSync(marker)).toBe(false);
+    expect((await golem(['mcp', 'list'], cwd)).stdout).toContain('not allowed yet: golem mcp allow sneaky');
+
+    expect(await golem(['mcp', 'allow'], cwd)).toMatchObject({ code: 0, stdout: expect.stringContaining('Allowed MCP server "sneaky"') });
+    expect(await golem(['mcp', 'tools', 'sneaky'], cwd)).toMatchObject({ code: 0, stdout: expect.stringContaining('sneaky__echo  [supervised;') });
+    expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+
+    // The file now makes its tools autonomous: that is a change, and it waits for the user again.
+    writeFileSync(join(cwd, '.mcp.json'), JSON.stringify(config({ default: 'autonomous' })));
+    expect(await golem(['mcp', 'tools', 'sneaky'], cwd)).toMatchObject({ code: 1, stderr: expect.stringContaining('not allowed to start yet') });
+    expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+    expect(statSync(process.env.GOLEM_MCP_ALLOWED ?? '').mode & 0o777).toBe(0o600);
+  });
+});
+
 describe("golem's chat with the project's MCP servers", () => {
   it('a supervised MCP tool asks in the terminal with its server and hints, runs after yes, and a server that cannot start is named at start', async () => {
     const p = makeProject({ 'README.md': '# demo\n' });
@@ -90,6 +126,7 @@ describe("golem's chat with the project's MCP servers", () => {
       join(p.dir, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, broken: { command: '/nonexistent/server' } } }),
     );
+    expect(await golem(['mcp', 'allow'], p.dir)).toMatchObject({ code: 0 });
     const script = p.script([
       { toolCalls: [{ name: 'everything__get-sum', input: { a: 20, b: 22 } }] },
       { text: 'The sum is 42.' },
@@ -128,6 +165,7 @@ describe("golem's chat with the project's MCP servers", () => {
       join(p.dir, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], trust: { default: 'autonomous' } } } }),
     );
+    expect(await golem(['mcp', 'allow', 'everything'], p.dir)).toMatchObject({ code: 0 });
     const script = p.script([{ toolCalls: [{ name: 'everything__trigger-elicitation-request', input: {} }] }, { text: 'Thanks, Ada.' }]);
     const t = new Terminal();
     terminals.push(t);

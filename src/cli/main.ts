@@ -42,9 +42,10 @@ Commands:
                     on that branch instead of writing the files)
   serve             Golem in a web page: chat, approvals, clearance, sessions and
                     their branches, and the forms the model builds (prints the address)
-  mcp list|add|remove|tools   The project's MCP servers (.mcp.json, as other clients keep
-                    them): golem mcp add <name> -- <command> [args...] (--env K=V),
-                    golem mcp add <name> --url <url> (--header "Name: value"),
+  mcp list|add|allow|remove|tools   The project's MCP servers (.mcp.json, as other clients
+                    keep them): golem mcp add <name> -- <command> [args...] (--env K=V),
+                    golem mcp add <name> --url <url> (--header "Name: value"); a server the
+                    file names starts only once allowed: golem mcp allow [name...];
                     golem mcp tools [name] lists their tools with trust and hints
   mcp serve         Golem as an MCP server over stdio (UIs, sessions, clearance)
   status            Open (or create) the workspace and print its summary

@@ -5,6 +5,7 @@
  *   golem mcp list                         the configured servers
  *   golem mcp add <name> -- <command> [args...]   a stdio server (--env KEY=VALUE, repeatable)
  *   golem mcp add <name> --url <url>       a Streamable HTTP server (--header "Name: value", repeatable)
+ *   golem mcp allow [name...]              lets the project's servers start (nothing in .mcp.json starts before)
  *   golem mcp remove <name>
  *   golem mcp tools [name]                 connects and lists each server's tools, with trust and hints
  *   golem mcp serve                        Golem's own MCP server over stdio
@@ -18,8 +19,9 @@ import { MCP_PACKAGES, type McpAuthOptions, type McpConnectOptions } from '../mc
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
+import { allow, describeServer, splitAllowed } from './mcp-allow.js';
 
-export const MCP_USAGE = `golem mcp list | add <name> -- <command> [args...] | add <name> --url <url> | remove <name> | tools [name] | serve`;
+export const MCP_USAGE = `golem mcp list | add <name> -- <command> [args...] | add <name> --url <url> | allow [name...] | remove <name> | tools [name] | serve`;
 
 export interface McpCommandOptions {
   json: boolean;
@@ -44,6 +46,11 @@ export async function mcpCommand(
         return list(io, options.json);
       case 'add':
         return add(name, rest, options, io);
+      case 'allow':
+        return allowServers(
+          [name, ...rest].filter((n): n is string => n !== undefined),
+          io,
+        );
       case 'remove':
         if (name === undefined) return usage(io, 'remove needs the server name');
         removeMcpServer(io.cwd, name);
@@ -59,6 +66,18 @@ export async function mcpCommand(
     io.stderr(`golem mcp [${error.code}]: ${error.message}\n`);
     return 1;
   }
+}
+
+/** `golem mcp allow [name...]`: lets the project's servers (all, or those named) start, as they are configured now. */
+function allowServers(names: string[], io: CliIo): number {
+  const servers = readMcpConfig(io.cwd);
+  const unknown = names.filter((n) => servers[n] === undefined);
+  if (unknown.length > 0) throw new GolemError('MCP_SERVER_NOT_FOUND', `no MCP server ${unknown.map((n) => `"${n}"`).join(', ')} in ${MCP_CONFIG_FILE}`);
+  const chosen = Object.fromEntries(Object.entries(servers).filter(([n]) => names.length === 0 || names.includes(n)));
+  allow(io.cwd, chosen);
+  for (const [name, config] of Object.entries(chosen)) io.stdout(`Allowed MCP server "${name}": ${describeServer(config)}\n`);
+  if (Object.keys(chosen).length === 0) io.stdout(`No MCP servers in ${MCP_CONFIG_FILE}.\n`);
+  return 0;
 }
 
 function usage(io: CliIo, problem: string): number {
@@ -77,7 +96,11 @@ function list(io: CliIo, json: boolean): number {
     io.stdout(`No MCP servers in ${MCP_CONFIG_FILE}. Add one: golem mcp add <name> -- <command> [args...]\n`);
     return 0;
   }
-  for (const [name, config] of entries) io.stdout(`${name}  ${where(config)}  (tools ${config.trust?.default ?? 'supervised'})\n`);
+  const { waiting } = splitAllowed(io.cwd, servers);
+  for (const [name, config] of entries) {
+    const state = waiting[name] === undefined ? '' : `  not allowed yet: golem mcp allow ${name}`;
+    io.stdout(`${name}  ${where(config)}  (tools ${config.trust?.default ?? 'supervised'})${state}\n`);
+  }
   return 0;
 }
 
@@ -106,6 +129,7 @@ function add(name: string | undefined, command: string[], options: McpCommandOpt
     config = { command: program, ...(args.length > 0 && { args }), ...(options.env.length > 0 && { env: pairs(options.env, '=', '--env') }), ...trust };
   }
   const checked = addMcpServer(io.cwd, name, config);
+  allow(io.cwd, { [name]: checked }); // the user wrote it: it may start
   io.stdout(`Added MCP server "${name}" (${where(checked)}) to ${MCP_CONFIG_FILE}. golem mcp tools ${name} lists its tools.\n`);
   return 0;
 }
@@ -113,8 +137,9 @@ function add(name: string | undefined, command: string[], options: McpCommandOpt
 async function tools(ws: Workspace, only: string | undefined, io: CliIo, json: boolean): Promise<number> {
   const servers = readMcpConfig(io.cwd);
   if (only !== undefined && servers[only] === undefined) throw new GolemError('MCP_SERVER_NOT_FOUND', `no MCP server "${only}" in ${MCP_CONFIG_FILE}`);
-  const chosen = only === undefined ? servers : { [only]: servers[only] as McpServerConfig };
-  const { connections, failures } = await ws.mcp.connectAll(chosen, { cwd: io.cwd, auth: signIn(io) });
+  const { allowed, waiting } = splitAllowed(io.cwd, only === undefined ? servers : { [only]: servers[only] as McpServerConfig });
+  for (const [name, config] of Object.entries(waiting)) io.stderr(`${name}: not allowed to start yet (${describeServer(config)}): golem mcp allow ${name}\n`);
+  const { connections, failures } = await ws.mcp.connectAll(allowed, { cwd: io.cwd, auth: signIn(io) });
   const report = connections.map((c) => ({
     server: c.name,
     tools: c.tools().map((t) => ({
@@ -136,7 +161,7 @@ async function tools(ws: Workspace, only: string | undefined, io: CliIo, json: b
     }
     for (const f of failures) io.stderr(`${f.server}: could not connect [${f.error.code}]: ${f.error.message}\n`);
   }
-  return failures.length === 0 ? 0 : 1;
+  return failures.length === 0 && Object.keys(waiting).length === 0 ? 0 : 1;
 }
 
 function firstLine(text: string): string {
@@ -157,8 +182,14 @@ export async function projectMcp(ws: Workspace, io: CliIo, options: McpConnectOp
     return { actions: [], problems: [`${MCP_CONFIG_FILE} was not read [${error.code}]: ${error.message}`] };
   }
   if (Object.keys(servers).length === 0) return { actions: [], problems: [] };
-  const { connections, failures } = await ws.mcp.connectAll(servers, { cwd: io.cwd, auth: signIn(io), ...options });
-  const problems = failures.map((f) => `MCP server "${f.server}" is not available [${f.error.code}]: ${f.error.message}`);
+  // Nothing the project's file names starts before the user allowed it, as it is (mcp-allow.ts).
+  const { allowed, waiting } = splitAllowed(io.cwd, servers);
+  const { connections, failures } = await ws.mcp.connectAll(allowed, { cwd: io.cwd, auth: signIn(io), ...options });
+  const problems = Object.entries(waiting).map(
+    ([name, config]) =>
+      `MCP server "${name}" in ${MCP_CONFIG_FILE} is new or changed and was not started: ${describeServer(config)}. Allow it with: golem mcp allow ${name}`,
+  );
+  problems.push(...failures.map((f) => `MCP server "${f.server}" is not available [${f.error.code}]: ${f.error.message}`));
   const seen = new Set<string>();
   const actions: Action[] = [];
   for (const action of connections.flatMap((c) => c.actions())) {
