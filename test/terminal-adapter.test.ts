@@ -518,6 +518,16 @@ describe('TerminalAdapter streaming', () => {
     t.adapter.onEvent(delta(root, 'red \x1b[31mtext\x07\n'));
     expect(t.text()).toBe('Golem: red [31mtext\n');
   });
+
+  it("keeps control characters in a call's name (the model's, or an MCP server's) out of the terminal, drawn and reopened", async () => {
+    const t = setup();
+    const hostile = 'x\x1b]0;PWNED\x07\x1b[2J';
+    t.adapter.onEvent(action(root, hostile, { a: '1' }, false, 'no such action'));
+    await t.adapter.displayMessage({ role: 'assistant', content: 'Done.', metadata: { toolCalls: [{ name: hostile, input: {} }], timestamp: 0 } });
+    const shown = t.text();
+    expect(shown).toContain('x]0;PWNED[2J(');
+    expect(shown).not.toMatch(/\x1b|\x07/);
+  });
 });
 
 describe('TerminalAdapter messages and progress', () => {

@@ -96,7 +96,8 @@ export function callOutcome(input: JsonValue, output: JsonValue, ok: boolean): O
 
 /** The lines drawn for a call, at most `width` columns each: the call and its mark, then its outcome. */
 export function drawCall(screen: Screen, call: { name: string; input: JsonValue; ok: boolean; output: JsonValue }, width: number): string[] {
-  const head = cutTo(`${call.name}(${formatArgs(call.input)})`, Math.max(4, width - 2));
+  // The name is the model's (an unknown action keeps what it wrote) or an MCP server's: no control codes reach the terminal.
+  const head = cutTo(`${sanitize(call.name)}(${formatArgs(call.input)})`, Math.max(4, width - 2));
   const lines = [`${screen.paint('dim', head)} ${screen.mark(call.ok)}`];
   for (const [i, line] of callOutcome(call.input, call.output, call.ok).entries()) {
     if (line.text === '') continue;

@@ -147,7 +147,7 @@ export class TerminalAdapter implements UIAdapter {
       }
     }
     for (const call of msg.metadata?.toolCalls ?? []) {
-      screen.write(screen.paint('dim', cutTo(`${pad}${call.name}(${formatArgs(call.input)})`, screen.width())) + '\n');
+      screen.write(screen.paint('dim', cutTo(`${pad}${sanitize(call.name)}(${formatArgs(call.input)})`, screen.width())) + '\n');
     }
   }
 
@@ -313,7 +313,9 @@ export class TerminalAdapter implements UIAdapter {
 
   /** The root's answer asks for actions: the spinner names the first, then each next as the one before ends. */
   #stepped(event: Extract<WorkerEvent, { type: 'step' }>): void {
-    this.#pendingCalls = event.turn.blocks.flatMap((b) => (b.type === 'tool_use' && b.providerExecuted !== true ? [`${b.name}(${formatArgs(b.args)})`] : []));
+    this.#pendingCalls = event.turn.blocks.flatMap((b) =>
+      b.type === 'tool_use' && b.providerExecuted !== true ? [`${sanitize(b.name)}(${formatArgs(b.args)})`] : [],
+    );
     this.#progress.set(this.#pendingCalls.length === 0 ? 'Thinking…' : `Running ${this.#pendingCalls[0]}…`);
   }
 
