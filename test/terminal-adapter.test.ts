@@ -530,6 +530,20 @@ describe('TerminalAdapter streaming', () => {
   });
 });
 
+describe('TerminalAdapter history', () => {
+  it('keeps only what the chat prompt took: lines piped ahead that answer a question never reach the history', async () => {
+    const kept: string[] = [];
+    const t = setup({ history: { entries: () => [], add: (message) => void kept.push(message) } });
+    // Three lines at once: the chat prompt takes the first, the others wait (as piped input does) and answer the approval.
+    const first = t.adapter.getUserInput();
+    t.input.write('please deploy\nn\nhunter2-secret-token\n');
+    expect(await first).toBe('please deploy');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await t.adapter.requestApproval(approval)).toEqual({ approved: false, reason: 'hunter2-secret-token' });
+    expect(kept).toEqual(['please deploy']);
+  });
+});
+
 describe('TerminalAdapter messages and progress', () => {
   it('labels messages by role', async () => {
     const t = setup();

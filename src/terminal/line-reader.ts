@@ -131,10 +131,8 @@ export class LineReader {
       const reader = this.#reader;
       if (reader === undefined) {
         if (this.#terminal) this.#screen.typedAhead();
-        if (this.#onTypedAhead?.(line) !== true) {
-          this.#typedAhead.push(line);
-          this.#remember(rl, line);
-        }
+        // Kept for the history only once the chat prompt takes it: from piped input, a question may take it instead.
+        if (this.#onTypedAhead?.(line) !== true) this.#typedAhead.push(line);
         return;
       }
       this.#reader = undefined;
@@ -175,6 +173,7 @@ export class LineReader {
     const rl = this.open();
     const ahead = chat || !this.#terminal ? this.#typedAhead.shift() : undefined;
     if (ahead !== undefined) {
+      if (chat && rl !== undefined) this.#remember(rl, ahead);
       this.#screen.write(prompt + sanitize(ahead) + '\n');
       return Promise.resolve({ kind: 'line', text: ahead });
     }
