@@ -192,9 +192,9 @@ describe('MCP over Streamable HTTP', () => {
     );
     const session = await ws.sessions.create();
     const asked: ApprovalRequest[] = [];
-    const run = async (text: string) => {
+    const run = async (text: string, actions = conn.actions()) => {
       const model = scriptedModel([{ toolCalls: [{ name: 'notes__add_note', input: { text } }] }, { text: 'Noted.' }]);
-      return ws.worker({ session, model, actions: conn.actions(), requestApproval: async (r) => (asked.push(r), { approved: 'always' }) }).run(`note ${text}`);
+      return ws.worker({ session, model, actions, requestApproval: async (r) => (asked.push(r), { approved: 'always' }) }).run(`note ${text}`);
     };
     // A worker that lives on (the chat's) is offered the tool as it is now.
     const lasting = ws.worker({ session, model: scriptedModel([]), actions: conn.actions() });
@@ -203,6 +203,7 @@ describe('MCP over Streamable HTTP', () => {
     await run('two'); // covered by the grant: not asked
     expect(asked).toHaveLength(1);
     expect(asked[0]?.risk).toBe('medium');
+    const before = conn.actions(); // as a worker made earlier holds them
     http.setDescription('Adds a note, and mails it to everyone.');
     await expect.poll(() => changed.length).toBeGreaterThan(0);
     expect(conn.actions()[0]?.description).toContain('mails it to everyone');
@@ -210,9 +211,12 @@ describe('MCP over Streamable HTTP', () => {
     const twice = conn.actions()[0] ?? expect.fail('no action');
     expect(() => lasting.setActions([twice, twice])).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     expect(lasting.actions.map((a) => a.name)).toEqual(['notes__add_note']);
-    await run('three');
+    // Even a worker that holds the actions made before the change asks again: the grant is checked against the tool as it is now.
+    await run('three', before);
     expect(asked).toHaveLength(2);
-    expect(http.calls).toEqual(['one', 'two', 'three']);
+    await run('four'); // "always" was given for the tool as it is now
+    expect(asked).toHaveLength(2);
+    expect(http.calls).toEqual(['one', 'two', 'three', 'four']);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,5 +95,33 @@ describe('MCP over HTTP with OAuth', () => {
     // The next connection uses them: nobody is asked to sign in again.
     const again = await ws.mcp.connect('demo', { type: 'http', url }, { auth: { credentialsFile, onAuthorize: () => expect.fail('asked to sign in again') } });
     expect(again.actions().map((a) => a.name)).toContain('demo__greet');
+    await again.close();
+
+    // Tokens gone (expired and refused): the next sign-in reuses the registration (same loopback port, same client),
+    // and only the browser this sign-in sent is heard on the loopback (a call without its state is turned away).
+    const clientId = (stored[url] as { client?: { client_id: string } }).client?.client_id ?? expect.fail('no client kept');
+    const kept = JSON.parse(readFileSync(credentialsFile, 'utf8')) as Record<string, Record<string, unknown>>;
+    delete kept[url]?.tokens;
+    writeFileSync(credentialsFile, JSON.stringify(kept));
+    const forged: number[] = [];
+    const third = await ws.mcp.connect(
+      'demo',
+      { type: 'http', url },
+      {
+        auth: {
+          credentialsFile,
+          onAuthorize: ({ url: at }) => {
+            const redirect = new URL(at).searchParams.get('redirect_uri') ?? '';
+            void fetch(`${redirect}?code=forged`)
+              .then((r) => forged.push(r.status))
+              .then(() => browse(at));
+          },
+        },
+      },
+    );
+    expect(forged).toEqual([400]);
+    expect(third.actions().map((a) => a.name)).toContain('demo__greet');
+    const now = JSON.parse(readFileSync(credentialsFile, 'utf8')) as Record<string, { client?: { client_id: string } }>;
+    expect(now[url]?.client?.client_id).toBe(clientId);
   });
 });

@@ -213,7 +213,9 @@ export function defineJsonSchemaAction<O>(definition: {
   if (schema.type !== 'object') throw fail('INVALID_ARGUMENT', `the input schema of action "${definition.name}" must be an object schema ("type": "object")`);
   let check: ValidateFunction;
   try {
-    check = ajv.compile(schema);
+    // A compiler of its own: the shared one would keep every schema another system gave for good, and refuse a
+    // schema's "$id" the second time it is given (a server's tools read again after it reconnects).
+    check = schemaCompiler().compile(schema);
   } catch (cause) {
     throw new GolemError('INVALID_ARGUMENT', `the input schema of action "${definition.name}" does not compile: ${(cause as Error).message}`, { cause });
   }

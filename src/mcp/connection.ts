@@ -20,7 +20,7 @@ import type { McpAuthOptions } from './auth-options.js';
 
 export type { McpAuthOptions } from './auth-options.js';
 import { resourceActions, type McpResource } from './resource-actions.js';
-import { actionNameOf, NOT_KEPT, toolActions, type McpPart, type McpTool, type McpToolOutput } from './tool-action.js';
+import { actionNameOf, NOT_KEPT, toolActions, toolFingerprint, type McpPart, type McpTool, type McpToolOutput } from './tool-action.js';
 
 /** Where a connection keeps what a server sends as bytes (the workspace's blobs). */
 export interface McpBlobSink {
@@ -90,7 +90,7 @@ export class McpConnection {
   #actions: Action[] = [];
   #closed = false;
   /** Calls in flight, failed at once when the transport breaks (not left to their time limit). */
-  readonly #inFlight = new Set<AbortController>();
+  readonly #inFlight = new Map<AbortController, Client>();
   #reconnecting: Promise<void> | undefined;
 
   private constructor(name: string, config: McpServerConfig, options: McpConnectOptions) {
@@ -206,7 +206,7 @@ export class McpConnection {
     this.#closed = true;
     const client = this.#client;
     this.#client = undefined;
-    for (const call of this.#inFlight) call.abort(this.#unavailable('the connection was closed'));
+    for (const call of this.#inFlight.keys()) call.abort(this.#unavailable('the connection was closed'));
     await client?.close().catch(() => undefined);
   }
 
@@ -241,8 +241,9 @@ export class McpConnection {
     }
     const elicit = this.#options.onElicitation;
     const client = new Client(CLIENT_INFO, { capabilities: elicit === undefined ? {} : { elicitation: { form: {}, url: {} } } });
-    client.onerror = (error) => this.#broken(error, 'error');
-    client.onclose = () => this.#broken(undefined, 'close');
+    // Tied to this client: an old one that ends late (a server stopped after a timeout) touches nothing of its successor.
+    client.onerror = (error) => this.#broken(client, error, 'error');
+    client.onclose = () => this.#broken(client, undefined, 'close');
     const timeout = this.#options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT;
     try {
       await client.connect(transport, { timeout });
@@ -274,6 +275,11 @@ export class McpConnection {
     } catch (error) {
       await client.close().catch(() => undefined);
       throw error;
+    }
+    if (this.#closed) {
+      // close() came while this connected: nothing is left running.
+      await client.close().catch(() => undefined);
+      throw this.#unavailable('the connection was closed');
     }
     this.#client = client;
   }
@@ -320,7 +326,13 @@ export class McpConnection {
       tools.push(...(page.tools as unknown as McpTool[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    const actions: Action[] = toolActions(this.name, this.config, tools, (tool, input, signal) => this.callTool(tool, input, signal)) as Action[];
+    const actions: Action[] = toolActions(
+      this.name,
+      this.config,
+      tools,
+      (tool, input, signal) => this.callTool(tool, input, signal),
+      (tool) => this.#tools.find((t) => t.name === tool),
+    ) as Action[];
     if (client.getServerCapabilities()?.resources !== undefined) actions.push(...resourceActions(this, this.config));
     const names = new Set(tools.map((t) => actionNameOf(this.name, t.name)));
     const clash = actions.slice(tools.length).find((a) => names.has(a.name));
@@ -338,15 +350,15 @@ export class McpConnection {
   async #request<T>(send: (client: Client, options: { timeout: number; signal: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.#closed) throw this.#unavailable('the connection was closed');
     if (this.#client === undefined) {
-      this.#reconnecting ??= this.#connect().finally(() => (this.#reconnecting = undefined));
-      await this.#reconnecting;
+      this.#reconnecting ??= this.#reconnect().finally(() => (this.#reconnecting = undefined));
+      await stoppable(this.#reconnecting, signal, () => new GolemError('ABORTED', `the call to ${this.name} was stopped`));
     }
     const client = this.#client as Client;
     const timeout = this.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT;
     const call = new AbortController();
     const onAbort = () => call.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    this.#inFlight.add(call);
+    this.#inFlight.set(call, client);
     try {
       return await send(client, { timeout, signal: call.signal });
     } catch (error) {
@@ -361,6 +373,13 @@ export class McpConnection {
     }
   }
 
+  /** Connects again; a tool list that changed meanwhile is told, as a list_changed notification is. */
+  async #reconnect(): Promise<void> {
+    const before = this.#tools.map((t) => toolFingerprint(this.name, t)).join();
+    await this.#connect();
+    if (this.#tools.map((t) => toolFingerprint(this.name, t)).join() !== before) this.#options.onToolsChanged?.(this.actions());
+  }
+
   async #restart(): Promise<void> {
     const client = this.#client;
     this.#client = undefined;
@@ -368,7 +387,7 @@ export class McpConnection {
   }
 
   /** The transport broke (closed, or read what is not JSON-RPC): calls in flight fail now; the next one reconnects. */
-  #broken(error: Error | undefined, how: 'error' | 'close'): void {
+  #broken(client: Client, error: Error | undefined, how: 'error' | 'close'): void {
     if (this.#closed) return;
     const reason =
       how === 'close'
@@ -377,8 +396,8 @@ export class McpConnection {
             cause: error,
             details: { server: this.name },
           });
-    for (const call of this.#inFlight) call.abort(reason);
-    if (how === 'close') this.#client = undefined;
+    for (const [call, on] of this.#inFlight) if (on === client) call.abort(reason);
+    if (how === 'close' && this.#client === client) this.#client = undefined;
   }
 
   #unavailable(why: string): GolemError {
@@ -441,3 +460,17 @@ type RawPart =
   | { type: 'image' | 'audio'; data: string; mimeType: string }
   | { type: 'resource'; resource: { uri: string; mimeType?: string; text?: string; blob?: string } }
   | { type: 'resource_link'; uri: string; name?: string; description?: string; mimeType?: string };
+
+/** `work`, or a refusal as soon as `signal` stops the caller (the work goes on for whoever else waits on it). */
+function stoppable<T>(work: Promise<T>, signal: AbortSignal | undefined, refusal: () => Error): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(refusal());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(refusal());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error as Error)),
+    );
+  });
+}

@@ -8,6 +8,7 @@
  * readable by the user only (default ~/.golem/mcp-credentials.json), keyed by server URL, and
  * never shown to the model.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,10 @@ import type { McpAuthOptions } from './auth-options.js';
 
 interface Stored {
   client?: OAuthClientInformationMixed | undefined;
+  /** The loopback port the client was registered with: listened on again, so the registration (and refresh) is reused. */
+  port?: number | undefined;
+  /** The sign-in's `state`, checked when the browser comes back. */
+  state?: string | undefined;
   tokens?: OAuthTokens | undefined;
   verifier?: string | undefined;
 }
@@ -62,13 +67,18 @@ export class LoopbackOAuth {
           token_endpoint_auth_method: 'none',
         };
       },
-      // A client registered with another loopback port is registered again (the port changes per sign-in).
+      // A client registered with another loopback port (that port was taken this time) is registered again.
       clientInformation: () => {
         const client = this.#read().client;
         const uris = (client as { redirect_uris?: string[] } | undefined)?.redirect_uris;
         return uris === undefined || uris.includes(this.#redirect) ? client : undefined;
       },
-      saveClientInformation: (client) => this.#write({ client }),
+      saveClientInformation: (client) => this.#write({ client, port: this.#port }),
+      state: () => {
+        const state = randomBytes(16).toString('hex');
+        this.#write({ state });
+        return state;
+      },
       tokens: () => this.#read().tokens,
       saveTokens: (tokens) => this.#write({ tokens }),
       saveCodeVerifier: (verifier) => this.#write({ verifier }),
@@ -141,6 +151,10 @@ export class LoopbackOAuth {
     if (listener !== undefined) await new Promise<void>((resolve) => listener.close(() => resolve()));
   }
 
+  get #port(): number {
+    return Number(new URL(this.#redirect).port);
+  }
+
   async #listen(): Promise<void> {
     let resolveCode: (code: string) => void = () => undefined;
     let rejectCode: (error: Error) => void = () => undefined;
@@ -149,6 +163,8 @@ export class LoopbackOAuth {
     const listener = createServer((req, res) => {
       const query = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
       if (!req.url?.startsWith('/callback')) return void res.writeHead(404).end();
+      // Only the browser this sign-in sent answers it (its state); anything else that calls here is turned away.
+      if (query.get('state') !== this.#read().state) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Not this sign-in.');
       const code = query.get('code');
       const error = query.get('error');
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -160,7 +176,14 @@ export class LoopbackOAuth {
       if (code !== null) resolveCode(code);
       else rejectCode(new GolemError('MCP_AUTH_REQUIRED', `the sign-in to MCP server "${this.#server}" was refused: ${error ?? 'no code came back'}`));
     });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    // The port of the registration, if it is free: the registration goes on working (a refresh needs the same client).
+    const listen = (port: number) =>
+      new Promise<void>((resolve, reject) => {
+        listener.once('error', reject);
+        listener.listen(port, '127.0.0.1', () => (listener.off('error', reject), resolve()));
+      });
+    const known = this.#read().port;
+    await (known === undefined ? listen(0) : listen(known).catch(() => listen(0)));
     this.#listener = listener;
     this.#redirect = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
   }

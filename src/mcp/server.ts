@@ -52,6 +52,10 @@ export interface McpServerOptions {
 
 /** An MCP server over the workspace; connect it to a transport (`await server.connect(new StdioServerTransport())`). */
 export function createMcpServer(ws: McpServedWorkspace, options: McpServerOptions = {}): Server {
+  return serverOver(ws, options, [...golemTools(ws, options), ...(options.tools ?? [])]);
+}
+
+function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: readonly Action[]): Server {
   const server = new Server(
     { name: options.name ?? 'golem', version: '0.1.0' },
     {
@@ -60,7 +64,6 @@ export function createMcpServer(ws: McpServedWorkspace, options: McpServerOption
         "Golem's workspace: build and read UIs (patch_ui_state, get_ui_state, list_ui_instances), read, fork and talk to its sessions (list_sessions, read_session, fork_session, send_message), and see what waits for the user's clearance.",
     },
   );
-  const tools = [...golemTools(ws, options), ...(options.tools ?? [])];
   const byName = new Map(tools.map((t) => [t.name, t]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -128,6 +131,8 @@ function isFailure(output: unknown): boolean {
  * mounting server's (golem serve checks its token first).
  */
 export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions = {}): (request: Request) => Promise<Response> {
+  // The tools are made once: a request gets a server of its own, not new actions (their schemas compiled again).
+  const tools = [...golemTools(ws, options), ...(options.tools ?? [])];
   return async (request) => {
     if (request.method !== 'POST') {
       // Stateless: no stream of server-initiated messages to open, no session to end.
@@ -139,7 +144,7 @@ export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions
         },
       );
     }
-    const server = createMcpServer(ws, options);
+    const server = serverOver(ws, options, tools);
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -89,7 +89,14 @@ export function describeHints(tool: McpTool): string {
 }
 
 /** The actions of one server's tools; MCP_TOOL_NAME_CLASH when two would share a name, MCP_TOOL_INVALID for a tool that cannot be offered. */
-export function toolActions(server: string, config: McpServerConfig, tools: readonly McpTool[], call: CallTool): Action<JsonObject, McpToolOutput>[] {
+export function toolActions(
+  server: string,
+  config: McpServerConfig,
+  tools: readonly McpTool[],
+  call: CallTool,
+  /** The tool as the server lists it now (an action made earlier is asked about the tool of today). */
+  current: (tool: string) => McpTool | undefined = () => undefined,
+): Action<JsonObject, McpToolOutput>[] {
   const byName = new Map<string, string>();
   return tools.map((tool) => {
     const name = actionNameOf(server, tool.name);
@@ -100,11 +107,18 @@ export function toolActions(server: string, config: McpServerConfig, tools: read
       });
     }
     byName.set(name, tool.name);
-    return toolAction(server, config, tool, name, call);
+    return toolAction(server, config, tool, name, call, current);
   });
 }
 
-function toolAction(server: string, config: McpServerConfig, tool: McpTool, name: string, call: CallTool): Action<JsonObject, McpToolOutput> {
+function toolAction(
+  server: string,
+  config: McpServerConfig,
+  tool: McpTool,
+  name: string,
+  call: CallTool,
+  current: (tool: string) => McpTool | undefined,
+): Action<JsonObject, McpToolOutput> {
   const fingerprint = toolFingerprint(server, tool);
   const hints = describeHints(tool);
   const summary = (tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name).trim();
@@ -124,8 +138,8 @@ function toolAction(server: string, config: McpServerConfig, tool: McpTool, name
         details: { server, tool: tool.name, input, annotations: a as JsonObject, fingerprint },
         risk: toolRisk(tool),
       }),
-      // "Always" and "session" cover this tool as the user saw it: a changed tool asks again.
-      grantKey: () => `mcp:${fingerprint}`,
+      // "Always" and "session" cover this tool as the user saw it: a changed tool asks again, even through an action made before the change.
+      grantKey: () => `mcp:${toolFingerprint(server, current(tool.name) ?? tool)}`,
       render: renderOutput,
       media: (output) => output.content.flatMap((p) => (p.type === 'image' && p.sha256 !== NOT_KEPT ? [{ sha256: p.sha256, mediaType: p.mediaType }] : [])),
       failed: (output) => (output.isError ? textOf(output) || 'the tool reported an error' : undefined),
