@@ -259,7 +259,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     // (Without browsers the manager starts closing at once: commands dispatched after close() are refused.)
     close: async () => {
       if (browser.launched > 0) await browser.closeAll();
-      if (mcp.connections().length > 0) await mcp.closeAll();
+      if (mcp.busy) await mcp.closeAll();
       await manager.close();
       await ownBlobs?.close();
     },

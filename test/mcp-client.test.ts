@@ -3,6 +3,7 @@
  * filesystem) over stdio, a Streamable HTTP server built with the SDK in the test, and a
  * stdio server that misbehaves on request. Tools are actions under the trust modes.
  */
+import { spawnSync } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -226,6 +227,17 @@ describe('MCP servers that fail', () => {
     const { connections, failures } = await ws.mcp.connectAll({ good: misbehaving(), gone: { command: '/nonexistent/mcp-server' } });
     expect(connections.map((c) => c.name)).toEqual(['good']);
     expect(failures).toEqual([{ server: 'gone', error: expect.objectContaining({ code: 'MCP_UNAVAILABLE', message: expect.stringContaining('"gone"') }) }]);
+  });
+
+  it('one name connects once at a time, and a workspace closed while its servers connect leaves none running', async () => {
+    const ws = await createWorkspace();
+    const marker = `golem-test-${process.pid}-${Date.now()}`;
+    const first = ws.mcp.connect('one', misbehaving({ args: [MISBEHAVING, marker] }));
+    await expect(ws.mcp.connect('one', misbehaving())).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await ws.close();
+    await expect(first).rejects.toMatchObject({ code: 'WORKSPACE_CLOSED' });
+    const running = () => spawnSync('pgrep', ['-f', marker], { encoding: 'utf8' }).stdout.trim();
+    await expect.poll(running, { timeout: 10_000 }).toBe('');
   });
 
   it('a configuration that is not valid is refused with every problem named', async () => {

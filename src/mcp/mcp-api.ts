@@ -18,6 +18,9 @@ export class McpApi {
   readonly #defaults: McpConnectOptions;
   readonly #open = new Map<string, McpConnection>();
   readonly #changed = new Set<(connection: McpConnection) => void>();
+  readonly #connecting = new Set<string>();
+  readonly #pending = new Set<Promise<McpConnection>>();
+  #closing = false;
 
   constructor(defaults: { blobs?: McpBlobSink; cwd?: string } = {}) {
     this.#defaults = defaults;
@@ -34,10 +37,14 @@ export class McpApi {
    */
   async connect(name: string, config: unknown, options: McpConnectOptions = {}): Promise<McpConnection> {
     const checked = parseServerConfig(name, config);
-    if (this.#open.has(name))
+    if (this.#open.has(name) || this.#connecting.has(name))
       throw new GolemError('INVALID_ARGUMENT', `an MCP connection named "${name}" is open; close it first`, { details: { server: name } });
+    if (this.#closing) throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closing');
+    // The name is taken before the first await: two connects of one name cannot both pass.
+    this.#connecting.add(name);
     const opened: { connection?: McpConnection } = {};
-    const connection = await McpConnection.open(name, checked, {
+    let connection: McpConnection;
+    const connecting = McpConnection.open(name, checked, {
       ...this.#defaults,
       ...options,
       onToolsChanged: (actions) => {
@@ -46,6 +53,18 @@ export class McpApi {
         if (open !== undefined) for (const listener of this.#changed) listener(open);
       },
     });
+    this.#pending.add(connecting);
+    try {
+      connection = await connecting;
+    } finally {
+      this.#connecting.delete(name);
+      this.#pending.delete(connecting);
+    }
+    if (this.#closing) {
+      // The workspace began closing while this connected: nothing is left running.
+      await connection.close();
+      throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closing');
+    }
     opened.connection = connection;
     const close = connection.close.bind(connection);
     this.#open.set(name, connection);
@@ -87,8 +106,15 @@ export class McpApi {
     return this.connections().flatMap((c) => c.actions());
   }
 
-  /** Closes every connection (the workspace does on close). */
+  /** Closes every connection, and those still connecting once they are (the workspace does on close). */
   async closeAll(): Promise<void> {
+    this.#closing = true;
+    await Promise.allSettled([...this.#pending]);
     await Promise.all(this.connections().map((c) => c.close()));
+  }
+
+  /** True while a connection is open or being made (the workspace closes them). */
+  get busy(): boolean {
+    return this.#open.size > 0 || this.#pending.size > 0;
   }
 }
