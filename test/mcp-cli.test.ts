@@ -48,6 +48,8 @@ describe('golem mcp', () => {
         notes: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer abc' }, trust: { default: 'manual' } },
       },
     });
+    // As JSON, header values (tokens) are not printed.
+    expect(JSON.parse((await golem(['mcp', 'list', '--json'], cwd)).stdout)).toMatchObject({ notes: { headers: { Authorization: '…' } } });
     const listed = await golem(['mcp', 'list'], cwd);
     expect(listed.stdout).toContain('everything  ');
     expect(listed.stdout).toContain('notes  http://127.0.0.1:9/mcp  (tools manual)');

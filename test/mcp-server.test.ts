@@ -13,7 +13,8 @@ import { createWorkspace } from '../src/index.js';
 import { serve } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { GOLEM_BIN, golemEnv } from './helpers-tmux.js';
-import { tempDir } from './helpers.js';
+import { deployAction, tempDir } from './helpers.js';
+import { createMcpServer } from '../src/mcp/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -129,6 +130,17 @@ describe('golem mcp serve (stdio)', () => {
     });
     expect(refused.isError).toBe(true);
     expect(jsonOf(await client.callTool({ name: 'list_ui_instances', arguments: {} }))).toEqual([]);
+  });
+});
+
+describe('createMcpServer', () => {
+  it('offers only autonomous actions of its own: nobody is there to approve a call another agent makes', async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    const { deploy } = deployAction();
+    expect(() => createMcpServer(ws, { tools: [deploy] })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('deploy (supervised) must be autonomous') }),
+    );
   });
 });
 

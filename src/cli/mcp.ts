@@ -88,7 +88,13 @@ function usage(io: CliIo, problem: string): number {
 function list(io: CliIo, json: boolean): number {
   const servers = readMcpConfig(io.cwd);
   if (json) {
-    io.stdout(`${JSON.stringify(servers, null, 2)}\n`);
+    // Header and environment values may be secrets: their names are shown, not their values.
+    const redact = (values: Record<string, string> | undefined) =>
+      values === undefined ? undefined : Object.fromEntries(Object.keys(values).map((k) => [k, '…']));
+    const shown = Object.fromEntries(
+      Object.entries(servers).map(([name, c]) => [name, 'url' in c ? { ...c, headers: redact(c.headers) } : { ...c, env: redact(c.env) }]),
+    );
+    io.stdout(`${JSON.stringify(shown, null, 2)}\n`);
     return 0;
   }
   const entries = Object.entries(servers);

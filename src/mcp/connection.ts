@@ -122,7 +122,7 @@ export class McpConnection {
   }
 
   /** What the server said of itself when it connected. */
-  get server(): { name: string; version: string; protocolVersion?: string } | undefined {
+  get server(): { name: string; version: string } | undefined {
     const info = this.#client?.getServerVersion();
     return info === undefined ? undefined : { name: info.name, version: info.version };
   }
@@ -323,7 +323,11 @@ export class McpConnection {
       } catch (error) {
         throw this.#failure(error, 'could not list its tools', timeout);
       }
-      tools.push(...(page.tools as unknown as McpTool[]));
+      // A tool that can only run as a task (MCP's tasks extension) is not offered: Golem calls tools directly.
+      for (const tool of page.tools as unknown as (McpTool & { execution?: { taskSupport?: string } })[]) {
+        if (tool.execution?.taskSupport === 'required') this.#options.onLog?.(`tool ${tool.name} runs only as a task, which Golem does not do: not offered`);
+        else tools.push(tool);
+      }
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     const actions: Action[] = toolActions(

@@ -127,7 +127,11 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
           ...(outcome.error !== undefined && { error: { code: outcome.error.code, message: outcome.error.message } }),
         };
       },
-      failed: (output) => (output.status === 'error' ? (output.error?.message ?? 'the run failed') : undefined),
+      // Only a run that ended well, or waits for the user, answered; the others say how they ended.
+      failed: (output) =>
+        output.status === 'done' || output.status === 'paused' || output.status === 'question'
+          ? undefined
+          : (output.error?.message ?? `the run ended: ${output.status}`),
     }),
     defineAction({
       name: 'list_clearance',

@@ -21,7 +21,7 @@ import {
 import type { Action } from '../action/action.js';
 import type { ClearanceApi } from '../agent/clearance.js';
 import type { Worker, WorkerOptions } from '../agent/worker/index.js';
-import { toGolemError } from '../core/errors.js';
+import { GolemError, toGolemError } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { SessionManager } from '../prompt/session-manager.js';
@@ -44,7 +44,7 @@ export interface McpServerOptions {
   agentActions?: Action[];
   /** The project the agent's file actions work on (as `ws.worker({ project })`). */
   project?: { root: string };
-  /** More Golem actions to offer as tools as they are (an environment's update_editable_status and actions). */
+  /** More Golem actions to offer as tools as they are (autonomous ones only: nobody is asked) (an environment's update_editable_status and actions). */
   tools?: Action[];
   /** The server's name in `initialize` (default "golem"). */
   name?: string;
@@ -52,7 +52,19 @@ export interface McpServerOptions {
 
 /** An MCP server over the workspace; connect it to a transport (`await server.connect(new StdioServerTransport())`). */
 export function createMcpServer(ws: McpServedWorkspace, options: McpServerOptions = {}): Server {
-  return serverOver(ws, options, [...golemTools(ws, options), ...(options.tools ?? [])]);
+  return serverOver(ws, options, toolsOf(ws, options));
+}
+
+/** Golem's tools and those given; a given one must be autonomous: a call from another agent has nobody here to approve it. */
+function toolsOf(ws: McpServedWorkspace, options: McpServerOptions): Action[] {
+  const supervised = (options.tools ?? []).filter((t) => t.trust !== 'autonomous').map((t) => `${t.name} (${t.trust})`);
+  if (supervised.length > 0) {
+    throw new GolemError(
+      'INVALID_ARGUMENT',
+      `an MCP server's tools run when another agent calls them, with nobody to approve: ${supervised.join(', ')} must be autonomous`,
+    );
+  }
+  return [...golemTools(ws, options), ...(options.tools ?? [])];
 }
 
 function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: readonly Action[]): Server {
@@ -132,7 +144,7 @@ function isFailure(output: unknown): boolean {
  */
 export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions = {}): (request: Request) => Promise<Response> {
   // The tools are made once: a request gets a server of its own, not new actions (their schemas compiled again).
-  const tools = [...golemTools(ws, options), ...(options.tools ?? [])];
+  const tools = toolsOf(ws, options);
   return async (request) => {
     if (request.method !== 'POST') {
       // Stateless: no stream of server-initiated messages to open, no session to end.

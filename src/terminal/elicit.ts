@@ -59,7 +59,7 @@ export async function askElicitation(screen: Screen, read: (prompt: string) => P
 function hint(field: ElicitField): string {
   const kind = field.kind === 'boolean' ? ' (y/n)' : field.kind === 'list' ? ' (several, separated by commas)' : '';
   const d = defaultOf(field);
-  return `${kind}${d === '' ? '' : ` [${d}]`}`;
+  return `${kind}${d === '' ? '' : ` [${sanitize(d)}]`}`;
 }
 
 function defaultOf(field: ElicitField): string {
