@@ -34,7 +34,7 @@ describe('MCP tools on the page', () => {
 });
 
 describe('MCP elicitation on the page', () => {
-  it("a server's request for input is a form on the page; the values go back typed, and the form is marked sent", async () => {
+  it("a server's request for input is a form on the page; the values go back typed, and the form goes", async () => {
     const ws = await createWorkspace();
     h.cleanups.push(() => ws.close());
     const page: { elicit?: (r: ElicitationRequest) => Promise<ElicitationAnswer> } = {};
@@ -67,7 +67,31 @@ describe('MCP elicitation on the page', () => {
     expect(told).toContain('User provided the requested information');
     expect(told).toContain('- Name: Ada Lovelace');
     expect(told).toContain('Agreed to terms: true');
-    await expect.poll(() => form.getAttribute('data-status')).toBe('submitted');
+    // Answered, the question's form goes.
+    await expect.poll(() => form.count()).toBe(0);
+    expect(ws.ui.list()).toEqual([]);
+  });
+
+  it('a question the server gives up on, or that golem serve closes on, leaves with its form and answers cancel', async () => {
+    const ws = await createWorkspace();
+    h.cleanups.push(() => ws.close());
+    const { server } = await h.started(undefined, ws);
+    const asked = {
+      server: 'demo',
+      mode: 'form' as const,
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    };
+    const giveUp = new AbortController();
+    const first = server.elicit(asked, giveUp.signal);
+    await expect.poll(() => ws.ui.list().length).toBe(1);
+    giveUp.abort();
+    expect(await first).toEqual({ action: 'cancel' });
+    expect(ws.ui.list()).toEqual([]);
+    const second = server.elicit(asked);
+    await expect.poll(() => ws.ui.list().length).toBe(1);
+    await server.close();
+    expect(await second).toEqual({ action: 'cancel' });
   });
 });
 

@@ -40,7 +40,7 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
   }
   // A server asking the user (elicitation) is answered on the page, once the server is up.
   const page: { elicit?: GolemServer['elicit'] } = {};
-  const onElicitation: McpConnectOptions['onElicitation'] = (request) => page.elicit?.(request) ?? Promise.resolve({ action: 'cancel' });
+  const onElicitation: McpConnectOptions['onElicitation'] = (request, signal) => page.elicit?.(request, signal) ?? Promise.resolve({ action: 'cancel' });
   const mcp = options.model === undefined ? { actions: [], problems: [] } : await projectMcp(ws, io, { onElicitation });
   for (const problem of mcp.problems) io.stderr(`golem: ${problem}\n`);
   const server = await serve(ws, {
@@ -60,7 +60,7 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
       },
     }),
   });
-  page.elicit = (request) => server.elicit(request);
+  page.elicit = (request, signal) => server.elicit(request, signal);
   io.stdout(`Golem is serving ${ws.manager.workspace().sessions.size} session(s) of the workspace for ${options.root}\n`);
   io.stdout(`  Open ${server.pageUrl}\n`);
   io.stdout(`  (the address carries the access token; keep it to yourself)\n`);

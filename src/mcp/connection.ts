@@ -51,7 +51,7 @@ export interface McpConnectOptions {
   /** Signing in to HTTP servers that use OAuth: where credentials are kept, how the user is shown the address. */
   auth?: McpAuthOptions;
   /** Answers a server's request for user input; without it, elicitation is not offered to servers. */
-  onElicitation?: (request: ElicitationRequest) => Promise<ElicitationAnswer>;
+  onElicitation?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 }
 
 /** A prompt a server offers (a slash command in the chat). */
@@ -260,13 +260,13 @@ export class McpConnection {
       }
     });
     if (elicit !== undefined) {
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
         const params = request.params;
         const asked: ElicitationRequest =
           params.mode === 'url'
             ? { server: this.name, mode: 'url', message: params.message, url: params.url, elicitationId: params.elicitationId }
             : { server: this.name, mode: 'form', message: params.message, requestedSchema: params.requestedSchema as unknown as JsonObject };
-        const answer = await elicit(asked);
+        const answer = await elicit(asked, extra.signal);
         return answer.action === 'accept' && answer.content !== undefined ? { action: 'accept', content: answer.content } : { action: answer.action };
       });
     }

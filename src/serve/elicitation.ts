@@ -1,7 +1,8 @@
 /**
  * An MCP server asking the user for input (elicitation), on the page: a form built as a UI
  * instance (seed 004's, so every page shows it live), answered by its Submit, Decline or
- * Cancel. The values go back typed as the server's schema says; the form is then marked sent.
+ * Cancel. The values go back typed as the server's schema says; the form then goes (and when the
+ * server gives up on its question, or golem serve closes).
  * A link to open (URL mode) is the form's heading and description, with Done and Cancel.
  */
 import type { JsonValue } from '../core/blocks.js';
@@ -18,6 +19,7 @@ export async function elicitOnPage(
   ui: UIApi,
   onUiAction: (listener: (event: UIActionEvent) => void) => () => void,
   request: ElicitationRequest,
+  signal?: AbortSignal,
 ): Promise<ElicitationAnswer> {
   const instanceId = `mcp-elicitation-${Date.now().toString(36)}-${++next}`;
   const asked = elicitationFields(request);
@@ -44,9 +46,13 @@ export async function elicitOnPage(
     clicks.push(event);
     wake?.();
   });
-  const nextClick = async (): Promise<UIActionEvent> => {
-    while (clicks.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-    return clicks.shift() as UIActionEvent;
+  // The server gave up (its request timed out or was cancelled) or golem serve is closing: the form goes, the answer is cancel.
+  const stopped = () => signal?.aborted === true;
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const nextClick = async (): Promise<UIActionEvent | undefined> => {
+    while (clicks.length === 0 && !stopped()) await new Promise<void>((resolve) => (wake = resolve));
+    return stopped() ? undefined : (clicks.shift() as UIActionEvent);
   };
   const title = (text: string) => (text.length > 100 ? `${text.slice(0, 99)}…` : text);
   try {
@@ -63,6 +69,7 @@ export async function elicitOnPage(
     if (!created.success) return { action: 'decline' };
     for (;;) {
       const event = await nextClick();
+      if (event === undefined) return { action: 'cancel' };
       let answer: ElicitationAnswer;
       if (event.actionId !== 'accept') answer = { action: event.actionId === 'decline' ? 'decline' : 'cancel' };
       else if (request.mode === 'url') answer = { action: 'accept' };
@@ -85,11 +92,13 @@ export async function elicitOnPage(
         }
         answer = checked.answer;
       }
-      await ui.patch({ instanceId, patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }] }).catch(() => undefined);
       return answer;
     }
   } finally {
     off();
+    signal?.removeEventListener('abort', onAbort);
+    // Answered or given up, the form goes: it was the server's question, not a UI of the conversation.
+    await ui.patch({ instanceId: '__DELETE__', targetInstanceId: instanceId, patches: [] }).catch(() => undefined);
   }
 }
 

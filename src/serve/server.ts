@@ -72,7 +72,7 @@ export interface GolemServer {
   /** Calls `listener` with each action a user clicked (its form's values already applied); returns the unsubscribe. */
   onUiAction(listener: (event: UIActionEvent) => void): () => void;
   /** Asks the user on the page, for an MCP server (elicitation): a form, answered by its Submit, Decline or Cancel. */
-  elicit(request: ElicitationRequest): Promise<ElicitationAnswer>;
+  elicit(request: ElicitationRequest, signal?: AbortSignal): Promise<ElicitationAnswer>;
   close(): Promise<void>;
 }
 
@@ -205,6 +205,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const named = (options.allowedHosts ?? []).map((name) => `http://${name.replace(/:\d+$/, '')}:${port}`);
   origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...named, ...(options.allowedOrigins ?? [])]);
 
+  const asking = new Set<AbortController>();
   const onUiAction = (listener: (event: UIActionEvent) => void) => {
     actionListeners.add(listener);
     return () => void actionListeners.delete(listener);
@@ -218,9 +219,20 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     settled: (sessionId) => agentHost.settled(sessionId),
     clients: () => sockets.clients.size,
     onUiAction,
-    elicit: (request) => elicitOnPage(ws.ui, onUiAction, request),
+    elicit: (request, signal) => {
+      // Closing the server gives up on the questions still open.
+      const stop = new AbortController();
+      const onStop = () => stop.abort();
+      signal?.addEventListener('abort', onStop, { once: true });
+      asking.add(stop);
+      return elicitOnPage(ws.ui, onUiAction, request, stop.signal).finally(() => {
+        asking.delete(stop);
+        signal?.removeEventListener('abort', onStop);
+      });
+    },
     workerEvents: runEvents,
     async close() {
+      for (const stop of asking) stop.abort();
       await agentHost.close();
       await adapter.shutdown();
       stream.close();
