@@ -28,6 +28,14 @@ const ATTACKS = [
   '',
   '<iframe src="javascript:window.__pwned=1"></iframe>',
   '',
+  'An autolink <javascript:window.__pwned=1>, a [reference][evil], a picture ![pic](javascript:window.__pwned=1) and <JAVASCRIPT:window.__pwned=1>.',
+  '',
+  '[evil]: javascript:window.__pwned=1',
+  '',
+  '| cell |',
+  '| --- |',
+  '| <img src=x onerror="window.__pwned=1"> [in a cell](javascript:window.__pwned=1) |',
+  '',
   '```html',
   '<script>window.__pwned = 1</script>',
   '```',
@@ -128,14 +136,14 @@ describe('the messages on the page', () => {
     expect(await links.getAttribute('target')).toBe('_blank');
     expect(await links.getAttribute('rel')).toBe('noopener noreferrer');
     expect(await log.locator('[href^="javascript:"], [href^="data:"], [src^="javascript:"]').count()).toBe(0);
-    expect(await attack.locator('.md-link-off').allTextContents()).toEqual(['click me', 'data']);
+    expect(await attack.locator('.md-link-off').allTextContents()).toEqual(expect.arrayContaining(['click me', 'data', 'reference', 'in a cell']));
     // Raw HTML is text: no element of it, no handler, and its words shown as written.
     expect(await log.locator('img, script, iframe, b, [onerror], [onmouseover]').count()).toBe(0);
     expect(await attack.textContent()).toContain('<img src=x onerror="window.__pwned=1">');
     expect(await attack.textContent()).toContain('<script>window.__pwned = 1</script>');
     expect(await attack.getByTestId('code-block').locator('code').textContent()).toBe('<script>window.__pwned = 1</script>');
     // Clicking what looks like a link does nothing either.
-    await attack.locator('.md-link-off').first().click();
+    for (const off of await attack.locator('.md-link-off').all()) await off.click();
     await attack.locator('.md-raw').first().hover();
     expect(await pwned(page)).toBeUndefined();
     await shot(page, 'messages-attacks');

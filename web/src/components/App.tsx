@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ApprovalAnswerBody, ClearanceDecisionBody } from '../../../src/serve/api-types.js';
 import { ApiError } from '../api.js';
+import { plainText } from '../markdown.js';
 import { forgetToken, takeToken } from '../auth.js';
 import type { LiveItem } from '../live-runs.js';
 import type { ReconnectingSocket } from '../socket.js';
@@ -101,7 +102,8 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const running = (detail?.running ?? false) || (openId !== null && (serve?.running.includes(openId) ?? false)) || openRuns.some((r) => r.finishedAt === null);
   const streaming: LiveItem[] | null = openRuns.length > 0 ? openRuns.flatMap((r) => r.items) : running ? [] : null;
   const openSummary = serve?.sessions.find((s) => s.id === openId);
-  const sessionLabel = detail?.session.label ?? openSummary?.label ?? 'Untitled';
+  // A label is the first message's words: shown without its markdown marks wherever it names the conversation.
+  const sessionLabel = plainText(detail?.session.label ?? openSummary?.label ?? 'Untitled');
   // The tab and the history's entries name the conversation.
   const title = openId === null ? 'Golem' : `${sessionLabel} · Golem`;
   useEffect(() => {

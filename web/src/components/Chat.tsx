@@ -82,7 +82,7 @@ export function Chat(props: Props) {
         class="chat-log"
         data-testid="chat-log"
         ref={log}
-        aria-live="polite"
+        // Not a live region: each streamed word would be read out. The typing indicator (a status) says when Golem works.
         onScroll={(e) => {
           const el = e.currentTarget;
           stuck.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;

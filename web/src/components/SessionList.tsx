@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { plainText } from '../markdown.js';
 import type { SessionSummary } from '../../../src/serve/api-types.js';
 import { relativeTime } from '../time.js';
 
@@ -39,7 +40,7 @@ export function SessionList({ sessions, openId, running, onOpen, onNew }: Props)
             >
               <span class="session-label">
                 {running.includes(s.id) && <span class="dot running" title="running" aria-label="running" />}
-                {s.label ?? 'Untitled'}
+                {plainText(s.label ?? 'Untitled')}
               </span>
               <span class="session-meta">
                 {s.turns} {s.turns === 1 ? 'turn' : 'turns'} · {relativeTime(s.updatedAt, now)}
