@@ -14,6 +14,8 @@ import { serve } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { GOLEM_BIN, golemEnv } from './helpers-tmux.js';
 import { deployAction, tempDir } from './helpers.js';
+import { Reader } from './fixtures/reader.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer } from '../src/mcp/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -46,7 +48,7 @@ const createForm = {
   ],
 };
 
-async function connected(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+async function connected(transport: StdioClientTransport | StreamableHTTPClientTransport | InMemoryTransport): Promise<Client> {
   const client = new Client({ name: 'another-agent', version: '1.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());
@@ -134,6 +136,28 @@ describe('golem mcp serve (stdio)', () => {
 });
 
 describe('createMcpServer', () => {
+  it("lets another agent edit an environment's fields through update_editable_status, its context a resource, its values kept", async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(ws, { environments: [new Reader()] }).connect(serverSide);
+    const client = await connected(clientSide);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('update_editable_status');
+    const context = await client.readResource({ uri: 'golem://environments/reader' });
+    expect((context.contents[0] as { text: string }).text).toContain('call the update_editable_status tool with');
+    const set = await client.callTool({ name: 'update_editable_status', arguments: { fieldName: 'selected_book_name', value: 'Anatomy' } });
+    expect(set.isError).not.toBe(true);
+    // A value the field's rule refuses is a failed call the agent reads, and changes nothing.
+    const refused = await client.callTool({ name: 'update_editable_status', arguments: { fieldName: 'current_page', value: 9999 } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('Page 9999 is not in Anatomy');
+    // Kept in the workspace: an environment mounted on it later reads the value.
+    const later = new Reader();
+    await later.mount(ws.manager);
+    expect(later.editableStatus.selected_book_name?.value).toBe('Anatomy');
+    expect(later.editableStatus.current_page?.value).toBe('1');
+  });
+
   it('offers only autonomous actions of its own: nobody is there to approve a call another agent makes', async () => {
     const ws = await createWorkspace();
     cleanups.push(() => ws.close());

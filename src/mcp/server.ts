@@ -19,6 +19,8 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Action } from '../action/action.js';
+import { environmentActions } from '../agent/worker/environment-actions.js';
+import type { Environment } from '../environment/environment.js';
 import type { ClearanceApi } from '../agent/clearance.js';
 import type { Worker, WorkerOptions } from '../agent/worker/index.js';
 import { GolemError, toGolemError } from '../core/errors.js';
@@ -42,6 +44,11 @@ export interface McpServerOptions {
   model?: ModelAdapter;
   /** The actions the agent that answers `send_message` has (patch_ui_state is always among them). */
   agentActions?: Action[];
+  /**
+   * Environments (seed 000) another agent edits through `update_editable_status` and their
+   * autonomous actions; each one's context is a resource (golem://environments/<id>).
+   */
+  environments?: Environment[];
   /** The project the agent's file actions work on (as `ws.worker({ project })`). */
   project?: { root: string };
   /** More Golem actions to offer as tools as they are (autonomous ones only: nobody is asked) (an environment's update_editable_status and actions). */
@@ -52,11 +59,16 @@ export interface McpServerOptions {
 
 /** An MCP server over the workspace; connect it to a transport (`await server.connect(new StdioServerTransport())`). */
 export function createMcpServer(ws: McpServedWorkspace, options: McpServerOptions = {}): Server {
-  return serverOver(ws, options, toolsOf(ws, options));
+  const mount = mounter(ws, options);
+  return serverOver(ws, options, toolsOf(ws, options, mount), mount);
 }
 
-/** Golem's tools and those given; a given one must be autonomous: a call from another agent has nobody here to approve it. */
-function toolsOf(ws: McpServedWorkspace, options: McpServerOptions): Action[] {
+/**
+ * Golem's tools, the environments' (update_editable_status and their autonomous actions, each
+ * environment mounted on its first call: its values load and persist in the workspace), and those
+ * given; a given one must be autonomous: a call from another agent has nobody here to approve it.
+ */
+function toolsOf(ws: McpServedWorkspace, options: McpServerOptions, mount: () => Promise<void>): Action[] {
   const supervised = (options.tools ?? []).filter((t) => t.trust !== 'autonomous').map((t) => `${t.name} (${t.trust})`);
   if (supervised.length > 0) {
     throw new GolemError(
@@ -64,10 +76,22 @@ function toolsOf(ws: McpServedWorkspace, options: McpServerOptions): Action[] {
       `an MCP server's tools run when another agent calls them, with nobody to approve: ${supervised.join(', ')} must be autonomous`,
     );
   }
-  return [...golemTools(ws, options), ...(options.tools ?? [])];
+  const ofEnvironments = environmentActions(options.environments ?? [])
+    .all.filter((a) => a.trust === 'autonomous')
+    .map((a): Action => ({ ...a, run: async (input, ctx) => (await mount(), a.run(input, ctx)) }));
+  return [...golemTools(ws, options), ...ofEnvironments, ...(options.tools ?? [])];
 }
 
-function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: readonly Action[]): Server {
+/** Mounts the environments once (their values load, and persist from then on). */
+function mounter(ws: McpServedWorkspace, options: McpServerOptions): () => Promise<void> {
+  let mounted: Promise<void> | undefined;
+  const mountAll = async () => {
+    for (const environment of options.environments ?? []) await environment.mount?.(ws.manager);
+  };
+  return () => (mounted ??= mountAll());
+}
+
+function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: readonly Action[], mount: () => Promise<void>): Server {
   const server = new Server(
     { name: options.name ?? 'golem', version: '0.1.0' },
     {
@@ -109,6 +133,12 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
       ...ws.ui
         .list()
         .map((i) => ({ uri: `golem://ui/${i.id}`, name: `UI ${i.id}`, description: `The state of UI instance ${i.id}`, mimeType: 'application/json' })),
+      ...(options.environments ?? []).map((e) => ({
+        uri: `golem://environments/${e.info.id}`,
+        name: e.info.name,
+        description: `${e.info.description} Its fields, their values and how to change them.`,
+        mimeType: 'text/plain',
+      })),
     ],
   }));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -124,6 +154,13 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
       const opened = await ws.sessions.open(decodeURIComponent(session[1] as string));
       if (opened === undefined) throw new McpError(ErrorCode.InvalidParams, `no session "${session[1]}"`);
       return { contents: [{ uri, mimeType: 'text/plain', text: transcriptText(await opened.transcript()) }] };
+    }
+    const environment = /^golem:\/\/environments\/(.+)$/.exec(uri);
+    const env = environment === null ? undefined : (options.environments ?? []).find((e) => e.info.id === decodeURIComponent(environment[1] as string));
+    if (env !== undefined) {
+      await mount();
+      const howToCall = (name: string, params: object) => `call the ${name} tool with ${JSON.stringify(params)}`;
+      return { contents: [{ uri, mimeType: 'text/plain', text: env.renderContext({ howToCall }) }] };
     }
     const ui = /^golem:\/\/ui\/(.+)$/.exec(uri);
     const instance = ui === null ? undefined : ws.ui.get(decodeURIComponent(ui[1] as string));
@@ -144,7 +181,8 @@ function isFailure(output: unknown): boolean {
  */
 export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions = {}): (request: Request) => Promise<Response> {
   // The tools are made once: a request gets a server of its own, not new actions (their schemas compiled again).
-  const tools = toolsOf(ws, options);
+  const mount = mounter(ws, options);
+  const tools = toolsOf(ws, options, mount);
   return async (request) => {
     if (request.method !== 'POST') {
       // Stateless: no stream of server-initiated messages to open, no session to end.
@@ -156,7 +194,7 @@ export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions
         },
       );
     }
-    const server = serverOver(ws, options, tools);
+    const server = serverOver(ws, options, tools, mount);
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
