@@ -526,7 +526,7 @@ describe('TerminalAdapter streaming', () => {
     await t.adapter.displayMessage({ role: 'assistant', content: 'Done.', metadata: { toolCalls: [{ name: hostile, input: {} }], timestamp: 0 } });
     const shown = t.text();
     expect(shown).toContain('x]0;PWNED[2J(');
-    expect(shown).not.toMatch(/\x1b|\x07/);
+    expect(shown.includes('\x1b') || shown.includes('\x07')).toBe(false);
   });
 });
 
