@@ -15,6 +15,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createWorkspace, type ApprovalRequest, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
+import { actionNameOf } from '../src/mcp/index.js';
+import { toolActions } from '../src/mcp/tool-action.js';
 import { tempDir } from './helpers.js';
 
 const require = createRequire(import.meta.url);
@@ -218,6 +220,19 @@ describe('MCP over Streamable HTTP', () => {
     await run('four'); // "always" was given for the tool as it is now
     expect(asked).toHaveLength(2);
     expect(http.calls).toEqual(['one', 'two', 'three', 'four']);
+  });
+});
+
+describe('MCP tool names', () => {
+  it('fit the action-name rule, stay apart when characters had to change, and a clash is refused by name', () => {
+    expect(actionNameOf('fs', 'read_file')).toBe('fs__read_file');
+    const dotted = actionNameOf('fs', 'files.read');
+    expect(dotted).toMatch(/^fs__files_read_[0-9a-f]{8}$/);
+    expect(dotted).not.toBe(actionNameOf('fs', 'files_read'));
+    expect(actionNameOf('s', 'x'.repeat(80))).toHaveLength(64);
+    const tool = { name: 'same', inputSchema: { type: 'object' } };
+    const call = () => Promise.reject(new Error('not called'));
+    expect(() => toolActions('s', { command: 'x' }, [tool, tool], call)).toThrow(expect.objectContaining({ code: 'MCP_TOOL_NAME_CLASH' }));
   });
 });
 
