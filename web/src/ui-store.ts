@@ -43,8 +43,9 @@ export function applyDelta(store: UiStore, delta: readonly PatchOp[], version: n
     return { store: { ...store, awaitingSnapshot: true }, touchedIds: [], resync: true };
   }
   const ids = new Set<string>();
-  for (const op of delta) {
-    const [head, id] = parsePointer(op.path);
+  // The instances an operation wrote, and the one a move took from.
+  for (const path of delta.flatMap((op) => (op.op === 'move' && op.from !== undefined ? [op.path, op.from] : [op.path]))) {
+    const [head, id] = parsePointer(path);
     if (head === 'instances' && id !== undefined) ids.add(id);
   }
   const touched: Record<string, number> = { ...store.touched };
