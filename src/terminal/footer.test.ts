@@ -89,6 +89,19 @@ describe('the footer of a live terminal', () => {
     t.adapter.setBusy(false);
   });
 
+  it('erases a footer whose line typed ahead wrapped from its first row, leaving no copy of itself', async () => {
+    const t = live();
+    await t.adapter.initialize();
+    t.adapter.setBusy(true);
+    t.input.write('x'.repeat(150)); // over two rows at 70 columns
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = t.text().length;
+    t.adapter.updateStatus({ text: 'a line above the footer', level: 'info' });
+    // Up to the progress line: its one row, and the two rows the typed line wrapped onto below it.
+    expect(t.text().slice(before)).toContain('\x1b[3F\x1b[J');
+    t.adapter.setBusy(false);
+  });
+
   it("shows the answer's line being written above the progress line, its open marks closed, until the line is complete", async () => {
     const t = live();
     await t.adapter.initialize();

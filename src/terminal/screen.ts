@@ -128,7 +128,7 @@ export class Screen {
     this.#drawFooter();
   }
 
-  #eraseFooter(rows = this.#footerDrawn): void {
+  #eraseFooter(rows = this.#footerDrawn + this.#cursorRows()): void {
     if (this.#footerDrawn === 0) return;
     // To the first footer line's start, and clear from there down (the line typed ahead with it).
     this.#output.write(`\x1b[${rows}F\x1b[J`);
@@ -150,6 +150,15 @@ export class Screen {
   }
 
   /** After a resize: each footer line now takes as many rows as the new width needs (terminals reflow long lines). */
+  /** The rows the cursor is below the line typed ahead's first (it wrapped, typed wider than the terminal). */
+  #cursorRows(): number {
+    const typing = this.#typing?.() ?? { text: '', cursor: 0 };
+    const at = displayWidth(typing.text.slice(0, typing.cursor));
+    const atEnd = typing.cursor >= typing.text.length;
+    // At the end of a full row the cursor waits on that row (the terminal wraps with the next character).
+    return at <= 0 ? 0 : Math.floor((atEnd ? at - 1 : at) / Math.max(1, this.#output.columns ?? 80));
+  }
+
   #resized(): void {
     if (this.#footerDrawn === 0) return;
     const columns = Math.max(1, this.#output.columns ?? 80);
