@@ -404,27 +404,34 @@ describe('the messages on the page', () => {
       blocks: [
         {
           type: 'text',
+          id: 'golem-ui-action', // as ServeHost.uiAction writes a click
           text: '[UI action] The user clicked "Sign up" (action "submit") on the UI "signup" (version 3).\nThe form\'s values: {"name":"Ada","age":36,"news":true,"plan":"pro","bio":""}',
         },
       ],
     });
     await session.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'Thanks, Ada.' }] });
+    // A message that only reads like a click (typed, or pasted) stays a message.
+    const lookalike = '[UI action] The user clicked "Sign up" (action "submit") on the UI "signup" (version 3).\nThe form\'s values: {"name":"Eve"}';
+    await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: lookalike }] });
+    await session.addTurn({ role: 'assistant', blocks: [{ type: 'text', text: 'That was typed.' }] });
     await session.addTurn({
       role: 'system',
       blocks: [{ type: 'text', text: '[System: the user discarded clearance item 01JCLEARANCEITEM0000000000: write SIGNUPS.md]' }],
     });
     const page = await openAt(server, DESKTOP, 'light');
-    await page.getByTestId('message').filter({ hasText: 'Thanks, Ada.' }).waitFor();
+    await page.getByTestId('message').filter({ hasText: 'That was typed.' }).waitFor();
     const click = page.getByTestId('ui-action-turn');
+    expect(await click.count()).toBe(1);
+    expect(await page.getByTestId('message').filter({ hasText: '{"name":"Eve"}' }).getByTestId('edit-message').count()).toBe(1);
     await expect.poll(() => click.locator('p').textContent()).toBe('Clicked Sign up on Sign-up form');
     expect(await click.locator('dt').allTextContents()).toEqual(['Name', 'Age', 'Send me news', 'Plan']);
     expect(await click.locator('dd').allTextContents()).toEqual(['Ada', '36', 'yes', 'Pro']);
-    expect(await page.getByTestId('chat-log').textContent()).not.toContain('[UI action]');
+    expect(await page.getByTestId('chat-log').textContent()).not.toContain('"name":"Ada"');
     // The notice: one line, no bubble, no id.
     const notice = page.getByTestId('notice');
     expect(await notice.textContent()).toBe('Discarded: write SIGNUPS.md');
     expect(await page.locator('[data-testid="message"][data-role="system"]').count()).toBe(0);
-    expect(await page.getByTestId('fork-here').count()).toBe(4);
+    expect(await page.getByTestId('fork-here').count()).toBe(6);
     await page.getByTestId('message').filter({ has: click }).getByTestId('copy-message').click();
     await expect.poll(() => clipboard(page)).toBe('Clicked Sign up on Sign-up form: Name: Ada, Age: 36, Send me news: yes, Plan: Pro');
     await shot(page, 'messages-notices');

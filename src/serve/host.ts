@@ -24,7 +24,7 @@ import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { uiInstance, uiInstances } from '../ui/ui-plugin.js';
-import { approvalView, clearanceView, resultOf, turnView } from './views.js';
+import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
 
 export type { ServeAgentOptions };
 
@@ -264,7 +264,8 @@ export class ServeHost {
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,
     ].join('\n');
-    this.#runs.start(this.#session(sessionId), text).catch((error: unknown) => this.#runs.failed(sessionId, error));
+    // Marked as a click by its block's id, which a message typed in a page cannot carry.
+    this.#runs.start(this.#session(sessionId), [{ type: 'text', id: UI_ACTION_BLOCK, text }]).catch((error: unknown) => this.#runs.failed(sessionId, error));
   }
 
   /**

@@ -4,6 +4,7 @@
  * request, and taken over from a process whose lease lapsed (it died or stalls), resuming
  * from the log.
  */
+import type { ContentBlock } from '../core/blocks.js';
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../action/action.js';
 import { leaseOf, live } from '../agent/run-commands.js';
@@ -136,7 +137,7 @@ export class ServeRuns {
   }
 
   /** Claims the session's run and runs the worker on it in the background; resolves with the run's id. */
-  async start(session: Session, input: string | undefined): Promise<string> {
+  async start(session: Session, input: string | ContentBlock[] | undefined): Promise<string> {
     return this.run(session, input, await this.claim(session.id));
   }
 
@@ -174,7 +175,7 @@ export class ServeRuns {
   }
 
   /** Runs the worker on a claimed session, in the background; returns the run's id. */
-  run(session: Session, input: string | undefined, claim: Claim): string {
+  run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim): string {
     const agent = this.requireAgent();
     const { runId, controller, lease } = claim;
     let worker: Worker;
@@ -200,7 +201,8 @@ export class ServeRuns {
     const done = (async () => {
       try {
         // Names the chat in lists and approval paths.
-        if (input !== undefined && session.label === null) await session.update({ label: input.split('\n')[0]?.slice(0, 60) ?? null });
+        const text = typeof input === 'string' ? input : input?.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+        if (text !== undefined && session.label === null) await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
         this.#report(await worker.run(input, { signal: controller.signal }));
       } catch (error) {
         this.failed(session.id, error, runId);

@@ -23,7 +23,9 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
   }
   const branch = view.branchInfo(turn.id) ?? { versions: [turn.version], currentIndex: 0, total: 1, hasPrev: false, hasNext: false };
   const joined = text.join('\n\n');
-  const uiAction = turn.role === 'user' ? uiActionOf(joined) : null;
+  // A click is the block ServeHost.uiAction wrote (its id): a message that only reads like one stays a message.
+  const click = turn.role === 'user' ? turn.blocks.find((b) => b.type === 'text' && b.id === UI_ACTION_BLOCK) : undefined;
+  const uiAction = click?.type === 'text' ? uiActionOf(click.text) : null;
   const kind: TurnView['kind'] =
     turn.role === 'system'
       ? 'notice'
@@ -47,6 +49,9 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
     ended: turn.role === 'assistant' ? endedOf(turn.meta) : null,
   };
 }
+
+/** The id of the block `ServeHost.uiAction` writes a click in: a message typed in a page has none. */
+export const UI_ACTION_BLOCK = 'golem-ui-action';
 
 /** The message `ServeHost.uiAction` writes for a click, read back (null when the text is not one). */
 function uiActionOf(text: string): TurnView['uiAction'] {
