@@ -1,7 +1,7 @@
 /**
  * The page's colour theme: light, dark, or the system's (`prefers-color-scheme`), kept in
- * localStorage. styles.css redefines its variables under `:root[data-theme="dark"]`, and
- * under the system's dark when the root is not `data-theme="light"`; "system" sets no attribute.
+ * localStorage. styles.css gives each colour as a light-dark() pair and sets `color-scheme` from
+ * `data-theme` ("light" or "dark"); "system" sets no attribute, and the system's scheme decides.
  */
 export type ThemeChoice = 'light' | 'dark' | 'system';
 
