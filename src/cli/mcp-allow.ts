@@ -7,11 +7,11 @@
  * configuration: a server whose command, arguments, environment or trust changed asks again.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { canonicalJson } from '../action/action.js';
 import type { McpServerConfig, McpServers } from '../mcp/config.js';
+import { readJsonFile, writeJsonFile } from '../mcp/json-file.js';
 
 export function allowedFile(env: NodeJS.ProcessEnv = process.env): string {
   const given = env.GOLEM_MCP_ALLOWED;
@@ -20,14 +20,7 @@ export function allowedFile(env: NodeJS.ProcessEnv = process.env): string {
 
 const hashOf = (config: McpServerConfig) => createHash('sha256').update(canonicalJson(config)).digest('hex').slice(0, 32);
 
-function readAll(file: string): Record<string, Record<string, string>> {
-  if (!existsSync(file)) return {};
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, Record<string, string>>;
-  } catch {
-    return {};
-  }
-}
+const readAll = (file: string) => readJsonFile<Record<string, Record<string, string>>>(file);
 
 /** The servers of `servers` allowed as they are, and those not (new, or changed since). */
 export function splitAllowed(root: string, servers: McpServers, file = allowedFile()): { allowed: McpServers; waiting: McpServers } {
@@ -43,15 +36,15 @@ export function allow(root: string, servers: McpServers, file = allowedFile()): 
   const all = readAll(file);
   const key = resolve(root);
   all[key] = { ...all[key], ...Object.fromEntries(Object.entries(servers).map(([name, config]) => [name, hashOf(config)])) };
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
+  writeJsonFile(file, all, { private: true });
 }
 
-/** What a server runs, in one line. */
+/** What a server runs (its command line, or its address), in one line. */
+export function commandLine(config: McpServerConfig): string {
+  return 'url' in config ? config.url : [config.command, ...(config.args ?? [])].join(' ');
+}
+
+/** What a server runs, and the trust its entry sets, in one line. */
 export function describeServer(config: McpServerConfig): string {
-  const where = 'url' in config ? config.url : [config.command, ...(config.args ?? [])].join(' ');
-  const trust = config.trust === undefined ? '' : ` (trust: ${JSON.stringify(config.trust)})`;
-  return `${where}${trust}`;
+  return `${commandLine(config)}${config.trust === undefined ? '' : ` (trust: ${JSON.stringify(config.trust)})`}`;
 }

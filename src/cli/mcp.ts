@@ -19,7 +19,7 @@ import { MCP_PACKAGES, type McpAuthOptions, type McpConnectOptions } from '../mc
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
-import { allow, describeServer, splitAllowed } from './mcp-allow.js';
+import { allow, commandLine, describeServer, splitAllowed } from './mcp-allow.js';
 
 export const MCP_USAGE = `golem mcp list | add <name> -- <command> [args...] | add <name> --url <url> | allow [name...] | remove <name> | tools [name] | serve`;
 
@@ -105,13 +105,9 @@ function list(io: CliIo, json: boolean): number {
   const { waiting } = splitAllowed(io.cwd, servers);
   for (const [name, config] of entries) {
     const state = waiting[name] === undefined ? '' : `  not allowed yet: golem mcp allow ${name}`;
-    io.stdout(`${name}  ${where(config)}  (tools ${config.trust?.default ?? 'supervised'})${state}\n`);
+    io.stdout(`${name}  ${commandLine(config)}  (tools ${config.trust?.default ?? 'supervised'})${state}\n`);
   }
   return 0;
-}
-
-function where(config: McpServerConfig): string {
-  return 'url' in config ? config.url : [config.command, ...(config.args ?? [])].join(' ');
 }
 
 function add(name: string | undefined, command: string[], options: McpCommandOptions, io: CliIo): number {
@@ -136,7 +132,7 @@ function add(name: string | undefined, command: string[], options: McpCommandOpt
   }
   const checked = addMcpServer(io.cwd, name, config);
   allow(io.cwd, { [name]: checked }); // the user wrote it: it may start
-  io.stdout(`Added MCP server "${name}" (${where(checked)}) to ${MCP_CONFIG_FILE}. golem mcp tools ${name} lists its tools.\n`);
+  io.stdout(`Added MCP server "${name}" (${commandLine(checked)}) to ${MCP_CONFIG_FILE}. golem mcp tools ${name} lists its tools.\n`);
   return 0;
 }
 

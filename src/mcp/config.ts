@@ -4,10 +4,11 @@
  * "url", "headers" } } }`), plus Golem's own optional `trust` and `timeoutMs` per server.
  * Reading never half-applies: a file that is not valid is refused whole, with every problem.
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GolemError } from '../core/errors.js';
+import { writeJsonFile } from './json-file.js';
 
 /** The file, in the project's root. */
 export const MCP_CONFIG_FILE = '.mcp.json';
@@ -130,10 +131,6 @@ function readRaw(root: string): Record<string, unknown> {
 }
 
 function writeRaw(root: string, file: Record<string, unknown>): void {
-  const path = join(root, MCP_CONFIG_FILE);
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(file, null, 2)}\n`);
   // The file keeps its permissions (it may hold headers with tokens, kept private by its owner).
-  if (existsSync(path)) chmodSync(temp, statSync(path).mode & 0o777);
-  renameSync(temp, path);
+  writeJsonFile(join(root, MCP_CONFIG_FILE), file);
 }

@@ -10,13 +10,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { GolemError } from '../core/errors.js';
+import { readJsonFile, writeJsonFile } from './json-file.js';
 import type { McpAuthOptions } from './auth-options.js';
 
 interface Stored {
@@ -189,28 +189,13 @@ export class LoopbackOAuth {
   }
 
   #read(): Stored {
-    if (!existsSync(this.#file)) return {};
-    try {
-      return ((JSON.parse(readFileSync(this.#file, 'utf8')) as Record<string, Stored>)[this.#url] ?? {}) as Stored;
-    } catch {
-      return {};
-    }
+    return readJsonFile<Record<string, Stored>>(this.#file)[this.#url] ?? {};
   }
 
   #write(change: Partial<Stored>): void {
-    let all: Record<string, Stored> = {};
-    try {
-      if (existsSync(this.#file)) all = JSON.parse(readFileSync(this.#file, 'utf8')) as Record<string, Stored>;
-    } catch {
-      all = {};
-    }
+    const all = readJsonFile<Record<string, Stored>>(this.#file);
     const entry = { ...all[this.#url], ...change };
     for (const key of Object.keys(entry) as (keyof Stored)[]) if (entry[key] === undefined) delete entry[key];
-    all[this.#url] = entry;
-    mkdirSync(dirname(this.#file), { recursive: true, mode: 0o700 });
-    const temp = `${this.#file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(temp, 0o600);
-    renameSync(temp, this.#file);
+    writeJsonFile(this.#file, { ...all, [this.#url]: entry }, { private: true });
   }
 }

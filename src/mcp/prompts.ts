@@ -21,11 +21,16 @@ export async function promptCommands(connections: readonly McpConnection[]): Pro
   return lists.flat().map(({ connection, prompt }) => ({ command: `/mcp__${connection.name}__${prompt.name}`, prompt, connection }));
 }
 
+/** A prompt's arguments as a usage line: `<required> [optional]`. */
+export function promptUsage(prompt: McpPrompt): string {
+  return prompt.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+}
+
 /** One line per prompt, for /help and /mcp. */
 export function describePrompts(commands: readonly PromptCommand[]): string {
   return commands
     .map(({ command, prompt }) => {
-      const args = prompt.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ');
+      const args = promptUsage(prompt);
       return `  ${`${command}${args === '' ? '' : ` ${args}`}`.padEnd(40)} ${prompt.description ?? ''}`.trimEnd();
     })
     .join('\n');

@@ -7,7 +7,7 @@
  * every page (the runs themselves: runs.ts); a user's click on a model-built UI goes to the
  * session whose agent built it.
  */
-import { promptCommands, promptMessage, type PromptCommand } from '../mcp/prompts.js';
+import { promptCommands, promptMessage, promptUsage, type PromptCommand } from '../mcp/prompts.js';
 import type { Action } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { chatSessions, recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
@@ -85,7 +85,7 @@ export class ServeHost {
       running: this.#runs.running(),
       commands: (await this.#prompts()).map(({ command, prompt }) => ({
         command,
-        usage: prompt.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' '),
+        usage: promptUsage(prompt),
         description: prompt.description ?? '',
       })),
     };
