@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { afterEach } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -173,4 +174,46 @@ export function occurrences(text: string, pattern: string | RegExp): number {
 
 function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The chat prompt waiting for input (once a line is typed, `> text` no longer matches). */
+export const PROMPT = /^> ?$/m;
+/** The approval question (the screen is read without trailing blanks). */
+export const APPROVAL = '[y]es / [n]o / [a]lways / [s]ession:';
+
+/**
+ * What a file of tmux tests shares: projects and terminals made for a test and removed after
+ * it (registers its afterEach in the calling file).
+ */
+export function tmuxHarness(): {
+  project: (files?: Record<string, string>) => Project;
+  /** A terminal, killed after the test (start it yourself). */
+  terminal: () => Terminal;
+  /** golem started in `cwd` with `args`, in a terminal of its own. */
+  golem: (cwd: string, ...args: string[]) => Promise<Terminal>;
+} {
+  const terminals: Terminal[] = [];
+  const projects: Project[] = [];
+  afterEach(async () => {
+    for (const t of terminals.splice(0)) await t.kill();
+    for (const p of projects.splice(0)) p.remove();
+  });
+  const terminal = () => {
+    const t = new Terminal();
+    terminals.push(t);
+    return t;
+  };
+  return {
+    project: (files = { 'README.md': '# demo\n' }) => {
+      const p = makeProject(files);
+      projects.push(p);
+      return p;
+    },
+    terminal,
+    golem: async (cwd, ...args) => {
+      const t = terminal();
+      await t.start(cwd, args);
+      return t;
+    },
+  };
 }

@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
 import { createWorkspace } from '../src/index.js';
-import { makeProject, Terminal, type Project } from './helpers-tmux.js';
+import { tmuxHarness } from './helpers-tmux.js';
 import { tempDir } from './helpers.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -25,12 +25,7 @@ async function golem(args: string[], cwd: string) {
 // Which project servers the user allowed: a file of this run's own (golem in tmux inherits the variable).
 process.env.GOLEM_MCP_ALLOWED = join(tempDir(), 'allowed.json');
 
-const terminals: Terminal[] = [];
-const projects: Project[] = [];
-afterEach(async () => {
-  for (const t of terminals.splice(0)) await t.kill();
-  for (const p of projects.splice(0)) p.remove();
-});
+const { project, terminal } = tmuxHarness();
 
 describe('golem mcp', () => {
   it('adds, lists, shows the tools of and removes servers in .mcp.json, in the shape other clients read', async () => {
@@ -122,8 +117,7 @@ describe("a project's .mcp.json", () => {
 
 describe("golem's chat with the project's MCP servers", () => {
   it('a supervised MCP tool asks in the terminal with its server and hints, runs after yes, and a server that cannot start is named at start', async () => {
-    const p = makeProject({ 'README.md': '# demo\n' });
-    projects.push(p);
+    const p = project();
     writeFileSync(
       join(p.dir, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, broken: { command: '/nonexistent/server' } } }),
@@ -134,8 +128,7 @@ describe("golem's chat with the project's MCP servers", () => {
       { text: 'The sum is 42.' },
       { text: 'Sunny in Paris.' },
     ]);
-    const t = new Terminal();
-    terminals.push(t);
+    const t = terminal();
     await t.start(p.dir, ['--model', `scripted:${script}`]);
     await t.waitFor(/MCP server "broken" is not available \[MCP_UNAVAILABLE\]/);
     await t.waitFor(/^> ?$/m);
@@ -161,16 +154,14 @@ describe("golem's chat with the project's MCP servers", () => {
   });
 
   it("a server's request for input is asked in the terminal, field by field, and the answers go back typed", async () => {
-    const p = makeProject({ 'README.md': '# demo\n' });
-    projects.push(p);
+    const p = project();
     writeFileSync(
       join(p.dir, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], trust: { default: 'autonomous' } } } }),
     );
     expect(await golem(['mcp', 'allow', 'everything'], p.dir)).toMatchObject({ code: 0 });
     const script = p.script([{ toolCalls: [{ name: 'everything__trigger-elicitation-request', input: {} }] }, { text: 'Thanks, Ada.' }]);
-    const t = new Terminal();
-    terminals.push(t);
+    const t = terminal();
     await t.start(p.dir, ['--model', `scripted:${script}`]);
     await t.waitFor(/^> ?$/m);
     await t.type('ask me');

@@ -6,8 +6,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { golemJson, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+import { describe, expect, it } from 'vitest';
+import type { Terminal } from './helpers-tmux.js';
+import { APPROVAL, golemJson, occurrences, PROMPT, tmuxHarness } from './helpers-tmux.js';
 
 interface TurnJson {
   id: string;
@@ -20,35 +21,12 @@ interface SessionJson {
   label: string | null;
 }
 
-const terminals: Terminal[] = [];
-const projects: Project[] = [];
-
-afterEach(async () => {
-  for (const t of terminals.splice(0)) await t.kill();
-  for (const p of projects.splice(0)) p.remove();
-});
-
-function project(): Project {
-  const p = makeProject({ 'README.md': '# demo\n' });
-  projects.push(p);
-  return p;
-}
-
-async function golem(cwd: string, ...args: string[]): Promise<Terminal> {
-  const t = new Terminal();
-  terminals.push(t);
-  await t.start(cwd, args);
-  return t;
-}
+const { project, golem } = tmuxHarness();
 
 async function exit(t: Terminal): Promise<void> {
   await t.type('/exit');
   await t.waitForExit();
 }
-
-/** The chat prompt waiting for input. */
-const PROMPT = /^> ?$/m;
-const APPROVAL = '[y]es / [n]o / [a]lways / [s]ession:';
 
 async function sessionIdOn(t: Terminal): Promise<string> {
   const screen = await t.waitFor(/Golem · session [0-9a-f-]{36}/);

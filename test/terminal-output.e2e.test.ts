@@ -7,33 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../src/terminal/text-width.js';
-import { GOLEM_BIN, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+import type { Terminal } from './helpers-tmux.js';
+import { APPROVAL, GOLEM_BIN, occurrences, PROMPT, tmuxHarness } from './helpers-tmux.js';
 
-const terminals: Terminal[] = [];
-const projects: Project[] = [];
-
-afterEach(async () => {
-  for (const t of terminals.splice(0)) await t.kill();
-  for (const p of projects.splice(0)) p.remove();
-});
-
-function project(files: Record<string, string> = { 'README.md': '# demo\n' }): Project {
-  const p = makeProject(files);
-  projects.push(p);
-  return p;
-}
-
-async function golem(cwd: string, ...args: string[]): Promise<Terminal> {
-  const t = new Terminal();
-  terminals.push(t);
-  await t.start(cwd, args);
-  return t;
-}
-
-const PROMPT = /^> ?$/m;
-const APPROVAL = '[y]es / [n]o / [a]lways / [s]ession:';
+const { project, golem, terminal } = tmuxHarness();
 
 /** The terminal's size, as a user would drag the window. */
 async function resize(t: Terminal, columns: number): Promise<void> {
@@ -197,8 +176,7 @@ describe('what golem draws in a terminal', () => {
   it('paints the answer in colors when asked to (FORCE_COLOR), and writes no color codes under NO_COLOR', async () => {
     const p = project();
     const script = p.script([{ text: 'Run **`npm test`** now:\n\n```sh\nnpm test # all of them\n```\n' }, { text: 'Plain **bold**.' }]);
-    const t = new Terminal();
-    terminals.push(t);
+    const t = terminal();
     // golem's usual environment (NO_COLOR=1) plus FORCE_COLOR, which wins, as in Node.
     const command = ['exec', 'env', 'FORCE_COLOR=1', process.execPath, GOLEM_BIN, '--model', `scripted:${script}`].join(' ');
     await t.tmux('-f', '/dev/null', 'new-session', '-d', '-s', 's', '-x', '100', '-y', '40', '-c', p.dir, command);

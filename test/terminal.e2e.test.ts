@@ -5,9 +5,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWorkspace, type Workspace } from '../src/index.js';
-import { golemCli, golemJson, makeProject, occurrences, Terminal, type Project } from './helpers-tmux.js';
+import type { Terminal } from './helpers-tmux.js';
+import { APPROVAL, golemCli, golemJson, occurrences, type Project, PROMPT, tmuxHarness } from './helpers-tmux.js';
 import { startFakeProvider } from './servers/fake-provider.js';
 
 interface SessionJson {
@@ -46,38 +47,13 @@ interface ClearanceJson {
   description: string;
 }
 
-const terminals: Terminal[] = [];
-const projects: Project[] = [];
-
-afterEach(async () => {
-  for (const t of terminals.splice(0)) await t.kill();
-  for (const p of projects.splice(0)) p.remove();
-});
-
-function project(files: Record<string, string> = { 'README.md': '# demo\n' }): Project {
-  const p = makeProject(files);
-  projects.push(p);
-  return p;
-}
-
-/** golem started in `cwd` with `args`, in a terminal of its own. */
-async function golem(cwd: string, ...args: string[]): Promise<Terminal> {
-  const t = new Terminal();
-  terminals.push(t);
-  await t.start(cwd, args);
-  return t;
-}
+const { project, golem } = tmuxHarness();
 
 /** The session id in golem's first line. */
 async function sessionIdOn(t: Terminal): Promise<string> {
   const screen = await t.waitFor(/Golem · session (\S+)/);
   return /Golem · session ([0-9a-f-]{36})/.exec(screen)?.[1] as string;
 }
-
-/** The chat prompt waiting for input (once a line is typed, `> text` no longer matches). */
-const PROMPT = /^> ?$/m;
-/** The approval question (the screen is read without trailing blanks). */
-const APPROVAL = '[y]es / [n]o / [a]lways / [s]ession:';
 
 async function transcript(cwd: string, sessionId: string): Promise<TurnJson[]> {
   return (await golemJson<{ turns: TurnJson[] }>(cwd, 'sessions', 'show', sessionId)).turns;
