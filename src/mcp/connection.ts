@@ -50,6 +50,8 @@ export interface McpConnectOptions {
   onLog?: (line: string) => void;
   /** Signing in to HTTP servers that use OAuth: where credentials are kept, how the user is shown the address. */
   auth?: McpAuthOptions;
+  /** Told when `close()` is called (ws.mcp forgets the connection then). */
+  onClosed?: (connection: McpConnection) => void;
   /** Answers a server's request for user input; without it, elicitation is not offered to servers. */
   onElicitation?: (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 }
@@ -203,6 +205,7 @@ export class McpConnection {
 
   /** Ends the connection (a stdio server's process with it). Calls after it fail with MCP_UNAVAILABLE. */
   async close(): Promise<void> {
+    if (!this.#closed) this.#options.onClosed?.(this);
     this.#closed = true;
     const client = this.#client;
     this.#client = undefined;

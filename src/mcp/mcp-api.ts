@@ -52,6 +52,10 @@ export class McpApi {
         const open = opened.connection;
         if (open !== undefined) for (const listener of this.#changed) listener(open);
       },
+      onClosed: (closed) => {
+        options.onClosed?.(closed);
+        if (this.#open.get(name) === closed) this.#open.delete(name);
+      },
     });
     this.#pending.add(connecting);
     try {
@@ -66,14 +70,7 @@ export class McpApi {
       throw new GolemError('WORKSPACE_CLOSED', 'the workspace is closing');
     }
     opened.connection = connection;
-    const close = connection.close.bind(connection);
     this.#open.set(name, connection);
-    Object.defineProperty(connection, 'close', {
-      value: async () => {
-        if (this.#open.get(name) === connection) this.#open.delete(name);
-        await close();
-      },
-    });
     return connection;
   }
 
