@@ -73,7 +73,8 @@ export type WorkerEvent =
   | { type: 'answer'; worker: WorkerInfo; turnId: string; version: number }
   /** A model call finished (step `step` of the run) and its answer asks for `requested` actions, which run next. */
   | { type: 'step'; worker: WorkerInfo; step: number; turn: Turn; requested: number }
-  | { type: 'action'; worker: WorkerInfo; name: string; input: JsonValue; ok: boolean; output: JsonValue }
+  /** `callId`: the model's call it answers (the `tool_use` block's `callId` in the step's turn). */
+  | { type: 'action'; worker: WorkerInfo; callId?: string; name: string; input: JsonValue; ok: boolean; output: JsonValue }
   /** `waiting`: a sub-worker stopped on an approval nobody can answer now; a later run resumes it. */
   | { type: 'worker-end'; worker: WorkerInfo; status: 'done' | 'question' | 'failed' | 'waiting'; text: string };
 

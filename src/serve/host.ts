@@ -66,6 +66,33 @@ export class ServeHost {
     ];
   }
 
+  /** The runs of this server (the protocol routes start and follow runs through them). */
+  get runs(): ServeRuns {
+    return this.#runs;
+  }
+
+  get workspace(): Workspace {
+    return this.#ws;
+  }
+
+  /** The actions the agent has (its own, and patch_ui_state). */
+  get actions(): readonly Action[] {
+    return this.#actions;
+  }
+
+  /**
+   * The session a protocol route names as its thread, for `user` (null: a server without
+   * users): one that exists and `user` may see, or a new one with that id when there is none
+   * (`create`). A session `user` may not see is SESSION_NOT_FOUND, as if there were none.
+   */
+  async thread(user: string | null, threadId: string, create: boolean): Promise<Session> {
+    void user; // per-user threads: see createGolemHandler's `user` option
+    const existing = this.#ws.sessions.get(threadId);
+    if (existing !== undefined) return existing;
+    if (!create) throw new GolemError('SESSION_NOT_FOUND', `no thread with id "${threadId}"`);
+    return this.#ws.sessions.create({ id: threadId });
+  }
+
   // --- views ---
 
   async state(): Promise<ServeState> {

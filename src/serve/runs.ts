@@ -17,6 +17,7 @@ import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
+import { RunLog } from './run-log.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
 export interface ServeAgentOptions {
@@ -40,6 +41,23 @@ export interface ServeAgentOptions {
    */
   lease?: RunLeaseOptions;
 }
+
+/** How a run started by a protocol route (AG-UI, the AI SDK's stream) differs from a page's. */
+export interface RunStartOptions {
+  /**
+   * Approvals pause the run (its outcome is 'paused', the approval pending in the workspace)
+   * instead of waiting in a page: the client answers on its next request, and the run resumes
+   * from the log then, in whichever process gets it.
+   */
+  pause?: boolean;
+  /** Actions for this run only (a client's own tools), made with the run's log. */
+  actions?: (log: RunLog) => Action[];
+  /** Put after the agent's instructions, for this run only (a client's context). */
+  instructions?: string;
+}
+
+/** How long the log of an ended run is kept, for a client that comes back to it. */
+const LOG_KEPT_MS = 5 * 60_000;
 
 /** A run claimed for this process, before it starts. */
 interface Claim {
@@ -76,6 +94,8 @@ export interface ServeRunsOptions {
 export class ServeRuns {
   readonly #o: ServeRunsOptions;
   readonly #runs = new Map<string, Run>();
+  /** Each session's last run here, running or ended a short while ago. */
+  readonly #logs = new Map<string, RunLog>();
   /** Sessions a change is being made to (an edit, a version switch, a claim) before a run starts: taken before any await. */
   readonly #reserved = new Set<string>();
   readonly #leases: RunLeases | undefined;
@@ -136,21 +156,25 @@ export class ServeRuns {
     }
   }
 
+  /** The session's last run here: running, or ended a short while ago. */
+  log(sessionId: string): RunLog | undefined {
+    return this.#logs.get(sessionId);
+  }
+
   /** Claims the session's run and runs the worker on it in the background; resolves with the run's id. */
-  async start(session: Session, input: string | ContentBlock[] | undefined): Promise<string> {
-    return this.run(session, input, await this.claim(session.id));
+  async start(session: Session, input: string | ContentBlock[] | undefined, options: RunStartOptions = {}): Promise<string> {
+    return this.run(session, input, await this.claim(session.id), options);
   }
 
   /**
    * Claims the session's run for this process (SESSION_BUSY while a run holds it, here or in
    * another process). The session stays reserved until the run starts or the claim is dropped.
    */
-  async claim(sessionId: string): Promise<Claim> {
+  async claim(sessionId: string, runId: string = randomUUID()): Promise<Claim> {
     this.requireAgent();
     this.requireIdle(sessionId);
     this.#reserved.add(sessionId);
     try {
-      const runId = randomUUID();
       const controller = new AbortController();
       const lease = await (this.#leases as RunLeases).claim(sessionId, runId, (error) => {
         controller.abort();
@@ -175,20 +199,30 @@ export class ServeRuns {
   }
 
   /** Runs the worker on a claimed session, in the background; returns the run's id. */
-  run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim): string {
+  run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim, options: RunStartOptions = {}): string {
     const agent = this.requireAgent();
     const { runId, controller, lease } = claim;
+    const log = new RunLog(session.id, runId);
     let worker: Worker;
     try {
       if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
+      const own = options.actions?.(log) ?? [];
+      const clash = own.find((a) => this.#o.actions.some((b) => b.name === a.name));
+      if (clash !== undefined)
+        throw new GolemError('INVALID_ARGUMENT', `the client's tool "${clash.name}" has the name of one of the agent's own actions; rename it`);
+      const pages = this.#o.runEvents(session.id, runId);
+      const instructions = [agent.instructions, options.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
       worker = this.#o.ws.worker({
         session,
         model: agent.model,
-        actions: this.#o.actions,
+        actions: own.length === 0 ? this.#o.actions : [...this.#o.actions, ...own],
         ui: this.#o.adapter,
-        requestApproval: (request) => this.#o.adapter.requestApproval(request, controller.signal),
-        onEvent: this.#o.runEvents(session.id, runId),
-        ...(agent.instructions !== undefined && { instructions: agent.instructions }),
+        requestApproval: options.pause === true ? null : (request) => this.#o.adapter.requestApproval(request, controller.signal),
+        onEvent: (event) => {
+          pages(event);
+          log.push({ type: 'event', event });
+        },
+        ...(instructions !== '' && { instructions }),
         ...(agent.project !== undefined && { project: agent.project }),
         ...(agent.trust !== undefined && { trust: agent.trust }),
         ...(agent.maxSteps !== undefined && { maxSteps: agent.maxSteps }),
@@ -203,15 +237,23 @@ export class ServeRuns {
         // Names the chat in lists and approval paths.
         const text = typeof input === 'string' ? input : input?.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
         if (text !== undefined && session.label === null) await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
-        this.#report(await worker.run(input, { signal: controller.signal }));
+        const outcome = await worker.run(input, { signal: controller.signal });
+        this.#report(outcome);
+        log.push({ type: 'end', end: { outcome } });
       } catch (error) {
-        this.failed(session.id, error, runId);
+        const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
+        this.failed(session.id, failure, runId);
+        log.push({ type: 'end', end: { error: failure } });
       } finally {
         await lease.release();
         this.#runs.delete(session.id);
         this.#o.changed(session.id);
+        setTimeout(() => {
+          if (this.#logs.get(session.id) === log) this.#logs.delete(session.id);
+        }, LOG_KEPT_MS).unref();
       }
     })();
+    this.#logs.set(session.id, log);
     this.#runs.set(session.id, { controller, done, lease });
     this.#reserved.delete(session.id);
     this.#o.changed(session.id);

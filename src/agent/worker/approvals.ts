@@ -36,7 +36,7 @@ export async function approve(ctx: WorkerContext, action: Action, call: Call, in
     }),
   );
   if (approval.status === 'pending') {
-    const ask = options.requestApproval ?? options.ui?.requestApproval.bind(options.ui);
+    const ask = options.requestApproval === null ? undefined : (options.requestApproval ?? options.ui?.requestApproval.bind(options.ui));
     if (ask === undefined) {
       if (!ctx.mode.pausable || call.together === true)
         return { kind: 'denied', message: `Not run: ${action.name} needs the user's approval and nobody can be asked now (approval ${approval.id} waits).` };

@@ -34,8 +34,12 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
    * (status 'paused') until the approval is answered in the workspace and `run()` resumes.
    */
   ui?: UIAdapter;
-  /** Asks the user to approve a call (default: `ui.requestApproval`). */
-  requestApproval?: (request: Parameters<UIAdapter['requestApproval']>[0]) => Promise<ApprovalResult>;
+  /**
+   * Asks the user to approve a call (default: `ui.requestApproval`). null: nobody is asked
+   * while the run goes, even with a `ui`; a supervised call pauses the run (status
+   * 'paused') until the approval is answered in the workspace and `run()` resumes.
+   */
+  requestApproval?: ((request: Parameters<UIAdapter['requestApproval']>[0]) => Promise<ApprovalResult>) | null;
   /** Sees the tree's work as it happens (default: `ui.onEvent`). */
   onEvent?: (event: WorkerEvent) => void;
   /**

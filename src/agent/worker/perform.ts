@@ -51,7 +51,7 @@ export async function performAll(
       if (result.ran === true) {
         state.stop ??= result.stop;
         outcome.actions.push({ name: result.name, input: result.input, ok: result.ok });
-        ctx.emit({ type: 'action', worker: ctx.info(), name: result.name, input: result.input, ok: result.ok, output: result.output });
+        ctx.emit({ type: 'action', worker: ctx.info(), callId: result.callId, name: result.name, input: result.input, ok: result.ok, output: result.output });
         if (result.staged === true) notifyClearance(ctx);
       }
       if (mode.results === 'each' && pending.together !== true) await mode.record(result.callId, result);
