@@ -69,6 +69,7 @@ export const ERROR_CODES = {
   APPROVAL_NOT_FOUND: { status: 404, meaning: 'no approval with this id' },
   APPROVAL_ANSWERED: { status: 409, meaning: 'the approval was already answered' },
   APPROVAL_MISMATCH: { status: 409, meaning: 'the answer was given for a different call than the one waiting' },
+  APPROVAL_PENDING: { status: 409, meaning: 'an approval waits for its answer; answer it before sending a new message' },
   GRANT_NOT_FOUND: { status: 404, meaning: 'no grant with this id' },
   CLEARANCE_NOT_FOUND: { status: 404, meaning: 'no clearance item with this id' },
   CLEARANCE_DECIDED: { status: 409, meaning: 'the clearance item was already pushed or discarded' },
