@@ -13,6 +13,7 @@ import type { WorkspaceMeta } from './core/records.js';
 import { SessionManager } from './prompt/session-manager.js';
 import { environmentExtension } from './environment/environment-plugin.js';
 import { agentExtension } from './agent/agent-plugin.js';
+import { sessionOwnersExtension } from './agent/session-owners.js';
 import { BrowserApi } from './browser/browser-session.js';
 import { browserExtension } from './browser/browser-plugin.js';
 import { uiExtension } from './ui/ui-plugin.js';
@@ -176,6 +177,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
+  manager.extend(sessionOwnersExtension);
   manager.extend(browserExtension);
   manager.extend(uiExtension);
   for (const extension of options.extensions ?? []) manager.extend(extension);

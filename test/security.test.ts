@@ -88,7 +88,7 @@ async function apiRoutes(): Promise<{ method: string; path: string }[]> {
     () => undefined,
     () => () => undefined,
   );
-  const app = await createApi(host, { token: () => false, page: undefined, health: () => ({}) });
+  const app = await createApi(host, { auth: { check: () => false, refusal: '' }, page: undefined, health: () => ({}) });
   await host.close();
   await ws.close();
   const seen = new Set<string>();

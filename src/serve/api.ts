@@ -1,8 +1,9 @@
 /**
- * `golem serve`'s HTTP side, on Hono: the page's files (no token: they hold nothing of
- * the workspace) and the JSON API under `/api` (token required), which reads and changes
- * the workspace through the host. A refusal is `{ error: { code, message } }` with a
- * status that says whose fault it is.
+ * The HTTP side of `golem serve` and createGolemHandler, on Hono: the page's files (no
+ * auth: they hold nothing of the workspace) and the JSON API under `/api` (the auth check
+ * first, then the `user` hook), which reads and changes the workspace through the host,
+ * as the request's user. A refusal is `{ error: { code, message } }` with a status that
+ * says whose fault it is.
  */
 import type { Context, Hono as HonoApp } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -14,6 +15,7 @@ export const SERVE_PACKAGES = { packages: ['hono', '@hono/node-server', 'ws'], p
 import { GolemError } from '../core/errors.js';
 import type { ServeHost } from './host.js';
 import type { PageFiles } from './page.js';
+import { requestUser, setRequestUser } from './request-user.js';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -26,13 +28,28 @@ const Body = {
   clearance: z.strictObject({ action: z.enum(['push', 'discard', 'defer']) }),
 };
 
+/** Who may call the API and MCP: a check of each request, and what a refused one is told. */
+export interface ApiAuth {
+  check(request: Request): boolean | Promise<boolean>;
+  refusal: string;
+}
+
+/** The bearer token of a request (`Authorization: Bearer <token>`), or '' without one. */
+export function bearerToken(request: Request): string {
+  // The header only: a token in a query string ends up in logs and histories, and would let another site's form post here.
+  return /^bearer (.+)$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
+}
+
 export async function createApi(
   host: ServeHost,
   options: {
-    token: (given: string) => boolean;
+    /** undefined: no check (the app authenticates in front of the handler). */
+    auth: ApiAuth | undefined;
+    /** Who the request's user is, once per API request (recorded with setRequestUser); null from it is refused. */
+    user?: (request: Request) => string | null | Promise<string | null>;
     page: PageFiles | undefined;
     health: () => object;
-    /** Golem's MCP server (Streamable HTTP, stateless) at /mcp, behind the same token. */
+    /** Golem's MCP server (Streamable HTTP, stateless) at /mcp, behind the same auth. */
     mcp?: (request: Request) => Promise<Response>;
   },
 ): Promise<HonoApp> {
@@ -45,22 +62,21 @@ export async function createApi(
   const mcp = options.mcp;
   if (mcp !== undefined) {
     app.all('/mcp', async (c) => {
-      const given = /^bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-      if (!options.token(given)) {
-        return c.json(
-          { jsonrpc: '2.0', error: { code: -32001, message: 'UNAUTHORIZED: the token is missing or wrong (Authorization: Bearer <token>)' }, id: null },
-          401,
-        );
+      if (options.auth !== undefined && !(await options.auth.check(c.req.raw))) {
+        return c.json({ jsonrpc: '2.0', error: { code: -32001, message: `UNAUTHORIZED: ${options.auth.refusal}` }, id: null }, 401);
       }
       return mcp(c.req.raw);
     });
   }
 
   app.use('/api/*', async (c, next) => {
-    // The header only: a token in a query string ends up in logs and histories, and would let another site's form post here.
-    const given = /^bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!options.token(given))
-      return c.json({ error: { code: 'UNAUTHORIZED', message: 'the token is missing or wrong; open the address golem serve printed' } }, 401);
+    if (options.auth !== undefined && !(await options.auth.check(c.req.raw)))
+      return c.json({ error: { code: 'UNAUTHORIZED', message: options.auth.refusal } }, 401);
+    if (options.user !== undefined) {
+      const user = await options.user(c.req.raw);
+      if (user === null) return c.json({ error: { code: 'UNAUTHORIZED', message: 'this request has no user; sign in first' } }, 401);
+      setRequestUser(c.req.raw, user);
+    }
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
       return c.json({ error: { code: 'INVALID_ARGUMENT', message: 'send the body as JSON (content-type: application/json)' } }, 415);
     }
@@ -68,25 +84,28 @@ export async function createApi(
     await next();
   });
 
-  app.get('/api/state', async (c) => c.json(await host.state()));
-  app.post('/api/sessions', async (c) => c.json(await host.createSession((await body(c, Body.session)).label ?? null), 201));
-  app.get('/api/sessions/:id', async (c) => c.json(await host.session(c.req.param('id'))));
-  app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(c.req.param('id'), (await body(c, Body.message)).text), 202));
+  // Each route acts as the request's user: another user's session, approval or clearance item is not found.
+  const user = (c: Context) => requestUser(c.req.raw);
+  app.get('/api/state', async (c) => c.json(await host.state(user(c))));
+  app.post('/api/sessions', async (c) => c.json(await host.createSession(user(c), (await body(c, Body.session)).label ?? null), 201));
+  app.get('/api/sessions/:id', async (c) => c.json(await host.session(user(c), c.req.param('id'))));
+  app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(user(c), c.req.param('id'), (await body(c, Body.message)).text), 202));
   app.post('/api/sessions/:id/turns/:turnId/edit', async (c) =>
-    c.json(await host.edit(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202),
+    c.json(await host.edit(user(c), c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202),
   );
   app.post('/api/sessions/:id/turns/:turnId/switch', async (c) =>
-    c.json(await host.switchVersion(c.req.param('id'), c.req.param('turnId'), (await body(c, Body.switch)).direction)),
+    c.json(await host.switchVersion(user(c), c.req.param('id'), c.req.param('turnId'), (await body(c, Body.switch)).direction)),
   );
-  app.post('/api/sessions/:id/fork', async (c) => c.json(await host.fork(c.req.param('id'), (await body(c, Body.fork)).at), 201));
-  app.post('/api/sessions/:id/stop', (c) => c.json({ stopped: host.stop(c.req.param('id')) }));
+  app.post('/api/sessions/:id/fork', async (c) => c.json(await host.fork(user(c), c.req.param('id'), (await body(c, Body.fork)).at), 201));
+  app.post('/api/sessions/:id/stop', (c) => c.json({ stopped: host.stop(user(c), c.req.param('id')) }));
   app.post('/api/approvals/:id', async (c) => {
     const answer = await body(c, Body.approval);
-    await host.answerApproval(c.req.param('id'), answer.reason === undefined ? { answer: answer.answer } : { answer: answer.answer, reason: answer.reason });
+    const given = answer.reason === undefined ? { answer: answer.answer } : { answer: answer.answer, reason: answer.reason };
+    await host.answerApproval(user(c), c.req.param('id'), given);
     return c.json({ ok: true });
   });
-  app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(c.req.param('id')) }));
-  app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(c.req.param('id'), (await body(c, Body.clearance)).action)));
+  app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
+  app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));
 
   app.get('*', (c) => {

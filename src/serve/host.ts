@@ -23,6 +23,7 @@ import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, Sess
 import type { BrowserAdapter } from './browser-adapter.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
+import { SessionAccess } from './session-access.js';
 import { uiInstance, uiInstances } from '../ui/ui-plugin.js';
 import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
 
@@ -40,6 +41,7 @@ export class ServeHost {
   readonly #actions: Action[];
   readonly #clearance: ClearanceApi;
   readonly #runs: ServeRuns;
+  readonly #access: SessionAccess;
   /** Approvals answered through a page and not yet recorded by the run that asked. */
   readonly #answered = new Set<string>();
   readonly #offs: (() => void)[];
@@ -54,6 +56,7 @@ export class ServeHost {
     const given = agent?.actions ?? [];
     this.#actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
+    this.#access = new SessionAccess(ws);
     this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, runEvents, changed: (id) => this.#change(['sessions'], id) });
     this.#offs = [
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
@@ -86,18 +89,19 @@ export class ServeHost {
    * (`create`). A session `user` may not see is SESSION_NOT_FOUND, as if there were none.
    */
   async thread(user: string | null, threadId: string, create: boolean): Promise<Session> {
-    void user; // per-user threads: see createGolemHandler's `user` option
-    const existing = this.#ws.sessions.get(threadId);
-    if (existing !== undefined) return existing;
-    if (!create) throw new GolemError('SESSION_NOT_FOUND', `no thread with id "${threadId}"`);
-    return this.#ws.sessions.create({ id: threadId });
+    if (this.#ws.sessions.get(threadId) !== undefined) return this.#access.session(user, threadId);
+    if (!create) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${threadId}"`);
+    // The id is claimed for the user first: another user's (being made, or reserved) is SESSION_NOT_FOUND.
+    return this.#access.create(user, { id: threadId });
   }
 
   // --- views ---
 
-  async state(): Promise<ServeState> {
+  /** What a page lists: `user`'s sessions (every one without users), and the approvals and clearance items of those. */
+  async state(user: string | null): Promise<ServeState> {
     const model = this.#agent?.model;
-    const chats = chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list());
+    const sees = (sessionId: string) => this.#access.sees(user, sessionId);
+    const chats = chatSessions(this.#ws.manager.workspace(), this.#ws.sessions.list()).filter((s) => sees(s.id));
     // Each session record counts its turns; one last written by an older Golem is counted on its path, loaded for that.
     await this.#ws.manager.load(chats.filter((s) => s.length === undefined).map((s) => s.id));
     return {
@@ -105,11 +109,14 @@ export class ServeHost {
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
       approvals: this.#ws.approvals
         .pending()
-        .filter((a) => !this.#answered.has(a.id))
+        .filter((a) => !this.#answered.has(a.id) && sees(a.rootSessionId))
         .map(approvalView),
-      clearance: this.#clearance.list().map(clearanceView),
+      clearance: this.#clearance
+        .list()
+        .filter((c) => sees(c.sessionId))
+        .map(clearanceView),
       model: model === undefined ? null : { provider: model.provider, modelId: model.modelId },
-      running: this.#runs.running(),
+      running: this.#runs.running().filter(sees),
       commands: (await this.#prompts()).map(({ command, prompt }) => ({
         command,
         usage: promptUsage(prompt),
@@ -124,8 +131,8 @@ export class ServeHost {
     return this.#promptList;
   }
 
-  async session(sessionId: string): Promise<SessionDetail> {
-    const record = this.#record(sessionId);
+  async session(user: string | null, sessionId: string): Promise<SessionDetail> {
+    const record = this.#access.session(user, sessionId).record();
     await this.#ws.manager.load([record.id]);
     const view = this.#ws.manager.workspace();
     const sessionView = new SessionView(view, record);
@@ -135,7 +142,8 @@ export class ServeHost {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
     // An allow-list: an instance built after this read (by another conversation, or another process) is not shown until a read names it.
-    const shown = uiInstances(view).flatMap((ui) => (ui.builtBy === undefined || this.#rootOf(ui.builtBy) === record.id ? [ui.id] : []));
+    // With users, only what this session's agent built: an instance of no known builder may be another user's.
+    const shown = uiInstances(view).flatMap((ui) => ((ui.builtBy === undefined ? user === null : this.#rootOf(ui.builtBy) === record.id) ? [ui.id] : []));
     return {
       session: { ...this.#summary(record, turns.length), head: record.head },
       turns,
@@ -147,14 +155,14 @@ export class ServeHost {
 
   // --- changes ---
 
-  async createSession(label: string | null): Promise<SessionSummary> {
-    const session = await this.#ws.sessions.create({ label });
+  async createSession(user: string | null, label: string | null): Promise<SessionSummary> {
+    const session = await this.#access.create(user, { label });
     return this.#summary(session.record(), 0);
   }
 
   /** Adds the user's message and runs the agent on it; resolves with the run's id. */
-  async send(sessionId: string, text: string): Promise<{ runId: string }> {
-    const session = this.#session(sessionId);
+  async send(user: string | null, sessionId: string, text: string): Promise<{ runId: string }> {
+    const session = this.#access.session(user, sessionId);
     this.#runs.requireIdle(session.id);
     this.#runs.requireAgent();
     // A message that starts with an MCP prompt's command sends what the prompt expands to (INVALID_ARGUMENT for a missing argument).
@@ -165,8 +173,8 @@ export class ServeHost {
   }
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */
-  async edit(sessionId: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
-    const session = await this.#session(sessionId).load();
+  async edit(user: string | null, sessionId: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
+    const session = await this.#access.session(user, sessionId).load();
     const turn = session.turn(turnId);
     if (turn === undefined) throw new GolemError('TURN_NOT_FOUND', `session "${session.id}" has no turn "${turnId}"`);
     if (turn.blocks.some((b) => b.type !== 'text'))
@@ -191,16 +199,16 @@ export class ServeHost {
     return { runId: this.#runs.run(session, undefined, claim), turn: { id: edited.id, version: edited.version } };
   }
 
-  async switchVersion(sessionId: string, turnId: string, direction: 'left' | 'right'): Promise<{ head: { id: string; version: number } }> {
-    const session = this.#session(sessionId);
+  async switchVersion(user: string | null, sessionId: string, turnId: string, direction: 'left' | 'right'): Promise<{ head: { id: string; version: number } }> {
+    const session = this.#access.session(user, sessionId);
     return {
       head: await this.#runs.reserving(session.id, () => (direction === 'left' ? session.switchVersionLeft(turnId) : session.switchVersionRight(turnId))),
     };
   }
 
-  async fork(sessionId: string, at: string | undefined): Promise<SessionSummary> {
-    const record = this.#record(sessionId);
-    const fork = await this.#ws.sessions.fork(record.id, at, { label: `fork of ${record.label ?? 'untitled'}` });
+  async fork(user: string | null, sessionId: string, at: string | undefined): Promise<SessionSummary> {
+    const record = this.#access.session(user, sessionId).record();
+    const fork = await this.#access.fork(user, record.id, at, { label: `fork of ${record.label ?? 'untitled'}` });
     return this.#summary(fork.record());
   }
 
@@ -215,7 +223,8 @@ export class ServeHost {
   }
 
   /** Stops the session's run (a pending approval is answered no); false when none runs. */
-  stop(sessionId: string): boolean {
+  stop(user: string | null, sessionId: string): boolean {
+    if (!this.#access.sees(user, sessionId)) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`);
     return this.#runs.stop(sessionId);
   }
 
@@ -224,8 +233,8 @@ export class ServeHost {
    * left by an earlier server (its run is gone) is answered in the workspace and its
    * session's run resumed, performing the call if it was approved.
    */
-  async answerApproval(approvalId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
-    const approval = this.#ws.approvals.get(approvalId);
+  async answerApproval(user: string | null, approvalId: string, body: ApprovalAnswerBody): Promise<ApprovalRecord> {
+    const approval = this.#access.approval(user, approvalId);
     // Once closing, a run resumed for the answer would outlive the server (its lease already let go).
     if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing; answer the approval on the next one');
     if (approval.status !== 'pending' || this.#answered.has(approval.id)) {
@@ -261,12 +270,12 @@ export class ServeHost {
     }
   }
 
-  async clearanceDiff(itemId: string): Promise<string> {
-    return this.#clearance.diff(itemId);
+  async clearanceDiff(user: string | null, itemId: string): Promise<string> {
+    return this.#clearance.diff(this.#access.clearanceItem(user, itemId).id);
   }
 
-  async decideClearance(itemId: string, action: 'push' | 'discard' | 'defer'): Promise<{ item: ClearanceView; message: string }> {
-    const decided = await this.#clearance[action](itemId);
+  async decideClearance(user: string | null, itemId: string, action: 'push' | 'discard' | 'defer'): Promise<{ item: ClearanceView; message: string }> {
+    const decided = await this.#clearance[action](this.#access.clearanceItem(user, itemId).id);
     const message = decided.outcome ?? { push: 'Pushed.', defer: 'Deferred; it stays staged.', discard: 'Discarded; the files are as they were.' }[action];
     this.#adapter.decided(decided.id, { action });
     this.#adapter.displayClearanceResult({
@@ -369,8 +378,7 @@ export class ServeHost {
   }
 
   #rootOf(sessionId: string): string {
-    const worker = this.#ws.manager.workspace().collection('worker').get(sessionId);
-    return worker?.rootSessionId ?? sessionId;
+    return this.#access.rootOf(sessionId);
   }
 
   #summary(record: SessionRecord, turns?: number): SessionSummary {
@@ -380,10 +388,6 @@ export class ServeHost {
       updatedAt: record.updatedAt,
       turns: turns ?? record.length ?? pathLength(this.#ws.manager.workspace(), record.head),
     };
-  }
-
-  #record(sessionId: string): SessionRecord {
-    return this.#session(sessionId).record();
   }
 
   #session(sessionId: string): Session {

@@ -1,13 +1,14 @@
 /**
- * `golem serve`'s server: an HTTP server on loopback with the page, its JSON API (api.ts)
- * and a WebSocket endpoint (`/ws`) that streams the workspace's UI instances as AG-UI
- * state events (ui-stream.ts), runs as AG-UI run events, and the browser adapter's calls.
- * A token (returned by `serve`, for the command to print) is required of every API call
- * and socket; before it, every request must name this server as its Host and a browser's
- * Origin must be the server's own (request-guard.ts), so another site's page can neither
- * open the socket nor call the API with the user's browser, even through DNS rebinding.
+ * `golem serve`'s server: a Node HTTP server on loopback around Golem's fetch handler
+ * (handler.ts: the page, its JSON API, the protocol routes, MCP), and a WebSocket endpoint
+ * (`/ws`) that streams the workspace's UI instances as AG-UI state events (ui-stream.ts),
+ * runs as AG-UI run events, and the browser adapter's calls. A token (returned by `serve`,
+ * for the command to print) is required of every API call and socket; before it, every
+ * request must name this server as its Host and a browser's Origin must be the server's
+ * own (request-guard.ts), so another site's page can neither open the socket nor call the
+ * API with the user's browser, even through DNS rebinding.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -16,17 +17,15 @@ import { GolemError } from '../core/errors.js';
 import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
-import { createApi, SERVE_PACKAGES } from './api.js';
-import { BrowserAdapter } from './browser-adapter.js';
+import { SERVE_PACKAGES } from './api.js';
+import type { BrowserAdapter } from './browser-adapter.js';
 import { readClientMessage } from './client-message.js';
-import { ServeHost, type ServeAgentOptions } from './host.js';
-import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
+import { assembleHandler } from './handler.js';
+import type { ServeAgentOptions } from './host.js';
 import { requestGuard } from './request-guard.js';
-import { RunEventTranslator } from './run-events.js';
-import { MCP_PACKAGES, type ElicitationAnswer, type ElicitationRequest } from '../mcp/connection.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { elicitOnPage } from './elicitation.js';
 import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
-import { UIStream } from './ui-stream.js';
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
@@ -80,6 +79,8 @@ const MAX_MESSAGE = 64 * 1024;
 /** What may wait unsent for one client before it is dropped. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** What an API call without the token is told: the page gets it from the address `golem serve` printed. */
+const TOKEN_REFUSAL = 'the token is missing or wrong; open the address golem serve printed';
 
 export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<GolemServer> {
   const host = options.host ?? '127.0.0.1';
@@ -93,7 +94,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     importOptional(() => import('ws'), SERVE_PACKAGES),
     importOptional(() => import('@hono/node-server'), SERVE_PACKAGES),
   ]);
-  const stream = new UIStream(ws.manager);
+  const parts = await assembleHandler(ws, { ...(options.agent !== undefined && { agent: options.agent }), page: options.page ?? true, token }, TOKEN_REFUSAL);
+  const { handler, host: agentHost, stream, adapter } = parts;
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
   let origins = new Set<string>();
@@ -103,34 +105,13 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     if (client.bufferedAmount > MAX_BUFFERED) return void client.terminate();
     client.send(text);
   };
-  const broadcast = (event: object) => {
+  // What the handler has for the pages goes to every socket.
+  parts.onEvent((event) => {
     const text = JSON.stringify(event);
     for (const client of sockets.clients) sendTo(client, text);
-  };
-  const runEvents = (threadId: string, runId: string = randomUUID()) => {
-    const translator = new RunEventTranslator(threadId, runId);
-    return (event: WorkerEvent) => {
-      for (const out of translator.translate(event)) broadcast(out);
-    };
-  };
-  const adapter = new BrowserAdapter(broadcast);
-  const agentHost = new ServeHost(ws, adapter, broadcast, runEvents, options.agent);
-  const page = options.page === false ? undefined : loadPage(options.page ?? DEFAULT_PAGE_DIR);
-  // The MCP SDK loads with the first request to /mcp.
-  let mcpHandler: ((request: Request) => Promise<Response>) | undefined;
-  const mcp = async (request: Request) => {
-    mcpHandler ??= (await importOptional(() => import('../mcp/server.js'), MCP_PACKAGES)).mcpHttpHandler(ws, {
-      ...(options.agent !== undefined && {
-        model: options.agent.model,
-        agentActions: options.agent.actions ?? [],
-        ...(options.agent.project !== undefined && { project: options.agent.project }),
-      }),
-    });
-    return mcpHandler(request);
-  };
-  const api = await createApi(agentHost, { token: (given) => sameToken(given, token), page, health: () => ({ ok: true, version: stream.version }), mcp });
+  });
 
-  const listener = getRequestListener(api.fetch);
+  const listener = getRequestListener(handler.fetch);
   // Host and Origin first, for the page, the API and the socket alike.
   const guard = requestGuard({
     host,
@@ -195,8 +176,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     http.once('error', reject);
     http.listen(options.port ?? 0, host, () => resolve());
   }).catch(async (cause: unknown) => {
-    stream.close();
-    await agentHost.close();
+    await handler.close();
     throw new GolemError('INVALID_ARGUMENT', `cannot listen on ${host}:${options.port ?? 0}: ${(cause as Error).message}`, { cause });
   });
   const { port } = http.address() as AddressInfo;
@@ -216,7 +196,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     socketUrl: `${url.replace(/^http/, 'ws')}/ws?token=${token}`,
     pageUrl: `${url}/#token=${token}`,
     ui: adapter,
-    settled: (sessionId) => agentHost.settled(sessionId),
+    settled: (sessionId) => handler.settled(sessionId),
     clients: () => sockets.clients.size,
     onUiAction,
     elicit: (request, signal) => {
@@ -230,12 +210,10 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
         signal?.removeEventListener('abort', onStop);
       });
     },
-    workerEvents: runEvents,
+    workerEvents: parts.workerEvents,
     async close() {
       for (const stop of asking) stop.abort();
-      await agentHost.close();
-      await adapter.shutdown();
-      stream.close();
+      await handler.close();
       actionListeners.clear();
       for (const client of sockets.clients) client.terminate();
       sockets.close();
