@@ -82,12 +82,7 @@ const json = (body: string) => JSON.parse(body) as { error?: { code: string; mes
 /** Every route of the HTTP API, as the API itself declares them (middleware and the catch-all included). */
 async function apiRoutes(): Promise<{ method: string; path: string }[]> {
   const ws = await createWorkspace();
-  const host = new ServeHost(
-    ws,
-    new BrowserAdapter(() => undefined),
-    () => undefined,
-    () => () => undefined,
-  );
+  const host = new ServeHost(ws, new BrowserAdapter(() => undefined), () => undefined);
   const app = await createApi(host, { auth: { check: () => false, refusal: '' }, page: undefined, health: () => ({}) });
   await host.close();
   await ws.close();

@@ -136,7 +136,7 @@ export async function assembleHandler(
   };
   const stream = new UIStream(ws.manager);
   const adapter = new BrowserAdapter(broadcast);
-  const host = new ServeHost(ws, adapter, broadcast, workerEvents, options.agent);
+  const host = new ServeHost(ws, adapter, broadcast, options.agent);
   const close = async () => {
     await host.close();
     await adapter.shutdown();

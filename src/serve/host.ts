@@ -11,7 +11,6 @@ import { promptCommands, promptMessage, promptUsage, type PromptCommand } from '
 import type { Action } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
 import { chatSessions, recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
-import type { WorkerEvent } from '../agent/ui-adapter.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
@@ -21,6 +20,7 @@ import type { Session } from '../prompt/session.js';
 import { pathLength, pathTo, SessionView } from '../core/turn-tree.js';
 import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
+import { ClientCalls } from './client-tools.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { SessionAccess } from './session-access.js';
@@ -30,7 +30,6 @@ import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from
 export type { ServeAgentOptions };
 
 type Broadcast = (event: object) => void;
-type RunEvents = (threadId: string, runId: string) => (event: WorkerEvent) => void;
 
 export class ServeHost {
   #promptList: Promise<PromptCommand[]> | undefined;
@@ -48,7 +47,7 @@ export class ServeHost {
   #changed: { topics: Set<'sessions' | 'approvals' | 'clearance'>; sessionIds: Set<string> } | undefined;
   #closed = false;
 
-  constructor(ws: Workspace, adapter: BrowserAdapter, broadcast: Broadcast, runEvents: RunEvents, agent?: ServeAgentOptions) {
+  constructor(ws: Workspace, adapter: BrowserAdapter, broadcast: Broadcast, agent?: ServeAgentOptions) {
     this.#ws = ws;
     this.#adapter = adapter;
     this.#broadcast = broadcast;
@@ -57,7 +56,7 @@ export class ServeHost {
     this.#actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
     this.#access = new SessionAccess(ws);
-    this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, runEvents, changed: (id) => this.#change(['sessions'], id) });
+    this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, changed: (id) => this.#change(['sessions'], id) });
     this.#offs = [
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
       ws.manager.events.on('index:rebuilt', (event) => {
@@ -68,6 +67,9 @@ export class ServeHost {
       }),
     ];
   }
+
+  /** The calls of clients' own tools that runs wait for (AG-UI frontend tools, AI SDK tools without execute). */
+  readonly clientCalls = new ClientCalls();
 
   /** The runs of this server (the protocol routes start and follow runs through them). */
   get runs(): ServeRuns {

@@ -11,12 +11,12 @@ import { leaseOf, live } from '../agent/run-commands.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-leases.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Trust } from '../action/action.js';
-import type { WorkerEvent } from '../agent/ui-adapter.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
+import { RunEventTranslator } from './run-events.js';
 import { RunLog } from './run-log.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
@@ -85,8 +85,6 @@ export interface ServeRunsOptions {
   actions: Action[];
   /** Sends an event to every page. */
   broadcast(event: object): void;
-  /** A run's worker events, as its pages get them. */
-  runEvents(threadId: string, runId: string): (event: WorkerEvent) => void;
   /** The session's runs changed (one started or ended). */
   changed(sessionId: string): void;
 }
@@ -167,6 +165,25 @@ export class ServeRuns {
   }
 
   /**
+   * Claims the session's run, adds the user's turn (`id`: a client's id for its message, so
+   * the client and Golem name it alike; DUPLICATE_ID when it is on record already), and runs
+   * the worker on it in the background; resolves with the run's id. Nothing is added when the
+   * claim is refused.
+   */
+  async startWith(session: Session, turn: { blocks: ContentBlock[]; id?: string }, options: RunStartOptions = {}): Promise<string> {
+    const claim = await this.claim(session.id);
+    try {
+      await session.addTurn({ role: 'user', ...turn });
+      const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+      if (session.label === null && text !== '') await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
+    } catch (error) {
+      await this.drop(session.id, claim);
+      throw error;
+    }
+    return this.run(session, undefined, claim, options);
+  }
+
+  /**
    * Claims the session's run for this process (SESSION_BUSY while a run holds it, here or in
    * another process). The session stays reserved until the run starts or the claim is dropped.
    */
@@ -210,7 +227,14 @@ export class ServeRuns {
       const clash = own.find((a) => this.#o.actions.some((b) => b.name === a.name));
       if (clash !== undefined)
         throw new GolemError('INVALID_ARGUMENT', `the client's tool "${clash.name}" has the name of one of the agent's own actions; rename it`);
-      const pages = this.#o.runEvents(session.id, runId);
+      // The pages follow the run through its log, whose end says how it ended (the cause's code).
+      const pages = new RunEventTranslator(session.id, runId, {
+        toolCallId: (callId) => `${runId}:${callId}`,
+        resultId: (callId) => `${runId}:${callId}:result`,
+      });
+      log.follow((entry) => {
+        for (const event of pages.entry(entry)) this.#o.broadcast(event);
+      });
       const instructions = [agent.instructions, options.instructions].filter((text) => text !== undefined && text !== '').join('\n\n');
       worker = this.#o.ws.worker({
         session,
@@ -218,10 +242,7 @@ export class ServeRuns {
         actions: own.length === 0 ? this.#o.actions : [...this.#o.actions, ...own],
         ui: this.#o.adapter,
         requestApproval: options.pause === true ? null : (request) => this.#o.adapter.requestApproval(request, controller.signal),
-        onEvent: (event) => {
-          pages(event);
-          log.push({ type: 'event', event });
-        },
+        onEvent: (event) => log.push({ type: 'event', event }),
         ...(instructions !== '' && { instructions }),
         ...(agent.project !== undefined && { project: agent.project }),
         ...(agent.trust !== undefined && { trust: agent.trust }),
@@ -242,7 +263,6 @@ export class ServeRuns {
         log.push({ type: 'end', end: { outcome } });
       } catch (error) {
         const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
-        this.failed(session.id, failure, runId);
         log.push({ type: 'end', end: { error: failure } });
       } finally {
         await lease.release();
@@ -329,8 +349,8 @@ export class ServeRuns {
 
   #report(outcome: WorkerOutcome): void {
     const say = (text: string, level: 'warning' | 'error') => this.#o.adapter.updateStatus({ text, level });
-    if (outcome.status === 'error') say(`The run failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
-    else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
+    // A failed run's cause is its RUN_ERROR's.
+    if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
     else if (outcome.status === 'aborted') say('Stopped.', 'warning');
   }
 }

@@ -87,9 +87,13 @@ export class UIStream {
   }
 
   #publish(result: UIPatchResult): void {
-    const base = `/instances/${escapePointer(result.instanceId)}`;
-    const delta: JsonPatchOperation[] =
-      result.kind === 'delete' ? [{ op: 'remove', path: base }] : result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
-    this.#emit({ type: 'STATE_DELTA' as StateDeltaEvent['type'], delta, timestamp: Date.now(), metadata: { version: ++this.#version } });
+    this.#emit({ type: 'STATE_DELTA' as StateDeltaEvent['type'], delta: instanceDelta(result), timestamp: Date.now(), metadata: { version: ++this.#version } });
   }
+}
+
+/** An accepted `patch_ui_state` call as RFC 6902 operations on the client-side state (`UIState`): rebased under `/instances/<id>`. */
+export function instanceDelta(result: UIPatchResult): JsonPatchOperation[] {
+  const base = `/instances/${escapePointer(result.instanceId)}`;
+  if (result.kind === 'delete') return [{ op: 'remove', path: base }];
+  return result.jsonPatch.map((op) => ({ ...op, path: op.path === '' ? base : `${base}${op.path}` }));
 }

@@ -168,8 +168,8 @@ function UnansweredNote({ unanswered, canRetry, onEdit }: { unanswered: Unanswer
 /** What the run streams before it is recorded: text as markdown, calls as they run, and a typing mark while nothing new comes. */
 function Streaming({ items }: { items: LiveItem[] }) {
   const last = items.at(-1);
-  // Nothing streaming now (no item yet, or the last one ended): the model is thinking, or an action runs.
-  const waiting = last === undefined || (last.kind === 'text' ? last.endedAt !== null : last.result !== null);
+  // No text streaming now (no item yet, the last text ended, or a call was asked for: it runs, or the model reads its result).
+  const waiting = last === undefined || last.kind !== 'text' || last.endedAt !== null;
   return (
     <article class="message role-assistant streaming" data-testid="streaming" aria-busy="true" aria-label="Golem, answering">
       <div class="bubble">

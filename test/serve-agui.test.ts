@@ -1,0 +1,346 @@
+/**
+ * AG-UI over HTTP (`POST /api/agui`) against a real `golem serve` on loopback, driven by
+ * `@ag-ui/client`'s own HttpAgent (which checks the stream's framing as it reads it) and the
+ * scripted model: a conversation, an approval as an interrupt resumed (yes, no with a reason,
+ * twice, for another call), a frontend tool's call and result, the thread's UI as state, a
+ * client that lost its stream coming back to the run, and every bad input refused with its
+ * code and nothing written.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
+import { EventSchemas } from '@ag-ui/core/schemas';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createWorkspace, type Workspace } from '../src/index.js';
+import { serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
+import { scriptedModel, type ScriptStep } from '../src/test/index.js';
+import { deployAction } from './helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started(script: ScriptStep[], options: Partial<ServeOptions['agent']> = {}): Promise<{ ws: Workspace; server: GolemServer }> {
+  const ws = await createWorkspace();
+  const server = await serve(ws, { page: false, agent: { model: scriptedModel(script), ...options } });
+  cleanups.push(() => ws.close());
+  cleanups.push(() => server.close());
+  return { ws, server };
+}
+
+/** A stock HttpAgent on the server's AG-UI route, recording every event it accepted. */
+function agentOf(server: GolemServer, threadId: string): { agent: HttpAgent; events: BaseEvent[] } {
+  const agent = new HttpAgent({ url: `${server.url}/api/agui`, headers: { authorization: `Bearer ${server.token}` }, threadId });
+  const events: BaseEvent[] = [];
+  agent.subscribe({ onEvent: ({ event }) => void events.push(event) });
+  return { agent, events };
+}
+
+const say = (agent: HttpAgent, text: string) => agent.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
+
+/** POSTs a raw body to the route: for what HttpAgent would never send. */
+async function post(server: GolemServer, body: unknown): Promise<{ status: number; json: { error?: { code: string; message: string } } }> {
+  const res = await fetch(`${server.url}/api/agui`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as { error?: { code: string; message: string } } };
+}
+
+const texts = (messages: Message[]) => messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : ''}`);
+
+describe('AG-UI over HTTP: POST /api/agui', () => {
+  it('runs a conversation HttpAgent accepts as it is, and the thread is a Golem session', async () => {
+    const { ws, server } = await started([{ thinking: 'A mammal heart.', text: 'Four chambers.' }, { text: 'Two atria and two ventricles.' }]);
+    const threadId = crypto.randomUUID();
+    const { agent, events } = agentOf(server, threadId);
+    say(agent, 'How many chambers has the heart?');
+    const first = await agent.runAgent();
+    expect(first.result).toEqual({ status: 'done', text: 'Four chambers.' });
+    say(agent, 'Which?');
+    await agent.runAgent();
+    expect(texts(agent.messages)).toEqual([
+      'user: How many chambers has the heart?',
+      'reasoning: A mammal heart.',
+      'assistant: Four chambers.',
+      'user: Which?',
+      'assistant: Two atria and two ventricles.',
+    ]);
+    // The thread is the session, its messages its turns (by id): the client's copy of the first exchange was not taken as new input.
+    const session = await ws.sessions.open(threadId);
+    expect((await session!.transcript()).map((t) => t.id)).toEqual(agent.messages.filter((m) => m.role !== 'reasoning').map((m) => m.id));
+    expect(events.find((e) => String(e.type) === 'REASONING_MESSAGE_CONTENT')).toMatchObject({ delta: 'A mammal heart.' });
+    const types = events.map((e) => String(e.type));
+    expect(types.slice(0, 2)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT']);
+    expect(types.at(-2)).toBe('MESSAGES_SNAPSHOT');
+    expect(types.at(-1)).toBe('RUN_FINISHED');
+    for (const event of events) expect(EventSchemas.safeParse(event).success, event.type).toBe(true);
+  });
+
+  it('ends a run on an approval with an interrupt, and goes on when the next request resumes it (yes, then no with a reason)', async () => {
+    const { deploy, deploys } = deployAction();
+    const model = scriptedModel([
+      { text: 'Deploying.', toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
+      { text: 'Deployed to staging.' },
+      { toolCalls: [{ name: 'deploy', input: { target: 'production' } }] },
+      (prompt) => ({ text: `Not deployed: ${JSON.stringify(prompt.messages.at(-1))}` }),
+    ]);
+    const ws = await createWorkspace();
+    const server = await serve(ws, { page: false, agent: { model, actions: [deploy] } });
+    cleanups.push(
+      () => ws.close(),
+      () => server.close(),
+    );
+    const threadId = crypto.randomUUID();
+    const { agent } = agentOf(server, threadId);
+    say(agent, 'Deploy to staging');
+    const asked = await agent.runAgent();
+    expect(asked.result).toBeUndefined();
+    expect(deploys).toEqual([]);
+    const [interrupt] = agent.pendingInterrupts;
+    expect(interrupt).toMatchObject({
+      reason: 'approval',
+      message: 'Deploy the site to staging',
+      metadata: { golem: { action: 'deploy', input: { target: 'staging' }, risk: 'high', workerPath: [expect.objectContaining({ depth: 0 })] } },
+    });
+    // The interrupt names the call it is about, as the client has it.
+    const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.some((c) => c.id === interrupt?.toolCallId));
+    expect(call).toBeDefined();
+    expect(ws.approvals.pending({ rootSessionId: threadId }).map((a) => a.id)).toEqual([interrupt?.id]);
+
+    const resumed = await agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'yes' } }] });
+    expect(deploys).toEqual(['staging']);
+    expect(resumed.result).toEqual({ status: 'done', text: 'Deployed to staging.' });
+    expect(agent.pendingInterrupts).toEqual([]);
+    // The same resume again (a retry): the call is not run twice, and the stream is a valid run.
+    const again = await agentOf(server, threadId).agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'yes' } }] });
+    expect(again).toBeDefined();
+    expect(deploys).toEqual(['staging']);
+    // Another answer for the same interrupt: refused.
+    await expect(
+      agentOf(server, threadId).agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'no' } }] }),
+    ).rejects.toMatchObject({
+      status: 409,
+      payload: { error: { code: 'APPROVAL_ANSWERED' } },
+    });
+
+    say(agent, 'Now production');
+    await agent.runAgent();
+    const second = agent.pendingInterrupts[0];
+    expect(second?.message).toBe('Deploy the site to production');
+    // While it waits, a new message is refused (HttpAgent itself would not send it): the interrupt is answered first.
+    const extra = { threadId, runId: 'r', messages: [...agent.messages, { id: 'late', role: 'user', content: 'and something else' }] };
+    expect(await post(server, extra)).toMatchObject({ status: 409, json: { error: { code: 'APPROVAL_PENDING' } } });
+    await agent.runAgent({ resume: [{ interruptId: second!.id, status: 'resolved', payload: { answer: 'no', reason: 'not on a Friday' } }] });
+    expect(deploys).toEqual(['staging']);
+    expect(agent.messages.at(-1)?.content).toContain('not on a Friday');
+  });
+
+  it("shows a sub-worker as a step, and its call's approval as the thread's interrupt, with the worker's path", async () => {
+    const { deploy, deploys } = deployAction();
+    const { server } = await started(
+      [
+        { toolCalls: [{ name: 'spawn_worker', input: { task: 'deploy it' }, callId: 'spawn' }] },
+        { text: 'On it.', toolCalls: [{ name: 'deploy', input: { target: 'prod' }, callId: 'dep' }] },
+        { text: 'deployed to prod' },
+        { text: 'All done.' },
+      ],
+      { actions: [deploy], subWorkers: true },
+    );
+    const { agent, events } = agentOf(server, crypto.randomUUID());
+    say(agent, 'ship it');
+    await agent.runAgent();
+    const [interrupt] = agent.pendingInterrupts;
+    expect(interrupt?.toolCallId).toBe('dep');
+    expect((interrupt?.metadata?.golem as { workerPath: { depth: number; task: string }[] }).workerPath).toEqual([
+      expect.objectContaining({ depth: 0 }),
+      expect.objectContaining({ depth: 1, task: 'deploy it' }),
+    ]);
+    const steps = events.map((e) => String(e.type)).filter((t) => t === 'STEP_STARTED' || t === 'STEP_FINISHED');
+    expect(steps).toEqual(['STEP_STARTED', 'STEP_FINISHED']);
+    const done = await agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'yes' } }] });
+    expect(deploys).toEqual(['prod']);
+    expect(done.result).toEqual({ status: 'done', text: 'All done.' });
+  });
+
+  it("ends a run on a call of the client's own tool, and takes its result from the next request", async () => {
+    const { ws, server } = await started([
+      { toolCalls: [{ name: 'get_location', input: { precise: true }, callId: 'loc-1' }] },
+      (prompt) => ({ text: `You are in ${JSON.stringify(prompt.messages.at(-1)).includes('Lisbon') ? 'Lisbon' : 'an unknown place'}.` }),
+    ]);
+    const threadId = crypto.randomUUID();
+    const { agent } = agentOf(server, threadId);
+    const tools = [
+      {
+        name: 'get_location',
+        description: "The user's location, from the browser",
+        parameters: { type: 'object', properties: { precise: { type: 'boolean' } } },
+      },
+    ];
+    say(agent, 'Where am I?');
+    await agent.runAgent({ tools });
+    const call = agent.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).find((c) => c.function.name === 'get_location');
+    expect(call).toMatchObject({ id: 'loc-1', function: { arguments: '{"precise":true}' } });
+    agent.addMessage({ id: crypto.randomUUID(), role: 'tool', toolCallId: 'loc-1', content: 'Lisbon, Portugal' });
+    const done = await agent.runAgent({ tools });
+    expect(done.result).toEqual({ status: 'done', text: 'You are in Lisbon.' });
+    // The result is on record as the call's, with the id the client knows it by.
+    const session = await ws.sessions.open(threadId);
+    const result = (await session!.transcript()).flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b] : [])));
+    expect(result).toMatchObject([{ callId: 'loc-1', content: [{ type: 'text', text: 'Lisbon, Portugal' }] }]);
+    expect(agent.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['Lisbon, Portugal']);
+  });
+
+  it("sends the thread's UI instances as state: a snapshot first, then each change", async () => {
+    const create = (id: string) => ({ instanceId: '__CREATE__', newInstanceId: id, patches: [] });
+    const field = {
+      op: 'add',
+      path: 'blocks+',
+      items: [{ id: 'main', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } }],
+    };
+    const { ws, server } = await started([
+      { toolCalls: [{ name: 'patch_ui_state', input: create('signup') }] },
+      { toolCalls: [{ name: 'patch_ui_state', input: { instanceId: 'signup', patches: [field] } }] },
+      { text: 'Here is the form.' },
+    ]);
+    // Another thread's instance is not this thread's state.
+    await ws.ui.patch(create('elsewhere'), { builtBy: 'someone-else' });
+    const { agent, events } = agentOf(server, crypto.randomUUID());
+    say(agent, 'Build a sign-up form');
+    await agent.runAgent();
+    expect(Object.keys((agent.state as { instances: object }).instances)).toEqual(['signup']);
+    expect(events.filter((e) => String(e.type) === 'STATE_DELTA')).toHaveLength(2);
+    // The deltas rebuilt the instance as the server has it.
+    expect((agent.state as { instances: Record<string, unknown> }).instances.signup).toEqual(
+      ws.manager.workspace().collection('ui_instance').get('signup')?.instance,
+    );
+  });
+
+  it('lets a client that lost its stream follow the run from its start; the run went on', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { server } = await started([
+      async () => {
+        await gate;
+        return { text: 'Finished the long task.' };
+      },
+    ]);
+    const threadId = crypto.randomUUID();
+    const { agent } = agentOf(server, threadId);
+    say(agent, 'Do the long task');
+    const first = agent.runAgent().catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    agent.abortRun();
+    await first;
+    // A second run on the busy thread is refused…
+    const other = agentOf(server, threadId).agent;
+    say(other, 'something else');
+    await expect(other.runAgent()).rejects.toMatchObject({ status: 409, payload: { error: { code: 'SESSION_BUSY' } } });
+    // …while a request that adds nothing follows the run in progress.
+    const back = agentOf(server, threadId);
+    const following = back.agent.runAgent();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    const result = await following;
+    expect(result.result).toEqual({ status: 'done', text: 'Finished the long task.' });
+    expect(texts(back.agent.messages)).toEqual(['user: Do the long task', 'assistant: Finished the long task.']);
+  });
+
+  it('refuses bad input with a typed error and writes nothing', async () => {
+    const { ws, server } = await started([{ text: 'unused' }]);
+    const sessions = () => ws.sessions.list().length;
+    const threadId = crypto.randomUUID();
+    expect(await post(server, '{nope')).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('not JSON') } },
+    });
+    expect(await post(server, { threadId, messages: [] })).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('runId') } },
+    });
+    expect(await post(server, { threadId, runId: 'r', messages: [{ id: 'm', role: 'user' }] })).toMatchObject({ status: 400 });
+    const huge = { threadId, runId: 'r', messages: [{ id: 'm', role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }] };
+    expect(await post(server, huge)).toMatchObject({ status: 400, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('bytes') } } });
+    // A tool whose schema cannot be compiled, a URL image, an unknown thread's interrupt.
+    const message = [{ id: 'm', role: 'user', content: 'hi' }];
+    expect(
+      await post(server, { threadId, runId: 'r', messages: message, tools: [{ name: 'bad', description: 'd', parameters: { type: 'string' } }] }),
+    ).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('bad') } },
+    });
+    const url = [{ id: 'm', role: 'user', content: [{ type: 'image', source: { type: 'url', value: 'https://example.com/x.png' } }] }];
+    expect(await post(server, { threadId, runId: 'r', messages: url })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining('data') } },
+    });
+    expect(
+      await post(server, { threadId, runId: 'r', messages: [], resume: [{ interruptId: 'nope', status: 'resolved', payload: { answer: 'yes' } }] }),
+    ).toMatchObject({
+      status: 404,
+      json: { error: { code: 'SESSION_NOT_FOUND' } },
+    });
+    // A request with nothing in it reads the thread; it does not make one.
+    const empty = await fetch(`${server.url}/api/agui`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId, runId: 'r', messages: [] }),
+    });
+    expect(empty.status).toBe(200);
+    expect(await empty.text()).toContain('RUN_FINISHED');
+    expect(sessions()).toBe(0);
+    // The token, as on every API route.
+    const anonymous = await fetch(`${server.url}/api/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("refuses a resume naming another thread's approval, or a payload that is no answer", async () => {
+    const { deploy } = deployAction();
+    const { ws, server } = await started(
+      [{ toolCalls: [{ name: 'deploy', input: { target: 'a' } }] }, { toolCalls: [{ name: 'deploy', input: { target: 'b' } }] }],
+      { actions: [deploy] },
+    );
+    const a = agentOf(server, crypto.randomUUID()).agent;
+    say(a, 'deploy a');
+    await a.runAgent();
+    const b = agentOf(server, crypto.randomUUID()).agent;
+    say(b, 'deploy b');
+    await b.runAgent();
+    // HttpAgent checks that a resume answers the interrupts it has; the server checks whose they are.
+    const resume = (interruptId: string, payload: unknown) => ({
+      threadId: b.threadId,
+      runId: 'r',
+      messages: b.messages,
+      resume: [{ interruptId, status: 'resolved', payload }],
+    });
+    expect(await post(server, resume(a.pendingInterrupts[0]!.id, { answer: 'yes' }))).toMatchObject({
+      status: 404,
+      json: { error: { code: 'APPROVAL_NOT_FOUND' } },
+    });
+    expect(await post(server, resume(b.pendingInterrupts[0]!.id, { approve: true }))).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('answer') } },
+    });
+    // Both still wait, unanswered.
+    expect(ws.approvals.pending().map((p) => p.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('examples/agui-client.ts runs as the README shows', async () => {
+    const env = { ...process.env };
+    delete env.GOLEM_URL;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/agui-client.ts'], {
+      cwd: join(import.meta.dirname, '..'),
+      env,
+    });
+    expect(stdout.trim().split('\n')).toEqual([
+      'approval asked: Deploy the site to staging (risk high)',
+      'user: Deploy the site to staging, please.',
+      'assistant: I will deploy it to staging. [calls deploy {"target":"staging"}]',
+      'tool: deployed to staging',
+      'assistant: Done: the site is on staging.',
+    ]);
+  });
+});
