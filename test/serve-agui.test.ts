@@ -9,7 +9,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HttpAgent, type BaseEvent, type Message } from '@ag-ui/client';
+import { HttpAgent, verifyEvents, type BaseEvent, type Message } from '@ag-ui/client';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { WebSocket } from 'ws';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type Workspace } from '../src/index.js';
@@ -342,5 +344,34 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
       'tool: deployed to staging',
       'assistant: Done: the site is on staging.',
     ]);
+  });
+
+  it('speaks the same over a WebSocket (/ws/agui): each message a RunAgentInput, answered by its run alone, as a stock client checks it', async () => {
+    const { server } = await started([{ text: 'One.' }, { text: 'Two.' }]);
+    const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/ws/agui?token=${server.token}`);
+    const events: BaseEvent[] = [];
+    socket.on('message', (data: Buffer) => void events.push(JSON.parse(data.toString()) as BaseEvent));
+    await new Promise((resolve) => socket.once('open', resolve));
+    const finished = (n: number) => expect.poll(() => events.filter((e) => ['RUN_FINISHED', 'RUN_ERROR'].includes(String(e.type))).length).toBe(n);
+    const threadId = crypto.randomUUID();
+    socket.send(JSON.stringify({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'first' }] }));
+    socket.send(
+      JSON.stringify({
+        threadId,
+        runId: 'r2',
+        messages: [
+          { id: 'u1', role: 'user', content: 'first' },
+          { id: 'u2', role: 'user', content: 'second' },
+        ],
+      }),
+    );
+    await finished(2);
+    // Two whole runs, one after the other, nothing between them: @ag-ui/client's own check takes them as they are.
+    const checked = await lastValueFrom(from(events).pipe(verifyEvents(), toArray()));
+    expect(checked.map((e) => String(e.type)).filter((t) => t.startsWith('RUN_'))).toEqual(['RUN_STARTED', 'RUN_FINISHED', 'RUN_STARTED', 'RUN_FINISHED']);
+    socket.send('{"threadId":1}');
+    await finished(3);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'INVALID_ARGUMENT' });
+    socket.close();
   });
 });

@@ -2,7 +2,8 @@
  * `golem serve`'s server: a Node HTTP server on loopback around Golem's fetch handler
  * (handler.ts: the page, its JSON API, the protocol routes, MCP), and a WebSocket endpoint
  * (`/ws`) that streams the workspace's UI instances as AG-UI state events (ui-stream.ts),
- * runs as AG-UI run events, and the browser adapter's calls. A token (returned by `serve`,
+ * runs as AG-UI run events, and the browser adapter's calls; and `/ws/agui`, AG-UI over a
+ * WebSocket (each message a RunAgentInput, answered by its run's events alone). A token (returned by `serve`,
  * for the command to print) is required of every API call and socket; before it, every
  * request must name this server as its Host and a browser's Origin must be the server's
  * own (request-guard.ts), so another site's page can neither open the socket nor call the
@@ -22,6 +23,7 @@ import type { BrowserAdapter } from './browser-adapter.js';
 import { readClientMessage } from './client-message.js';
 import { assembleHandler } from './handler.js';
 import type { ServeAgentOptions } from './host.js';
+import { aguiSocket } from './agui.js';
 import { requestGuard } from './request-guard.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { elicitOnPage } from './elicitation.js';
@@ -76,6 +78,7 @@ export interface GolemServer {
 }
 
 const MAX_MESSAGE = 64 * 1024;
+const MAX_AGUI_MESSAGE = 8 * 1024 * 1024;
 /** What may wait unsent for one client before it is dropped. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -98,6 +101,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   const { handler, host: agentHost, stream, adapter } = parts;
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });
+  // AG-UI over a WebSocket (/ws/agui): runs only, no broadcasts; a RunAgentInput may carry images.
+  const aguiSockets = new WebSocketServer({ noServer: true, maxPayload: MAX_AGUI_MESSAGE });
   let origins = new Set<string>();
   /** Sends to one client; one that does not read is not buffered for without end: it is dropped, and reconnects to a snapshot. */
   const sendTo = (client: WebSocket, text: string) => {
@@ -132,12 +137,23 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     };
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname !== '/ws') return refuse(404, 'Not Found');
+    if (url.pathname !== '/ws' && url.pathname !== '/ws/agui') return refuse(404, 'Not Found');
     if (guard(req.headers) !== undefined) return refuse(403, 'Forbidden');
     const given = url.searchParams.get('token') ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     if (!sameToken(given, token)) return refuse(401, 'Unauthorized');
+    if (url.pathname === '/ws/agui') return aguiSockets.handleUpgrade(req, socket, head, (client) => attachAgui(client));
     sockets.handleUpgrade(req, socket, head, (client) => attach(client));
   });
+
+  function attachAgui(client: WebSocket): void {
+    const runs = aguiSocket(agentHost, null, (text) => sendTo(client, text));
+    // A binary message is no RunAgentInput: read as empty, it is refused like any other that is not one.
+    client.on('message', (data, binary) =>
+      runs.receive(binary ? '' : (Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)).toString('utf8')),
+    );
+    client.on('close', () => runs.close());
+    client.on('error', () => runs.close());
+  }
 
   function attach(client: WebSocket): void {
     const send = (text: string) => sendTo(client, text);
@@ -215,8 +231,9 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       for (const stop of asking) stop.abort();
       await handler.close();
       actionListeners.clear();
-      for (const client of sockets.clients) client.terminate();
+      for (const client of [...sockets.clients, ...aguiSockets.clients]) client.terminate();
       sockets.close();
+      aguiSockets.close();
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections(); // idle keep-alive connections too, or close() waits for them
       await closed;
