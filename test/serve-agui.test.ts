@@ -15,7 +15,7 @@ import { WebSocket } from 'ws';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type Workspace } from '../src/index.js';
-import { serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
+import { createGolemHandler, serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 import { deployAction } from './helpers.js';
 
@@ -373,5 +373,30 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     await finished(3);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'INVALID_ARGUMENT' });
     socket.close();
+  });
+
+  it("runs inside any server through createGolemHandler, each user's threads their own", async () => {
+    const ws = await createWorkspace();
+    const golem = await createGolemHandler(ws, {
+      agent: { model: scriptedModel([{ text: 'Hello, Ada.' }, { text: 'unused' }]) },
+      auth: false,
+      user: (request) => request.headers.get('x-user'),
+    });
+    cleanups.push(
+      () => ws.close(),
+      () => golem.close(),
+    );
+    // HttpAgent with the handler as its fetch: what a Next.js route handler, Bun or Deno hand it.
+    const as = (user: string, threadId: string) =>
+      new HttpAgent({ url: 'http://app.example/api/agui', headers: { 'x-user': user }, threadId, fetch: (url, init) => golem.fetch(new Request(url, init)) });
+    const threadId = crypto.randomUUID();
+    const ada = as('ada', threadId);
+    say(ada, 'Hi');
+    expect((await ada.runAgent()).result).toEqual({ status: 'done', text: 'Hello, Ada.' });
+    // Another user naming Ada's thread: as if there were none, and nothing is added to it.
+    const bob = as('bob', threadId);
+    say(bob, 'Let me in');
+    await expect(bob.runAgent()).rejects.toMatchObject({ status: 404, payload: { error: { code: 'SESSION_NOT_FOUND' } } });
+    expect((await (await ws.sessions.open(threadId))!.transcript()).map((t) => t.role)).toEqual(['user', 'assistant']);
   });
 });
