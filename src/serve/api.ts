@@ -14,6 +14,7 @@ import { importOptional } from '../core/optional-import.js';
 export const SERVE_PACKAGES = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' } as const;
 import { GolemError } from '../core/errors.js';
 import { mountAgui } from './agui.js';
+import { mountChat } from './chat.js';
 import type { ServeHost } from './host.js';
 import type { PageFiles } from './page.js';
 import { requestUser, setRequestUser } from './request-user.js';
@@ -108,6 +109,7 @@ export async function createApi(
   app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
   mountAgui(app, host);
+  mountChat(app, host);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));
 
   app.get('*', (c) => {
