@@ -241,6 +241,65 @@ describe('golem serve: the AI SDK chat route', () => {
     expect(deploys).toEqual(['staging']);
   });
 
+  it('shows the calls of an answer as their turn to run comes: a call after the one that waits does not hold its answer back', async () => {
+    deploys.length = 0;
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'deploy', input: { target: 'staging' }, callId: 'dep' },
+          { name: 'lookup', input: { city: 'Lisbon' }, callId: 'look' },
+        ],
+      },
+      { text: 'Both done.' },
+    ]);
+    const { server } = await started({ model, actions: [deploy, lookup] });
+    const chat = chatOf(server, 'two-calls');
+    await chat.sendMessage({ text: 'Deploy, then check the weather.' });
+    const shape = () => partsOf(chat).map((p) => [p.type, p.state ?? null]);
+    // The run waits at the first call: the second has not had its turn.
+    expect(shape()).toEqual([
+      ['step-start', null],
+      ['tool-deploy', 'approval-requested'],
+    ]);
+    await chat.addToolApprovalResponse({ id: (partsOf(chat)[1]!.approval as { id: string }).id, approved: true });
+    await until(() => chat.status === 'ready' && textOf(chat) === 'Both done.');
+    expect(shape()).toEqual([
+      ['step-start', null],
+      ['tool-deploy', 'output-available'],
+      ['tool-lookup', 'output-available'],
+      ['step-start', null],
+      ['text', 'done'],
+    ]);
+    expect(deploys).toEqual(['staging']);
+  });
+
+  it("asks for a sub-worker's call in the thread's message, with the worker's path, and shows what became of it", async () => {
+    deploys.length = 0;
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'spawn_worker', input: { task: 'deploy it' }, callId: 'spawn' }] },
+      { text: 'On it.', toolCalls: [{ name: 'deploy', input: { target: 'prod' }, callId: 'dep' }] },
+      { text: 'deployed to prod' },
+      { text: 'All done.' },
+    ]);
+    const { server } = await started({ model, actions: [deploy], subWorkers: true });
+    const chat = chatOf(server, 'tree');
+    await chat.sendMessage({ text: 'ship it' });
+    expect(chat.error).toBeUndefined();
+    // The sub-worker's text is its own; its call that waits for the user is the thread's.
+    expect(textOf(chat)).toBe('');
+    const asked = partsOf(chat).find((p) => p.toolCallId === 'dep');
+    expect(asked).toMatchObject({ type: 'tool-deploy', state: 'approval-requested', input: { target: 'prod' } });
+    expect((asked!.approval as { descriptor: { workerPath: { depth: number; task: string }[] } }).descriptor.workerPath).toEqual([
+      expect.objectContaining({ depth: 0 }),
+      expect.objectContaining({ depth: 1, task: 'deploy it' }),
+    ]);
+    await chat.addToolApprovalResponse({ id: (asked!.approval as { id: string }).id, approved: true });
+    await until(() => chat.status === 'ready' && textOf(chat) === 'All done.');
+    expect(deploys).toEqual(['prod']);
+    expect(partsOf(chat).find((p) => p.toolCallId === 'dep')).toMatchObject({ state: 'output-available', output: 'deployed to prod' });
+    expect(partsOf(chat).find((p) => p.toolCallId === 'spawn')).toMatchObject({ type: 'tool-spawn_worker', state: 'output-available' });
+  });
+
   it('resumes, once, a run whose approval was answered before this server started', async () => {
     deploys.length = 0;
     const dir = tempDir();
@@ -466,6 +525,16 @@ describe('golem serve: the AI SDK chat route', () => {
         parts: [{ type: 'tool-deploy', toolCallId: 'c1', state: 'approval-responded', approval: { id: 'x' } }],
       }),
       'messages.1.parts.0.approval.approved: ',
+    );
+    const answered = (approved: boolean, toolCallId: string) => ({
+      type: 'tool-deploy',
+      toolCallId,
+      state: 'approval-responded',
+      approval: { id: 'x', approved },
+    });
+    await refused(
+      body(user([{ type: 'text', text: 'hi' }]), { id: 'a1', role: 'assistant', parts: [answered(true, 'c1'), answered(false, 'c1')] }),
+      'messages.1: approval x is answered twice, yes and no',
     );
     await refused(body(user([{ type: 'text', text: 'x'.repeat(1024 * 1024) }])), 'bytes');
     // The API's own guards come first.

@@ -97,11 +97,16 @@ export function readChatRequest(json: unknown): ChatRequest {
         const { toolCallId, approval } = parse(AnsweredPart, part, [...path, 'parts', i]);
         return { approvalId: approval.id, toolCallId, approved: approval.approved, ...(approval.reason !== undefined && { reason: approval.reason }) };
       });
+    const once = new Map<string, ApprovalAnswer>();
+    for (const answer of answers) {
+      if (once.get(answer.approvalId)?.approved === !answer.approved) throw invalid(path, `approval ${answer.approvalId} is answered twice, yes and no`);
+      once.set(answer.approvalId, answer);
+    }
     if (answers.length === 0) {
       throw invalid(path, "the last message is the assistant's and answers no approval (no tool part in state approval-responded); send the user's message");
     }
     const shown = tools.flatMap(({ part }) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-    return { threadId: body.id, input: { type: 'approvals', messageId: last.id, answers, shown } };
+    return { threadId: body.id, input: { type: 'approvals', messageId: last.id, answers: [...once.values()], shown } };
   }
   throw invalid([...path, 'role'], "the last message must be the user's new message, or the assistant's with answered approvals");
 }

@@ -33,7 +33,7 @@ import type { ServeHost } from './host.js';
 import { readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
 import type { RunLog } from './run-log.js';
-import { UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
+import { UIMessageChunks, waitingCalls, type MessageContext, type PendingCall } from './ui-message-chunks.js';
 import { uiMessageStreamResponse, type UIInstancePart, type UIMessageChunk } from './ui-message-stream.js';
 
 /** Mounts `POST /api/chat` and `GET /api/chat/:id/stream` (behind the API's auth and user hook). */
@@ -142,7 +142,11 @@ class ChatRoute {
     }
     // Recorded, and no run here since (this process started after them): the run resumes, doing only what is still to do.
     const claim = await host.runs.claim(session.id);
+    let waiting: PendingCall[];
     try {
+      // The calls after the answered one wait their turn, and are shown as it comes.
+      await host.workspace.manager.load([session.id]);
+      waiting = waitingCalls(pathTo(host.workspace.manager.workspace(), session.head()));
       for (const { approval, approved, reason } of open) {
         const result = approved ? { approved: true as const } : { approved: false as const, ...(reason !== undefined && { reason }) };
         await host.workspace.approvals.answer(approval.id, result, { fingerprint: approval.fingerprint });
@@ -151,7 +155,7 @@ class ChatRoute {
       await host.runs.drop(session.id, claim);
       throw error;
     }
-    const run = this.#run(session, undefined, claim, context, session.head(), []);
+    const run = this.#run(session, undefined, claim, { ...context, waiting }, session.head(), []);
     return this.#stream(run.log, run.context, run, []);
   }
 

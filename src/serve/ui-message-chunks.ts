@@ -19,6 +19,13 @@ import type { WorkerEvent } from '../agent/ui-adapter.js';
 import type { RunEnd, RunLogEntry } from './run-log.js';
 import type { FinishReason, UIInstancePart, UIMessageChunk } from './ui-message-stream.js';
 
+/** A call of an answer, as the model made it. */
+export interface PendingCall {
+  callId: string;
+  name: string;
+  input: JsonValue;
+}
+
 /** The message a stream builds, and what the client's copy of it shows already. */
 export interface MessageContext {
   /** The assistant message's id: the `start` chunk's. */
@@ -27,12 +34,25 @@ export interface MessageContext {
   shown?: Iterable<string>;
   /** The calls whose approval the request that started the run answered, and whether the answer was yes. */
   answered?: ReadonlyMap<string, boolean>;
+  /** The calls of the message's last answer that have not run yet (a resumed run performs them), in order. */
+  waiting?: readonly PendingCall[];
 }
 
+/**
+ * The calls of an answer run one after another, and a run pauses at the first one that waits
+ * for an approval: so each call is shown as its turn to run comes (the first with the answer,
+ * the next once the one before it is done). A message whose run paused then ends with the
+ * call that waits, the calls after it not yet shown, and the AI SDK's
+ * `lastAssistantMessageIsCompleteWithApprovalResponses` sends the answer back by itself.
+ */
 export class UIMessageChunks {
   readonly #messageId: string;
   readonly #shown: Set<string>;
   readonly #answered: ReadonlyMap<string, boolean>;
+  /** The calls of the answer whose turn to run has not come yet, in order. */
+  #pending: PendingCall[];
+  /** While the message's earlier turns are told: the approval of each call of the answer told now. */
+  #approvals = new Map<string, ApprovalRecord>();
   /** Whether a step is open: none; its text streams; its answer is recorded (its calls run). */
   #step: 'none' | 'streaming' | 'answered' = 'none';
   /** The text part open now. */
@@ -43,6 +63,7 @@ export class UIMessageChunks {
     this.#messageId = context.messageId;
     this.#shown = new Set(context.shown);
     this.#answered = context.answered ?? new Map();
+    this.#pending = (context.waiting ?? []).filter((call) => !this.#shown.has(call.callId));
   }
 
   /** The first chunk. */
@@ -56,26 +77,27 @@ export class UIMessageChunks {
    */
   turns(turns: readonly Turn[], approvals: readonly ApprovalRecord[]): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    /** The approval of each call shown so far. */
-    const asked = new Map<string, ApprovalRecord>();
+    const done = new Set(turns.flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []))));
+    const denied = new Set<string>();
     for (const turn of turns) {
       if (turn.role === 'assistant') {
-        out.push(...this.#openStep('answered'), ...this.#blocks(turn.blocks, true));
-        for (const b of turn.blocks) {
-          const approval = b.type === 'tool_use' ? approvals.find((a) => a.turnId === turn.id && a.callId === b.callId) : undefined;
-          if (approval === undefined) continue;
-          asked.set(approval.callId, approval);
-          out.push(approvalRequest(approval));
-        }
+        this.#approvals = new Map(approvals.filter((a) => a.turnId === turn.id).map((a) => [a.callId, a]));
+        for (const approval of this.#approvals.values()) if (approval.status === 'denied') denied.add(approval.callId);
+        out.push(...this.#flush(), ...this.#openStep('answered'), ...this.#blocks(turn.blocks, true));
+        // The calls that ran, and the one whose turn came after them (the run paused on it, or performs it now).
+        while (this.#pending[0] !== undefined && done.has(this.#pending[0].callId)) out.push(...this.#showNext());
+        out.push(...this.#showNext());
       } else if (turn.role === 'tool') {
         for (const b of turn.blocks) {
-          if (b.type !== 'tool_result' || !this.#shown.has(b.callId)) continue;
+          if (b.type !== 'tool_result') continue;
+          out.push(...this.#showUpTo(b.callId));
+          if (!this.#shown.has(b.callId)) continue;
           const text = b.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-          if (asked.get(b.callId)?.status === 'denied') out.push({ type: 'tool-output-denied', toolCallId: b.callId });
-          else out.push(output(b.callId, b.isError !== true, recorded(text)));
+          out.push(denied.has(b.callId) ? { type: 'tool-output-denied', toolCallId: b.callId } : output(b.callId, b.isError !== true, recorded(text)));
         }
       }
     }
+    this.#approvals = new Map();
     return out;
   }
 
@@ -96,7 +118,7 @@ export class UIMessageChunks {
     switch (event.type) {
       case 'text-delta': {
         if (!root || event.text === '') return [];
-        const out = this.#step === 'streaming' ? [] : this.#openStep('streaming');
+        const out = this.#step === 'streaming' ? [] : [...this.#flush(), ...this.#openStep('streaming')];
         if (this.#text === undefined) {
           this.#text = `text-${++this.#next}`;
           out.push({ type: 'text-start', id: this.#text });
@@ -108,17 +130,23 @@ export class UIMessageChunks {
         return root ? this.#closeText() : [];
       case 'step': {
         if (!root) return [];
-        const out = this.#step === 'streaming' ? this.#closeText() : this.#openStep('answered');
+        const out = this.#step === 'streaming' ? this.#closeText() : [...this.#flush(), ...this.#openStep('answered')];
         this.#step = 'answered';
-        // The text streamed already; the rest of the answer is known now.
-        return [...out, ...this.#blocks(event.turn.blocks, false)];
+        // The text streamed already; the rest of the answer is known now, and its first call runs.
+        return [...out, ...this.#blocks(event.turn.blocks, false), ...this.#showNext()];
       }
       case 'action': {
         const { callId } = event;
         // A sub-worker's call is shown only once it asked for approval (the answer is this run's).
         if (callId === undefined || (!root && !this.#answered.has(callId))) return [];
-        if (this.#answered.get(callId) === false) return [{ type: 'tool-output-denied', toolCallId: callId }];
-        return [output(callId, event.ok, event.output)];
+        const out = this.#showUpTo(callId);
+        if (!this.#shown.has(callId)) {
+          this.#shown.add(callId);
+          out.push(input(callId, event.name, event.input));
+        }
+        out.push(this.#answered.get(callId) === false ? { type: 'tool-output-denied', toolCallId: callId } : output(callId, event.ok, event.output));
+        // The next call of the answer runs now.
+        return root ? [...out, ...this.#showNext()] : out;
       }
       default:
         return [];
@@ -127,18 +155,23 @@ export class UIMessageChunks {
 
   #end(end: RunEnd): UIMessageChunk[] {
     const out = this.#closeText();
-    if (end.error !== undefined) return [...out, ...this.#closeStep(), failure(end.error)];
+    if (end.error !== undefined) return [...out, ...this.#flush(), ...this.#closeStep(), failure(end.error)];
     const { outcome } = end;
     const finish = (finishReason: FinishReason): UIMessageChunk[] => [...out, ...this.#closeStep(), { type: 'finish', finishReason }];
-    switch (outcome.status) {
-      case 'paused': {
-        const approval = outcome.approval;
-        if (approval === undefined) return finish('other');
-        // A sub-worker's call: the client has no part for it yet.
-        if (!this.#shown.has(approval.callId)) out.push(input(approval.callId, approval.action, approval.input));
-        out.push(approvalRequest(approval));
-        return finish('tool-calls');
+    if (outcome.status === 'paused' && outcome.approval !== undefined) {
+      const { approval } = outcome;
+      out.push(...this.#showUpTo(approval.callId));
+      if (!this.#shown.has(approval.callId)) {
+        // A sub-worker's call: a step of its own (its model call), the one the answer completes.
+        this.#shown.add(approval.callId);
+        out.push(...this.#openStep('answered'), input(approval.callId, approval.action, approval.input));
       }
+      out.push(approvalRequest(approval));
+      return finish('tool-calls');
+    }
+    // The calls that never ran (the run failed or was stopped first), as the model made them.
+    out.push(...this.#flush());
+    switch (outcome.status) {
       case 'error':
         return [...out, ...this.#closeStep(), outcome.error === undefined ? { type: 'error', errorText: 'INTERNAL: the run failed' } : failure(outcome.error)];
       case 'aborted':
@@ -151,9 +184,13 @@ export class UIMessageChunks {
     }
   }
 
-  /** Reasoning and tool parts for an answer's blocks (and text parts, when `text`: its text did not stream here). */
+  /**
+   * Reasoning parts for an answer's blocks, text parts when `text` (its text did not stream
+   * here), the calls the provider ran with their results; its own calls wait their turn.
+   */
   #blocks(blocks: readonly ContentBlock[], text: boolean): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
+    this.#pending = [];
     for (const b of blocks) {
       if (b.type === 'thinking' && b.thinking !== '') {
         const id = `reasoning-${++this.#next}`;
@@ -162,13 +199,39 @@ export class UIMessageChunks {
         const id = `text-${++this.#next}`;
         out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: b.text }, { type: 'text-end', id });
       } else if (b.type === 'tool_use' && !this.#shown.has(b.callId)) {
-        this.#shown.add(b.callId);
-        out.push(input(b.callId, b.name, b.args, b.providerExecuted));
+        if (b.providerExecuted !== true) this.#pending.push({ callId: b.callId, name: b.name, input: b.args });
+        else {
+          this.#shown.add(b.callId);
+          out.push(input(b.callId, b.name, b.args, true));
+        }
       } else if (b.type === 'server_tool_result') {
-        const chunk = output(b.callId, b.isError !== true, b.output);
-        out.push({ ...chunk, providerExecuted: true });
+        out.push({ ...output(b.callId, b.isError !== true, b.output), providerExecuted: true });
       }
     }
+    return out;
+  }
+
+  /** Shows the next call of the answer (its turn to run came), with its approval while earlier turns are told. */
+  #showNext(): UIMessageChunk[] {
+    const call = this.#pending.shift();
+    if (call === undefined || this.#shown.has(call.callId)) return [];
+    this.#shown.add(call.callId);
+    const approval = this.#approvals.get(call.callId);
+    return approval === undefined ? [input(call.callId, call.name, call.input)] : [input(call.callId, call.name, call.input), approvalRequest(approval)];
+  }
+
+  /** Shows the answer's calls up to this one (those before it did not report). */
+  #showUpTo(callId: string): UIMessageChunk[] {
+    const at = this.#pending.findIndex((call) => call.callId === callId);
+    const out: UIMessageChunk[] = [];
+    for (let i = 0; i <= at; i++) out.push(...this.#showNext());
+    return out;
+  }
+
+  /** Shows the calls of the answer that will not run now. */
+  #flush(): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    while (this.#pending.length > 0) out.push(...this.#showNext());
     return out;
   }
 
@@ -193,6 +256,17 @@ export class UIMessageChunks {
     this.#text = undefined;
     return [{ type: 'text-end', id }];
   }
+}
+
+/** The calls of the last answer among `turns` that have no result after it yet, in order (a resumed run performs them). */
+export function waitingCalls(turns: readonly Turn[]): PendingCall[] {
+  const at = turns.findLastIndex((t) => t.role === 'assistant');
+  const answer = turns[at];
+  if (answer === undefined) return [];
+  const done = new Set(turns.slice(at + 1).flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []))));
+  return answer.blocks.flatMap((b) =>
+    b.type === 'tool_use' && b.providerExecuted !== true && !done.has(b.callId) ? [{ callId: b.callId, name: b.name, input: b.args }] : [],
+  );
 }
 
 function input(toolCallId: string, toolName: string, value: JsonValue, providerExecuted?: true): UIMessageChunk {
