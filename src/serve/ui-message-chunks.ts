@@ -2,7 +2,7 @@
  * A run's log (run-log.ts) as the chunks of one assistant message of the AI SDK's UI message
  * stream: each model call is a step (`start-step` … `finish-step`), its streamed text a text
  * part, the thinking in its answer reasoning parts, each call of the root worker a tool part
- * (its input once the answer is recorded, then its output, its error, or the user's no), and
+ * (its input when its turn to run comes, then its output, its error, or the user's no), and
  * the run's end: `finish`, the approval request of the call it paused on, `abort`, or `error`
  * with Golem's code. A sub-worker's work is not shown, except a call of its that waits for the
  * user's approval. One translator per stream: it keeps the open step and text part.
