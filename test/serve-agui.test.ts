@@ -9,50 +9,18 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { HttpAgent, verifyEvents, type BaseEvent, type Message } from '@ag-ui/client';
+import { HttpAgent, verifyEvents, type BaseEvent } from '@ag-ui/client';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { WebSocket } from 'ws';
 import { EventSchemas } from '@ag-ui/core/schemas';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createWorkspace, type Workspace } from '../src/index.js';
-import { createGolemHandler, serve, type GolemServer, type ServeOptions } from '../src/serve/index.js';
-import { scriptedModel, type ScriptStep } from '../src/test/index.js';
+import { describe, expect, it } from 'vitest';
+import { createWorkspace } from '../src/index.js';
+import { createGolemHandler, serve } from '../src/serve/index.js';
+import { scriptedModel } from '../src/test/index.js';
 import { deployAction } from './helpers.js';
+import { aguiHarness } from './helpers-agui.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function started(script: ScriptStep[], options: Partial<ServeOptions['agent']> = {}): Promise<{ ws: Workspace; server: GolemServer }> {
-  const ws = await createWorkspace();
-  const server = await serve(ws, { page: false, agent: { model: scriptedModel(script), ...options } });
-  cleanups.push(() => ws.close());
-  cleanups.push(() => server.close());
-  return { ws, server };
-}
-
-/** A stock HttpAgent on the server's AG-UI route, recording every event it accepted. */
-function agentOf(server: GolemServer, threadId: string): { agent: HttpAgent; events: BaseEvent[] } {
-  const agent = new HttpAgent({ url: `${server.url}/api/agui`, headers: { authorization: `Bearer ${server.token}` }, threadId });
-  const events: BaseEvent[] = [];
-  agent.subscribe({ onEvent: ({ event }) => void events.push(event) });
-  return { agent, events };
-}
-
-const say = (agent: HttpAgent, text: string) => agent.addMessage({ id: crypto.randomUUID(), role: 'user', content: text });
-
-/** POSTs a raw body to the route: for what HttpAgent would never send. */
-async function post(server: GolemServer, body: unknown): Promise<{ status: number; json: { error?: { code: string; message: string } } }> {
-  const res = await fetch(`${server.url}/api/agui`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as { error?: { code: string; message: string } } };
-}
-
-const texts = (messages: Message[]) => messages.map((m) => `${m.role}: ${typeof m.content === 'string' ? m.content : ''}`);
+const { started, agentOf, say, post, refused, texts, cleanups } = aguiHarness();
 
 describe('AG-UI over HTTP: POST /api/agui', () => {
   it('runs a conversation HttpAgent accepts as it is, and the thread is a Golem session', async () => {
@@ -118,13 +86,15 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     expect(resumed.result).toEqual({ status: 'done', text: 'Deployed to staging.' });
     expect(agent.pendingInterrupts).toEqual([]);
     // The same resume again (a retry): the call is not run twice, and the stream is a valid run.
-    const again = await agentOf(server, threadId).agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'yes' } }] });
-    expect(again).toBeDefined();
+    const retry = agentOf(server, threadId);
+    await retry.agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'yes' } }] });
     expect(deploys).toEqual(['staging']);
+    expect(retry.events.map((e) => String(e.type))).not.toContain('TOOL_CALL_RESULT');
+    expect(retry.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     // Another answer for the same interrupt: refused.
-    await expect(
-      agentOf(server, threadId).agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'no' } }] }),
-    ).rejects.toMatchObject({
+    expect(
+      await refused(agentOf(server, threadId).agent.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { answer: 'no' } }] })),
+    ).toMatchObject({
       status: 409,
       payload: { error: { code: 'APPROVAL_ANSWERED' } },
     });
@@ -224,8 +194,11 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
   it('lets a client that lost its stream follow the run from its start; the run went on', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const working = new Promise<void>((resolve) => (reached = resolve));
     const { server } = await started([
       async () => {
+        reached();
         await gate;
         return { text: 'Finished the long task.' };
       },
@@ -233,18 +206,19 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     const threadId = crypto.randomUUID();
     const { agent } = agentOf(server, threadId);
     say(agent, 'Do the long task');
-    const first = agent.runAgent().catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const first = refused(agent.runAgent());
+    await working;
     agent.abortRun();
     await first;
     // A second run on the busy thread is refused…
     const other = agentOf(server, threadId).agent;
     say(other, 'something else');
-    await expect(other.runAgent()).rejects.toMatchObject({ status: 409, payload: { error: { code: 'SESSION_BUSY' } } });
+    expect(await refused(other.runAgent())).toMatchObject({ status: 409, payload: { error: { code: 'SESSION_BUSY' } } });
     // …while a request that adds nothing follows the run in progress.
     const back = agentOf(server, threadId);
-    const following = back.agent.runAgent();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    let attached!: () => void;
+    const following = back.agent.runAgent(undefined, { onRunStartedEvent: () => attached() });
+    await new Promise<void>((resolve) => (attached = resolve));
     release();
     const result = await following;
     expect(result.result).toEqual({ status: 'done', text: 'Finished the long task.' });
@@ -285,14 +259,32 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
       status: 404,
       json: { error: { code: 'SESSION_NOT_FOUND' } },
     });
-    // A request with nothing in it reads the thread; it does not make one.
-    const empty = await fetch(`${server.url}/api/agui`, {
+    // A request with nothing in it for a thread there is not: not found (as another user's is), and none is made.
+    expect(await post(server, { threadId, runId: 'r', messages: [] })).toMatchObject({ status: 404, json: { error: { code: 'SESSION_NOT_FOUND' } } });
+    // A client tool named as one of the agent's actions, or two named alike: refused before the thread is made.
+    const tool = (name: string) => ({ name, description: 'd', parameters: { type: 'object', properties: {} } });
+    for (const tools of [[tool('patch_ui_state')], [tool('a'), tool('a')], [tool('spawn_worker')]]) {
+      expect(await post(server, { threadId, runId: 'r', messages: message, tools })).toMatchObject({
+        status: 400,
+        json: { error: { code: 'INVALID_ARGUMENT' } },
+      });
+    }
+    // A body over the limit with no length said (chunked): cut off, refused.
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`{"threadId":"${threadId}","runId":"r","messages":[{"id":"m","role":"user","content":"`));
+        for (let i = 0; i < 10; i++) controller.enqueue(new Uint8Array(1024 * 1024).fill(120));
+        controller.enqueue(new TextEncoder().encode('"}]}'));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(`${server.url}/api/agui`, {
       method: 'POST',
       headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ threadId, runId: 'r', messages: [] }),
-    });
-    expect(empty.status).toBe(200);
-    expect(await empty.text()).toContain('RUN_FINISHED');
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(400);
     expect(sessions()).toBe(0);
     // The token, as on every API route.
     const anonymous = await fetch(`${server.url}/api/agui`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -355,6 +347,14 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     const finished = (n: number) => expect.poll(() => events.filter((e) => ['RUN_FINISHED', 'RUN_ERROR'].includes(String(e.type))).length).toBe(n);
     const threadId = crypto.randomUUID();
     socket.send(JSON.stringify({ threadId, runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'first' }] }));
+    // One run at a time on a socket: a message sent while one streams is refused.
+    socket.send(JSON.stringify({ threadId, runId: 'rx', messages: [{ id: 'ux', role: 'user', content: 'too soon' }] }));
+    await finished(2);
+    expect(events.find((e) => String(e.type) === 'RUN_ERROR')).toMatchObject({ code: 'SESSION_BUSY' });
+    events.splice(
+      events.findIndex((e) => String(e.type) === 'RUN_ERROR'),
+      1,
+    );
     socket.send(
       JSON.stringify({
         threadId,
@@ -396,7 +396,7 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     // Another user naming Ada's thread: as if there were none, and nothing is added to it.
     const bob = as('bob', threadId);
     say(bob, 'Let me in');
-    await expect(bob.runAgent()).rejects.toMatchObject({ status: 404, payload: { error: { code: 'SESSION_NOT_FOUND' } } });
+    expect(await refused(bob.runAgent())).toMatchObject({ status: 404, payload: { error: { code: 'SESSION_NOT_FOUND' } } });
     expect((await (await ws.sessions.open(threadId))!.transcript()).map((t) => t.role)).toEqual(['user', 'assistant']);
   });
 });

@@ -57,8 +57,8 @@ export function threadMessages(turns: readonly Turn[]): Message[] {
 
 /** What a client's messages add to the thread. */
 export interface ClientInput {
-  /** The new user messages, as the blocks of one turn (undefined when there is none). */
-  blocks: ContentBlock[] | undefined;
+  /** The new user messages, each with its place in the request (for errors). */
+  user: { message: Extract<Message, { role: 'user' }>; index: number }[];
   /** The last new user message's id: the turn's, so the client and Golem name it alike. */
   messageId: string | undefined;
   /** The results of the client's own tools, by call id. */
@@ -68,56 +68,76 @@ export interface ClientInput {
 /**
  * What is new in `messages`: those after the last one whose id the thread has (`known`); when
  * the client names none of them (it keeps its own ids), those after its last assistant message.
- * New user messages become one turn's blocks; tool messages, results; other roles (assistant,
- * system, developer, reasoning, activity: the client's own copies) are not taken as input.
+ * New user messages are the input, tool messages results of the client's tools; other roles
+ * (assistant, system, developer, reasoning, activity: the client's own copies) are not input.
+ * Nothing is written: `userBlocks` makes the turn's blocks once the request is accepted.
  */
-export async function readClientInput(ws: Workspace, messages: readonly Message[], known: ReadonlySet<string>): Promise<ClientInput> {
+export function readClientInput(messages: readonly Message[], known: ReadonlySet<string>): ClientInput {
   let last = -1;
   messages.forEach((m, i) => {
     if (known.has(m.id)) last = i;
   });
   if (last === -1 && known.size > 0) last = messages.findLastIndex((m) => m.role === 'assistant');
-  const blocks: ContentBlock[] = [];
-  const results = new Map<string, ClientResult>();
-  let messageId: string | undefined;
-  for (const [i, message] of messages.entries()) {
-    if (i <= last) continue;
+  const input: ClientInput = { user: [], messageId: undefined, results: new Map() };
+  for (const [index, message] of messages.entries()) {
+    if (index <= last) continue;
     if (message.role === 'user') {
-      messageId = message.id;
-      for (const block of await userBlocks(ws, message.content, `messages[${i}]`)) {
-        // Several new messages are one turn: adjacent texts joined, a blank line between.
-        const prev = blocks.at(-1);
-        if (block.type === 'text' && prev?.type === 'text') blocks[blocks.length - 1] = { ...prev, text: `${prev.text}\n\n${block.text}` };
-        else blocks.push(block);
-      }
+      input.user.push({ message, index });
+      input.messageId = message.id;
     } else if (message.role === 'tool') {
       const content = typeof message.content === 'string' ? message.content : message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
-      results.set(message.toolCallId, { content, ...(message.error !== undefined && { error: message.error }) });
+      input.results.set(message.toolCallId, { content, ...(message.error !== undefined && { error: message.error }) });
     }
   }
-  return { blocks: blocks.length === 0 ? undefined : blocks, messageId, results };
+  return input;
+}
+
+/** The new user messages as the blocks of one turn: adjacent texts joined with a blank line, images stored as blobs. */
+export async function userBlocks(ws: Workspace, user: ClientInput['user']): Promise<ContentBlock[]> {
+  const blocks: ContentBlock[] = [];
+  for (const { message, index } of user) {
+    for (const block of await blocksOf(ws, message.content, `messages[${index}]`)) {
+      const prev = blocks.at(-1);
+      if (block.type === 'text' && prev?.type === 'text') blocks[blocks.length - 1] = { ...prev, text: `${prev.text}\n\n${block.text}` };
+      else blocks.push(block);
+    }
+  }
+  return blocks;
+}
+
+/** Checks the new user messages' parts before anything is written (INVALID_ARGUMENT names the part). */
+export function checkUserParts(user: ClientInput['user']): void {
+  for (const { message, index } of user) {
+    if (typeof message.content === 'string') continue;
+    for (const [j, part] of message.content.entries()) {
+      const path = `messages[${index}].content[${j}]`;
+      if (part.type === 'text') continue;
+      if (part.type !== 'image' || part.source.type !== 'data') {
+        const what = part.type === 'image' ? 'an image by URL (send its bytes: a data source)' : `a ${part.type} part`;
+        throw new GolemError('INVALID_ARGUMENT', `${path}: Golem takes text and images (PNG, JPEG, GIF, WebP as data), not ${what}`);
+      }
+      if (!/^image\/(png|jpeg|gif|webp)$/.test(part.source.mimeType))
+        throw new GolemError('INVALID_ARGUMENT', `${path}: images are PNG, JPEG, GIF or WebP, not ${part.source.mimeType}`);
+      const bytes = Math.floor((part.source.value.length * 3) / 4);
+      if (bytes > MAX_IMAGE) throw new GolemError('INVALID_ARGUMENT', `${path}: the image is about ${bytes} bytes; at most ${MAX_IMAGE}`);
+    }
+  }
 }
 
 /** The most bytes an image a client sends inline may have. */
 const MAX_IMAGE = 5 * 1024 * 1024;
 
-async function userBlocks(ws: Workspace, content: string | ContentPart[], path: string): Promise<ContentBlock[]> {
+async function blocksOf(ws: Workspace, content: string | ContentPart[], path: string): Promise<ContentBlock[]> {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', id: ws.manager.newId(), text: content }];
   const blocks: ContentBlock[] = [];
-  for (const [j, part] of content.entries()) {
+  for (const part of content) {
     if (part.type === 'text') {
       if (part.text !== '') blocks.push({ type: 'text', id: ws.manager.newId(), text: part.text });
     } else if (part.type === 'image' && part.source.type === 'data') {
-      const bytes = Buffer.from(part.source.value, 'base64');
-      if (bytes.byteLength > MAX_IMAGE)
-        throw new GolemError('INVALID_ARGUMENT', `${path}.content[${j}]: the image is ${bytes.byteLength} bytes; at most ${MAX_IMAGE}`);
-      if (!/^image\/(png|jpeg|gif|webp)$/.test(part.source.mimeType))
-        throw new GolemError('INVALID_ARGUMENT', `${path}.content[${j}]: images are PNG, JPEG, GIF or WebP, not ${part.source.mimeType}`);
-      const blob = await ws.blobs.register(bytes, { mediaType: part.source.mimeType });
+      const blob = await ws.blobs.register(Buffer.from(part.source.value, 'base64'), { mediaType: part.source.mimeType });
       blocks.push({ type: 'image', id: ws.manager.newId(), blob: { sha256: blob.sha256 }, mediaType: part.source.mimeType });
     } else {
-      const what = part.type === 'image' ? 'an image by URL (send its bytes: a data source)' : `a ${part.type} part`;
-      throw new GolemError('INVALID_ARGUMENT', `${path}.content[${j}]: Golem takes text and images (PNG, JPEG, GIF, WebP as data), not ${what}`);
+      throw new GolemError('INTERNAL', `${path}: a part checkUserParts should have refused`);
     }
   }
   return blocks;

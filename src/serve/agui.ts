@@ -23,14 +23,15 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Hono as HonoApp } from 'hono';
 import { z } from 'zod';
-import type { ApprovalRecord } from '../agent/agent-plugin.js';
-import type { ApprovalResult } from '../agent/ui-adapter.js';
+import { recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
+import type { ApprovalAnswerBody } from './api-types.js';
+import { ApprovalAnswerSchema, resultOf } from './views.js';
 import type { JsonObject } from '../core/blocks.js';
-import { GolemError } from '../core/errors.js';
+import { GolemError, toGolemError } from '../core/errors.js';
 import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
 import { uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
-import { readClientInput, resultId, threadMessages } from './agui-messages.js';
+import { checkUserParts, readClientInput, resultId, threadMessages, userBlocks } from './agui-messages.js';
 import type { ClientTool } from './client-tools.js';
 import type { ServeHost } from './host.js';
 import { readJsonBody } from './json-body.js';
@@ -38,8 +39,10 @@ import { requestUser, setRequestUser } from './request-user.js';
 import { RunLog } from './run-log.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
-import { sseResponse } from './sse.js';
+import { sseResponse, type SseChannel } from './sse.js';
 import { instanceDelta } from './ui-stream.js';
+import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
+import type { JsonValue } from '../core/blocks.js';
 
 /** The most bytes a `RunAgentInput` may have (8 MiB: messages may carry images). */
 const MAX_INPUT = 8 * 1024 * 1024;
@@ -47,50 +50,45 @@ const MAX_INPUT = 8 * 1024 * 1024;
 const MAX_CONTEXT = 20_000;
 
 export function mountAgui(app: HonoApp, host: ServeHost): void {
-  app.post('/api/agui', async (c) => aguiRun(host, c.req.raw));
+  app.post('/api/agui', async (c) => sseResponse(await aguiRun(host, c.req.raw)));
 }
 
-/** What a resume entry's payload says about an approval. */
-const ApprovalAnswer = z.strictObject({ answer: z.enum(['yes', 'no', 'always', 'session']), reason: z.string().max(2000).optional() });
+/** A run's events for one client, fed to a channel (an SSE response, a WebSocket); returns what stops the feed. */
+export type AguiFeed = (channel: SseChannel) => () => void;
 
 const Ids = z.object({ threadId: z.string().min(1).max(200), runId: z.string().min(1).max(200) });
 
-/** Answers one AG-UI request with its stream, or refuses it (a GolemError: the API's JSON error) before any stream starts. */
-export async function aguiRun(host: ServeHost, request: Request): Promise<Response> {
+/** Answers one AG-UI request with its events' feed, or refuses it (a GolemError: the API's JSON error) before anything is written. */
+export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFeed> {
   const input = await readInput(request);
   const ws = host.workspace;
   const runs = host.runs;
   const user = requestUser(request);
   const tools = clientTools(input);
+  const instructions = instructionsOf(input);
   const options: RunStartOptions = {
     pause: true,
     ...(tools.length > 0 && { actions: (log: RunLog) => host.clientCalls.actions(tools, log) }),
-    ...(instructionsOf(input) !== '' && { instructions: instructionsOf(input) }),
+    ...(instructions !== '' && { instructions }),
   };
-  // The tools' schemas compile before anything is written (INVALID_ARGUMENT names the tool).
-  if (tools.length > 0) host.clientCalls.actions(tools, new RunLog('check', 'check'));
+  // The tools compile, and take no name the agent has, before anything is written (INVALID_ARGUMENT names the tool).
+  if (tools.length > 0) runs.checkActions(host.clientCalls.actions(tools, new RunLog('check', 'check')));
+  // Another user's thread and none at all are told apart by nothing.
+  const existing = ws.sessions.get(input.threadId) === undefined ? undefined : await host.thread(user, input.threadId, false);
 
   if ((input.resume ?? []).length > 0) {
-    const session = await host.thread(user, input.threadId, false);
-    const answers = (input.resume ?? []).map((entry) => answerOf(host, session, entry));
-    if (runs.busyAnywhere(session.id) && !answers.every((a) => a.answered)) {
-      throw new GolemError('SESSION_BUSY', `thread "${session.id}" is running; its approvals are answered where it runs`);
-    }
-    for (const a of answers) if (!a.answered) await ws.approvals.answer(a.approval.id, a.result, { fingerprint: a.approval.fingerprint });
-    // A resume sent twice: the first one's run is followed.
-    if (!runs.busy(session.id)) await runs.start(session, undefined, options);
-    return stream(host, session.id, input, 0);
+    if (existing === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${input.threadId}"`);
+    return resume(host, user, existing, input, options);
   }
 
-  const existing = ws.sessions.get(input.threadId) === undefined ? undefined : await host.thread(user, input.threadId, false);
   const messages = existing === undefined ? [] : threadMessages(await pathOf(host, existing));
-  const known = new Set(messages.map((m) => m.id));
-  const { blocks, messageId, results } = await readClientInput(ws, input.messages, known);
+  const { user: said, messageId, results } = readClientInput(input.messages, new Set(messages.map((m) => m.id)));
+  checkUserParts(said);
 
   if (existing !== undefined && results.size > 0) {
     const waiting = new Set(host.clientCalls.waiting(existing.id));
     const log = runs.log(existing.id);
-    if (blocks !== undefined && runs.busyAnywhere(existing.id)) throw busy(existing.id);
+    if (said.length > 0 && runs.busyAnywhere(existing.id)) throw busy(existing.id);
     const from = log?.entries().length ?? 0;
     let answered = false;
     for (const [callId, result] of results) if (waiting.has(callId)) answered = host.clientCalls.answer(existing.id, callId, result) || answered;
@@ -98,34 +96,64 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<Respon
     // No run waits for them (this server restarted): kept for the calls, which a resumed run performs again.
     const open = openCalls(await pathOf(host, existing));
     const kept = [...results].filter(([callId]) => open.has(callId));
-    for (const [callId, result] of kept) host.clientCalls.answer(existing.id, callId, result);
-    if (kept.length > 0 && blocks === undefined) {
+    if (kept.length > 0 && said.length === 0) {
       if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
+      for (const [callId, result] of kept) host.clientCalls.answer(existing.id, callId, result);
       await runs.start(existing, undefined, options);
       return stream(host, existing.id, input, 0);
     }
   }
 
-  if (blocks !== undefined) {
-    if (existing !== undefined && runs.busyAnywhere(existing.id)) throw busy(existing.id);
-    const waiting = existing === undefined ? [] : ws.approvals.pending({ rootSessionId: existing.id });
-    if (waiting.length > 0) {
-      throw new GolemError(
-        'APPROVAL_PENDING',
-        `thread "${existing?.id}" waits for the answer to approval ${waiting[0]?.id} (${waiting[0]?.description}); resume it (RunAgentInput.resume) before sending a new message`,
-      );
+  if (said.length > 0) {
+    if (existing !== undefined) {
+      if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
+      const [waiting] = ws.approvals.pending({ rootSessionId: existing.id });
+      if (waiting !== undefined) {
+        throw new GolemError(
+          'APPROVAL_PENDING',
+          `thread "${existing.id}" waits for the answer to approval ${waiting.id} (${waiting.description}); resume it (RunAgentInput.resume) before sending a new message`,
+        );
+      }
     }
-    const session = existing ?? (await host.thread(user, input.threadId, true));
-    // The turn takes the message's id: the client's copy of it stays where it is when the thread's messages come back.
+    const session = existing ?? (await newThread(host, user, input.threadId));
+    const blocks = await userBlocks(ws, said);
+    // The turn takes the message's id when it is free: the client's copy stays where it is when the thread's messages come back.
     await runs.startWith(session, { blocks, ...(messageId !== undefined && /^[\w.:-]{1,200}$/.test(messageId) && { id: messageId }) }, options);
     return stream(host, session.id, input, 0);
   }
 
-  // Nothing new: the run in progress, from its start, or the thread as it is (a new thread is not made for nothing).
-  const log = existing === undefined ? undefined : runs.log(existing.id);
-  return stream(host, input.threadId, input, log !== undefined && log.end === undefined ? 0 : undefined);
+  // Nothing new: the run in progress, from its start, or the thread as it is.
+  if (existing === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${input.threadId}"`);
+  const log = runs.log(existing.id);
+  return stream(host, existing.id, input, log !== undefined && log.end === undefined ? 0 : undefined);
 }
 
+/**
+ * A request whose `resume` answers the thread's interrupts: each answer checked before any is
+ * given; an approval a run here waits for in memory is answered there (its stream goes on from
+ * where it is), the others in the workspace, and the run resumed from the log.
+ */
+async function resume(host: ServeHost, user: string | null, session: Session, input: RunAgentInput, options: RunStartOptions): Promise<AguiFeed> {
+  const { runs } = host;
+  const answers = (input.resume ?? []).map((entry) => answerOf(host, session, entry));
+  const open = answers.filter((a) => !a.answered);
+  const here = runs.isRunning(session.id);
+  if (open.length > 0 && !here && runs.busyAnywhere(session.id)) {
+    throw new GolemError('SESSION_BUSY', `thread "${session.id}" is running in another process; its approvals are answered there`);
+  }
+  const log = runs.log(session.id);
+  const from = here && log !== undefined ? log.entries().length : 0;
+  for (const a of open) {
+    if (here) await host.answerApproval(user, a.approval.id, a.body);
+    else await host.workspace.approvals.answer(a.approval.id, resultOf(a.body), { fingerprint: a.approval.fingerprint });
+  }
+  // Answered already and its run going (the same resume sent twice): that run is followed.
+  if (!runs.busy(session.id)) {
+    await runs.start(session, undefined, options);
+    return stream(host, session.id, input, 0);
+  }
+  return stream(host, session.id, input, here && open.length > 0 ? from : 0);
+}
 /** The request's RunAgentInput, checked (INVALID_ARGUMENT says what is wrong, and where). */
 async function readInput(request: Request): Promise<RunAgentInput> {
   const json = await readJsonBody(request, MAX_INPUT);
@@ -164,38 +192,42 @@ function instructionsOf(input: RunAgentInput): string {
   return text;
 }
 
-type ResumeAnswer = { approval: ApprovalRecord; result: ApprovalResult; answered: boolean };
+type ResumeAnswer = { approval: ApprovalRecord; body: ApprovalAnswerBody; answered: boolean };
 
 /** A resume entry as the answer to an approval of this thread, checked (nothing is answered until every entry is). */
 function answerOf(host: ServeHost, session: Session, entry: NonNullable<RunAgentInput['resume']>[number]): ResumeAnswer {
-  let approval: ApprovalRecord | undefined;
-  try {
-    approval = host.workspace.approvals.get(entry.interruptId);
-  } catch {
-    approval = undefined;
-  }
+  const approval = recordsOf(host.workspace.manager.workspace(), 'approval').find((a) => a.id === entry.interruptId);
   // Another thread's approval is not this thread's to answer, nor to name.
-  if (approval?.id !== entry.interruptId || approval.rootSessionId !== session.id) {
+  if (approval === undefined || approval.rootSessionId !== session.id) {
     throw new GolemError('APPROVAL_NOT_FOUND', `thread "${session.id}" has no interrupt "${entry.interruptId}"`);
   }
-  let result: ApprovalResult;
-  if (entry.status === 'cancelled') result = { approved: false, reason: 'the user cancelled' };
-  else {
-    const payload = ApprovalAnswer.safeParse(entry.payload);
+  let body: ApprovalAnswerBody = { answer: 'no', reason: 'the user cancelled' };
+  if (entry.status !== 'cancelled') {
+    const payload = ApprovalAnswerSchema.safeParse(entry.payload);
     if (!payload.success) {
+      const issues = payload.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
       throw new GolemError(
         'INVALID_ARGUMENT',
-        `resume "${entry.interruptId}": the payload is { answer: "yes" | "no" | "always" | "session", reason? }: ${payload.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ')}`,
+        `resume "${entry.interruptId}": the payload is { answer: "yes" | "no" | "always" | "session", reason? }: ${issues}`,
       );
     }
     const { answer, reason } = payload.data;
-    result = answer === 'yes' ? { approved: true } : answer === 'no' ? { approved: false, ...(reason !== undefined && { reason }) } : { approved: answer };
+    body = reason === undefined ? { answer } : { answer, reason };
   }
-  if (approval.status === 'pending') return { approval, result, answered: false };
+  if (approval.status === 'pending') return { approval, body, answered: false };
   // Answered already: the same answer again is the same resume (sent twice); another is refused.
-  const same = approval.answer === (result.approved === true ? 'yes' : result.approved === false ? 'no' : result.approved);
-  if (!same) throw new GolemError('APPROVAL_ANSWERED', `approval ${approval.id} was already answered (${approval.answer})`);
-  return { approval, result, answered: true };
+  if (approval.answer !== body.answer) throw new GolemError('APPROVAL_ANSWERED', `approval ${approval.id} was already answered (${approval.answer})`);
+  return { approval, body, answered: true };
+}
+
+/** A new thread, `user`'s; one made meanwhile by the same first message sent twice is busy. */
+async function newThread(host: ServeHost, user: string | null, threadId: string): Promise<Session> {
+  try {
+    return await host.thread(user, threadId, true);
+  } catch (error) {
+    if (GolemError.isInstance(error) && error.code === 'DUPLICATE_ID') throw busy(threadId);
+    throw error;
+  }
 }
 
 /** The session's path, loaded. */
@@ -224,12 +256,12 @@ const busy = (sessionId: string) =>
  * entry `from` (undefined: no run, the thread as it is) translated, with the UI's changes;
  * MESSAGES_SNAPSHOT and the run's end last.
  */
-function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: number | undefined): Response {
+function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: number | undefined): AguiFeed {
   const view = () => host.workspace.manager.workspace();
   const path = () => pathTo(view(), view().sessions.get(threadId)?.head ?? null);
   const messages = () => threadMessages(path());
   const snapshot = () => ({ type: 'MESSAGES_SNAPSHOT', timestamp: Date.now(), messages: messages() }) as unknown as RunEvent;
-  return sseResponse((channel) => {
+  return (channel) => {
     // Which turn made each call on the path so far (a resumed run performs calls of earlier turns).
     const callTurns = new Map(path().flatMap((turn) => turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.callId, turn.id] as const] : []))));
     const translator = new RunEventTranslator(threadId, input.runId, { resultId: (callId, turnId) => resultId(turnId ?? '', callId), callTurns });
@@ -237,17 +269,25 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
       for (const event of events) channel.send(event);
       if (translator.ended) channel.end();
     };
-    // The thread's UI instances: those its agents built.
-    const mine = new Set(uiInstances(view()).flatMap((ui) => (ui.builtBy !== undefined && rootOf(host, ui.builtBy) === threadId ? [ui.id] : [])));
+    // The thread's UI instances: those its agents built. One that joins is sent whole; one that leaves (deleted, or
+    // built on since by another thread) is removed, so the client's state stays the server's.
+    const ours = (builtBy: string | undefined) => builtBy !== undefined && host.rootOf(builtBy) === threadId;
+    const mine = new Set(uiInstances(view()).flatMap((ui) => (ours(ui.builtBy) ? [ui.id] : [])));
     const instances = Object.fromEntries(uiInstances(view()).flatMap((ui) => (mine.has(ui.id) ? [[ui.id, ui.instance]] : [])));
     send([...translator.start(), { type: 'STATE_SNAPSHOT', timestamp: Date.now(), snapshot: { instances } } as RunEvent]);
     const offPatch = host.workspace.manager.events.on('ui:patch', (event) => {
       const result = event.result as UIPatchResult;
-      const builtBy = view().collection('ui_instance').get(result.instanceId)?.builtBy;
-      if (builtBy !== undefined && rootOf(host, builtBy) === threadId) mine.add(result.instanceId);
-      if (!mine.has(result.instanceId)) return;
-      if (result.kind === 'delete') mine.delete(result.instanceId);
-      send([{ type: 'STATE_DELTA', timestamp: Date.now(), delta: instanceDelta(result) } as RunEvent]);
+      const id = result.instanceId;
+      const was = mine.has(id);
+      const is = result.kind !== 'delete' && ours(view().collection('ui_instance').get(id)?.builtBy);
+      let delta: JsonPatchOperation[];
+      if (was && is) delta = instanceDelta(result);
+      else if (is) delta = [{ op: 'add', path: `/instances/${escapePointer(id)}`, value: result.instance as JsonValue }];
+      else if (was) delta = [{ op: 'remove', path: `/instances/${escapePointer(id)}` }];
+      else return;
+      if (is) mine.add(id);
+      else mine.delete(id);
+      send([{ type: 'STATE_DELTA', timestamp: Date.now(), delta } as RunEvent]);
     });
     const log = from === undefined ? undefined : host.runs.log(threadId);
     if (log === undefined) {
@@ -258,60 +298,74 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
     }
     const offLog = log.follow((entry) => {
       const out = translator.entry(entry, messages);
-      // A call of the client's own tool: this stream ends with it pending; the run waits for the result.
-      if (entry.type === 'client-call') out.push(snapshot(), ...translator.end({ status: 'open' }));
+      // A call of the client's own tool the run waits for (not one answered since): this stream ends with it pending.
+      if (entry.type === 'client-call' && host.clientCalls.waiting(threadId).includes(entry.call.callId)) {
+        out.push(snapshot(), ...translator.end({ status: 'open' }));
+      }
+      // An approval the run waits for in memory (a page may answer it too): this stream ends with it as the interrupt.
+      const asked =
+        entry.type === 'approval' ? host.workspace.approvals.pending({ rootSessionId: threadId }).find((a) => a.id === entry.approvalId) : undefined;
+      if (asked !== undefined) out.push(snapshot(), ...translator.end({ status: 'paused', approval: asked }));
       send(out);
     }, from);
     return () => {
       offPatch();
       offLog();
     };
-  });
-}
-
-/** The root session of the worker tree a session is in (itself, unless it is a sub-worker's). */
-function rootOf(host: ServeHost, sessionId: string): string {
-  return host.workspace.manager.workspace().collection('worker').get(sessionId)?.rootSessionId ?? sessionId;
+  };
 }
 
 /**
  * AG-UI over a WebSocket (`/ws/agui` on `golem serve`): each text message the client sends
  * is a RunAgentInput, answered by that run's events, one message each, in the framing of the
- * HTTP route (a refusal is a RUN_ERROR with its code); the runs one after another. Nothing
- * else is sent on it (the page's socket, `/ws`, carries the workspace's changes as well).
+ * HTTP route (a refusal is a RUN_ERROR with its code). One run at a time: a message sent
+ * while one streams is refused with SESSION_BUSY. Nothing else is sent on it (the page's
+ * socket, `/ws`, carries the workspace's changes as well).
  */
 export function aguiSocket(host: ServeHost, user: string | null, send: (text: string) => void): { receive(message: string): void; close(): void } {
-  let queue = Promise.resolve();
-  let reading: ReadableStreamDefaultReader<string> | undefined;
+  let streaming = false;
+  let stop: (() => void) | undefined;
   let closed = false;
   const refuse = (error: unknown) => {
-    const failure = GolemError.isInstance(error) ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
+    const failure = toGolemError(error);
     send(JSON.stringify({ type: 'RUN_ERROR', timestamp: Date.now(), code: failure.code, message: failure.message }));
   };
   const one = async (message: string) => {
-    if (closed) return;
     const request = new Request('http://golem/api/agui', { method: 'POST', body: message, headers: { 'content-type': 'application/json' } });
     setRequestUser(request, user);
-    const response = await aguiRun(host, request);
-    const reader = (reading = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader());
-    let buffer = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += value;
-      const frames = buffer.split('\n\n');
-      buffer = frames.pop() ?? '';
-      for (const frame of frames) if (frame.startsWith('data: ')) send(frame.slice('data: '.length));
-    }
+    const feed = await aguiRun(host, request);
+    if (closed) return;
+    await new Promise<void>((resolve) => {
+      // The feed's own stop, once it is open (a feed that ends while it opens is stopped as soon as it is).
+      const opened: { stop?: () => void; ended?: true } = {};
+      const finish = () => {
+        stop = undefined;
+        opened.stop?.();
+        resolve();
+      };
+      opened.stop = feed({
+        send: (data) => send(typeof data === 'string' ? data : JSON.stringify(data)),
+        end: () => {
+          opened.ended = true;
+          finish();
+        },
+      });
+      if (opened.ended === true) opened.stop();
+      else stop = finish;
+    });
   };
   return {
     receive: (message) => {
-      queue = queue.then(() => one(message).catch(refuse));
+      if (streaming) return refuse(new GolemError('SESSION_BUSY', 'this socket streams a run already; send the next RunAgentInput once it has ended'));
+      streaming = true;
+      void one(message)
+        .catch(refuse)
+        .finally(() => (streaming = false));
     },
     // The client went away: its stream stops; its runs go on.
     close: () => {
       closed = true;
-      void reading?.cancel().catch(() => undefined);
+      stop?.();
     },
   };
 }

@@ -16,17 +16,17 @@ import { GolemError } from '../core/errors.js';
 import { mountAgui } from './agui.js';
 import { mountChat } from './chat.js';
 import type { ServeHost } from './host.js';
+import { ApprovalAnswerSchema } from './views.js';
 import type { PageFiles } from './page.js';
+import { MAX_BODY, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
-
-const MAX_BODY = 1024 * 1024;
 
 const Body = {
   session: z.strictObject({ label: z.string().max(200).nullable().optional() }),
   message: z.strictObject({ text: z.string().min(1, 'the message is empty').max(MAX_BODY) }),
   switch: z.strictObject({ direction: z.enum(['left', 'right']) }),
   fork: z.strictObject({ at: z.string().min(1).optional() }),
-  approval: z.strictObject({ answer: z.enum(['yes', 'no', 'always', 'session']), reason: z.string().max(2000).optional() }),
+  approval: ApprovalAnswerSchema,
   clearance: z.strictObject({ action: z.enum(['push', 'discard', 'defer']) }),
 };
 
@@ -78,7 +78,7 @@ export async function createApi(
       const user = await options.user(c.req.raw);
       if (user === null) return c.json({ error: { code: 'UNAUTHORIZED', message: 'this request has no user; sign in first' } }, 401);
       setRequestUser(c.req.raw, user);
-    }
+    } else setRequestUser(c.req.raw, null); // no users: every session is the one person's
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
       return c.json({ error: { code: 'INVALID_ARGUMENT', message: 'send the body as JSON (content-type: application/json)' } }, 415);
     }
@@ -138,17 +138,8 @@ export async function createApi(
 
 /** The request's JSON body, checked; INVALID_ARGUMENT says what is wrong with it. */
 async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-  const length = Number(c.req.header('content-length') ?? 0);
-  if (length > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is ${length} bytes; at most ${MAX_BODY}`);
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY) throw new GolemError('INVALID_ARGUMENT', `the request body is over ${MAX_BODY} bytes`);
-  const text = new TextDecoder().decode(bytes);
-  let json: unknown;
-  try {
-    json = text === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new GolemError('INVALID_ARGUMENT', 'the request body is not JSON');
-  }
+  // Read with the limit as the bytes come: a body without a length cannot run over it either.
+  const json = await readJsonBody(c.req.raw);
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new GolemError('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
   return parsed.data;

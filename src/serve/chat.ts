@@ -228,6 +228,15 @@ class ChatRoute {
         flush(index);
         write(chunks.entry(entry));
         if (entry.type === 'end') sink.end();
+        // A run a page started waits, in memory, for its dialog: the message ends with the approval it asks for.
+        const asked =
+          entry.type === 'approval'
+            ? this.#host.workspace.approvals.pending({ rootSessionId: log.sessionId }).find((a) => a.id === entry.approvalId)
+            : undefined;
+        if (asked !== undefined) {
+          write(chunks.entry({ type: 'end', end: { outcome: { status: 'paused', approval: asked, steps: 0, actions: [], turn: undefined } } }));
+          sink.end();
+        }
       });
       const offUi = run?.listen(() => flush(Infinity));
       flush(log.entries().length);

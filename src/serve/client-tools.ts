@@ -29,7 +29,8 @@ export interface ClientResult {
 export const CLIENT_WAIT_MS = 10 * 60_000;
 
 export class ClientCalls {
-  readonly #waiting = new Map<string, { sessionId: string; resolve: (result: ClientResult) => void }>();
+  /** The calls runs wait for, by session and call (providers that number calls per answer repeat ids across threads). */
+  readonly #waiting = new Map<string, { sessionId: string; callId: string; resolve: (result: ClientResult) => void }>();
   /** Results that came for a call no run waited for, by session and call. */
   readonly #kept = new Map<string, ClientResult>();
   readonly #waitMs: number;
@@ -58,24 +59,25 @@ export class ClientCalls {
 
   /** The calls of `sessionId` a run waits for here. */
   waiting(sessionId: string): string[] {
-    return [...this.#waiting].flatMap(([callId, w]) => (w.sessionId === sessionId ? [callId] : []));
+    return [...this.#waiting.values()].flatMap((w) => (w.sessionId === sessionId ? [w.callId] : []));
   }
 
   /** Hands the client's result to the run waiting for it; false when none waits (it is kept for a resumed run). */
   answer(sessionId: string, callId: string, result: ClientResult): boolean {
-    const waiting = this.#waiting.get(callId);
-    if (waiting !== undefined && waiting.sessionId === sessionId) {
+    const key = keyOf(sessionId, callId);
+    const waiting = this.#waiting.get(key);
+    if (waiting !== undefined) {
       waiting.resolve(result);
       return true;
     }
     if (this.#kept.size >= 1000) this.#kept.delete(this.#kept.keys().next().value as string);
-    this.#kept.set(`${sessionId}\n${callId}`, result);
+    this.#kept.set(key, result);
     return false;
   }
 
   #wait(log: RunLog, name: string, input: JsonObject, callId: string | undefined, signal: AbortSignal | undefined): Promise<ClientResult> {
     if (callId === undefined) throw new GolemError('INTERNAL', `the client's tool ${name} was called without a call id`);
-    const key = `${log.sessionId}\n${callId}`;
+    const key = keyOf(log.sessionId, callId);
     const kept = this.#kept.get(key);
     if (kept !== undefined) {
       this.#kept.delete(key);
@@ -85,7 +87,7 @@ export class ClientCalls {
       const done = (result: ClientResult) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.#waiting.delete(callId);
+        this.#waiting.delete(key);
         resolve(result);
       };
       const onAbort = () => done({ content: '', error: 'the run was stopped before the client answered' });
@@ -93,8 +95,10 @@ export class ClientCalls {
       timer.unref();
       if (signal?.aborted === true) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.set(callId, { sessionId: log.sessionId, resolve: done });
+      this.#waiting.set(key, { sessionId: log.sessionId, callId, resolve: done });
       log.push({ type: 'client-call', call: { callId, name, input } });
     });
   }
 }
+
+const keyOf = (sessionId: string, callId: string) => `${sessionId}\n${callId}`;

@@ -226,7 +226,8 @@ function mcpRoute(ws: Workspace, agent: ServeAgentOptions | undefined): (request
   };
 }
 
-function sameToken(given: string, expected: string): boolean {
+/** Whether a token given is the one expected, in constant time. */
+export function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);

@@ -53,7 +53,17 @@ export class ServeHost {
     this.#broadcast = broadcast;
     this.#agent = agent;
     const given = agent?.actions ?? [];
-    this.#actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
+    const actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
+    // One user's agent neither reads nor changes another user's UI (instance ids are the model's, easy to guess).
+    this.#actions = actions.map((a) =>
+      a.name === 'patch_ui_state'
+        ? usersOwn(
+            a,
+            (sessionId) => this.#access.ownerOf(sessionId),
+            (id) => uiInstance(ws.manager.workspace(), id),
+          )
+        : a,
+    );
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
     this.#access = new SessionAccess(ws);
     this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, changed: (id) => this.#change(['sessions'], id) });
@@ -145,7 +155,7 @@ export class ServeHost {
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
     // An allow-list: an instance built after this read (by another conversation, or another process) is not shown until a read names it.
     // With users, only what this session's agent built: an instance of no known builder may be another user's.
-    const shown = uiInstances(view).flatMap((ui) => ((ui.builtBy === undefined ? user === null : this.#rootOf(ui.builtBy) === record.id) ? [ui.id] : []));
+    const shown = uiInstances(view).flatMap((ui) => ((ui.builtBy === undefined ? user === null : this.rootOf(ui.builtBy) === record.id) ? [ui.id] : []));
     return {
       session: { ...this.#summary(record, turns.length), head: record.head },
       turns,
@@ -353,7 +363,7 @@ export class ServeHost {
       });
     }
     for (const topic of topics) this.#changed.topics.add(topic);
-    for (const id of sessionIds) this.#changed.sessionIds.add(this.#rootOf(id));
+    for (const id of sessionIds) this.#changed.sessionIds.add(this.rootOf(id));
   }
 
   /** The session whose agent last patched an instance (the root of its worker tree), as the instance records it. */
@@ -361,7 +371,7 @@ export class ServeHost {
     const view = this.#ws.manager.workspace();
     const builtBy = uiInstance(view, instanceId)?.builtBy ?? this.#builderFromTurns(instanceId);
     if (builtBy === undefined) return undefined;
-    const root = this.#rootOf(builtBy);
+    const root = this.rootOf(builtBy);
     // The session may be gone since (its turns live on in forks): then nobody is told.
     return view.sessions.has(root) ? root : undefined;
   }
@@ -379,7 +389,8 @@ export class ServeHost {
     return latest?.sessionId;
   }
 
-  #rootOf(sessionId: string): string {
+  /** The root session of the worker tree a session is in (itself, unless it is a sub-worker's). */
+  rootOf(sessionId: string): string {
     return this.#access.rootOf(sessionId);
   }
 
@@ -397,4 +408,30 @@ export class ServeHost {
     if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`);
     return session;
   }
+}
+
+/**
+ * `patch_ui_state` confined to the instances of the calling session's user: one built by
+ * another user's agent is, to this agent, not there (INVALID_INSTANCE, as for an id no
+ * instance has). Without users every session's owner is the same (none), and nothing is refused.
+ */
+function usersOwn(
+  action: Action,
+  ownerOf: (sessionId: string) => string | undefined,
+  instance: (id: string) => { builtBy?: string | undefined } | undefined,
+): Action {
+  return {
+    ...action,
+    run: (input, ctx) => {
+      const call = input as { instanceId?: string; targetInstanceId?: string };
+      const caller = ctx.sessionId === undefined ? undefined : ownerOf(ctx.sessionId);
+      for (const id of [call.instanceId, call.targetInstanceId]) {
+        const builtBy = id === undefined ? undefined : instance(id)?.builtBy;
+        if (builtBy !== undefined && ownerOf(builtBy) !== caller) {
+          return { success: false, errors: [{ code: 'INVALID_INSTANCE', patchIndex: -1, path: 'instanceId', message: `no UI instance "${id}"` }] };
+        }
+      }
+      return action.run(input, ctx);
+    },
+  };
 }

@@ -19,6 +19,8 @@ import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { answerText } from '../agent/worker/outcome.js';
 import type { WorkerState } from './api-types.js';
 import type { RunEnd, RunLogEntry } from './run-log.js';
+import { ApprovalAnswerSchema } from './views.js';
+import { z } from 'zod';
 
 export type RunEvent = BaseEvent & Record<string, unknown>;
 
@@ -32,19 +34,7 @@ export interface RunEventOptions {
 }
 
 /** The answers an approval interrupt takes, as a JSON Schema (the resume's payload). */
-export const APPROVAL_ANSWER_SCHEMA = {
-  type: 'object',
-  properties: {
-    answer: {
-      type: 'string',
-      enum: ['yes', 'no', 'always', 'session'],
-      description: 'yes: run it; no: refuse it; always: yes, and for such calls from now on; session: yes, for the rest of this thread',
-    },
-    reason: { type: 'string', description: 'With no: why, for the model to read' },
-  },
-  required: ['answer'],
-  additionalProperties: false,
-} as const;
+const APPROVAL_ANSWER_SCHEMA = z.toJSONSchema(ApprovalAnswerSchema) as Record<string, unknown>;
 
 export class RunEventTranslator {
   readonly #threadId: string;
@@ -111,14 +101,11 @@ export class RunEventTranslator {
       case 'client-call':
         this.#pending.push(entry.call.callId);
         return [];
+      case 'approval':
+        return []; // the page asks through its dialog; a protocol stream ends on it with an interrupt
       case 'end':
         return [...(messages === undefined || this.#ended ? [] : [snapshot(messages())]), ...this.end(endOf(entry.end))];
     }
-  }
-
-  /** The client calls the run stopped on, with no result yet. */
-  pendingCalls(): string[] {
-    return [...this.#pending];
   }
 
   /**
@@ -312,7 +299,7 @@ export function interruptOf(approval: ApprovalRecord, toolCallId: string): Inter
     reason: 'approval',
     message: approval.description,
     toolCallId,
-    responseSchema: APPROVAL_ANSWER_SCHEMA as unknown as Record<string, unknown>,
+    responseSchema: APPROVAL_ANSWER_SCHEMA,
     metadata: {
       golem: {
         action: approval.action,

@@ -27,16 +27,16 @@ export type RunLogEntry =
   | { type: 'event'; event: WorkerEvent }
   /** The run waits for the client's result of this call. */
   | { type: 'client-call'; call: ClientCall }
+  /** The run waits, in memory, for the answer to this approval (a page may give it, or a protocol client's resume). */
+  | { type: 'approval'; approvalId: string }
   | { type: 'end'; end: RunEnd };
 
 export class RunLog {
   readonly sessionId: string;
   readonly runId: string;
-  readonly startedAt = Date.now();
   readonly #entries: RunLogEntry[] = [];
   readonly #listeners = new Set<(entry: RunLogEntry, index: number) => void>();
   #end: RunEnd | undefined;
-  #endedAt: number | undefined;
 
   constructor(sessionId: string, runId: string) {
     this.sessionId = sessionId;
@@ -48,30 +48,14 @@ export class RunLog {
     return this.#end;
   }
 
-  get endedAt(): number | undefined {
-    return this.#endedAt;
-  }
-
   /** The entries so far (a copy). */
   entries(): RunLogEntry[] {
     return [...this.#entries];
   }
 
-  /** The client calls the run waits for now (asked, and the run not ended). */
-  waitingCalls(): ClientCall[] {
-    if (this.#end !== undefined) return [];
-    const answered = new Set(
-      this.#entries.flatMap((e) => (e.type === 'event' && e.event.type === 'action' && e.event.callId !== undefined ? [e.event.callId] : [])),
-    );
-    return this.#entries.flatMap((e) => (e.type === 'client-call' && !answered.has(e.call.callId) ? [e.call] : []));
-  }
-
   push(entry: RunLogEntry): void {
     if (this.#end !== undefined) return;
-    if (entry.type === 'end') {
-      this.#end = entry.end;
-      this.#endedAt = Date.now();
-    }
+    if (entry.type === 'end') this.#end = entry.end;
     const index = this.#entries.push(entry) - 1;
     for (const listener of [...this.#listeners]) listener(entry, index);
     if (entry.type === 'end') this.#listeners.clear();

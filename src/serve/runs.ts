@@ -12,7 +12,8 @@ import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-le
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Trust } from '../action/action.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
-import { GolemError } from '../core/errors.js';
+import { GolemError, toGolemError } from '../core/errors.js';
+import { askParentAction, spawnWorkerAction } from '../agent/worker-tree.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
@@ -76,7 +77,17 @@ interface Run {
 const CLOSE_GRACE_MS = 5_000;
 
 /** Whether the error says another process runs the session (or took its run over). */
-export const elsewhere = (error: unknown) => error instanceof GolemError && (error.code === 'SESSION_BUSY' || error.code === 'LEASE_LOST');
+export const elsewhere = (error: unknown) => GolemError.isInstance(error) && (error.code === 'SESSION_BUSY' || error.code === 'LEASE_LOST');
+
+/** The name of the worker's own action that starts a sub-worker (a client's tool may not take it). */
+const spawnWorkerName = spawnWorkerAction(() => Promise.reject(new Error('never run'))).name;
+
+const textOf = (blocks: readonly ContentBlock[]) => blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
+
+/** Names the chat after the first line of its first message (lists and approval paths show it). */
+async function labelled(session: Session, text: string): Promise<void> {
+  if (session.label === null && text !== '') await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
+}
 
 export interface ServeRunsOptions {
   ws: Workspace;
@@ -94,6 +105,8 @@ export class ServeRuns {
   readonly #runs = new Map<string, Run>();
   /** Each session's last run here, running or ended a short while ago. */
   readonly #logs = new Map<string, RunLog>();
+  /** How each session's last protocol run was started: a run resumed on it (an answer, a take-over) starts the same way. */
+  readonly #started = new Map<string, RunStartOptions>();
   /** Sessions a change is being made to (an edit, a version switch, a claim) before a run starts: taken before any await. */
   readonly #reserved = new Set<string>();
   readonly #leases: RunLeases | undefined;
@@ -159,9 +172,28 @@ export class ServeRuns {
     return this.#logs.get(sessionId);
   }
 
-  /** Claims the session's run and runs the worker on it in the background; resolves with the run's id. */
-  async start(session: Session, input: string | ContentBlock[] | undefined, options: RunStartOptions = {}): Promise<string> {
-    return this.run(session, input, await this.claim(session.id), options);
+  /**
+   * Claims the session's run and runs the worker on it in the background; resolves with the
+   * run's id. A resumed run (no input, no options) starts as the session's last protocol run
+   * here did (pausing on approvals, with the client's tools and context).
+   */
+  async start(session: Session, input: string | ContentBlock[] | undefined, options?: RunStartOptions): Promise<string> {
+    return this.run(session, input, await this.claim(session.id), options ?? (input === undefined ? this.#started.get(session.id) : undefined));
+  }
+
+  /**
+   * Refuses (INVALID_ARGUMENT) a run's own actions (a client's tools) whose names clash with
+   * the agent's, the worker's own or each other: checked before anything is written.
+   */
+  checkActions(own: readonly Action[]): void {
+    const taken = new Set([...this.#o.actions.map((a) => a.name), spawnWorkerName, askParentAction.name]);
+    const seen = new Set<string>();
+    for (const action of own) {
+      if (taken.has(action.name))
+        throw new GolemError('INVALID_ARGUMENT', `the client's tool "${action.name}" has the name of one of the agent's own actions; rename it`);
+      if (seen.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two of the client's tools are named "${action.name}"`);
+      seen.add(action.name);
+    }
   }
 
   /**
@@ -174,8 +206,7 @@ export class ServeRuns {
     const claim = await this.claim(session.id);
     try {
       await session.addTurn({ role: 'user', ...turn });
-      const text = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-      if (session.label === null && text !== '') await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
+      await labelled(session, textOf(turn.blocks));
     } catch (error) {
       await this.drop(session.id, claim);
       throw error;
@@ -224,9 +255,9 @@ export class ServeRuns {
     try {
       if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
       const own = options.actions?.(log) ?? [];
-      const clash = own.find((a) => this.#o.actions.some((b) => b.name === a.name));
-      if (clash !== undefined)
-        throw new GolemError('INVALID_ARGUMENT', `the client's tool "${clash.name}" has the name of one of the agent's own actions; rename it`);
+      this.checkActions(own);
+      if (options.pause === true || own.length > 0 || options.instructions !== undefined) this.#started.set(session.id, options);
+      else if (input !== undefined) this.#started.delete(session.id);
       // The pages follow the run through its log, whose end says how it ended (the cause's code).
       const pages = new RunEventTranslator(session.id, runId, {
         toolCallId: (callId) => `${runId}:${callId}`,
@@ -241,7 +272,14 @@ export class ServeRuns {
         model: agent.model,
         actions: own.length === 0 ? this.#o.actions : [...this.#o.actions, ...own],
         ui: this.#o.adapter,
-        requestApproval: options.pause === true ? null : (request) => this.#o.adapter.requestApproval(request, controller.signal),
+        // Waiting in memory for a page's answer, the run says so in its log: a protocol client following it is asked too.
+        requestApproval:
+          options.pause === true
+            ? null
+            : (request) => {
+                log.push({ type: 'approval', approvalId: request.id });
+                return this.#o.adapter.requestApproval(request, controller.signal);
+              },
         onEvent: (event) => log.push({ type: 'event', event }),
         ...(instructions !== '' && { instructions }),
         ...(agent.project !== undefined && { project: agent.project }),
@@ -253,17 +291,15 @@ export class ServeRuns {
       void this.drop(session.id, claim);
       throw error;
     }
+    let outcome: WorkerOutcome | undefined;
     const done = (async () => {
       try {
-        // Names the chat in lists and approval paths.
-        const text = typeof input === 'string' ? input : input?.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-        if (text !== undefined && session.label === null) await session.update({ label: text.split('\n')[0]?.slice(0, 60) ?? null });
-        const outcome = await worker.run(input, { signal: controller.signal });
+        if (input !== undefined) await labelled(session, typeof input === 'string' ? input : textOf(input));
+        outcome = await worker.run(input, { signal: controller.signal });
         this.#report(outcome);
         log.push({ type: 'end', end: { outcome } });
       } catch (error) {
-        const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
-        log.push({ type: 'end', end: { error: failure } });
+        log.push({ type: 'end', end: { error: toGolemError(error) } });
       } finally {
         await lease.release();
         this.#runs.delete(session.id);
@@ -271,6 +307,15 @@ export class ServeRuns {
         setTimeout(() => {
           if (this.#logs.get(session.id) === log) this.#logs.delete(session.id);
         }, LOG_KEPT_MS).unref();
+      }
+      // Paused on an approval answered while the run was ending (nobody resumed it then, as it still ran): resume it now.
+      const approval = outcome?.status === 'paused' ? outcome.approval : undefined;
+      const now =
+        approval === undefined ? undefined : this.#o.ws.approvals.pending({ rootSessionId: approval.rootSessionId }).find((a) => a.id === approval.id);
+      if (approval !== undefined && now === undefined && !this.#closed && !this.busy(session.id)) {
+        await this.start(session, undefined).catch((error: unknown) => {
+          if (!elsewhere(error)) this.#o.ws.manager.events.emit('listener:error', { type: 'serve:resume', error });
+        });
       }
     })();
     this.#logs.set(session.id, log);
@@ -294,7 +339,7 @@ export class ServeRuns {
 
   /** Tells the pages a run failed. */
   failed(sessionId: string, error: unknown, runId: string = randomUUID()): void {
-    const failure = error instanceof GolemError ? error : new GolemError('INTERNAL', (error as Error).message, { cause: error });
+    const failure = toGolemError(error);
     this.#o.broadcast({ type: 'RUN_ERROR', message: failure.message, code: failure.code, threadId: sessionId, runId, timestamp: Date.now() });
   }
 

@@ -9,7 +9,7 @@
  * own (request-guard.ts), so another site's page can neither open the socket nor call the
  * API with the user's browser, even through DNS rebinding.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -21,7 +21,7 @@ import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { SERVE_PACKAGES } from './api.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import { readClientMessage } from './client-message.js';
-import { assembleHandler } from './handler.js';
+import { assembleHandler, sameToken } from './handler.js';
 import type { ServeAgentOptions } from './host.js';
 import { aguiSocket } from './agui.js';
 import { requestGuard } from './request-guard.js';
@@ -239,10 +239,4 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
       await closed;
     },
   };
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -23,6 +23,11 @@ export class SessionAccess {
     return user === null || sessionOwner(this.#ws.manager.workspace(), this.rootOf(sessionId)) === user;
   }
 
+  /** The user a session (its worker tree's root) belongs to; undefined without users, or for a session made without one. */
+  ownerOf(sessionId: string): string | undefined {
+    return sessionOwner(this.#ws.manager.workspace(), this.rootOf(sessionId));
+  }
+
   /** The session, when it exists and `user` may see it; SESSION_NOT_FOUND otherwise. */
   session(user: string | null, sessionId: string): Session {
     const session = this.sees(user, sessionId) ? this.#ws.sessions.get(sessionId) : undefined;

@@ -1,4 +1,5 @@
 /** The API's views of the workspace's records (api-types.ts), as `ServeHost` returns them. */
+import { z } from 'zod';
 import type { ApprovalRecord, ClearanceRecord } from '../agent/agent-plugin.js';
 import type { ApprovalResult } from '../agent/ui-adapter.js';
 import type { Turn } from '../core/records.js';
@@ -115,6 +116,14 @@ export function approvalView(a: ApprovalRecord): ApprovalView {
 export function clearanceView(c: ClearanceRecord): ClearanceView {
   return { id: c.id, sessionId: c.sessionId, type: c.type, description: c.description, status: c.status, createdAt: c.createdAt };
 }
+
+/** An answer to an approval, as every wire takes it (the page's API, an AG-UI resume's payload). */
+export const ApprovalAnswerSchema = z.strictObject({
+  answer: z
+    .enum(['yes', 'no', 'always', 'session'])
+    .describe('yes: run it; no: refuse it; always: yes, and for such calls from now on; session: yes, for the rest of this thread'),
+  reason: z.string().max(2000).optional().describe('With no: why, for the model to read'),
+});
 
 export function resultOf(body: ApprovalAnswerBody): ApprovalResult {
   if (body.answer === 'yes') return { approved: true };
