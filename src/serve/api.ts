@@ -12,6 +12,8 @@ import { importOptional } from '../core/optional-import.js';
 
 /** What `golem serve` loads when a server starts (optional peer dependencies: a missing one names all three to install). */
 export const SERVE_PACKAGES = { packages: ['hono', '@hono/node-server', 'ws'], purpose: 'golem serve' } as const;
+/** What createGolemHandler loads (the rest of golem serve's packages are the Node server's and the socket's). */
+const HANDLER_PACKAGES = { packages: ['hono'], purpose: 'createGolemHandler' } as const;
 import { GolemError } from '../core/errors.js';
 import { mountAgui } from './agui.js';
 import { mountChat } from './chat.js';
@@ -56,7 +58,7 @@ export async function createApi(
   },
 ): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
-  const { Hono } = await importOptional(() => import('hono'), SERVE_PACKAGES);
+  const { Hono } = await importOptional(() => import('hono'), HANDLER_PACKAGES);
   const app = new Hono();
 
   app.get('/health', (c) => c.json(options.health(), 200, { 'cache-control': 'no-store' }));
