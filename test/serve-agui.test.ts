@@ -138,6 +138,26 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     expect(done.result).toEqual({ status: 'done', text: 'All done.' });
   });
 
+  it("gives the run the client's context and its app's state, and offers the model its tools", async () => {
+    const { server } = await started([
+      (prompt) => ({
+        text: [
+          prompt.system.includes("- The user's plan: Pro") ? 'context' : 'no context',
+          prompt.system.includes('"cart":3') && !prompt.system.includes('"instances"') ? 'state' : 'no state',
+          prompt.tools?.some((t) => t.name === 'open_cart') === true ? 'tool' : 'no tool',
+        ].join(', '),
+      }),
+    ]);
+    const { agent } = agentOf(server, crypto.randomUUID());
+    agent.setState({ cart: 3, instances: {} });
+    say(agent, 'What do you know?');
+    const run = await agent.runAgent({
+      context: [{ description: "The user's plan", value: 'Pro' }],
+      tools: [{ name: 'open_cart', description: 'Opens the cart', parameters: { type: 'object', properties: {} } }],
+    });
+    expect(run.result).toEqual({ status: 'done', text: 'context, state, tool' });
+  });
+
   it("ends a run on a call of the client's own tool, and takes its result from the next request", async () => {
     const { ws, server } = await started([
       { toolCalls: [{ name: 'get_location', input: { precise: true }, callId: 'loc-1' }] },
