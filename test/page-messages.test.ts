@@ -128,6 +128,8 @@ describe('the messages on the page', () => {
     await say(page, 'Now try to break out');
     const attack = page.getByTestId('message').and(page.locator('[data-role="assistant"]')).nth(1);
     await attack.getByTestId('code-block').waitFor();
+    // The streamed copy goes once the run's end is seen: only the recorded answer is counted.
+    await page.getByTestId('streaming').waitFor({ state: 'detached' });
     const log = page.getByTestId('chat-log');
     // The safe link opens in a new tab that cannot reach back; the others are not links at all.
     const links = log.locator('a');
