@@ -89,9 +89,10 @@ describe('golem mcp serve (stdio)', () => {
     const built = await client.callTool({ name: 'patch_ui_state', arguments: createForm });
     expect(jsonOf(built)).toMatchObject({ success: true, instanceId: 'signup' });
     expect(built.isError).not.toBe(true);
-    expect(jsonOf(await client.callTool({ name: 'list_ui_instances', arguments: {} }))).toEqual([
-      { instanceId: 'signup', version: expect.any(Number), title: 'Sign up' },
-    ]);
+    expect(jsonOf(await client.callTool({ name: 'list_ui_instances', arguments: {} }))).toMatchObject({
+      instances: [{ instanceId: 'signup', pageKey: 'signup', version: expect.any(Number), blocks: 1, fields: 1 }],
+      total: 1,
+    });
     const state = jsonOf<{ instance: { blocks: { id: string }[] } }>(await client.callTool({ name: 'get_ui_state', arguments: { instanceId: 'signup' } }));
     expect(state.instance.blocks[0]?.id).toBe('form');
 
@@ -131,7 +132,7 @@ describe('golem mcp serve (stdio)', () => {
       arguments: { instanceId: 'ghost', patches: [{ op: 'set', path: 'meta.status', value: 'idle' }] },
     });
     expect(refused.isError).toBe(true);
-    expect(jsonOf(await client.callTool({ name: 'list_ui_instances', arguments: {} }))).toEqual([]);
+    expect(jsonOf(await client.callTool({ name: 'list_ui_instances', arguments: {} }))).toEqual({ instances: [], total: 0 });
   });
 });
 

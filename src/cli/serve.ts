@@ -1,8 +1,8 @@
 /**
  * `golem serve`: Golem in a web page. The server (src/serve/) on loopback, the page it
- * serves, and the root worker answering the page's messages with the project's actions
- * and `patch_ui_state`, as the terminal chat does. Runs until the process is stopped
- * (Ctrl-C) or `signal` aborts.
+ * serves, and the root worker answering the page's messages with the project's actions,
+ * as the terminal chat does, and the UI tools (`patch_ui_state`, `get_ui_state`,
+ * `list_ui_instances`). Runs until the process is stopped (Ctrl-C) or `signal` aborts.
  */
 import { hostname } from 'node:os';
 import { projectActions } from '../project/project-actions.js';
@@ -16,7 +16,7 @@ import type { CliIo } from './io.js';
 
 export const SERVE_INSTRUCTIONS = [
   GOLEM_INSTRUCTIONS,
-  'The user sees you in a web page. patch_ui_state builds forms there (seed 004): create an instance with instanceId "__CREATE__" and newInstanceId, then set meta, state, blocks and actions. A click on an action comes to you as a message with the form\'s values.',
+  'The user sees you in a web page. patch_ui_state builds forms there (seed 004): create an instance with instanceId "__CREATE__" and newInstanceId, then set meta, state, blocks and actions. A click on an action comes to you as a message with the form\'s values; get_ui_state reads an instance back (what the user submitted is in its state), list_ui_instances names yours.',
 ].join('\n');
 
 export interface ServeCommandOptions {

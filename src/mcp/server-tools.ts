@@ -34,27 +34,10 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
     if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session "${id}"; list_sessions names them`, { details: { sessionId: id } });
     return session;
   };
-  const patchUi = ws.ui.action();
+  // The UI tools as the agents of sessions have them: to another agent (no session), every instance of the workspace.
+  const uiTools = ws.ui.actions();
   return [
-    patchUi,
-    defineAction({
-      name: 'get_ui_state',
-      description: 'The full state of one UI instance (its blocks, actions, state and version), as patch_ui_state left it.',
-      input: z.strictObject({ instanceId: z.string().min(1).describe('The instance id (list_ui_instances names them)') }),
-      repeatable: true,
-      run: ({ instanceId }) => {
-        const instance = ws.ui.get(instanceId);
-        if (instance === undefined) throw new GolemError('INVALID_ARGUMENT', `no UI instance "${instanceId}"; list_ui_instances names them`);
-        return instance;
-      },
-    }),
-    defineAction({
-      name: 'list_ui_instances',
-      description: 'The UI instances of the workspace: their ids, versions and titles.',
-      input: z.strictObject({}),
-      repeatable: true,
-      run: () => ws.ui.list().map((i) => ({ instanceId: i.id, version: i.version, title: titleOf(i.instance) })),
-    }),
+    ...uiTools,
     defineAction({
       name: 'list_sessions',
       description: 'The sessions (conversations) of the workspace, newest first: id, label, number of turns, last change.',
@@ -101,7 +84,7 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
         if (model === undefined)
           throw new GolemError('NO_MODEL', 'this Golem MCP server was started without a model, so its agent cannot answer; start it with --model');
         const session = sessionId === undefined ? await ws.sessions.create({ label: text.slice(0, 60) }) : await open(sessionId);
-        const actions = [patchUi, ...(options.agentActions ?? []).filter((a) => a.name !== patchUi.name)];
+        const actions = [...uiTools, ...(options.agentActions ?? []).filter((a) => !uiTools.some((t) => t.name === a.name))];
         // One run of a session at a time, here or in a golem serve or golem chat (SESSION_BUSY otherwise).
         const stop = new AbortController();
         ctx.signal?.addEventListener('abort', () => stop.abort(), { once: true });
@@ -149,11 +132,6 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
       render: (diff) => diff,
     }),
   ] as Action[];
-}
-
-function titleOf(instance: { state?: unknown }): string | null {
-  const params = (instance.state as { params?: { title?: unknown } } | undefined)?.params;
-  return typeof params?.title === 'string' ? params.title : null;
 }
 
 /** A conversation as text: `[turn id] role: text`, tool calls and results indented under it. */

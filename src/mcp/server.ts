@@ -42,7 +42,7 @@ export interface McpServedWorkspace {
 export interface McpServerOptions {
   /** The model that answers `send_message`; without one, that tool says there is none (NO_MODEL). */
   model?: ModelAdapter;
-  /** The actions the agent that answers `send_message` has (patch_ui_state is always among them). */
+  /** The actions the agent that answers `send_message` has (patch_ui_state, get_ui_state and list_ui_instances are always among them). */
   agentActions?: Action[];
   /**
    * Environments (seed 000) another agent edits through `update_editable_status` and their

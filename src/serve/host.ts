@@ -53,17 +53,16 @@ export class ServeHost {
     this.#broadcast = broadcast;
     this.#agent = agent;
     const given = agent?.actions ?? [];
-    const actions = given.some((a) => a.name === 'patch_ui_state') ? given : [...given, ws.ui.action()];
+    const ownerOf = (sessionId: string) => this.#access.ownerOf(sessionId);
+    // The UI tools (patch_ui_state, get_ui_state, list_ui_instances) the agent was not given its own of. The reads show
+    // a session's agent its conversation's instances, and of those its user's alone (not, with users, one of no known
+    // builder: it may be another user's); any other is refused as an id no instance has.
+    const ui = ws.ui.actions({
+      sees: (instance, sessionId) => (instance.builtBy === undefined ? ownerOf(sessionId) === undefined : ownerOf(instance.builtBy) === ownerOf(sessionId)),
+    });
+    const actions = [...given, ...ui.filter((a) => !given.some((g) => g.name === a.name))];
     // One user's agent neither reads nor changes another user's UI (instance ids are the model's, easy to guess).
-    this.#actions = actions.map((a) =>
-      a.name === 'patch_ui_state'
-        ? usersOwn(
-            a,
-            (sessionId) => this.#access.ownerOf(sessionId),
-            (id) => uiInstance(ws.manager.workspace(), id),
-          )
-        : a,
-    );
+    this.#actions = actions.map((a) => (a.name === 'patch_ui_state' ? usersOwn(a, ownerOf, (id) => uiInstance(ws.manager.workspace(), id)) : a));
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
     this.#access = new SessionAccess(ws);
     this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, changed: (id) => this.#change(['sessions'], id) });

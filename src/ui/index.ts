@@ -1,5 +1,16 @@
-/** Model-built UIs (seed 004): instances changed only by `patch_ui_state`, the patch engine, the schema and the workspace facade. */
+/** Model-built UIs (seed 004): instances changed only by `patch_ui_state`, read back by `get_ui_state` and `list_ui_instances`, the patch engine, the schema and the workspace facade. */
 export { UIApi, PatchUiStateInput, type UIPatchResponse } from './ui-api.js';
+export {
+  listUiInstances,
+  readableBy,
+  readUiState,
+  UI_LIST_MAX,
+  UI_READ_MAX_CHARS,
+  type UIInstanceList,
+  type UIInstanceSummary,
+  type UIReadOptions,
+  type UIStateRead,
+} from './ui-read.js';
 export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 export {
   applyPatchInput,

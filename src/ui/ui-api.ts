@@ -1,12 +1,14 @@
 /**
- * `ws.ui`: the instances the model builds (seed 004), and `patch_ui_state` as an action
- * for workers. `ws.ui.patch(input)` and the action are one path: the `ui:patch` command.
+ * `ws.ui`: the instances the model builds (seed 004), and the model's tools on them:
+ * `patch_ui_state` (`ws.ui.patch(input)` and the action are one path: the `ui:patch`
+ * command), and `get_ui_state` and `list_ui_instances` to read back what it built.
  */
 import { z } from 'zod';
 import { defineAction, type Action } from '../action/action.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
+import { uiReadActions, type UIReadOptions } from './ui-read.js';
 
 export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: false; errors: UIPatchError[] };
 
@@ -69,7 +71,19 @@ export class UIApi {
     return uiInstances(this.#manager.workspace());
   }
 
-  /** `patch_ui_state` as an action (autonomous by default): what a worker offers the model. */
+  /**
+   * The model's UI tools: `patch_ui_state` (autonomous unless `trust` says otherwise), and
+   * `get_ui_state` and `list_ui_instances` (autonomous, repeatable), which read the instances
+   * of the calling session's conversation (its worker tree's root session) and those no agent
+   * built; `sees` narrows what a session's agent reads further (golem serve: its user's own).
+   * @example ws.worker({ session, model, actions: [...ws.ui.actions(), ...projectActions()] });
+   */
+  actions(options: { trust?: Action['trust'] } & UIReadOptions = {}): Action[] {
+    const { trust, ...read } = options;
+    return [this.action(trust === undefined ? {} : { trust }), ...uiReadActions(() => this.#manager.workspace(), read)];
+  }
+
+  /** `patch_ui_state` alone as an action (autonomous by default); `actions()` adds the tools that read. */
   action(options: { trust?: Action['trust'] } = {}): Action {
     return defineAction({
       name: 'patch_ui_state',
@@ -112,4 +126,5 @@ const PATCH_UI_STATE_DESCRIPTION = [
   'Apply structured patches to a UI instance: the only way to build or change the user interface.',
   'Patches apply in order and a call is all or nothing. Blocks are forms: { id, type: "form", bind: "state.params", props: { fields: [{ label, key, type: text|number|textarea|select|checkbox|radio, options? }] } }.',
   'Actions are buttons: { id, label, style: primary|secondary|danger }. Ids are unique; meta.pageKey never changes; patches carry no version.',
+  'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back.',
 ].join(' ');
