@@ -203,6 +203,8 @@ describe('AG-UI with the page and other threads', () => {
     const answer = await bob.runAgent();
     // To Bob's agent there is no such instance; Ada's is as she left it, still hers.
     expect(JSON.stringify(answer.result)).toContain('INVALID_INSTANCE');
+    // Worded as for an id no instance has: nothing says the id is someone's.
+    expect((answer.result as { text: string }).text).toMatch(/there is no instance \W+signup\W+; create it/);
     expect(ws.ui.get('signup')).toEqual(before);
     expect(Object.keys((bob.state as { instances: object }).instances)).toEqual([]);
   });

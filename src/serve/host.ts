@@ -424,10 +424,16 @@ function usersOwn(
     run: (input, ctx) => {
       const call = input as { instanceId?: string; targetInstanceId?: string };
       const caller = ctx.sessionId === undefined ? undefined : ownerOf(ctx.sessionId);
-      for (const id of [call.instanceId, call.targetInstanceId]) {
+      // Worded as the engine words an id no instance has, so the refusal tells nothing of whose it is.
+      const absent = (id: string, deleting: boolean) =>
+        deleting ? `there is no instance "${id}" to delete` : `there is no instance "${id}"; create it with instanceId "__CREATE__" and newInstanceId "${id}"`;
+      for (const [id, deleting] of [
+        [call.instanceId, false],
+        [call.targetInstanceId, true],
+      ] as const) {
         const builtBy = id === undefined ? undefined : instance(id)?.builtBy;
-        if (builtBy !== undefined && ownerOf(builtBy) !== caller) {
-          return { success: false, errors: [{ code: 'INVALID_INSTANCE', patchIndex: -1, path: 'instanceId', message: `no UI instance "${id}"` }] };
+        if (id !== undefined && builtBy !== undefined && ownerOf(builtBy) !== caller) {
+          return { success: false, errors: [{ code: 'INVALID_INSTANCE', patchIndex: -1, path: '', message: absent(id, deleting) }] };
         }
       }
       return action.run(input, ctx);
