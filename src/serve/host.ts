@@ -89,7 +89,7 @@ export class ServeHost {
     return this.#ws;
   }
 
-  /** The actions the agent has (its own, and patch_ui_state). */
+  /** The actions the agent has (its own, and the UI tools it was not given its own of). */
   get actions(): readonly Action[] {
     return this.#actions;
   }

@@ -23,7 +23,7 @@ import { RunLog } from './run-log.js';
 /** The agent `golem serve` runs on a session when a page sends it a message. */
 export interface ServeAgentOptions {
   model: ModelAdapter;
-  /** Its actions; `patch_ui_state` (ws.ui.action()) is added unless one of that name is given. */
+  /** Its actions; the UI tools (`ws.ui.actions()`: patch_ui_state, get_ui_state, list_ui_instances) are added, each unless one of its name is given. */
   actions?: Action[];
   /** Put first in its system prompt. */
   instructions?: string;
