@@ -154,6 +154,7 @@ async function resume(host: ServeHost, user: string | null, session: Session, in
   }
   return stream(host, session.id, input, here && open.length > 0 ? from : 0);
 }
+
 /** The request's RunAgentInput, checked (INVALID_ARGUMENT says what is wrong, and where). */
 async function readInput(request: Request): Promise<RunAgentInput> {
   const json = await readJsonBody(request, MAX_INPUT);
