@@ -17,6 +17,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyPatchInput,
+  BLOCK_DATA_KEYS,
   createWorkspace,
   META_STATUSES,
   UI_PATCH_ERROR_CODES,
@@ -301,6 +302,12 @@ const BAD_PATHS = [
 ];
 const BAD_OPS: unknown[] = ['merge', 'move', 'copy', 'test', 'SET', 'Set', '', 'upsert', 42, null, true, {}];
 
+/**
+ * A runtime key that no block property draws: random JSON under `state.runtime.status` is
+ * refused when a block shows the status (test/ui-block-data.test.ts holds those keys to their shapes).
+ */
+const notBlockData = (key: string) => ((Object.values(BLOCK_DATA_KEYS) as string[]).includes(key) ? `${key}_` : key);
+
 /** Builds one patch against `sim`, updating it with what a valid patch does. */
 function plan(seed: Seed, sim: Sim): Planned {
   const { a, b, list: L, area } = seed;
@@ -309,8 +316,9 @@ function plan(seed: Seed, sim: Sim): Planned {
   switch (seed.kind) {
     // ----- valid -----
     case 'paramSet': {
-      if (!sim[area].includes(seed.key)) sim[area].push(seed.key);
-      return valid({ op: 'set', path: `state.${area}.${seed.key}`, value: seed.json });
+      const key = area === 'runtime' ? notBlockData(seed.key) : seed.key;
+      if (!sim[area].includes(key)) sim[area].push(key);
+      return valid({ op: 'set', path: `state.${area}.${key}`, value: seed.json });
     }
     case 'paramRemove': {
       const keys = sim[area].filter(keyOk);
@@ -322,9 +330,11 @@ function plan(seed: Seed, sim: Sim): Planned {
     case 'areaClear':
       sim[area] = [];
       return valid({ op: 'clear', path: `state.${area}` });
-    case 'areaSet':
-      sim[area] = dictKeys(seed.dict);
-      return valid({ op: b % 2 === 0 ? 'set' : 'replace', path: `state.${area}`, value: seed.dict });
+    case 'areaSet': {
+      const dict = area === 'runtime' ? Object.fromEntries(Object.entries(seed.dict).map(([k, v]) => [notBlockData(k), v])) : seed.dict;
+      sim[area] = dictKeys(dict);
+      return valid({ op: b % 2 === 0 ? 'set' : 'replace', path: `state.${area}`, value: dict });
+    }
     case 'stateSet':
       sim.params = dictKeys(seed.dict);
       sim.runtime = [];

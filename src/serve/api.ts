@@ -108,6 +108,16 @@ export async function createApi(
     await host.answerApproval(user(c), c.req.param('id'), given);
     return c.json({ ok: true });
   });
+  // An image a model-built UI shows by blob: sent as the image it is, and never as a page (no sniffing, no script, no styles).
+  app.get('/api/ui/:instanceId/images/:sha256', async (c) => {
+    const image = await host.uiImage(user(c), c.req.param('instanceId'), c.req.param('sha256'));
+    return c.body(new Uint8Array(image.bytes), 200, {
+      'content-type': image.mediaType,
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'content-disposition': 'inline',
+    });
+  });
   app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
   mountAgui(app, host);

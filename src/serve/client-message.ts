@@ -6,7 +6,7 @@
 import type { RawData } from 'ws';
 
 /** What a page may send; a UI_ACTION's fields are checked by `applyUiAction`. */
-export type ClientMessage = { type: 'SNAPSHOT_REQUEST' } | { type: 'UI_ACTION'; instanceId?: unknown; actionId?: unknown; values?: unknown };
+export type ClientMessage = { type: 'SNAPSHOT_REQUEST' } | { type: 'UI_ACTION'; instanceId?: unknown; actionId?: unknown; values?: unknown; count?: unknown };
 
 /** The codes a refused message is answered with (in a RUN_ERROR). */
 export type ClientMessageCode = 'INVALID_MESSAGE' | 'UNKNOWN_MESSAGE';

@@ -25,6 +25,8 @@ import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { SessionAccess } from './session-access.js';
 import { uiInstance, uiInstances } from '../ui/ui-plugin.js';
+import { imageBlobs } from '../ui/block-data.js';
+import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
 import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
 
 export type { ServeAgentOptions };
@@ -162,6 +164,21 @@ export class ServeHost {
       uiInstances: shown,
       running: this.#runs.isRunning(record.id),
     };
+  }
+
+  /**
+   * An image by blob that a UI instance `user` may see shows (`state.runtime.images`): its
+   * bytes and type, for the page to draw. Any other blob (another user's instance's, one no
+   * image of it names, one that is no raster image) is BLOB_NOT_FOUND, worded alike.
+   */
+  async uiImage(user: string | null, instanceId: string, sha256: string): Promise<{ bytes: Uint8Array; mediaType: string }> {
+    const absent = () => new GolemError('BLOB_NOT_FOUND', `no image ${sha256} on the UI "${instanceId}"`);
+    const record = uiInstance(this.#ws.manager.workspace(), instanceId);
+    const builtBy = record?.builtBy;
+    if (record === undefined || (user !== null && (builtBy === undefined || this.#access.ownerOf(builtBy) !== user))) throw absent();
+    const blob = imageBlobs(record.instance).includes(sha256) ? this.#ws.blobs.get(sha256) : undefined;
+    if (blob === undefined || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(blob.mediaType)) throw absent();
+    return { bytes: await this.#ws.blobs.read(sha256), mediaType: blob.mediaType };
   }
 
   // --- changes ---
@@ -310,6 +327,7 @@ export class ServeHost {
     const text = [
       `[UI action] The user clicked "${event.actionLabel}" (action "${event.actionId}") on the UI "${event.instanceId}" (version ${event.version}).`,
       `The form's values: ${JSON.stringify(event.values)}`,
+      ...(event.count === undefined ? [] : [`The count (state.runtime.count): ${event.count}`]),
     ].join('\n');
     // Marked as a click by its block's id, which a message typed in a page cannot carry.
     this.#runs.start(this.#session(sessionId), [{ type: 'text', id: UI_ACTION_BLOCK, text }]).catch((error: unknown) => this.#runs.failed(sessionId, error));

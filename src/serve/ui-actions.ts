@@ -1,13 +1,15 @@
 /**
  * A user's click on an action of a model-built UI (seed 004's flow: input, optimistic
  * update, action click, then the tool path, then the push). The form's values are checked
- * against the instance's fields and applied as one `patch_ui_state` call (the one write
- * path); the click then goes to whoever listens (the agent).
+ * against the instance's fields (and a count input's count written to `state.runtime.count`)
+ * and applied as one `patch_ui_state` call (the one write path); the click then goes to
+ * whoever listens (the agent).
  */
 import type { JsonValue } from '../core/blocks.js';
 import type { UIApi } from '../ui/ui-api.js';
 import type { PatchOperation } from '../ui/patch-engine.js';
 import type { FieldConfig } from '../ui/schema.js';
+import { BLOCK_DATA_KEYS } from '../ui/block-data-keys.js';
 
 /** What the page sends when the user clicks an action. */
 export interface UIActionMessage {
@@ -16,6 +18,8 @@ export interface UIActionMessage {
   actionId: string;
   /** The form's values, by field key. */
   values?: Record<string, JsonValue>;
+  /** The count input's value (a block with `showCountInput`): written to `state.runtime.count`. */
+  count?: number;
 }
 
 /** A click the agent receives, after the values were applied. */
@@ -24,6 +28,8 @@ export interface UIActionEvent {
   actionId: string;
   actionLabel: string;
   values: Record<string, JsonValue>;
+  /** The count the user sent (`state.runtime.count`), when the instance shows a count input. */
+  count?: number;
   /** The instance's version after the values were applied. */
   version: number;
 }
@@ -50,13 +56,24 @@ export async function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>
     if (problem !== undefined) return fail('INVALID_STRUCTURE', `${key}: ${problem}`);
     patches.push({ op: 'set', path: `${target.bind}.${key}`, value });
   }
+  // The count input is no field: its value has its own member, and one fixed key (the engine checks its shape).
+  const count = message.count;
+  if (count !== undefined) {
+    if (!record.instance.blocks.some((block) => block.props?.showCountInput === true))
+      return fail('PATH_NOT_FOUND', `the instance "${message.instanceId}" shows no count input`);
+    if (typeof count !== 'number') return fail('INVALID_STRUCTURE', 'count: a whole number, 0 or more');
+    patches.push({ op: 'set', path: `state.runtime.${BLOCK_DATA_KEYS.showCountInput}`, value: count });
+  }
   let version = record.version;
   if (patches.length > 0) {
     const applied = await ui.patch({ instanceId: message.instanceId, patches });
     if (!applied.success) return fail(applied.errors[0]?.code ?? 'INVALID_STRUCTURE', applied.errors[0]?.message ?? 'the values were refused');
     version = applied.version;
   }
-  return { ok: true, event: { instanceId: message.instanceId, actionId: action.id, actionLabel: action.label, values, version } };
+  return {
+    ok: true,
+    event: { instanceId: message.instanceId, actionId: action.id, actionLabel: action.label, values, ...(count !== undefined && { count }), version },
+  };
 }
 
 function valueProblem(field: FieldConfig, value: JsonValue): string | undefined {

@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod';
 import type { JsonValue } from '../core/blocks.js';
+import { blockDataProblem } from './block-data.js';
 import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE_INSTANCE = '__CREATE__';
@@ -161,14 +162,18 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   }
 
   const jsonPatch: JsonPatchOperation[] = [];
+  /** The last patch that wrote each runtime key a block's data is read from (ALL: any of them, or the blocks). */
+  const wrote = new Map<string | typeof ALL, number>();
   for (const [index, raw] of patches.entries()) {
     const at = (code: UIPatchErrorCode, message: string): PatchOutcome => ({
       ok: false,
       errors: [{ code, patchIndex: index, path: typeof (raw as { path?: unknown })?.path === 'string' ? (raw as { path: string }).path : '', message }],
     });
     try {
+      const patch = checkPatch(raw);
       // Copied as emitted: the values are the draft's own objects, which later patches of the call change.
-      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, checkPatch(raw), creating))) as JsonPatchOperation[]));
+      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, patch, creating))) as JsonPatchOperation[]));
+      noteWrite(wrote, parsePath(patch.path), index);
     } catch (error) {
       if (error instanceof Refusal) return at(error.code, error.message);
       throw error;
@@ -184,6 +189,14 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   const checked = UIInstance.safeParse(draft);
   if (!checked.success) return call('INVALID_STRUCTURE', `the instance would not be valid: ${issues(checked.error)}`);
   const instance = checked.data;
+  // The data the blocks show (progress, status, images, table, count, task id), where this call wrote it.
+  const last = (key: string) => Math.max(wrote.get(key) ?? -1, wrote.get(ALL) ?? -1);
+  const problem = blockDataProblem(instance, (key) => last(key) >= 0);
+  if (problem !== undefined) {
+    const index = last(problem.key);
+    const path = (patches[index] as { path: string }).path;
+    return { ok: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: index, path, message: `${problem.path}: ${problem.message}` }] };
+  }
   return creating
     ? { ok: true, kind: 'create', instanceId: id, instance, jsonPatch: [{ op: 'add', path: '', value: instance as unknown as JsonValue }] }
     : { ok: true, kind: 'update', instanceId: id, instance, jsonPatch };
@@ -197,6 +210,17 @@ interface Draft {
   actions?: { id: string }[];
   layout?: unknown;
   schemaVersion?: string;
+}
+
+/** Every key at once (a symbol: no runtime key can be it). */
+const ALL: unique symbol = Symbol('every key');
+
+/** Notes what a patch wrote that the blocks' data check reads: a runtime key, all of them (the state as a whole), or the blocks (a block may show a key now). */
+function noteWrite(wrote: Map<string | typeof ALL, number>, target: Target, index: number): void {
+  if (target.kind === 'stateKey' && target.area === 'runtime') wrote.set(target.key, index);
+  else if ((target.kind === 'whole' && target.part === 'state') || (target.kind === 'state' && target.area === 'runtime')) wrote.set(ALL, index);
+  else if ((target.kind === 'list' || target.kind === 'append' || target.kind === 'index' || target.kind === 'byId') && target.list === 'blocks')
+    wrote.set(ALL, index);
 }
 
 function checkPatch(raw: unknown): PatchOperation {

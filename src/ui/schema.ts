@@ -32,13 +32,20 @@ export const FieldConfig = z
   });
 export type FieldConfig = z.infer<typeof FieldConfig>;
 
+/** A block's props: its fields, and the seed's properties that draw data of `state.runtime` (block-data.ts says what each holds). */
 export const BlockProps = z.strictObject({
   fields: z.array(FieldConfig).optional(),
+  /** Draws `state.runtime.progress`: 0 to 100, or `{ value, max?, label? }`. */
   showProgress: z.boolean().optional(),
+  /** Draws `state.runtime.status`: a string, or `{ text, level? }`. */
   showStatus: z.boolean().optional(),
+  /** Draws `state.runtime.images`: `[{ blob: { sha256 } } | { src: data URL }, with alt and caption?]`. */
   showImages: z.boolean().optional(),
+  /** Draws `state.runtime.table`: rows, or `{ columns?, rows }`. */
   showTable: z.boolean().optional(),
+  /** Draws a number input bound to `state.runtime.count`, sent with the next action's click. */
   showCountInput: z.boolean().optional(),
+  /** Draws `state.runtime.taskId`, read-only, with a copy button. */
   showTaskId: z.boolean().optional(),
 });
 

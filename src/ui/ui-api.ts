@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineAction, type Action } from '../action/action.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
+import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
 
@@ -124,7 +125,8 @@ export const PatchUiStateInput = z.strictObject({
 
 const PATCH_UI_STATE_DESCRIPTION = [
   'Apply structured patches to a UI instance: the only way to build or change the user interface.',
-  'Patches apply in order and a call is all or nothing. Blocks are forms: { id, type: "form", bind: "state.params", props: { fields: [{ label, key, type: text|number|textarea|select|checkbox|radio, options? }] } }.',
+  'Patches apply in order and a call is all or nothing. Blocks are forms: { id, type: "form", bind: "state.params", props: { fields: [{ label, key, type: text|number|textarea|select|checkbox|radio, options? }], showProgress?, showStatus?, showImages?, showTable?, showCountInput?, showTaskId? } }.',
+  BLOCK_DATA_DESCRIPTION,
   'Actions are buttons: { id, label, style: primary|secondary|danger }. Ids are unique; meta.pageKey never changes; patches carry no version.',
   'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back.',
 ].join(' ');

@@ -1,4 +1,5 @@
 /** The HTTP API of `golem serve` (src/serve/api-types.ts), with the token on every call. */
+import { IMAGE_DATA_URL } from '../../src/ui/block-data-keys.js';
 import type { ApprovalAnswerBody, ClearanceDecisionBody, ClearanceView, ServeState, SessionDetail, SessionSummary } from '../../src/serve/api-types.js';
 
 /** A refusal of the server (`{ error: { code, message } }`), or a failed request. */
@@ -51,6 +52,31 @@ export class Api {
   }
   decide(itemId: string, action: ClearanceDecisionBody['action']): Promise<{ item: ClearanceView; message: string }> {
     return this.request('POST', `/api/clearance/${enc(itemId)}`, { action } satisfies ClearanceDecisionBody);
+  }
+
+  /**
+   * An image a model-built UI shows by blob, as a data URL: the token goes in a header, which
+   * an <img> cannot send, and the page's policy loads images from data URLs (and itself) only.
+   */
+  async uiImage(instanceId: string, sha256: string): Promise<string> {
+    let response: Response;
+    try {
+      response = await fetch(`/api/ui/${enc(instanceId)}/images/${enc(sha256)}`, { headers: { authorization: `Bearer ${this.token}` } });
+    } catch (cause) {
+      throw new ApiError('NETWORK', `the server did not answer (${(cause as Error).message})`, 0);
+    }
+    if (response.status === 401) this.onUnauthorized();
+    if (!response.ok) throw new ApiError(`HTTP_${response.status}`, 'the image is not available', response.status);
+    const bytes = await response.blob();
+    const url = await new Promise<string>((resolve, reject) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(typeof reader.result === 'string' ? reader.result : '');
+      reader.onerror = () => reject(new ApiError('NOT_AN_IMAGE', 'the image could not be read', response.status));
+      reader.readAsDataURL(bytes);
+    });
+    // Only what the engine would take as src: a raster image, whatever the server said it was.
+    if (!IMAGE_DATA_URL.test(url)) throw new ApiError('NOT_AN_IMAGE', 'the blob is not a png, jpeg, gif, webp or avif image', response.status);
+    return url;
   }
 
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

@@ -4,6 +4,7 @@ import { applyTheme, readTheme } from './theme.js';
 import { followVisibleHeight } from './viewport.js';
 import './styles.css';
 import './messages.css';
+import './ui-blocks.css';
 
 // Before the first paint: no flash of the other theme.
 applyTheme(readTheme());

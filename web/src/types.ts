@@ -21,7 +21,16 @@ export interface UIBlock {
   id: string;
   type: 'form';
   bind: 'state.params' | 'state.runtime';
-  props?: { fields?: FieldConfig[] };
+  /** Fields, and the seed's properties that draw data of state.runtime (web/src/block-data.ts). */
+  props?: {
+    fields?: FieldConfig[];
+    showProgress?: boolean;
+    showStatus?: boolean;
+    showImages?: boolean;
+    showTable?: boolean;
+    showCountInput?: boolean;
+    showTaskId?: boolean;
+  };
 }
 
 export interface UIAction {
@@ -67,4 +76,5 @@ export type SocketEvent =
   | ServeCustomEvent;
 
 /** What the page sends on the socket (src/serve/ui-actions.ts). */
-export type OutgoingMessage = { type: 'SNAPSHOT_REQUEST' } | { type: 'UI_ACTION'; instanceId: string; actionId: string; values: Record<string, Json> };
+export type OutgoingMessage =
+  { type: 'SNAPSHOT_REQUEST' } | { type: 'UI_ACTION'; instanceId: string; actionId: string; values: Record<string, Json>; count?: number };

@@ -5,6 +5,7 @@
  * from then on it is sent, no longer live, until the model changes it again.
  */
 import { useRef, useState } from 'preact/hooks';
+import { BLOCK_DATA_KEYS, countToSend, showsCountInput } from './block-data.js';
 import { collectValues, dropCovered, type InstanceEdits, type RawEdit } from './form-values.js';
 import type { ReconnectingSocket } from './socket.js';
 import type { SocketEvent } from './types.js';
@@ -17,6 +18,8 @@ const SENDING_TIMEOUT = 8000;
 export interface Forms {
   ui: UiStore;
   edits: Record<string, InstanceEdits>;
+  /** The count inputs' text as typed (a block with showCountInput), by instance: sent with the next action. */
+  counts: Record<string, string>;
   sending: Record<string, boolean>;
   /** Instances whose action the user sent and the model has not changed since. */
   sent: Record<string, boolean>;
@@ -28,12 +31,14 @@ export interface Forms {
   /** A RUN_ERROR that refuses the last UI_ACTION: shown on its instance; false if it is not one. */
   refused: (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => boolean;
   editField: (instanceId: string, key: string, value: RawEdit) => void;
+  editCount: (instanceId: string, text: string) => void;
   runAction: (instanceId: string, actionId: string) => void;
 }
 
 export function useForms(socket: { readonly current: ReconnectingSocket | null }, notify: Notify): Forms {
   const [ui, setUi] = useState<UiStore>(emptyStore);
   const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
+  const [counts, setCounts] = useState<Record<string, string>>({});
   const [sending, setSending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. Kept for reloads. */
@@ -87,6 +92,12 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       }
       return next;
     });
+    // A count the server now holds is its own again.
+    setCounts((prev) => {
+      const next = { ...prev };
+      for (const id of answeredIds) if (Object.hasOwn(update.store.state.instances[id]?.state?.runtime ?? {}, BLOCK_DATA_KEYS.showCountInput)) delete next[id];
+      return next;
+    });
   };
 
   const refused = (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => {
@@ -101,6 +112,11 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       delete next[instanceId];
       return next;
     });
+    setCounts((prev) => {
+      const next = { ...prev };
+      delete next[instanceId];
+      return next;
+    });
     setErrors((prev) => ({ ...prev, [instanceId]: `${event.code ?? 'REFUSED'}: ${event.message}` }));
     notify(event.message, 'error', event.code);
     return true;
@@ -111,11 +127,23 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     clearError(instanceId);
   };
 
+  const editCount = (instanceId: string, text: string) => {
+    setCounts((prev) => ({ ...prev, [instanceId]: text }));
+    clearError(instanceId);
+  };
+
   const runAction = (instanceId: string, actionId: string) => {
     const instance = uiRef.current.state.instances[instanceId];
     if (instance === undefined) return;
     const values = collectValues(instance, edits[instanceId]);
-    if (socket.current?.send({ type: 'UI_ACTION', instanceId, actionId, values }) !== true) {
+    const typed = counts[instanceId];
+    const count = countToSend(instance, typed);
+    // A count typed that is no whole number is not sent as nothing: the user is told.
+    if (count === undefined && typed !== undefined && typed.trim() !== '' && showsCountInput(instance)) {
+      setErrors((prev) => ({ ...prev, [instanceId]: 'The count is a whole number, 0 or more.' }));
+      return;
+    }
+    if (socket.current?.send({ type: 'UI_ACTION', instanceId, actionId, values, ...(count !== undefined && { count }) }) !== true) {
       notify('Not connected: the action was not sent.', 'error');
       return;
     }
@@ -138,7 +166,7 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     }),
   );
 
-  return { ui, edits, sending, sent, errors, current: () => uiRef.current, settle, refused, editField, runAction };
+  return { ui, edits, counts, sending, sent, errors, current: () => uiRef.current, settle, refused, editField, editCount, runAction };
 }
 
 const SENT_KEY = 'golem.sent';

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ApprovalAnswerBody, ClearanceDecisionBody } from '../../../src/serve/api-types.js';
 import { ApiError } from '../api.js';
+import { imageLoader } from '../block-data.js';
 import { plainText } from '../markdown.js';
 import { forgetToken, takeToken } from '../auth.js';
 import type { LiveItem } from '../live-runs.js';
@@ -53,6 +54,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const connection = useLiveSocket(token, socketRef, session, forms, { onDiff: setShownDiff });
   const { send, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
+  const loadImage = useMemo(() => imageLoader((instanceId, sha256) => api.uiImage(instanceId, sha256)), [api]);
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
   /** The pane a phone shows (one at a time); wider screens show them all. */
   const [pane, setPane] = useState<Pane>('chat');
@@ -177,11 +179,14 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
           shown={formIds}
           touched={forms.ui.touched}
           edits={forms.edits}
+          counts={forms.counts}
           sending={forms.sending}
           sent={forms.sent}
           errors={forms.errors}
           onEdit={forms.editField}
+          onCount={forms.editCount}
           onAction={forms.runAction}
+          loadImage={loadImage}
         />
       </aside>
       <StatusLine notice={notice} onDismiss={() => setNotice(null)} />

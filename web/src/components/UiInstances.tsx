@@ -1,5 +1,7 @@
 import type { FieldConfig, UIBlock, UIInstance } from '../types.js';
+import { shows } from '../block-data.js';
 import { displayText, fieldValue, type InstanceEdits, type RawEdit } from '../form-values.js';
+import { BlockData, CountInput, type LoadImage } from './BlockData.js';
 
 interface Props {
   instances: Record<string, UIInstance>;
@@ -7,12 +9,16 @@ interface Props {
   shown: readonly string[];
   touched: Record<string, number>;
   edits: Record<string, InstanceEdits>;
+  /** The count inputs' text as typed, by instance, not yet sent. */
+  counts: Record<string, string>;
   sending: Record<string, boolean>;
   /** Instances whose action the user sent, unchanged since: no longer live. */
   sent: Record<string, boolean>;
   errors: Record<string, string>;
   onEdit: (instanceId: string, key: string, value: RawEdit) => void;
+  onCount: (instanceId: string, text: string) => void;
   onAction: (instanceId: string, actionId: string) => void;
+  loadImage: LoadImage;
 }
 
 /** The UIs the model built (patch_ui_state), live from the socket's state. */
@@ -34,11 +40,14 @@ export function UiInstances(props: Props) {
             instance={instance}
             version={props.touched[id] ?? 0}
             edits={props.edits[id]}
+            count={props.counts[id]}
             sending={props.sending[id] === true}
             sent={props.sent[id] === true || instance.meta?.status === 'submitted'}
             error={props.errors[id]}
             onEdit={props.onEdit}
+            onCount={props.onCount}
             onAction={props.onAction}
+            loadImage={props.loadImage}
           />
         );
       })}
@@ -51,14 +60,17 @@ interface CardProps {
   instance: UIInstance;
   version: number;
   edits: InstanceEdits | undefined;
+  count: string | undefined;
   sending: boolean;
   sent: boolean;
   error: string | undefined;
   onEdit: Props['onEdit'];
+  onCount: Props['onCount'];
   onAction: Props['onAction'];
+  loadImage: LoadImage;
 }
 
-function InstanceCard({ id, instance, version, edits, sending, sent, error, onEdit, onAction }: CardProps) {
+function InstanceCard({ id, instance, version, edits, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
   const meta = instance.meta;
   const status = meta?.status === 'submitted' ? 'submitted' : sent ? 'sent' : (meta?.status ?? 'idle');
   return (
@@ -86,13 +98,23 @@ function InstanceCard({ id, instance, version, edits, sending, sent, error, onEd
           e.preventDefault();
         }}
       >
-        {(instance.blocks ?? []).map((block) => (
-          <fieldset key={block.id} class="ui-block" disabled={sending || sent}>
-            {(block.props?.fields ?? []).map((field) => (
-              <Field key={field.key} instanceId={id} instance={instance} block={block} field={field} edits={edits} onEdit={onEdit} />
-            ))}
-          </fieldset>
-        ))}
+        {(instance.blocks ?? []).map((block) => {
+          const fields = block.props?.fields ?? [];
+          const counting = shows(block, 'showCountInput');
+          return (
+            <div key={block.id} class="ui-block" data-testid="ui-block" data-block-id={block.id}>
+              <BlockData instanceId={id} instance={instance} block={block} loadImage={loadImage} />
+              {(fields.length > 0 || counting) && (
+                <fieldset class="ui-fields" disabled={sending || sent}>
+                  {fields.map((field) => (
+                    <Field key={field.key} instanceId={id} instance={instance} block={block} field={field} edits={edits} onEdit={onEdit} />
+                  ))}
+                  {counting && <CountInput instanceId={id} instance={instance} block={block} typed={count} onCount={onCount} />}
+                </fieldset>
+              )}
+            </div>
+          );
+        })}
         {error !== undefined && (
           <p class="ui-error" role="alert">
             {error}
