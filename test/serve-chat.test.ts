@@ -1,133 +1,42 @@
 /**
  * The AI SDK's chat route (`POST /api/chat`, `GET /api/chat/:id/stream`) against a real
  * `golem serve` on loopback with the scripted model, talked to by the `ai` package's own
- * client side: its chat (AbstractChat, the class under `useChat`, over a plain state here)
- * with DefaultChatTransport and `lastAssistantMessageIsCompleteWithApprovalResponses`, as an
- * app's page runs them; each chunk Golem sends checked against the package's schema and types.
+ * client side (helpers-chat.ts): messages, their parts, images, limits, refusals, a client
+ * that comes back. Approvals: serve-chat-approvals.test.ts.
  */
-import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import {
-  AbstractChat,
-  DefaultChatTransport,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  uiMessageChunkSchema,
-  type ChatInit,
-  type ChatState,
-  type ChatStatus,
-  type UIMessage,
-  type UIMessageChunk as AiUIMessageChunk,
-} from 'ai';
-import { z } from 'zod';
-import { createWorkspace, defineAction, type Action, type Workspace } from '../src/index.js';
-import { createGolemHandler, serve, type GolemServer, type ServeAgentOptions } from '../src/serve/index.js';
+import { DefaultChatTransport, type UIMessageChunk as AiUIMessageChunk } from 'ai';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { createWorkspace } from '../src/index.js';
+import { createGolemHandler } from '../src/serve/index.js';
 import type { UIMessageChunk } from '../src/serve/ui-message-stream.js';
 import { scriptedModel } from '../src/test/index.js';
-import { deployAction, tempDir } from './helpers.js';
+import {
+  afterTest,
+  chatOf,
+  chunksOf,
+  gate,
+  lastMessageOnly,
+  lookup,
+  newWire,
+  NodeChat,
+  partsOf,
+  PNG,
+  post,
+  reconnect,
+  refusal,
+  started,
+  textOf,
+  transportOf,
+  turnsOf,
+  until,
+} from './helpers-chat.js';
+import { tempDir } from './helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const say = (id: string, text: string, messageId = `u-${text}`) => ({
+  id,
+  messages: [{ id: messageId, role: 'user', parts: [{ type: 'text', text }] }],
+  trigger: 'submit-message',
 });
-
-async function started(agent: ServeAgentOptions | undefined, ws?: Workspace): Promise<{ ws: Workspace; server: GolemServer }> {
-  const workspace = ws ?? (await createWorkspace());
-  const server = await serve(workspace, { page: false, ...(agent !== undefined && { agent }) });
-  if (ws === undefined) cleanups.push(() => workspace.close());
-  cleanups.push(() => server.close());
-  return { ws: workspace, server };
-}
-
-/** The chat `useChat` runs, over a plain state instead of React's. */
-class NodeChat extends AbstractChat<UIMessage> {
-  constructor(init: Omit<ChatInit<UIMessage>, 'messages'>) {
-    super({ ...init, state: new PlainState() });
-  }
-}
-
-class PlainState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready';
-  error: Error | undefined = undefined;
-  messages: UIMessage[] = [];
-  pushMessage = (message: UIMessage) => void (this.messages = [...this.messages, message]);
-  popMessage = () => void (this.messages = this.messages.slice(0, -1));
-  replaceMessage = (index: number, message: UIMessage) => void (this.messages = this.messages.map((m, i) => (i === index ? message : m)));
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-}
-
-/** Every request the transport made, and every chunk it read (each checked against the `ai` package's schema): for a stream read to its end. */
-interface Wire {
-  bodies: { id: string; messages: UIMessage[]; trigger: string; messageId?: string }[];
-  chunks: Record<string, unknown>[];
-}
-
-function transportOf(server: GolemServer, wire?: Wire): DefaultChatTransport<UIMessage> {
-  return new DefaultChatTransport({
-    api: `${server.url}/api/chat`,
-    headers: { authorization: `Bearer ${server.token}` },
-    fetch: async (input, init) => {
-      if (wire === undefined) return fetch(input, init);
-      if (typeof init?.body === 'string') wire.bodies.push(JSON.parse(init.body) as Wire['bodies'][number]);
-      const response = await fetch(input, init);
-      if (response.body === null || !response.ok) return response;
-      const [mine, theirs] = response.body.tee();
-      void collect(mine, wire.chunks);
-      return new Response(theirs, { status: response.status, headers: response.headers });
-    },
-  });
-}
-
-/** The chunks of a stream as sent, each checked against the `ai` package's own schema of a chunk. */
-async function collect(body: ReadableStream<Uint8Array>, into: Record<string, unknown>[]): Promise<void> {
-  const text = await new Response(body).text();
-  const frames = text.split('\n\n').filter((frame) => frame.startsWith('data: '));
-  expect(frames.at(-1)).toBe('data: [DONE]');
-  const schema = uiMessageChunkSchema();
-  for (const frame of frames.slice(0, -1)) {
-    const chunk = JSON.parse(frame.slice(6)) as Record<string, unknown>;
-    const checked = await schema.validate!(chunk);
-    expect(checked.success, JSON.stringify(chunk)).toBe(true);
-    into.push(chunk);
-  }
-}
-
-function chatOf(server: GolemServer, id: string, wire?: Wire): NodeChat {
-  return new NodeChat({ id, transport: transportOf(server, wire), sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
-}
-
-/** A request to the chat route as any client could send it. */
-function post(server: GolemServer, body: unknown, token = server.token): Promise<Response> {
-  return fetch(`${server.url}/api/chat`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
-
-async function until<T>(read: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-type AnyPart = UIMessage['parts'][number] & Record<string, unknown>;
-const partsOf = (chat: NodeChat, at = -1) => (chat.messages.at(at)?.parts ?? []) as AnyPart[];
-const textOf = (chat: NodeChat, at = -1) =>
-  partsOf(chat, at)
-    .flatMap((p) => (p.type === 'text' ? [p.text as string] : []))
-    .join('');
-
-/** The turns of a session as the workspace has them (role and text). */
-async function turnsOf(ws: Workspace, id: string): Promise<[string, string][]> {
-  const session = await ws.sessions.open(id);
-  if (session === undefined) return [];
-  return (await session.transcript()).map((t) => [t.role, t.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('')]);
-}
-
-const { deploy, deploys } = deployAction();
 
 describe('golem serve: the AI SDK chat route', () => {
   it('writes only chunks the AI SDK declares', () => {
@@ -138,9 +47,10 @@ describe('golem serve: the AI SDK chat route', () => {
     const model = scriptedModel([
       { thinking: 'A capital question.', text: 'Paris.' },
       (prompt) => ({ text: `You asked ${prompt.messages.filter((m) => m.role === 'user').length} questions.` }),
+      { text: 'Hi.' },
     ]);
     const { ws, server } = await started({ model });
-    const wire: Wire = { bodies: [], chunks: [] };
+    const wire = newWire();
     const chat = chatOf(server, 'thread-1', wire);
     await chat.sendMessage({ text: 'Capital of France?' });
     expect(chat.error).toBeUndefined();
@@ -167,177 +77,86 @@ describe('golem serve: the AI SDK chat route', () => {
     await chat.sendMessage({ text: 'And Italy?' });
     expect(textOf(chat)).toBe('You asked 2 questions.');
     expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    // The thread is a Golem session, named after its first message.
+    // The thread is a Golem session, named after its first message; the user's turns keep the client's ids.
     expect(await turnsOf(ws, 'thread-1')).toEqual([
       ['user', 'Capital of France?'],
       ['assistant', 'Paris.'],
       ['user', 'And Italy?'],
       ['assistant', 'You asked 2 questions.'],
     ]);
+    const transcript = await (await ws.sessions.open('thread-1'))!.transcript();
+    expect(transcript.filter((t) => t.role === 'user').map((t) => t.id)).toEqual([chat.messages[0]!.id, chat.messages[2]!.id]);
     expect(ws.sessions.get('thread-1')?.label).toBe('Capital of France?');
     // The client sends its whole copy; Golem reads only the new message.
     expect(wire.bodies.map((b) => [b.id, b.trigger, b.messages.length])).toEqual([
       ['thread-1', 'submit-message', 1],
       ['thread-1', 'submit-message', 3],
     ]);
-    const response = await post(server, {
-      id: 'thread-2',
-      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
-      trigger: 'submit-message',
-    });
+    const response = await post(server, say('thread-2', 'hi'));
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
-    await response.body?.cancel();
+    expect((await chunksOf(response)).at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
   });
 
-  it('pauses on a supervised call for approval: yes runs it once, no with a reason reaches the model', async () => {
-    deploys.length = 0;
-    const model = scriptedModel([
-      { text: 'Deploying to staging.', toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
-      { toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] },
-      (prompt) => ({ text: `Stopped: ${JSON.stringify(prompt.messages.at(-1))}` }),
-    ]);
-    const { ws, server } = await started({ model, actions: [deploy] });
-    const wire: Wire = { bodies: [], chunks: [] };
-    const chat = chatOf(server, 'ship', wire);
-    await chat.sendMessage({ text: 'ship it' });
-    const asked = partsOf(chat).find((p) => p.type === 'tool-deploy');
-    expect(asked).toMatchObject({ state: 'approval-requested', input: { target: 'staging' }, approval: { descriptor: { risk: 'high' } } });
-    const [approval] = ws.approvals.pending({ rootSessionId: 'ship' });
-    expect(asked?.approval).toMatchObject({ id: approval!.id });
-    expect(asked?.toolCallId).toBe(approval!.callId);
-    expect(deploys).toEqual([]);
-
-    await chat.addToolApprovalResponse({ id: approval!.id, approved: true });
-    // useChat sends the answer by itself, the run resumes in the same message and pauses on the next call.
-    const second = await until(() => {
-      const part = partsOf(chat).find((p) => p.type === 'tool-deploy' && (p.input as { target: string }).target === 'prod');
-      return chat.status === 'ready' && part?.state === 'approval-requested' && part;
-    });
-    expect(deploys).toEqual(['staging']);
-    expect(chat.messages).toHaveLength(2);
-    expect(partsOf(chat).find((p) => p.toolCallId === approval!.callId)).toMatchObject({ state: 'output-available', output: 'deployed to staging' });
-
-    await chat.addToolApprovalResponse({ id: (second.approval as { id: string }).id, approved: false, reason: 'not on a Friday' });
-    await until(() => chat.status === 'ready' && textOf(chat).includes('Stopped'));
-    expect(partsOf(chat).find((p) => p.toolCallId === second.toolCallId)).toMatchObject({ state: 'output-denied' });
-    expect(textOf(chat)).toContain('not on a Friday');
-    expect(deploys).toEqual(['staging']);
-    expect(chat.messages).toHaveLength(2);
-    expect(partsOf(chat).map((p) => p.type)).toEqual(['step-start', 'text', 'tool-deploy', 'step-start', 'tool-deploy', 'step-start', 'text']);
-
-    // The same answer again (a client retrying): nothing answered or run twice, and the stream of the run it resumed.
-    const resent = wire.bodies.at(-1)!;
-    const turns = await turnsOf(ws, 'ship');
-    const calls = model.calls.length;
-    const again = await post(server, resent);
-    expect(again.status).toBe(200);
-    // The run the first answer resumed, told again (not a second run, which would have nothing to say).
-    const told = await again.text();
-    expect(told).toContain('"delta":"Stopped: ');
-    expect(told).toContain('"type":"tool-output-denied"');
-    expect(await turnsOf(ws, 'ship')).toEqual(turns);
-    expect(model.calls.length).toBe(calls);
-    expect(deploys).toEqual(['staging']);
-  });
-
-  it('shows the calls of an answer as their turn to run comes: a call after the one that waits does not hold its answer back', async () => {
-    deploys.length = 0;
-    const model = scriptedModel([
-      {
-        toolCalls: [
-          { name: 'deploy', input: { target: 'staging' }, callId: 'dep' },
-          { name: 'lookup', input: { city: 'Lisbon' }, callId: 'look' },
-        ],
-      },
-      { text: 'Both done.' },
-    ]);
-    const { server } = await started({ model, actions: [deploy, lookup] });
-    const chat = chatOf(server, 'two-calls');
-    await chat.sendMessage({ text: 'Deploy, then check the weather.' });
-    const shape = () => partsOf(chat).map((p) => [p.type, p.state ?? null]);
-    // The run waits at the first call: the second has not had its turn.
-    expect(shape()).toEqual([
-      ['step-start', null],
-      ['tool-deploy', 'approval-requested'],
-    ]);
-    await chat.addToolApprovalResponse({ id: (partsOf(chat)[1]!.approval as { id: string }).id, approved: true });
-    await until(() => chat.status === 'ready' && textOf(chat) === 'Both done.');
-    expect(shape()).toEqual([
-      ['step-start', null],
-      ['tool-deploy', 'output-available'],
-      ['tool-lookup', 'output-available'],
-      ['step-start', null],
-      ['text', 'done'],
-    ]);
-    expect(deploys).toEqual(['staging']);
-  });
-
-  it("asks for a sub-worker's call in the thread's message, with the worker's path, and shows what became of it", async () => {
-    deploys.length = 0;
-    const model = scriptedModel([
-      { toolCalls: [{ name: 'spawn_worker', input: { task: 'deploy it' }, callId: 'spawn' }] },
-      { text: 'On it.', toolCalls: [{ name: 'deploy', input: { target: 'prod' }, callId: 'dep' }] },
-      { text: 'deployed to prod' },
-      { text: 'All done.' },
-    ]);
-    const { server } = await started({ model, actions: [deploy], subWorkers: true });
-    const chat = chatOf(server, 'tree');
-    await chat.sendMessage({ text: 'ship it' });
-    expect(chat.error).toBeUndefined();
-    // The sub-worker's text is its own; its call that waits for the user is the thread's.
-    expect(textOf(chat)).toBe('');
-    const asked = partsOf(chat).find((p) => p.toolCallId === 'dep');
-    expect(asked).toMatchObject({ type: 'tool-deploy', state: 'approval-requested', input: { target: 'prod' } });
-    expect((asked!.approval as { descriptor: { workerPath: { depth: number; task: string }[] } }).descriptor.workerPath).toEqual([
-      expect.objectContaining({ depth: 0 }),
-      expect.objectContaining({ depth: 1, task: 'deploy it' }),
-    ]);
-    await chat.addToolApprovalResponse({ id: (asked!.approval as { id: string }).id, approved: true });
-    await until(() => chat.status === 'ready' && textOf(chat) === 'All done.');
-    expect(deploys).toEqual(['prod']);
-    expect(partsOf(chat).find((p) => p.toolCallId === 'dep')).toMatchObject({ state: 'output-available', output: 'deployed to prod' });
-    expect(partsOf(chat).find((p) => p.toolCallId === 'spawn')).toMatchObject({ type: 'tool-spawn_worker', state: 'output-available' });
-  });
-
-  it('resumes, once, a run whose approval was answered before this server started', async () => {
-    deploys.length = 0;
+  it('answers a message sent again once: the same id gets the stream of its run, or its answer from the turns', async () => {
     const dir = tempDir();
-    const before = await createWorkspace({ dir });
-    const session = await before.sessions.create({ id: 'left-over' });
-    const paused = await before
-      .worker({ session, model: scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'prod' } }] }]), actions: [deploy] })
-      .run('ship to prod');
-    const approval = paused.approval!;
-    await before.approvals.answer(approval.id, { approved: true }, { fingerprint: approval.fingerprint });
-    await before.close();
-
     const ws = await createWorkspace({ dir });
-    cleanups.push(() => ws.close());
-    const { server } = await started({ model: scriptedModel([{ text: 'Live on prod.' }]), actions: [deploy] }, ws);
-    const answer = {
-      id: 'left-over',
-      messages: [
-        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'ship to prod' }] },
-        {
-          id: 'a1',
-          role: 'assistant',
-          parts: [{ type: 'tool-deploy', toolCallId: approval.callId, state: 'approval-responded', input: {}, approval: { id: approval.id, approved: true } }],
-        },
-      ],
-      trigger: 'submit-message',
-      messageId: 'a1',
-    };
-    const resumed = await (await post(server, answer)).text();
-    expect(resumed).toContain('"output":"deployed to prod"');
-    expect(resumed).toContain('"delta":"Live "');
-    expect(await (await post(server, answer)).text()).toContain('"delta":"Live "');
-    expect(deploys).toEqual(['prod']);
+    const model = scriptedModel([{ text: 'Hello.' }, { text: 'Never said.' }]);
+    const first = await started({ model }, ws);
+    const sent = await chunksOf(await post(first.server, say('again', 'hi', 'u1')));
+    // A client retrying (a lost response): the same message is not answered twice.
+    const resent = await chunksOf(await post(first.server, say('again', 'hi', 'u1')));
+    expect(resent).toEqual(sent);
+    expect(model.calls).toHaveLength(1);
+    const transcript = await (await ws.sessions.open('again'))!.transcript();
+    expect(transcript.map((t) => [t.role, t.id === 'u1'])).toEqual([
+      ['user', true],
+      ['assistant', false],
+    ]);
+    // Another text under the same id is an edit, which this route does not make.
+    // So is useChat's `sendMessage()` after a failed request (the last message named by `messageId`).
+    expect(await chunksOf(await post(first.server, { ...say('again', 'hi', 'u1'), messageId: 'u1' }))).toEqual(sent);
+    expect(model.calls).toHaveLength(1);
+    // Another text under the same id is an edit (`sendMessage({ text, messageId })`), which this route does not make.
+    const edit = await (await post(first.server, { ...say('again', 'hello there', 'u1'), messageId: 'u1' })).json();
+    expect(edit).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('send it as a new message') } });
+    expect(JSON.stringify(edit)).not.toContain('/api/sessions');
+    await first.server.close();
+
+    // After a restart the run is gone: the answer is told from the thread's turns, nothing runs.
+    const second = await started({ model }, ws);
+    afterTest(() => ws.close());
+    const told = await chunksOf(await post(second.server, say('again', 'hi', 'u1')));
+    expect(told.filter((c) => c.type === 'text-delta').map((c) => c.delta)).toEqual(['Hello.']);
+    expect(told.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    expect(model.calls).toHaveLength(1);
+    expect(await turnsOf(ws, 'again')).toEqual([
+      ['user', 'hi'],
+      ['assistant', 'Hello.'],
+    ]);
+  });
+
+  it('gives each call its own part when the provider names calls alike in every step', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'lookup', input: { city: 'Lisbon' }, callId: 'call_0' }] },
+      { toolCalls: [{ name: 'lookup', input: { city: 'Porto' }, callId: 'call_0' }] },
+      { text: 'Both sunny.' },
+    ]);
+    const { server } = await started({ model, actions: [lookup] });
+    const chat = chatOf(server, 'repeated');
+    await chat.sendMessage({ text: 'Weather in Lisbon and Porto?' });
+    expect(chat.error).toBeUndefined();
+    const calls = partsOf(chat).filter((p) => p.type === 'tool-lookup');
+    expect(calls.map((p) => [p.input, p.output])).toEqual([
+      [{ city: 'Lisbon' }, 'sunny in Lisbon'],
+      [{ city: 'Porto' }, 'sunny in Porto'],
+    ]);
+    expect(new Set(calls.map((p) => p.toolCallId)).size).toBe(2);
+    expect(partsOf(chat).map((p) => p.type)).toEqual(['step-start', 'tool-lookup', 'step-start', 'tool-lookup', 'step-start', 'text']);
   });
 
   it('streams the run in progress again to a client that comes back (reconnectToStream); the run goes on without its client', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const { held, release } = gate();
     const model = scriptedModel([
       { text: 'Looking.', toolCalls: [{ name: 'lookup', input: { city: 'Lisbon' } }] },
       async () => {
@@ -352,7 +171,8 @@ describe('golem serve: the AI SDK chat route', () => {
     // The page is closed mid-run: its request goes, the run does not.
     await first.stop();
     await sending;
-    const second = chatOf(server, 'weather');
+    const wire = newWire();
+    const second = chatOf(server, 'weather', wire);
     const resuming = second.resumeStream();
     await until(() => partsOf(second).some((p) => p.type === 'tool-lookup' && p.state === 'output-available'));
     expect(second.status).toBe('streaming');
@@ -363,49 +183,12 @@ describe('golem serve: the AI SDK chat route', () => {
     expect(second.messages.map((m) => [m.id, m.role])).toEqual([[first.messages[1]!.id, 'assistant']]);
     expect(partsOf(second).map((p) => p.type)).toEqual(['step-start', 'text', 'tool-lookup', 'step-start', 'text']);
     expect(textOf(second)).toBe('Looking.It is sunny.');
+    await until(() => wire.chunks.at(-1)?.type === 'finish');
     await server.settled('weather');
     expect((await turnsOf(ws, 'weather')).map(([role]) => role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     // Nothing runs now: nothing to come back to.
-    const none = await fetch(`${server.url}/api/chat/weather/stream`, { headers: { authorization: `Bearer ${server.token}` } });
-    expect(none.status).toBe(204);
+    expect((await reconnect(server, 'weather')).status).toBe(204);
     expect(await transportOf(server).reconnectToStream({ chatId: 'weather' })).toBeNull();
-  });
-
-  it('rebuilds a resumed message whole for a client that comes back to the run an approval resumed', async () => {
-    deploys.length = 0;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const model = scriptedModel([
-      { text: 'Deploying.', toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
-      async () => {
-        await held;
-        return { text: 'Done.' };
-      },
-    ]);
-    const { server } = await started({ model, actions: [deploy] });
-    const first = chatOf(server, 'ship-again');
-    await first.sendMessage({ text: 'ship it' });
-    const asked = partsOf(first).find((p) => p.type === 'tool-deploy');
-    await first.addToolApprovalResponse({ id: (asked!.approval as { id: string }).id, approved: true });
-    await until(() => partsOf(first).some((p) => p.type === 'tool-deploy' && p.state === 'output-available'));
-    const second = chatOf(server, 'ship-again');
-    const resuming = second.resumeStream();
-    await until(() => partsOf(second).some((p) => p.type === 'tool-deploy' && p.state === 'output-available'));
-    release();
-    await resuming;
-    await until(() => first.status === 'ready' && textOf(first).endsWith('Done.'));
-    const shape = (chat: NodeChat) => partsOf(chat).map((p) => [p.type, p.state ?? null, p.type === 'text' ? p.text : null]);
-    expect(shape(second)).toEqual(shape(first));
-    expect(shape(second)).toEqual([
-      ['step-start', null, null],
-      ['text', 'done', 'Deploying.'],
-      ['tool-deploy', 'output-available', null],
-      ['step-start', null, null],
-      ['text', 'done', 'Done.'],
-    ]);
-    expect(partsOf(second).find((p) => p.type === 'tool-deploy')).toMatchObject({ approval: { id: (asked!.approval as { id: string }).id } });
-    expect(second.messages.map((m) => m.id)).toEqual([first.messages[1]!.id]);
-    expect(deploys).toEqual(['staging']);
   });
 
   it('sends the UI instances the run builds as data parts, one part per instance', async () => {
@@ -416,7 +199,7 @@ describe('golem serve: the AI SDK chat route', () => {
       items: [{ id: 'main', type: 'form', bind: 'state.params', props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] } }],
     };
     const ws = await createWorkspace();
-    cleanups.push(() => ws.close());
+    afterTest(() => ws.close());
     const model = scriptedModel([
       { toolCalls: [{ name: 'patch_ui_state', input: create('signup') }] },
       async () => {
@@ -462,10 +245,68 @@ describe('golem serve: the AI SDK chat route', () => {
     expect(ws.blobs.get(sha256)).toMatchObject({ refCount: 1, holds: 0 });
   });
 
+  it('refuses an image that is not PNG, JPEG, GIF or WebP, or over 5 MiB, and records nothing', async () => {
+    const model = scriptedModel([{ text: 'Seen.' }]);
+    const { ws, server } = await started({ model });
+    const image = (mediaType: string, bytes: Buffer) => ({
+      id: 'pictures',
+      messages: [
+        {
+          id: 'u1',
+          role: 'user',
+          parts: [
+            { type: 'file', mediaType, url: `data:${mediaType};base64,${bytes.toString('base64')}` },
+            { type: 'text', text: 'see' },
+          ],
+        },
+      ],
+      trigger: 'submit-message',
+    });
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    for (const mediaType of ['image/svg+xml', 'image/tiff', 'image/x-anything']) {
+      const refused = await post(server, image(mediaType, svg));
+      expect({ status: refused.status, body: await refused.json() }).toMatchObject({
+        status: 400,
+        body: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('messages.0.parts.0: images are PNG, JPEG, GIF or WebP') } },
+      });
+    }
+    const large = await post(server, image('image/png', Buffer.alloc(5 * 1024 * 1024 + 1)));
+    expect(await large.json()).toMatchObject({ error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('messages.0.parts.0: the image is') } });
+    expect(ws.sessions.list()).toEqual([]);
+    expect(model.calls).toHaveLength(0);
+    expect((await chunksOf(await post(server, image('image/webp', Buffer.from(PNG, 'base64'))))).at(-1)).toMatchObject({ type: 'finish' });
+  });
+
+  it('keeps a thread going once the history the client sends passes 1 MiB (the whole body counts, up to 8 MiB)', async () => {
+    const model = scriptedModel(() => ({ text: 'ok '.repeat(4000) }));
+    const { server } = await started({ model });
+    const wire = newWire();
+    const chat = chatOf(server, 'long', wire);
+    // Almost 1 MiB of image, which DefaultChatTransport sends again with each message.
+    const picture = Buffer.alloc(770_000, 7).toString('base64');
+    await chat.sendMessage({ text: 'look', files: [{ type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${picture}` }] });
+    await chat.sendMessage({ text: 'and now?' });
+    await chat.sendMessage({ text: 'once more' });
+    expect(chat.error).toBeUndefined();
+    expect(wire.statuses).toEqual([200, 200, 200]);
+    expect(JSON.stringify(wire.bodies.at(-1)).length).toBeGreaterThan(1024 * 1024);
+    expect(textOf(chat)).toMatch(/^ok /);
+    // Sending the last message alone keeps the body small.
+    const lean = newWire();
+    const short = chatOf(server, 'lean', lean, { prepareSendMessagesRequest: lastMessageOnly });
+    await short.sendMessage({ text: 'look', files: [{ type: 'file', mediaType: 'image/png', url: `data:image/png;base64,${picture}` }] });
+    await short.sendMessage({ text: 'and now?' });
+    expect(short.error).toBeUndefined();
+    expect(lean.bodies.map((b) => b.messages.length)).toEqual([1, 1]);
+    expect(JSON.stringify(lean.bodies.at(-1)).length).toBeLessThan(1000);
+    // Over 8 MiB is refused, before anything is read of it.
+    expect(await refusal(await post(server, say('long', 'x'.repeat(8 * 1024 * 1024))))).toEqual({ status: 400, code: 'INVALID_ARGUMENT' });
+  });
+
   it('ends a failed run with an error chunk that carries the code', async () => {
     const model = scriptedModel([{ text: 'Partial', failAfter: { parts: 1 } }]);
     const { server } = await started({ model });
-    const wire: Wire = { bodies: [], chunks: [] };
+    const wire = newWire();
     const chat = chatOf(server, 'failing', wire);
     await chat.sendMessage({ text: 'hello' });
     expect(chat.status).toBe('error');
@@ -478,7 +319,7 @@ describe('golem serve: the AI SDK chat route', () => {
     const { ws, server } = await started({ model: scriptedModel([{ text: 'Hello.' }]) });
     const user = (parts: unknown[], id = 'u1') => ({ id, role: 'user', parts });
     const body = (...messages: unknown[]) => ({ id: 'kept', messages, trigger: 'submit-message' });
-    await (await post(server, body(user([{ type: 'text', text: 'hi' }])))).text();
+    await chunksOf(await post(server, body(user([{ type: 'text', text: 'hi' }]))));
     await server.settled('kept');
     const before = await turnsOf(ws, 'kept');
     expect(before).toEqual([
@@ -499,21 +340,25 @@ describe('golem serve: the AI SDK chat route', () => {
     await refused({ ...body(user([{ type: 'text', text: 'hi' }])), trigger: 'anything' }, 'trigger: ');
     await refused(body(), 'messages: there is no message');
     await refused(body({ id: 'u1', role: 'user', parts: 'hi' }), 'messages.0.parts: ');
-    await refused(body(user([{ type: 'text', text: 5 }])), 'messages.0.parts.0.text: ');
-    await refused(body(user([{ type: 'data-weather', data: {} }])), 'messages.0.parts.0.type: a user message takes text and image file parts only');
+    await refused(body(user([{ type: 'text', text: 5 }], 'u2')), 'messages.0.parts.0.text: ');
+    await refused(body(user([{ type: 'data-weather', data: {} }], 'u2')), 'messages.0.parts.0.type: a user message takes text and image file parts only');
     await refused(
-      body(user([{ type: 'file', mediaType: 'application/pdf', url: 'data:application/pdf;base64,JVBERi0=' }])),
-      'messages.0.parts.0.mediaType: only images',
+      body(user([{ type: 'file', mediaType: 'application/pdf', url: 'data:application/pdf;base64,JVBERi0=' }], 'u2')),
+      'messages.0.parts.0: images are PNG, JPEG, GIF or WebP',
     );
     await refused(
-      body(user([{ type: 'file', mediaType: 'image/png', url: 'https://example.com/a.png' }])),
+      body(user([{ type: 'file', mediaType: 'image/png', url: 'https://example.com/a.png' }], 'u2')),
       'messages.0.parts.0.url: an image comes as a base64 data URL',
     );
-    await refused(body(user([{ type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,' }])), 'messages.0.parts.0.url: the image is empty');
-    await refused(body(user([{ type: 'text', text: '  ' }])), 'messages.0: the message is empty');
+    await refused(body(user([{ type: 'file', mediaType: 'image/png', url: 'data:image/png;base64,' }], 'u2')), 'messages.0.parts.0: the image is empty');
+    await refused(body(user([{ type: 'text', text: '  ' }], 'u2')), 'messages.0: the message is empty');
     await refused(body({ id: 's1', role: 'system', parts: [{ type: 'text', text: 'obey' }] }), 'messages.0.role: ');
     await refused({ ...body(user([{ type: 'text', text: 'hi' }])), trigger: 'regenerate-message' }, 'trigger: regenerate-message is not taken');
-    await refused({ ...body(user([{ type: 'text', text: 'hi again' }])), messageId: 'u1' }, 'messageId: a sent message is not edited here');
+    await refused({ ...body(user([{ type: 'text', text: 'hi' }])), messageId: 'nowhere' }, 'messageId: no message in messages has the id "nowhere"');
+    await refused(
+      { ...body(user([{ type: 'text', text: 'hi' }]), user([{ type: 'text', text: 'more' }], 'u2')), messageId: 'u1' },
+      'messageId: names an earlier message',
+    );
     await refused(
       body(user([{ type: 'text', text: 'hi' }]), { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Hello.' }] }),
       'messages.1: the last message is the assistant',
@@ -536,7 +381,7 @@ describe('golem serve: the AI SDK chat route', () => {
       body(user([{ type: 'text', text: 'hi' }]), { id: 'a1', role: 'assistant', parts: [answered(true, 'c1'), answered(false, 'c1')] }),
       'messages.1: approval x is answered twice, yes and no',
     );
-    await refused(body(user([{ type: 'text', text: 'x'.repeat(1024 * 1024) }])), 'bytes');
+    await refused(body(user([{ type: 'text', text: 'x'.repeat(8 * 1024 * 1024) }])), 'bytes');
     // The API's own guards come first.
     expect((await post(server, body(user([{ type: 'text', text: 'hi' }])), 'x'.repeat(64))).status).toBe(401);
     const form = await fetch(`${server.url}/api/chat`, {
@@ -549,84 +394,52 @@ describe('golem serve: the AI SDK chat route', () => {
     expect(ws.sessions.list().map((s) => s.id)).toEqual(['kept']);
   });
 
-  it('refuses a second run on a busy thread, a new message while an approval waits, and answers that are not for this thread', async () => {
-    deploys.length = 0;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+  it('refuses a second run on a busy thread with SESSION_BUSY, a new thread too when two first messages race', async () => {
+    const { held, release } = gate();
     const model = scriptedModel([
       async () => {
         await held;
         return { text: 'One.' };
       },
-      { toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] },
-      { toolCalls: [{ name: 'deploy', input: { target: 'qa' } }] },
-      { text: 'Deployed.' },
     ]);
-    const { ws, server } = await started({ model, actions: [deploy] });
-    const say = (id: string, text: string) => ({
-      id,
-      messages: [{ id: `u-${text}`, role: 'user', parts: [{ type: 'text', text }] }],
-      trigger: 'submit-message',
-    });
-    const refusal = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code });
-
+    const { ws, server } = await started({ model });
     const running = await post(server, say('busy', 'first'));
     await until(() => model.calls.length === 1);
     expect(await refusal(await post(server, say('busy', 'second')))).toEqual({ status: 409, code: 'SESSION_BUSY' });
     release();
-    expect(await running.text()).toContain('One.');
+    expect(JSON.stringify(await chunksOf(running))).toContain('One.');
     await server.settled('busy');
     expect(await turnsOf(ws, 'busy')).toEqual([
       ['user', 'first'],
       ['assistant', 'One.'],
     ]);
 
-    // A run paused on an approval, on this thread and on another.
-    const chat = chatOf(server, 'ship');
-    await chat.sendMessage({ text: 'ship it' });
-    await (await post(server, say('other', 'ship qa'))).text();
-    const [approval] = ws.approvals.pending({ rootSessionId: 'ship' });
-    const [otherApproval] = ws.approvals.pending({ rootSessionId: 'other' });
-    const turns = await turnsOf(ws, 'ship');
-    expect(await refusal(await post(server, say('ship', 'never mind')))).toEqual({ status: 409, code: 'APPROVAL_PENDING' });
-    const answer = (id: string, approvalId: string, toolCallId: string, approved = true) => ({
-      id,
-      messages: [
-        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'ship it' }] },
-        {
-          id: 'a1',
-          role: 'assistant',
-          parts: [{ type: 'tool-deploy', toolCallId, state: 'approval-responded', input: {}, approval: { id: approvalId, approved } }],
-        },
-      ],
-      trigger: 'submit-message',
-      messageId: 'a1',
-    });
-    expect(await refusal(await post(server, answer('ship', 'no-such-approval', approval!.callId)))).toEqual({ status: 404, code: 'APPROVAL_NOT_FOUND' });
-    expect(await refusal(await post(server, answer('ship', otherApproval!.id, otherApproval!.callId)))).toEqual({ status: 404, code: 'APPROVAL_NOT_FOUND' });
-    expect(await refusal(await post(server, answer('ship', approval!.id, 'another-call')))).toEqual({ status: 409, code: 'APPROVAL_MISMATCH' });
-    expect(await refusal(await post(server, answer('nowhere', approval!.id, approval!.callId)))).toEqual({ status: 404, code: 'SESSION_NOT_FOUND' });
-    const lost = await fetch(`${server.url}/api/chat/nowhere/stream`, { headers: { authorization: `Bearer ${server.token}` } });
-    expect(await refusal(lost)).toEqual({ status: 404, code: 'SESSION_NOT_FOUND' });
-    expect(await turnsOf(ws, 'ship')).toEqual(turns);
-    expect(
-      ws.approvals
-        .pending()
-        .map((a) => a.id)
-        .sort(),
-    ).toEqual([approval!.id, otherApproval!.id].sort());
-    expect(deploys).toEqual([]);
-
-    await chat.addToolApprovalResponse({ id: approval!.id, approved: true });
-    await until(() => chat.status === 'ready' && textOf(chat) === 'Deployed.');
-    expect(await refusal(await post(server, answer('ship', approval!.id, approval!.callId, false)))).toEqual({ status: 409, code: 'APPROVAL_ANSWERED' });
-    expect(deploys).toEqual(['staging']);
+    // With users, the thread is claimed for its user before it is made: the first messages that lose the race are busy too.
+    const users = await createWorkspace();
+    afterTest(() => users.close());
+    const racing = scriptedModel(() => ({ text: 'ok' }));
+    const golem = await createGolemHandler(users, { agent: { model: racing }, auth: false, user: (r) => r.headers.get('x-user') });
+    afterTest(() => golem.close());
+    const first = (n: number) =>
+      golem.fetch(
+        new Request('http://golem.test/api/chat', {
+          method: 'POST',
+          headers: { 'x-user': 'ann', 'content-type': 'application/json' },
+          body: JSON.stringify(say('fresh', `hi ${n}`, `u${n}`)),
+        }),
+      );
+    const answers = await Promise.all([first(1), first(2), first(3)]);
+    const outcomes = await Promise.all(answers.map(async (r) => (r.ok ? (await chunksOf(r), 'streamed') : (await refusal(r)).code)));
+    expect(outcomes.sort()).toEqual(['SESSION_BUSY', 'SESSION_BUSY', 'streamed']);
+    await golem.settled('fresh');
+    expect(racing.calls).toHaveLength(1);
   });
 
   it("keeps each user's threads their own: another user's thread is not found", async () => {
     const ws = await createWorkspace();
-    cleanups.push(() => ws.close());
+    afterTest(() => ws.close());
     const golem = await createGolemHandler(ws, { agent: { model: scriptedModel([{ text: 'Hi Ann.' }]) }, auth: false, user: (r) => r.headers.get('x-user') });
+    afterTest(() => golem.close());
     const as = (user: string) =>
       new NodeChat({
         id: 'ann-thread',
@@ -651,15 +464,3 @@ describe('golem serve: the AI SDK chat route', () => {
     ]);
   });
 });
-
-/** A call that needs no approval. */
-const lookup = defineAction({
-  name: 'lookup',
-  description: "Looks up a city's weather.",
-  input: z.strictObject({ city: z.string() }),
-  trust: 'autonomous',
-  run: ({ city }) => `sunny in ${city}`,
-}) as Action;
-
-/** A 1×1 PNG. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

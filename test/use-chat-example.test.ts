@@ -1,8 +1,9 @@
 /**
  * The useChat example (examples/use-chat/): its page, built with vite, served by its own
  * serve.ts (run as the README says), and driven in Chromium as a user would: a message, the
- * streamed answer, a call approved (it runs, the model answers its result), another denied
- * (the model is told no); screenshots at desktop and phone size, light and dark, and axe-core.
+ * streamed answer, a call approved (it runs, its object output shown as JSON, the model
+ * answers its result; Send waits while it asks), another denied (the model is told no), a
+ * failed request sent again; screenshots at desktop and phone size, light and dark, and axe-core.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -72,11 +73,15 @@ describe('examples/use-chat: useChat on golem serve', () => {
     await page.getByText('I will deploy the site to staging.').waitFor();
     await page.getByRole('button', { name: 'Approve' }).waitFor();
     await expect.poll(() => page.getByText('deploy {"target":"staging"}').count()).toBe(1);
+    // While the call asks, Golem takes no new message: Send waits for the answer.
+    await page.getByLabel('Message').fill('And the weather?');
+    expect(await page.getByRole('button', { name: 'Send' }).isDisabled()).toBe(true);
+    await page.getByLabel('Message').fill('');
     await shot(page, 'use-chat-approval');
     await checkAccessibility(page, 'main');
     await page.getByRole('button', { name: 'Approve' }).click();
-    await page.getByText('✓ deployed to staging').waitFor();
-    await page.getByText('Done: deployed to staging.').waitFor();
+    await page.getByText('✓ {"deployed":"staging","url":"https://staging.example.com"}').waitFor();
+    await page.getByText('Done: the site is live at https://staging.example.com.').waitFor();
     expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
 
     await say(page, 'Now deploy to prod');
@@ -85,6 +90,25 @@ describe('examples/use-chat: useChat on golem serve', () => {
     await page.getByText('Done: The user declined deploy: the user said no.').waitFor();
     await shot(page, 'use-chat-answered');
     expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('sends again after a failed request, one message a request', async () => {
+    const { page, problems } = await open(DESKTOP, 'light');
+    const sent: number[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/chat'))
+        sent.push((JSON.parse(request.postData() ?? '{}') as { messages: unknown[] }).messages.length);
+    });
+    // The first request fails (the network, a proxy): the chat is left in status 'error'.
+    await page.route('**/api/chat', (route) => route.fulfill({ status: 503, contentType: 'text/plain', body: 'Service Unavailable' }), { times: 1 });
+    await say(page, 'Hi');
+    await page.getByRole('alert').waitFor();
+    await say(page, 'Hi again');
+    await page.getByText('Hello! Ask me to deploy the site to staging.').waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    expect(sent).toEqual([1, 1]);
+    expect(problems.filter((problem) => !problem.includes('503'))).toEqual([]);
     await page.context().close();
   });
 

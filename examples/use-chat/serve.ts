@@ -20,13 +20,18 @@ const deploy = defineAction({
   input: z.strictObject({ target: z.string() }),
   trust: 'supervised',
   describe: ({ target }) => ({ type: 'command', description: `Deploy the site to ${target}`, details: { target }, risk: 'high' }),
-  run: ({ target }) => `deployed to ${target}`,
+  // An object: the page shows it as JSON.
+  run: ({ target }) => ({ deployed: target, url: `https://${target}.example.com` }),
 });
 
-// Answers a call's result with it, "deploy to X" with the call, anything else with a hint.
+// Answers a call's result with it (its address, when it has one), "deploy to X" with the call, anything else with a hint.
 const model = scriptedModel((prompt) => {
   const last = prompt.messages.at(-1)?.content.at(-1);
-  if (last?.type === 'tool-result') return { text: last.output.type === 'text' ? `Done: ${last.output.text}.` : 'Done.' };
+  if (last?.type === 'tool-result') {
+    const text = last.output.type === 'text' ? last.output.text : '';
+    const url = /"url":"([^"]+)"/.exec(text)?.[1];
+    return { text: url === undefined ? `Done: ${text}.` : `Done: the site is live at ${url}.` };
+  }
   const text = last?.type === 'text' ? last.text : '';
   const target = /deploy (?:it |the site )?to (\w+)/i.exec(text)?.[1];
   if (target === undefined) return { text: 'Hello! Ask me to deploy the site to staging.' };

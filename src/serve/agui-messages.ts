@@ -5,12 +5,11 @@
  * client sends back name what Golem has. In: what is new in a client's messages (what follows
  * the last one Golem knows): the user's text, to run on, and the results of its own tools.
  */
-import type { ContentPart, Message } from '@ag-ui/core';
-import type { ContentBlock } from '../core/blocks.js';
+import type { Message } from '@ag-ui/core';
 import { GolemError } from '../core/errors.js';
 import type { Turn } from '../core/records.js';
-import type { Workspace } from '../create-workspace.js';
 import type { ClientResult } from './client-tools.js';
+import { checkImage, type UserPart } from './user-parts.js';
 
 /** The id a call's result has as an AG-UI tool message. */
 export const resultId = (turnId: string, callId: string) => `${turnId}:${callId}:result`;
@@ -70,7 +69,7 @@ export interface ClientInput {
  * the client names none of them (it keeps its own ids), those after its last assistant message.
  * New user messages are the input, tool messages results of the client's tools; other roles
  * (assistant, system, developer, reasoning, activity: the client's own copies) are not input.
- * Nothing is written: `userBlocks` makes the turn's blocks once the request is accepted.
+ * Nothing is written: `userParts` gives the turn's parts once the request is accepted.
  */
 export function readClientInput(messages: readonly Message[], known: ReadonlySet<string>): ClientInput {
   let last = -1;
@@ -92,17 +91,16 @@ export function readClientInput(messages: readonly Message[], known: ReadonlySet
   return input;
 }
 
-/** The new user messages as the blocks of one turn: adjacent texts joined with a blank line, images stored as blobs. */
-export async function userBlocks(ws: Workspace, user: ClientInput['user']): Promise<ContentBlock[]> {
-  const blocks: ContentBlock[] = [];
-  for (const { message, index } of user) {
-    for (const block of await blocksOf(ws, message.content, `messages[${index}]`)) {
-      const prev = blocks.at(-1);
-      if (block.type === 'text' && prev?.type === 'text') blocks[blocks.length - 1] = { ...prev, text: `${prev.text}\n\n${block.text}` };
-      else blocks.push(block);
-    }
-  }
-  return blocks;
+/** The new user messages as the parts of one turn's message, in order (`withUserBlocks` makes its blocks). */
+export function userParts(user: ClientInput['user']): UserPart[] {
+  return user.flatMap(({ message }): UserPart[] => {
+    if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+    return message.content.flatMap((part): UserPart[] => {
+      if (part.type === 'text') return [{ type: 'text', text: part.text }];
+      if (part.type === 'image' && part.source.type === 'data') return [{ type: 'image', mediaType: part.source.mimeType, base64: part.source.value }];
+      throw new GolemError('INTERNAL', 'a part checkUserParts should have refused');
+    });
+  });
 }
 
 /** Checks the new user messages' parts before anything is written (INVALID_ARGUMENT names the part). */
@@ -116,29 +114,7 @@ export function checkUserParts(user: ClientInput['user']): void {
         const what = part.type === 'image' ? 'an image by URL (send its bytes: a data source)' : `a ${part.type} part`;
         throw new GolemError('INVALID_ARGUMENT', `${path}: Golem takes text and images (PNG, JPEG, GIF, WebP as data), not ${what}`);
       }
-      if (!/^image\/(png|jpeg|gif|webp)$/.test(part.source.mimeType))
-        throw new GolemError('INVALID_ARGUMENT', `${path}: images are PNG, JPEG, GIF or WebP, not ${part.source.mimeType}`);
-      const bytes = Math.floor((part.source.value.length * 3) / 4);
-      if (bytes > MAX_IMAGE) throw new GolemError('INVALID_ARGUMENT', `${path}: the image is about ${bytes} bytes; at most ${MAX_IMAGE}`);
+      checkImage(part.source.mimeType, part.source.value, path);
     }
   }
-}
-
-/** The most bytes an image a client sends inline may have. */
-const MAX_IMAGE = 5 * 1024 * 1024;
-
-async function blocksOf(ws: Workspace, content: string | ContentPart[], path: string): Promise<ContentBlock[]> {
-  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', id: ws.manager.newId(), text: content }];
-  const blocks: ContentBlock[] = [];
-  for (const part of content) {
-    if (part.type === 'text') {
-      if (part.text !== '') blocks.push({ type: 'text', id: ws.manager.newId(), text: part.text });
-    } else if (part.type === 'image' && part.source.type === 'data') {
-      const blob = await ws.blobs.register(Buffer.from(part.source.value, 'base64'), { mediaType: part.source.mimeType });
-      blocks.push({ type: 'image', id: ws.manager.newId(), blob: { sha256: blob.sha256 }, mediaType: part.source.mimeType });
-    } else {
-      throw new GolemError('INTERNAL', `${path}: a part checkUserParts should have refused`);
-    }
-  }
-  return blocks;
 }

@@ -23,29 +23,28 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import type { Hono as HonoApp } from 'hono';
 import { z } from 'zod';
-import { recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
 import type { ApprovalAnswerBody } from './api-types.js';
-import { ApprovalAnswerSchema, resultOf } from './views.js';
+import { ApprovalAnswerSchema } from './views.js';
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError, toGolemError } from '../core/errors.js';
 import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
 import { uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
-import { checkUserParts, readClientInput, resultId, threadMessages, userBlocks } from './agui-messages.js';
+import { checkUserParts, readClientInput, resultId, threadMessages, userParts } from './agui-messages.js';
 import type { ClientTool } from './client-tools.js';
 import type { ServeHost } from './host.js';
-import { readJsonBody } from './json-body.js';
+import { invalidInput, MAX_MESSAGES_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
 import { RunLog } from './run-log.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
 import { sseResponse, type SseChannel } from './sse.js';
+import { answerApprovals, answeredBefore, askedInMemory, openCalls, requireNoPendingApproval, threadApproval, type OpenAnswer } from './thread-approvals.js';
+import { withUserBlocks } from './user-parts.js';
 import { instanceDelta } from './ui-stream.js';
 import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 import type { JsonValue } from '../core/blocks.js';
 
-/** The most bytes a `RunAgentInput` may have (8 MiB: messages may carry images). */
-const MAX_INPUT = 8 * 1024 * 1024;
 /** The most context a client gives a run, in characters. */
 const MAX_CONTEXT = 20_000;
 
@@ -94,7 +93,7 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
     for (const [callId, result] of results) if (waiting.has(callId)) answered = host.clientCalls.answer(existing.id, callId, result) || answered;
     if (answered && log !== undefined) return stream(host, existing.id, input, from);
     // No run waits for them (this server restarted): kept for the calls, which a resumed run performs again.
-    const open = openCalls(await pathOf(host, existing));
+    const open = new Set(openCalls(await pathOf(host, existing)).map((call) => call.callId));
     const kept = [...results].filter(([callId]) => open.has(callId));
     if (kept.length > 0 && said.length === 0) {
       if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
@@ -107,18 +106,11 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
   if (said.length > 0) {
     if (existing !== undefined) {
       if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
-      const [waiting] = ws.approvals.pending({ rootSessionId: existing.id });
-      if (waiting !== undefined) {
-        throw new GolemError(
-          'APPROVAL_PENDING',
-          `thread "${existing.id}" waits for the answer to approval ${waiting.id} (${waiting.description}); resume it (RunAgentInput.resume) before sending a new message`,
-        );
-      }
+      requireNoPendingApproval(host, existing.id, 'resume it (RunAgentInput.resume) before sending a new message');
     }
-    const session = existing ?? (await newThread(host, user, input.threadId));
-    const blocks = await userBlocks(ws, said);
+    const session = existing ?? (await host.thread(user, input.threadId, true));
     // The turn takes the message's id when it is free: the client's copy stays where it is when the thread's messages come back.
-    await runs.startWith(session, { blocks, ...(messageId !== undefined && /^[\w.:-]{1,200}$/.test(messageId) && { id: messageId }) }, options);
+    await withUserBlocks(ws, userParts(said), (blocks) => runs.startWith(session, { blocks, ...(messageId !== undefined && { id: messageId }) }, options));
     return stream(host, session.id, input, 0);
   }
 
@@ -137,35 +129,25 @@ async function resume(host: ServeHost, user: string | null, session: Session, in
   const { runs } = host;
   const answers = (input.resume ?? []).map((entry) => answerOf(host, session, entry));
   const open = answers.filter((a) => !a.answered);
-  const here = runs.isRunning(session.id);
-  if (open.length > 0 && !here && runs.busyAnywhere(session.id)) {
-    throw new GolemError('SESSION_BUSY', `thread "${session.id}" is running in another process; its approvals are answered there`);
-  }
-  const log = runs.log(session.id);
-  const from = here && log !== undefined ? log.entries().length : 0;
-  for (const a of open) {
-    if (here) await host.answerApproval(user, a.approval.id, a.body);
-    else await host.workspace.approvals.answer(a.approval.id, resultOf(a.body), { fingerprint: a.approval.fingerprint });
-  }
-  // Answered already and its run going (the same resume sent twice): that run is followed.
-  if (!runs.busy(session.id)) {
-    await runs.start(session, undefined, options);
+  if (open.length > 0) {
+    const given = await answerApprovals(host, user, session, open);
+    if (given.type === 'in-memory') return stream(host, session.id, input, given.from);
+    runs.run(session, undefined, given.claim, options);
     return stream(host, session.id, input, 0);
   }
-  return stream(host, session.id, input, here && open.length > 0 ? from : 0);
+  // Answered already and its run going (the same resume sent twice): that run is followed.
+  if (!runs.busy(session.id)) await runs.start(session, undefined, options);
+  return stream(host, session.id, input, 0);
 }
 
 /** The request's RunAgentInput, checked (INVALID_ARGUMENT says what is wrong, and where). */
 async function readInput(request: Request): Promise<RunAgentInput> {
-  const json = await readJsonBody(request, MAX_INPUT);
+  const json = await readJsonBody(request, MAX_MESSAGES_BODY);
   // @ag-ui/core's schemas load with the first request: nothing else of Golem needs them.
   const { RunAgentInputSchema } = await import('@ag-ui/core/schemas');
   const parsed = RunAgentInputSchema.safeParse(json);
-  const ids = Ids.safeParse(json);
-  if (!parsed.success || !ids.success) {
-    const issues = parsed.success ? (ids.error?.issues ?? []) : parsed.error.issues;
-    throw new GolemError('INVALID_ARGUMENT', `not a RunAgentInput: ${issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ')}`);
-  }
+  if (!parsed.success) throw invalidInput(parsed.error.issues, { prefix: 'not a RunAgentInput: ' });
+  parseInput(Ids, json, { prefix: 'not a RunAgentInput: ' });
   return parsed.data as RunAgentInput;
 }
 
@@ -193,60 +175,25 @@ function instructionsOf(input: RunAgentInput): string {
   return text;
 }
 
-type ResumeAnswer = { approval: ApprovalRecord; body: ApprovalAnswerBody; answered: boolean };
-
 /** A resume entry as the answer to an approval of this thread, checked (nothing is answered until every entry is). */
-function answerOf(host: ServeHost, session: Session, entry: NonNullable<RunAgentInput['resume']>[number]): ResumeAnswer {
-  const approval = recordsOf(host.workspace.manager.workspace(), 'approval').find((a) => a.id === entry.interruptId);
-  // Another thread's approval is not this thread's to answer, nor to name.
-  if (approval === undefined || approval.rootSessionId !== session.id) {
-    throw new GolemError('APPROVAL_NOT_FOUND', `thread "${session.id}" has no interrupt "${entry.interruptId}"`);
-  }
+function answerOf(host: ServeHost, session: Session, entry: NonNullable<RunAgentInput['resume']>[number]): OpenAnswer & { answered: boolean } {
+  const approval = threadApproval(host, session, entry.interruptId, 'interrupt');
   let body: ApprovalAnswerBody = { answer: 'no', reason: 'the user cancelled' };
   if (entry.status !== 'cancelled') {
-    const payload = ApprovalAnswerSchema.safeParse(entry.payload);
-    if (!payload.success) {
-      const issues = payload.error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ');
-      throw new GolemError(
-        'INVALID_ARGUMENT',
-        `resume "${entry.interruptId}": the payload is { answer: "yes" | "no" | "always" | "session", reason? }: ${issues}`,
-      );
-    }
-    const { answer, reason } = payload.data;
+    const { answer, reason } = parseInput(ApprovalAnswerSchema, entry.payload, {
+      root: '(payload)',
+      prefix: `resume "${entry.interruptId}": the payload is { answer: "yes" | "no" | "always" | "session", reason? }: `,
+    });
     body = reason === undefined ? { answer } : { answer, reason };
   }
-  if (approval.status === 'pending') return { approval, body, answered: false };
   // Answered already: the same answer again is the same resume (sent twice); another is refused.
-  if (approval.answer !== body.answer) throw new GolemError('APPROVAL_ANSWERED', `approval ${approval.id} was already answered (${approval.answer})`);
-  return { approval, body, answered: true };
-}
-
-/** A new thread, `user`'s; one made meanwhile by the same first message sent twice is busy. */
-async function newThread(host: ServeHost, user: string | null, threadId: string): Promise<Session> {
-  try {
-    return await host.thread(user, threadId, true);
-  } catch (error) {
-    if (GolemError.isInstance(error) && error.code === 'DUPLICATE_ID') throw busy(threadId);
-    throw error;
-  }
+  return { approval, body, answered: answeredBefore(approval, body, 'answer') };
 }
 
 /** The session's path, loaded. */
 async function pathOf(host: ServeHost, session: Session): Promise<ReturnType<typeof pathTo>> {
   await session.load();
   return pathTo(host.workspace.manager.workspace(), session.record().head);
-}
-
-/** The calls on the path that have no result yet. */
-function openCalls(turns: ReturnType<typeof pathTo>): Set<string> {
-  const open = new Set<string>();
-  for (const turn of turns) {
-    for (const block of turn.blocks) {
-      if (block.type === 'tool_use' && block.providerExecuted !== true) open.add(block.callId);
-      if (block.type === 'tool_result') open.delete(block.callId);
-    }
-  }
-  return open;
 }
 
 const busy = (sessionId: string) =>
@@ -304,8 +251,7 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
         out.push(snapshot(), ...translator.end({ status: 'open' }));
       }
       // An approval the run waits for in memory (a page may answer it too): this stream ends with it as the interrupt.
-      const asked =
-        entry.type === 'approval' ? host.workspace.approvals.pending({ rootSessionId: threadId }).find((a) => a.id === entry.approvalId) : undefined;
+      const asked = askedInMemory(host, threadId, entry);
       if (asked !== undefined) out.push(snapshot(), ...translator.end({ status: 'paused', approval: asked }));
       send(out);
     }, from);

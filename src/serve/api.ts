@@ -20,7 +20,7 @@ import { mountChat } from './chat.js';
 import type { ServeHost } from './host.js';
 import { ApprovalAnswerSchema } from './views.js';
 import type { PageFiles } from './page.js';
-import { MAX_BODY, readJsonBody } from './json-body.js';
+import { MAX_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
 
 const Body = {
@@ -151,8 +151,5 @@ export async function createApi(
 /** The request's JSON body, checked; INVALID_ARGUMENT says what is wrong with it. */
 async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   // Read with the limit as the bytes come: a body without a length cannot run over it either.
-  const json = await readJsonBody(c.req.raw);
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new GolemError('INVALID_ARGUMENT', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
-  return parsed.data;
+  return parseInput(schema, await readJsonBody(c.req.raw));
 }

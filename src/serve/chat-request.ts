@@ -1,20 +1,25 @@
 /**
  * The body `useChat` sends to `POST /api/chat` (the AI SDK's DefaultChatTransport), read for
- * what Golem takes from it: the thread's id, and the last message, which is either the user's
- * new message (text, and images as data URLs) or the assistant message whose tool approvals
- * the user answered (`addToolApprovalResponse`). The messages before it are the client's copy
- * of the thread, which Golem keeps itself: their shape is checked, their content not read.
- * Anything wrong is INVALID_ARGUMENT naming its path in the body.
+ * what Golem takes from it: the thread's id, and one message. That is the message `messageId`
+ * names when it names the assistant message whose tool approvals the user answered
+ * (`addToolApprovalResponse`: ai 6 names it so even when a message it sent since, refused,
+ * is the last), and otherwise the last message: the user's new message (text, and images as
+ * data URLs), or that assistant message. The messages around it are the client's copy of the
+ * thread, which Golem keeps itself: their shape is checked, their content not read (a client
+ * may send the one message alone). Anything wrong is INVALID_ARGUMENT naming its path.
  */
 import { z } from 'zod';
 import { GolemError } from '../core/errors.js';
 import { Id } from '../core/records.js';
+import { parseInput } from './json-body.js';
+import { checkImage, type UserPart } from './user-parts.js';
 
 const Message = z.looseObject({
   id: z.string().max(200),
   role: z.enum(['system', 'user', 'assistant']),
   parts: z.array(z.looseObject({ type: z.string().min(1) })),
 });
+type Message = z.infer<typeof Message>;
 
 /** The body as DefaultChatTransport sends it; other fields (the client's `body` option) are the app's, not read here. */
 const Body = z.looseObject({
@@ -27,108 +32,96 @@ const Body = z.looseObject({
 const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
 const FilePart = z.looseObject({
   type: z.literal('file'),
-  mediaType: z.string().regex(/^image\/[\w.+-]+$/, 'only images (image/*) are taken as files'),
+  mediaType: z.string().max(200),
   url: z.string().regex(/^data:[^,]*;base64,[A-Za-z0-9+/]*={0,2}$/, 'an image comes as a base64 data URL (data:image/png;base64,…); a link is not fetched'),
   filename: z.string().max(500).optional(),
 });
-const UserPart = z.discriminatedUnion('type', [TextPart, FilePart], {
+const UserMessagePart = z.discriminatedUnion('type', [TextPart, FilePart], {
   error: (issue) => (issue.code === 'invalid_union' ? 'a user message takes text and image file parts only' : undefined),
 });
 
 /** A tool part the user answered: `addToolApprovalResponse({ id, approved, reason })` made it so. */
 const AnsweredPart = z.looseObject({
-  toolCallId: z.string().min(1),
+  toolCallId: z.string().min(1).max(500),
   state: z.literal('approval-responded'),
   approval: z.looseObject({ id: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(2000).optional() }),
 });
 
-/** One part of the user's new message. */
-export type UserInputPart = { type: 'text'; text: string } | { type: 'image'; bytes: Uint8Array; mediaType: string; filename?: string };
-
 /** The user's answer to one approval. */
 export interface ApprovalAnswer {
   approvalId: string;
+  /** The part's call id, as the stream named it (`<turn>:<call>`). */
   toolCallId: string;
   approved: boolean;
+  /** With a no: why, for the model to read. */
   reason?: string;
 }
 
 /** What a request asks for. */
 export type ChatInput =
-  /** Answer the user's new message. */
-  | { type: 'message'; parts: UserInputPart[] }
-  /** Answer approvals and resume the run; `messageId`: the assistant message the run continues, `shown`: the calls it shows. */
+  /** Answer the user's message; `messageId` is the client's id for it (its turn's, when it is free). */
+  | { type: 'message'; messageId: string; parts: UserPart[] }
+  /** Answer approvals and resume the run; `messageId`: the assistant message the run continues, `shown`: the calls (tool call ids) it shows. */
   | { type: 'approvals'; messageId: string; answers: ApprovalAnswer[]; shown: string[] };
 
+/** A chat request as Golem reads it: the thread, and what to do on it. */
 export interface ChatRequest {
-  /** The thread: a Golem session's id. */
+  /** The thread: a Golem session's id (the chat's `id`). */
   threadId: string;
   input: ChatInput;
 }
 
 /** Reads a chat request's JSON body (INVALID_ARGUMENT naming the path of what is wrong). */
 export function readChatRequest(json: unknown): ChatRequest {
-  const body = parse(Body, json, []);
-  const at = body.messages.length - 1;
-  const last = body.messages[at] as z.infer<typeof Message>;
-  const path = ['messages', at];
+  const body = parseInput(Body, json);
   if (body.trigger === 'regenerate-message') {
-    throw invalid(
-      ['trigger'],
-      'regenerate-message is not taken here: Golem keeps every version of a message, and edits a sent one through /api/sessions/:id/turns/:turnId/edit',
-    );
+    throw invalid(['trigger'], 'regenerate-message is not taken here: Golem answers each message once; send a new message');
   }
-  if (last.role === 'user') {
-    if (body.messageId !== undefined) {
-      throw invalid(
-        ['messageId'],
-        'a sent message is not edited here (sendMessage with messageId); Golem edits one through /api/sessions/:id/turns/:turnId/edit',
-      );
-    }
-    const parts = last.parts.map((part, i) => userPart(parse(UserPart, part, [...path, 'parts', i]), [...path, 'parts', i]));
-    if (!parts.some((p) => p.type === 'image' || p.text.trim() !== '')) throw invalid(path, 'the message is empty');
-    return { threadId: body.id, input: { type: 'message', parts } };
+  const at = body.messageId === undefined ? body.messages.length - 1 : body.messages.findLastIndex((m) => m.id === body.messageId);
+  const message = body.messages[at];
+  if (message === undefined) throw invalid(['messageId'], `no message in messages has the id "${body.messageId}"`);
+  const path = ['messages', at];
+  if (message.role === 'assistant') return { threadId: body.id, input: answersOf(message, path, body.messageId !== undefined) };
+  if (message.role !== 'user') throw invalid([...path, 'role'], "the last message must be the user's new message, or the assistant's with answered approvals");
+  if (at !== body.messages.length - 1) {
+    throw invalid(['messageId'], 'names an earlier message: a sent message is not edited here; send it as a new message');
   }
-  if (last.role === 'assistant') {
-    const tools = last.parts.flatMap((part, i) => (isToolPart(part) ? [{ part, i }] : []));
-    const answers = tools
-      .filter(({ part }) => part.state === 'approval-responded')
-      .map(({ part, i }): ApprovalAnswer => {
-        const { toolCallId, approval } = parse(AnsweredPart, part, [...path, 'parts', i]);
-        return { approvalId: approval.id, toolCallId, approved: approval.approved, ...(approval.reason !== undefined && { reason: approval.reason }) };
-      });
-    const once = new Map<string, ApprovalAnswer>();
-    for (const answer of answers) {
-      if (once.get(answer.approvalId)?.approved === !answer.approved) throw invalid(path, `approval ${answer.approvalId} is answered twice, yes and no`);
-      once.set(answer.approvalId, answer);
-    }
-    if (answers.length === 0) {
-      throw invalid(path, "the last message is the assistant's and answers no approval (no tool part in state approval-responded); send the user's message");
-    }
-    const shown = tools.flatMap(({ part }) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
-    return { threadId: body.id, input: { type: 'approvals', messageId: last.id, answers: [...once.values()], shown } };
-  }
-  throw invalid([...path, 'role'], "the last message must be the user's new message, or the assistant's with answered approvals");
+  const parts = message.parts.map((part, i) => userPart(parseInput(UserMessagePart, part, { at: [...path, 'parts', i] }), [...path, 'parts', i]));
+  if (!parts.some((p) => p.type === 'image' || p.text.trim() !== '')) throw invalid(path, 'the message is empty');
+  return { threadId: body.id, input: { type: 'message', messageId: message.id, parts } };
 }
 
-function userPart(part: z.infer<typeof UserPart>, path: (string | number)[]): UserInputPart {
+/** The answers an assistant message gives (`named`: the request's `messageId` names it). */
+function answersOf(message: Message, path: (string | number)[], named: boolean): Extract<ChatInput, { type: 'approvals' }> {
+  const tools = message.parts.flatMap((part, i) => (isToolPart(part) ? [{ part, i }] : []));
+  const answers = tools
+    .filter(({ part }) => part.state === 'approval-responded')
+    .map(({ part, i }): ApprovalAnswer => {
+      const { toolCallId, approval } = parseInput(AnsweredPart, part, { at: [...path, 'parts', i] });
+      return { approvalId: approval.id, toolCallId, approved: approval.approved, ...(approval.reason !== undefined && { reason: approval.reason }) };
+    });
+  const once = new Map<string, ApprovalAnswer>();
+  for (const answer of answers) {
+    if (once.get(answer.approvalId)?.approved === !answer.approved) throw invalid(path, `approval ${answer.approvalId} is answered twice, yes and no`);
+    once.set(answer.approvalId, answer);
+  }
+  if (answers.length === 0) {
+    const which = named ? 'the message messageId names is the assistant' : 'the last message is the assistant';
+    throw invalid(path, `${which}'s and answers no approval (no tool part in state approval-responded); send the user's message`);
+  }
+  const shown = tools.flatMap(({ part }) => (typeof part.toolCallId === 'string' ? [part.toolCallId] : []));
+  return { type: 'approvals', messageId: message.id, answers: [...once.values()], shown };
+}
+
+function userPart(part: z.infer<typeof UserMessagePart>, path: (string | number)[]): UserPart {
   if (part.type === 'text') return { type: 'text', text: part.text };
-  const bytes = Buffer.from(part.url.slice(part.url.indexOf(',') + 1), 'base64');
-  if (bytes.byteLength === 0) throw invalid([...path, 'url'], 'the image is empty');
-  return { type: 'image', bytes: new Uint8Array(bytes), mediaType: part.mediaType, ...(part.filename !== undefined && { filename: part.filename }) };
+  const base64 = part.url.slice(part.url.indexOf(',') + 1);
+  checkImage(part.mediaType, base64, path.join('.'));
+  return { type: 'image', mediaType: part.mediaType, base64, ...(part.filename !== undefined && { filename: part.filename }) };
 }
 
 function isToolPart(part: { type: string; [key: string]: unknown }): boolean {
   return part.type.startsWith('tool-') || part.type === 'dynamic-tool';
-}
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, path: (string | number)[]): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new GolemError(
-    'INVALID_ARGUMENT',
-    parsed.error.issues.map((issue) => `${[...path, ...issue.path].map(String).join('.') || '(body)'}: ${issue.message}`).join('; '),
-  );
 }
 
 function invalid(path: (string | number)[], message: string): GolemError {

@@ -1,162 +1,133 @@
 /**
  * The AI SDK's chat route on `golem serve`, for an app built on `useChat`: `POST /api/chat`
  * takes what its DefaultChatTransport sends (`{ id, messages, trigger, messageId }`; `id` is
- * the thread, a Golem session made on first use) and answers with the UI message stream of
- * the run it starts (ui-message-chunks.ts); `GET /api/chat/:id/stream` is the same stream
- * again, from its start, for a client that lost it while the run goes on
- * (`reconnectToStream`: 204 when no run is in progress on the thread).
+ * the thread, a Golem session made on first use; chat-request.ts) and answers with the UI
+ * message stream of the run it starts (chat-stream.ts); `GET /api/chat/:id/stream` is the
+ * same stream again, from its start, for a client that lost it while the run goes on
+ * (`reconnectToStream`: 204 when no run of this process is in progress on the thread).
  *
- * The user's message starts a run whose supervised calls pause it: the stream ends with the
- * call's approval request, `addToolApprovalResponse` answers it, and the next request (the
- * assistant message with the answered part) records the answer and resumes the run, which
- * continues the same assistant message. The same answer sent again answers nothing and runs
- * nothing: it gets the stream of the run the first one resumed (or, when this process has no
- * such run, the run resumes from the log, doing only what is still to do). The UI instances
- * the run's agent builds or changes come as `data-ui` parts.
+ * The user's message is the thread's next turn, under the client's id for it: the same
+ * message sent again (a retry) is not answered twice, it gets the stream of its run (or, that
+ * run gone, its answer told from the turns). Its run's supervised calls pause it: the stream
+ * ends with the call's approval request, `addToolApprovalResponse` answers it, and the next
+ * request (the assistant message with the answered part) gives the answer where the run that
+ * asked waits: recorded, the run resumes and continues the same assistant message; a page's
+ * run waiting in memory takes it and goes on (thread-approvals.ts). The same answer sent again
+ * answers nothing and runs nothing: it gets the stream of the run it resumed, or the message
+ * as the turns tell it. The UI instances the run's agent builds or changes come as `data-ui`.
  *
  * Refused before any stream starts, with nothing written: a malformed body, a thread another
  * user has (SESSION_NOT_FOUND), a thread whose run goes on (SESSION_BUSY: a second run cannot
  * join it, and the client can follow it with `resumeStream`), a new message while an
- * approval waits (APPROVAL_PENDING), and an answer for an approval that is not this thread's
- * (APPROVAL_NOT_FOUND), not this call's (APPROVAL_MISMATCH) or answered otherwise
- * (APPROVAL_ANSWERED).
+ * approval waits (APPROVAL_PENDING), an edit of a sent message (INVALID_ARGUMENT), and an
+ * answer for an approval that is not this thread's (APPROVAL_NOT_FOUND), not this call's
+ * (APPROVAL_MISMATCH) or answered otherwise (APPROVAL_ANSWERED).
  */
+import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
-import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
-import type { Turn, TurnRef } from '../core/records.js';
+import type { Turn } from '../core/records.js';
 import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
-import { readChatRequest, type ChatInput, type UserInputPart } from './chat-request.js';
+import type { ApprovalAnswerBody } from './api-types.js';
+import { readChatRequest, type ChatInput } from './chat-request.js';
+import { ChatRun, runStream, toldAgain, turnsStream, type ChatStart, type RunStreamOptions } from './chat-stream.js';
 import type { ServeHost } from './host.js';
-import { readJsonBody } from './json-body.js';
+import { MAX_MESSAGES_BODY, readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
 import type { RunLog } from './run-log.js';
-import { UIMessageChunks, waitingCalls, type MessageContext, type PendingCall } from './ui-message-chunks.js';
-import { uiMessageStreamResponse, type UIInstancePart, type UIMessageChunk } from './ui-message-stream.js';
+import { answerApprovals, answeredBefore, askedInMemory, openCalls, requireNoPendingApproval, threadApproval } from './thread-approvals.js';
+import { toolCallIdOf, UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
+import type { UIMessageChunk } from './ui-message-stream.js';
+import { withUserBlocks, type UserPart } from './user-parts.js';
 
 /** Mounts `POST /api/chat` and `GET /api/chat/:id/stream` (behind the API's auth and user hook). */
 export function mountChat(app: Hono, host: ServeHost): void {
   const chat = new ChatRoute(host);
   app.post('/api/chat', async (c) => {
-    const request = readChatRequest(await readJsonBody(c.req.raw));
+    // The whole body counts: DefaultChatTransport sends the thread's every message, each time.
+    const request = readChatRequest(await readJsonBody(c.req.raw, MAX_MESSAGES_BODY));
     host.runs.requireAgent();
     const user = requestUser(c.req.raw);
-    return request.input.type === 'message' ? chat.send(user, request.threadId, request.input.parts) : chat.answer(user, request.threadId, request.input);
+    return request.input.type === 'message' ? chat.send(user, request.threadId, request.input) : chat.answer(user, request.threadId, request.input);
   });
   app.get('/api/chat/:id/stream', async (c) => chat.resume(requestUser(c.req.raw), c.req.param('id')));
 }
 
-/** A run started here: the message it builds, and the UI instances its agent changed, each at its place in the log. */
-class ChatRun {
-  readonly log: RunLog;
-  readonly context: MessageContext;
-  /** A resumed run: the session's head when it started (the message's turns before the run end there). */
-  readonly from: TurnRef | null | undefined;
-  readonly ui: { at: number; part: UIInstancePart }[] = [];
-  readonly #listeners = new Set<() => void>();
+/** How many threads' paused runs the route keeps (`ChatRoute.#paused`). */
+const MAX_PAUSED = 200;
 
-  constructor(log: RunLog, context: MessageContext, from: TurnRef | null | undefined) {
-    this.log = log;
-    this.context = context;
-    this.from = from;
-  }
-
-  /** An instance changed before the log's entry `at`. */
-  push(part: UIInstancePart, at: number): void {
-    this.ui.push({ at, part });
-    for (const listener of this.#listeners) listener();
-  }
-
-  listen(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
-  }
-}
+/** How a client answers an approval, for the refusal of a message sent while one waits. */
+const HOW_TO_ANSWER =
+  'approve or deny it (addToolApprovalResponse) before sending a new message; when a refused message is the last, sendMessage() with no message sends the answer';
 
 class ChatRoute {
   readonly #host: ServeHost;
   readonly #runs = new WeakMap<RunLog, ChatRun>();
+  /**
+   * Each thread's last run here that paused on an approval, however long the answer takes:
+   * the run its answer resumes continues its message, and keeps it (for a client that comes
+   * back to the message). The oldest are let go past MAX_PAUSED threads.
+   */
+  readonly #paused = new Map<string, ChatRun>();
 
   constructor(host: ServeHost) {
     this.#host = host;
   }
 
-  /** The user's new message: a run on it, streamed. */
-  async send(user: string | null, threadId: string, parts: UserInputPart[]): Promise<Response> {
+  /** The user's message: a run on it, streamed; the same message sent again, the stream of its run. */
+  async send(user: string | null, threadId: string, message: Extract<ChatInput, { type: 'message' }>): Promise<Response> {
     const host = this.#host;
     const session = await host.thread(user, threadId, true);
+    const sent = await this.#sentBefore(session, message);
+    if (sent !== undefined) return this.#again(session, sent);
     host.runs.requireIdle(session.id);
-    const [waiting] = host.workspace.approvals.pending({ rootSessionId: session.id });
-    if (waiting !== undefined) {
-      throw new GolemError(
-        'APPROVAL_PENDING',
-        `approval ${waiting.id} (${waiting.description}) waits for its answer; approve or deny it (addToolApprovalResponse) before sending a new message`,
-      );
-    }
-    const claim = await host.runs.claim(session.id);
-    // Images are held until the run ends: by then its turn references them, or nothing does and they go.
-    const held: string[] = [];
-    let input: string | ContentBlock[];
+    requireNoPendingApproval(host, session.id, HOW_TO_ANSWER);
+    let log: RunLog;
     try {
-      input = await this.#input(parts, held);
+      const turn = { id: message.messageId };
+      log = await withUserBlocks(host.workspace, message.parts, (blocks) => host.runs.startWith(session, { ...turn, blocks }, { pause: true }));
     } catch (error) {
-      await host.runs.drop(session.id, claim);
-      await this.#release(held);
-      throw error;
+      // The same message sent twice at once: the other request added it, and its run has it.
+      const twin = GolemError.isInstance(error) && error.code === 'DUPLICATE_ID' ? await this.#sentBefore(session, message) : undefined;
+      if (twin === undefined) throw error;
+      return this.#again(session, twin);
     }
-    const run = this.#run(session, input, claim, { messageId: claim.runId }, undefined, held);
-    return this.#stream(run.log, run.context, run, []);
+    return this.#follow(session, log, { messageId: log.runId }, { type: 'message', messageId: message.messageId });
   }
 
-  /** Answers to approvals: recorded, and the paused run resumed, continuing the client's message. */
+  /** Answers to approvals: given where the run that asked waits, and the message continued by what follows. */
   async answer(user: string | null, threadId: string, input: Extract<ChatInput, { type: 'approvals' }>): Promise<Response> {
     const host = this.#host;
     const session = await host.thread(user, threadId, false);
-    const view = host.workspace.manager.workspace();
-    const open: { approval: ApprovalRecord; approved: boolean; reason?: string }[] = [];
-    for (const answer of input.answers) {
-      const approval = recordsOf(view, 'approval').find((a) => a.id === answer.approvalId);
-      if (approval === undefined || approval.rootSessionId !== session.id) {
-        throw new GolemError('APPROVAL_NOT_FOUND', `thread "${session.id}" has no approval "${answer.approvalId}"`);
-      }
-      if (approval.callId !== answer.toolCallId) {
-        throw new GolemError('APPROVAL_MISMATCH', `approval ${approval.id} is for call "${approval.callId}", not "${answer.toolCallId}"`);
-      }
-      if (approval.status === 'pending') open.push({ approval, approved: answer.approved, ...(answer.reason !== undefined && { reason: answer.reason }) });
-      else if ((approval.status === 'approved') !== answer.approved) {
-        throw new GolemError('APPROVAL_ANSWERED', `approval ${approval.id} was already answered ${approval.answer ?? ''}`.trim());
-      }
-    }
+    const answers = input.answers.map((answer) => {
+      const approval = threadApproval(host, session, answer.approvalId);
+      // The part names the call under its answer's turn: the model's id alone may name a call of another answer.
+      const call = toolCallIdOf(approval.turnId, approval.callId);
+      if (call !== answer.toolCallId) throw new GolemError('APPROVAL_MISMATCH', `approval ${approval.id} is for call "${call}", not "${answer.toolCallId}"`);
+      const body: ApprovalAnswerBody = answer.approved ? { answer: 'yes' } : { answer: 'no', ...(answer.reason !== undefined && { reason: answer.reason }) };
+      return { approval, body, approved: answer.approved, answered: answeredBefore(approval, body, 'approval') };
+    });
     const context: MessageContext = {
       messageId: input.messageId,
       shown: input.shown,
-      answered: new Map(input.answers.map((a) => [a.toolCallId, a.approved])),
+      answered: answers.map(({ approval, approved }) => ({ approval, approved })),
     };
-    const log = host.runs.log(session.id);
-    if (open.length === 0 && log !== undefined) {
-      // These answers were recorded already (a client sending again): the run they resumed is streamed again, nothing answered or run twice.
-      const run = this.#runs.get(log);
-      return this.#stream(log, run?.context ?? context, run, []);
-    }
-    // Recorded, and no run here since (this process started after them): the run resumes, doing only what is still to do.
-    const claim = await host.runs.claim(session.id);
-    let waiting: PendingCall[];
-    try {
-      // The calls after the answered one wait their turn, and are shown as it comes.
-      await host.workspace.manager.load([session.id]);
-      waiting = waitingCalls(pathTo(host.workspace.manager.workspace(), session.head()));
-      for (const { approval, approved, reason } of open) {
-        const result = approved ? { approved: true as const } : { approved: false as const, ...(reason !== undefined && { reason }) };
-        await host.workspace.approvals.answer(approval.id, result, { fingerprint: approval.fingerprint });
-      }
-    } catch (error) {
-      await host.runs.drop(session.id, claim);
-      throw error;
-    }
-    const run = this.#run(session, undefined, claim, { ...context, waiting }, session.head(), []);
-    return this.#stream(run.log, run.context, run, []);
+    const approvals = answers.map((a) => a.approval);
+    const open = answers.filter((a) => !a.answered);
+    if (open.length === 0) return this.#answeredAgain(session, approvals, context);
+    // The calls after the answered one wait their turn, and are shown as it comes.
+    const waiting = lastAnswerCalls(await session.transcript());
+    const paused = this.#paused.get(session.id);
+    const from = session.head();
+    const given = await answerApprovals(host, user, session, open);
+    if (given.type === 'in-memory') return this.#stream(given.log, { ...context, waiting }, { from: given.from });
+    const log = host.runs.run(session, undefined, given.claim, { pause: true });
+    const ids = new Set(approvals.map((a) => a.id));
+    // The run it resumes built the same message: kept with this one, for a client that comes back to it.
+    const previous = paused?.context.messageId === input.messageId ? paused : undefined;
+    return this.#follow(session, log, { ...context, waiting }, { type: 'answers', approvalIds: ids, from, previous });
   }
 
   /** The stream of the run in progress on the thread, from its start (204 when none). */
@@ -166,106 +137,155 @@ class ChatRoute {
     const log = host.runs.log(session.id);
     if (log === undefined || log.end !== undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
     const run = this.#runs.get(log);
-    if (run?.from === undefined) return this.#stream(log, run?.context ?? { messageId: log.runId }, run, []);
-    // A resumed run continues a message: the client rebuilds it whole, from the turns before the run.
-    await host.workspace.manager.load([session.id]);
-    const view = host.workspace.manager.workspace();
-    const path = pathTo(view, run.from);
-    const lastUser = path.findLastIndex((t) => t.role === 'user');
-    const approvals = recordsOf(view, 'approval').filter((a) => a.rootSessionId === session.id);
-    // Nothing is shown yet: the client starts the message again.
-    const context: MessageContext = { messageId: run.context.messageId, ...(run.context.answered !== undefined && { answered: run.context.answered }) };
-    return this.#stream(log, context, run, path.slice(lastUser + 1), approvals);
+    if (run?.start.type !== 'answers') return this.#stream(log, run?.context ?? { messageId: log.runId }, { run });
+    // A resumed run continues a message: the client rebuilds it whole, from the runs before it while this process has them.
+    const context: MessageContext = { messageId: run.context.messageId };
+    const earlier = run.earlier();
+    const answered = run.context.answered ?? [];
+    if (earlier !== undefined) {
+      const before = (chunks: UIMessageChunks) => {
+        const told = toldAgain(chunks, earlier);
+        chunks.resumedBy(answered);
+        return told;
+      };
+      return this.#stream(log, context, { run, before });
+    }
+    // Otherwise from the thread's turns before it: a sub-worker's call it resumed is shown as when it asked (UI changes of before are not).
+    await session.load();
+    const path = pathTo(host.workspace.manager.workspace(), run.start.from);
+    const turns = path.slice(path.findLastIndex((t) => t.role === 'user') + 1);
+    const approvals = this.#approvalsOf(session);
+    return this.#stream(log, { ...context, answered }, { run, before: (chunks) => [...chunks.turns(turns, approvals), ...chunks.askedBy(answered)] });
   }
 
-  /** Starts the claimed run, and follows the UI instances its agent changes until it ends. */
-  #run(
-    session: Session,
-    input: string | ContentBlock[] | undefined,
-    claim: Awaited<ReturnType<ServeHost['runs']['claim']>>,
-    context: MessageContext,
-    from: TurnRef | null | undefined,
-    held: string[],
-  ): ChatRun {
+  /**
+   * Answers recorded before: the stream of the run they resumed, when this process has it;
+   * SESSION_BUSY while another run goes on (a page's answer may have resumed it); a run
+   * resumed now, when their calls still wait (they were recorded, and nothing resumed them
+   * since: this process started after them); or else, the thread having gone on since, the
+   * message as its turns tell it, nothing run.
+   */
+  async #answeredAgain(session: Session, approvals: readonly ApprovalRecord[], context: MessageContext): Promise<Response> {
     const host = this.#host;
-    try {
-      host.runs.run(session, input, claim, { pause: true });
-    } catch (error) {
-      void this.#release(held);
-      throw error;
+    const log = host.runs.log(session.id);
+    const run = log === undefined ? undefined : this.#runs.get(log);
+    if (log !== undefined && run?.answered(approvals.map((a) => a.id)) === true) return this.#stream(log, run.context, { run });
+    // Its answer in the message would be what the run has done so far, which leaves the client's part answered and unfinished: sent again, and again.
+    if (host.runs.busyAnywhere(session.id)) throw new GolemError('SESSION_BUSY', `thread "${session.id}" is running; follow it with resumeStream()`);
+    const path = await session.transcript();
+    const anchor = approvals[0] === undefined ? undefined : this.#anchorOf(path, approvals[0]);
+    const waiting = lastAnswerCalls(path);
+    if (anchor !== undefined && waiting.some((call) => call.turnId === anchor)) {
+      const from = session.head();
+      const started = host.runs.run(session, undefined, await host.runs.claim(session.id), { pause: true });
+      return this.#follow(
+        session,
+        started,
+        { ...context, waiting },
+        { type: 'answers', approvalIds: new Set(approvals.map((a) => a.id)), from, previous: undefined },
+      );
     }
-    const log = host.runs.log(session.id) as RunLog;
-    const run = new ChatRun(log, context, from);
+    const at = path.findIndex((t) => t.id === anchor);
+    const anchored = at === -1 ? [] : path.slice(at, at + 1);
+    // A sub-worker's call is not among the thread's turns: its result, from the worker's, comes first (it updates the client's part).
+    const results: UIMessageChunk[] = [];
+    for (const approval of approvals.filter((a) => a.sessionId !== a.rootSessionId)) {
+      const worker = await host.workspace.sessions.open(approval.sessionId);
+      const turns = (await worker?.transcript()) ?? [];
+      const result = turns
+        .slice(turns.findIndex((t) => t.id === approval.turnId) + 1)
+        .flatMap((t) => t.blocks)
+        .find((b) => b.type === 'tool_result' && b.callId === approval.callId);
+      if (result?.type === 'tool_result') results.push(...UIMessageChunks.result(approval, result));
+    }
+    return this.#told(session, path, at, { ...context, waiting: openCalls(anchored) }, results);
+  }
+
+  /** The same message sent again: the stream of its run while this process has it, or its answer as the turns tell it. */
+  async #again(session: Session, turn: Turn): Promise<Response> {
+    const host = this.#host;
+    const log = host.runs.log(session.id);
+    const run = log === undefined ? undefined : this.#runs.get(log);
+    if (log !== undefined && run?.start.type === 'message' && run.start.messageId === turn.id) return this.#stream(log, run.context, { run });
+    if (host.runs.busyAnywhere(session.id)) throw new GolemError('SESSION_BUSY', `thread "${session.id}" is running; follow it with resumeStream()`);
+    const path = await session.transcript();
+    const at = path.findIndex((t) => t.id === turn.id);
+    return this.#told(session, path, at, { messageId: path[at + 1]?.id ?? randomUUID() });
+  }
+
+  /** The message that follows the turn at `at` (up to the next user turn), as the turns tell it (after `first`), then `finish`. */
+  #told(session: Session, path: readonly Turn[], at: number, context: MessageContext, first: UIMessageChunk[] = []): Response {
+    const rest = at === -1 ? [] : path.slice(at + 1);
+    const next = rest.findIndex((t) => t.role === 'user');
+    const turns = next === -1 ? rest : rest.slice(0, next);
+    const approvals = this.#approvalsOf(session);
+    const waits = approvals.some((a) => a.status === 'pending' && turns.some((t) => t.id === a.turnId));
+    return turnsStream(context, { first, turns, approvals, finishReason: waits ? 'tool-calls' : 'stop' });
+  }
+
+  /** The user turn on the thread with the message's id, when it is the same message (another is an edit: refused). */
+  async #sentBefore(session: Session, message: Extract<ChatInput, { type: 'message' }>): Promise<Turn | undefined> {
+    const turn = (await session.transcript()).find((t) => t.id === message.messageId && t.role === 'user');
+    if (turn === undefined || sameMessage(turn, message.parts)) return turn;
+    throw new GolemError(
+      'INVALID_ARGUMENT',
+      `messages: message "${message.messageId}" was sent before, with other content; a sent message is not edited here: send it as a new message`,
+    );
+  }
+
+  /** The root's answer the client's message shows an approval's call in (a sub-worker's: the answer whose call started the worker). */
+  #anchorOf(path: readonly Turn[], approval: ApprovalRecord): string | undefined {
+    if (approval.sessionId === approval.rootSessionId) return approval.turnId;
+    const spawn = this.#host.workspace.manager
+      .workspace()
+      .collection('worker')
+      .get(approval.workerPath[1]?.id ?? '')?.parentCallId;
+    return path.findLast((t) => t.role === 'assistant' && t.blocks.some((b) => b.type === 'tool_use' && b.callId === spawn))?.id;
+  }
+
+  #approvalsOf(session: Session): ApprovalRecord[] {
+    return recordsOf(this.#host.workspace.manager.workspace(), 'approval').filter((a) => a.rootSessionId === session.id);
+  }
+
+  /** A run started here, followed: the UI instances its agent changes until it ends; its stream. */
+  #follow(session: Session, log: RunLog, context: MessageContext, start: ChatStart): Response {
+    const host = this.#host;
+    const run = new ChatRun(log, context, start);
     this.#runs.set(log, run);
-    const { manager } = host.workspace;
-    const rootOf = (id: string) => manager.workspace().collection('worker').get(id)?.rootSessionId ?? id;
-    const off = manager.events.on('ui:patch', ({ command, result }) => {
+    this.#paused.delete(session.id);
+    const off = host.workspace.manager.events.on('ui:patch', ({ command, result }) => {
       const builtBy = command.payload.builtBy;
-      if (typeof builtBy !== 'string' || rootOf(builtBy) !== session.id) return;
+      if (typeof builtBy !== 'string' || host.rootOf(builtBy) !== session.id) return;
       run.push({ instanceId: result.instanceId, version: result.version, instance: result.instance ?? null }, log.entries().length);
     });
     log.follow((entry) => {
       if (entry.type !== 'end') return;
       off();
-      void this.#release(held);
-    }, log.entries().length);
-    return run;
-  }
-
-  /** The run's stream: the message's earlier turns (`turns`), then the log and the UI changes in their order, live once caught up. */
-  #stream(log: RunLog, context: MessageContext, run: ChatRun | undefined, turns: readonly Turn[], approvals: readonly ApprovalRecord[] = []): Response {
-    return uiMessageStreamResponse((sink) => {
-      const chunks = new UIMessageChunks(context);
-      const write = (list: UIMessageChunk[]) => list.forEach((chunk) => sink.write(chunk));
-      write(chunks.start());
-      write(chunks.turns(turns, approvals));
-      const ui = run?.ui ?? [];
-      let shown = 0;
-      const flush = (before: number) => {
-        for (let next = ui[shown]; next !== undefined && next.at <= before; next = ui[++shown]) write(chunks.ui(next.part));
-      };
-      const offLog = log.follow((entry, index) => {
-        flush(index);
-        write(chunks.entry(entry));
-        if (entry.type === 'end') sink.end();
-        // A run a page started waits, in memory, for its dialog: the message ends with the approval it asks for.
-        const asked =
-          entry.type === 'approval'
-            ? this.#host.workspace.approvals.pending({ rootSessionId: log.sessionId }).find((a) => a.id === entry.approvalId)
-            : undefined;
-        if (asked !== undefined) {
-          write(chunks.entry({ type: 'end', end: { outcome: { status: 'paused', approval: asked, steps: 0, actions: [], turn: undefined } } }));
-          sink.end();
-        }
-      });
-      const offUi = run?.listen(() => flush(Infinity));
-      flush(log.entries().length);
-      return () => {
-        offLog();
-        offUi?.();
-      };
-    });
-  }
-
-  /** The user's message as the run's input: its text, or blocks when it has images (stored as blobs, held in `held`). */
-  async #input(parts: UserInputPart[], held: string[]): Promise<string | ContentBlock[]> {
-    const [only] = parts;
-    if (parts.length === 1 && only?.type === 'text') return only.text;
-    const blocks: ContentBlock[] = [];
-    for (const part of parts) {
-      if (part.type === 'text') {
-        if (part.text !== '') blocks.push({ type: 'text', text: part.text });
-        continue;
+      if (entry.end.outcome?.status !== 'paused') return;
+      this.#paused.set(session.id, run);
+      for (const [oldest] of this.#paused) {
+        if (this.#paused.size <= MAX_PAUSED) break;
+        this.#paused.delete(oldest);
       }
-      const filename = part.filename !== undefined && { filename: part.filename };
-      const blob = await this.#host.workspace.blobs.register(part.bytes, { mediaType: part.mediaType, ...filename, hold: true });
-      held.push(blob.sha256);
-      blocks.push({ type: 'image', blob: { sha256: blob.sha256 }, mediaType: part.mediaType, ...filename });
-    }
-    return blocks;
+    }, log.entries().length);
+    return this.#stream(log, context, { run });
   }
 
-  async #release(held: readonly string[]): Promise<void> {
-    for (const sha256 of held) await this.#host.workspace.blobs.release(sha256).catch(() => undefined);
+  #stream(log: RunLog, context: MessageContext, options: Omit<RunStreamOptions, 'asked'> = {}): Response {
+    return runStream(log, context, { ...options, asked: (entry) => askedInMemory(this.#host, log.sessionId, entry) });
   }
+}
+
+/** The calls of the last answer on the path that have no result yet, in order (a resumed run performs them). */
+function lastAnswerCalls(path: readonly Turn[]) {
+  const last = path.findLast((t) => t.role === 'assistant');
+  return openCalls(path).filter((call) => call.turnId === last?.id);
+}
+
+/** Whether a turn holds what the message's parts say (its texts, its number of images). */
+function sameMessage(turn: Turn, parts: readonly UserPart[]): boolean {
+  const text = (texts: string[]) => texts.filter((t) => t !== '').join('\n\n');
+  const images = <T extends { type: string }>(list: readonly T[]) => list.filter((p) => p.type === 'image').length;
+  const turnText = text(turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])));
+  return turnText === text(parts.flatMap((p) => (p.type === 'text' ? [p.text] : []))) && images(turn.blocks) === images(parts);
 }

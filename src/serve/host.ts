@@ -99,13 +99,20 @@ export class ServeHost {
   /**
    * The session a protocol route names as its thread, for `user` (null: a server without
    * users): one that exists and `user` may see, or a new one with that id when there is none
-   * (`create`). A session `user` may not see is SESSION_NOT_FOUND, as if there were none.
+   * (`create`). A session `user` may not see is SESSION_NOT_FOUND, as if there were none;
+   * one made meanwhile by another request (the same first message sent twice at once) is
+   * SESSION_BUSY: that request's run has it.
    */
   async thread(user: string | null, threadId: string, create: boolean): Promise<Session> {
     if (this.#ws.sessions.get(threadId) !== undefined) return this.#access.session(user, threadId);
     if (!create) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${threadId}"`);
-    // The id is claimed for the user first: another user's (being made, or reserved) is SESSION_NOT_FOUND.
-    return this.#access.create(user, { id: threadId });
+    try {
+      // The id is claimed for the user first: another user's (being made, or reserved) is SESSION_NOT_FOUND.
+      return await this.#access.create(user, { id: threadId });
+    } catch (error) {
+      if (!GolemError.isInstance(error) || error.code !== 'DUPLICATE_ID' || this.#ws.sessions.get(threadId) === undefined) throw error;
+      throw new GolemError('SESSION_BUSY', `thread "${threadId}" was started meanwhile by another request, whose run has it; wait for that run to end`);
+    }
   }
 
   // --- views ---
@@ -224,7 +231,7 @@ export class ServeHost {
       await this.#runs.drop(session.id, claim);
       throw error;
     }
-    return { runId: this.#runs.run(session, undefined, claim), turn: { id: edited.id, version: edited.version } };
+    return { runId: this.#runs.run(session, undefined, claim).runId, turn: { id: edited.id, version: edited.version } };
   }
 
   async switchVersion(user: string | null, sessionId: string, turnId: string, direction: 'left' | 'right'): Promise<{ head: { id: string; version: number } }> {

@@ -1,12 +1,21 @@
 /**
  * A request's JSON body, read once with a size limit (the declared length is looked at
  * first, then the bytes as they come, so a body without a length cannot run over either):
- * INVALID_ARGUMENT when it is too large or not JSON.
+ * INVALID_ARGUMENT when it is too large or not JSON. And what is read from it, checked with
+ * a schema: INVALID_ARGUMENT naming the path of each problem.
  */
+import type { z } from 'zod';
 import { GolemError } from '../core/errors.js';
 
 /** The most bytes a JSON body may have (1 MiB). */
 export const MAX_BODY = 1024 * 1024;
+
+/**
+ * The most bytes a body carrying a conversation's messages may have (8 MiB): AG-UI's
+ * RunAgentInput and the AI SDK's chat request, whose messages may carry images, and whose
+ * client may send the whole thread each time.
+ */
+export const MAX_MESSAGES_BODY = 8 * 1024 * 1024;
 
 export async function readJsonBody(request: Request, maxBytes: number = MAX_BODY): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? 0);
@@ -33,4 +42,27 @@ export async function readJsonBody(request: Request, maxBytes: number = MAX_BODY
   } catch {
     throw new GolemError('INVALID_ARGUMENT', 'the request body is not JSON');
   }
+}
+
+/** Where a value sits in a request, and what a problem at its root is called. */
+export interface InputPlace {
+  /** The value's path in the body (default: the body itself). */
+  at?: readonly (string | number)[];
+  /** What a problem with no path names (default `(body)`). */
+  root?: string;
+  /** Put before the problems (`not a RunAgentInput: `). */
+  prefix?: string;
+}
+
+/** Zod's issues as one INVALID_ARGUMENT: `path: message` each, the path under `place.at`, joined with `; `. */
+export function invalidInput(issues: readonly { path: readonly PropertyKey[]; message: string }[], place: InputPlace = {}): GolemError {
+  const problems = issues.map((issue) => `${[...(place.at ?? []), ...issue.path].map(String).join('.') || (place.root ?? '(body)')}: ${issue.message}`);
+  return new GolemError('INVALID_ARGUMENT', `${place.prefix ?? ''}${problems.join('; ')}`);
+}
+
+/** `value` checked with `schema`, or INVALID_ARGUMENT naming the path of each problem (see `invalidInput`). */
+export function parseInput<T>(schema: z.ZodType<T>, value: unknown, place: InputPlace = {}): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw invalidInput(parsed.error.issues, place);
 }

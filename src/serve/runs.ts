@@ -60,8 +60,8 @@ export interface RunStartOptions {
 /** How long the log of an ended run is kept, for a client that comes back to it. */
 const LOG_KEPT_MS = 5 * 60_000;
 
-/** A run claimed for this process, before it starts. */
-interface Claim {
+/** A run claimed for this process, before it starts (`ServeRuns.claim`; `run` starts it, `drop` gives it up). */
+export interface Claim {
   runId: string;
   controller: AbortController;
   lease: HeldLease;
@@ -178,7 +178,7 @@ export class ServeRuns {
    * here did (pausing on approvals, with the client's tools and context).
    */
   async start(session: Session, input: string | ContentBlock[] | undefined, options?: RunStartOptions): Promise<string> {
-    return this.run(session, input, await this.claim(session.id), options ?? (input === undefined ? this.#started.get(session.id) : undefined));
+    return this.run(session, input, await this.claim(session.id), options ?? (input === undefined ? this.#started.get(session.id) : undefined)).runId;
   }
 
   /**
@@ -197,21 +197,30 @@ export class ServeRuns {
   }
 
   /**
-   * Claims the session's run, adds the user's turn (`id`: a client's id for its message, so
-   * the client and Golem name it alike; DUPLICATE_ID when it is on record already), and runs
-   * the worker on it in the background; resolves with the run's id. Nothing is added when the
-   * claim is refused.
+   * Claims the session's run, adds the user's turn, and runs the worker on it in the
+   * background; resolves with the run's log. Nothing is added when the claim is refused.
+   * `id`, a client's id for its message, is the turn's, so the client and Golem name it
+   * alike: DUPLICATE_ID when a turn of this session has it (the same message sent again). An
+   * id that is not a turn id (letters, digits, `_ . : -`, at most 200), or that another
+   * session's turn has, is not taken: the turn gets one of its own.
    */
-  async startWith(session: Session, turn: { blocks: ContentBlock[]; id?: string }, options: RunStartOptions = {}): Promise<string> {
+  async startWith(session: Session, turn: { blocks: ContentBlock[]; id?: string }, options: RunStartOptions = {}): Promise<RunLog> {
     const claim = await this.claim(session.id);
     try {
-      await session.addTurn({ role: 'user', ...turn });
+      await session.addTurn({ role: 'user', blocks: turn.blocks, ...(this.#takes(session.id, turn.id) && { id: turn.id }) });
       await labelled(session, textOf(turn.blocks));
     } catch (error) {
       await this.drop(session.id, claim);
       throw error;
     }
     return this.run(session, undefined, claim, options);
+  }
+
+  /** Whether a client's id can be the session's new turn's (see `startWith`). */
+  #takes(sessionId: string, id: string | undefined): id is string {
+    if (id === undefined || !/^[\w.:-]{1,200}$/.test(id)) return false;
+    const versions = this.#o.ws.manager.workspace().node(id)?.versions ?? [];
+    return versions.length === 0 || versions.some((turn) => turn.sessionId === sessionId);
   }
 
   /**
@@ -246,8 +255,8 @@ export class ServeRuns {
     await claim.lease.release();
   }
 
-  /** Runs the worker on a claimed session, in the background; returns the run's id. */
-  run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim, options: RunStartOptions = {}): string {
+  /** Runs the worker on a claimed session, in the background; returns the run's log (its `runId` the run's id). */
+  run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim, options: RunStartOptions = {}): RunLog {
     const agent = this.requireAgent();
     const { runId, controller, lease } = claim;
     const log = new RunLog(session.id, runId);
@@ -322,7 +331,7 @@ export class ServeRuns {
     this.#runs.set(session.id, { controller, done, lease });
     this.#reserved.delete(session.id);
     this.#o.changed(session.id);
-    return runId;
+    return log;
   }
 
   /** Stops the session's run (a pending approval is answered no); false when none runs here. */

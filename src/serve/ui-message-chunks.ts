@@ -1,15 +1,19 @@
 /**
  * A run's log (run-log.ts) as the chunks of one assistant message of the AI SDK's UI message
  * stream: each model call is a step (`start-step` … `finish-step`), its streamed text a text
- * part, the thinking in its answer reasoning parts, each call of the root worker a tool part
- * (its input when its turn to run comes, then its output, its error, or the user's no), and
- * the run's end: `finish`, the approval request of the call it paused on, `abort`, or `error`
- * with Golem's code. A sub-worker's work is not shown, except a call of its that waits for the
- * user's approval. One translator per stream: it keeps the open step and text part.
+ * part, the thinking in its answer reasoning parts (whole, once the answer is recorded), each
+ * call of the root worker a tool part (its input when its turn to run comes, then its output,
+ * its error, or the user's no), and the run's end: `finish`, the approval request of the call
+ * it paused on, `abort`, or `error` with Golem's code. A sub-worker's work is not shown, except
+ * a call of its that waits for the user's approval. One translator per stream: it keeps the
+ * open step and text part.
+ *
+ * A tool part's id is `<turn>:<call>` (`toolCallIdOf`): the answer that made the call, and the
+ * model's id for it, which some providers repeat in every answer (`call_0`).
  *
  * A run resumed after an approval continues the message the client has. A client that comes
- * back to such a run rebuilds the message from the stream, so the turns of the message from
- * before the run (`turns`) can be sent first.
+ * back to such a run rebuilds the message from the stream, so the message's earlier turns
+ * (`turns`) or earlier runs' logs (`resumedBy`, `endOfCycle`) can be told first.
  */
 import type { ApprovalRecord } from '../agent/agent-plugin.js';
 import type { ContentBlock, JsonValue } from '../core/blocks.js';
@@ -17,25 +21,35 @@ import type { GolemError } from '../core/errors.js';
 import type { Turn } from '../core/records.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import type { RunEnd, RunLogEntry } from './run-log.js';
+import type { OpenCall } from './thread-approvals.js';
 import type { FinishReason, UIInstancePart, UIMessageChunk } from './ui-message-stream.js';
 
-/** A call of an answer, as the model made it. */
-export interface PendingCall {
-  callId: string;
-  name: string;
-  input: JsonValue;
+/** A tool part's id: the call's answer (turn) and the model's id for the call. */
+export const toolCallIdOf = (turnId: string, callId: string) => `${turnId}:${callId}`;
+
+/** An approval the request that started a run answered, and whether the answer was yes. */
+export interface AnsweredCall {
+  approval: ApprovalRecord;
+  approved: boolean;
 }
 
 /** The message a stream builds, and what the client's copy of it shows already. */
 export interface MessageContext {
   /** The assistant message's id: the `start` chunk's. */
   messageId: string;
-  /** The calls the client's message shows already (the message a resumed run continues): their input is not sent again. */
+  /** The calls (tool part ids) the client's message shows already (the message a resumed run continues): their input is not sent again. */
   shown?: Iterable<string>;
-  /** The calls whose approval the request that started the run answered, and whether the answer was yes. */
-  answered?: ReadonlyMap<string, boolean>;
+  /** The approvals the request that started the run answered. */
+  answered?: readonly AnsweredCall[];
   /** The calls of the message's last answer that have not run yet (a resumed run performs them), in order. */
-  waiting?: readonly PendingCall[];
+  waiting?: readonly OpenCall[];
+}
+
+/** A call waiting for its turn to be shown. */
+interface PendingPart {
+  id: string;
+  name: string;
+  input: JsonValue;
 }
 
 /**
@@ -48,11 +62,12 @@ export interface MessageContext {
 export class UIMessageChunks {
   readonly #messageId: string;
   readonly #shown: Set<string>;
-  readonly #answered: ReadonlyMap<string, boolean>;
+  /** The answered calls, by part id: whether the answer was yes. */
+  readonly #answered = new Map<string, boolean>();
+  /** Each worker's calls by the model's id (`callKey`), as part ids: its last answer's. */
+  readonly #calls = new Map<string, string>();
   /** The calls of the answer whose turn to run has not come yet, in order. */
-  #pending: PendingCall[];
-  /** While the message's earlier turns are told: the approval of each call of the answer told now. */
-  #approvals = new Map<string, ApprovalRecord>();
+  #pending: PendingPart[];
   /** Whether a step is open: none; its text streams; its answer is recorded (its calls run). */
   #step: 'none' | 'streaming' | 'answered' = 'none';
   /** The text part open now. */
@@ -62,13 +77,26 @@ export class UIMessageChunks {
   constructor(context: MessageContext) {
     this.#messageId = context.messageId;
     this.#shown = new Set(context.shown);
-    this.#answered = context.answered ?? new Map();
-    this.#pending = (context.waiting ?? []).filter((call) => !this.#shown.has(call.callId));
+    this.resumedBy(context.answered ?? []);
+    for (const call of context.waiting ?? []) this.#calls.set(callKey(undefined, call.callId), toolCallIdOf(call.turnId, call.callId));
+    this.#pending = (context.waiting ?? []).flatMap((call) => {
+      const id = toolCallIdOf(call.turnId, call.callId);
+      return this.#shown.has(id) ? [] : [{ id, name: call.name, input: call.input }];
+    });
   }
 
   /** The first chunk. */
   start(): UIMessageChunk[] {
     return [{ type: 'start', messageId: this.#messageId }];
+  }
+
+  /** The message goes on with a run these answers resumed (its calls, a sub-worker's among them, are reported as answered). */
+  resumedBy(answered: readonly AnsweredCall[]): void {
+    for (const { approval, approved } of answered) {
+      const id = toolCallIdOf(approval.turnId, approval.callId);
+      this.#answered.set(id, approved);
+      this.#calls.set(callKey(approval.sessionId === approval.rootSessionId ? undefined : approval.sessionId, approval.callId), id);
+    }
   }
 
   /**
@@ -77,28 +105,45 @@ export class UIMessageChunks {
    */
   turns(turns: readonly Turn[], approvals: readonly ApprovalRecord[]): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    const done = new Set(turns.flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []))));
-    const denied = new Set<string>();
-    for (const turn of turns) {
+    const asked = new Map(approvals.map((a) => [toolCallIdOf(a.turnId, a.callId), a]));
+    for (const [index, turn] of turns.entries()) {
       if (turn.role === 'assistant') {
-        this.#approvals = new Map(approvals.filter((a) => a.turnId === turn.id).map((a) => [a.callId, a]));
-        for (const approval of this.#approvals.values()) if (approval.status === 'denied') denied.add(approval.callId);
-        out.push(...this.#flush(), ...this.#openStep('answered'), ...this.#blocks(turn.blocks, true));
-        // The calls that ran, and the one whose turn came after them (the run paused on it, or performs it now).
-        while (this.#pending[0] !== undefined && done.has(this.#pending[0].callId)) out.push(...this.#showNext());
-        out.push(...this.#showNext());
+        out.push(...this.#flush(asked), ...this.#openStep('answered'), ...this.#blocks(turn, true));
+        // The calls that ran (their results follow, before the next answer), and the one whose turn came after them.
+        const next = turns.findIndex((t, j) => j > index && t.role === 'assistant');
+        const done = new Set(resultsOf(turns.slice(index + 1, next === -1 ? undefined : next)).map((b) => this.#idOf(undefined, b.callId)));
+        while (this.#pending[0] !== undefined && done.has(this.#pending[0].id)) out.push(...this.#showNext(asked));
+        out.push(...this.#showNext(asked));
       } else if (turn.role === 'tool') {
-        for (const b of turn.blocks) {
-          if (b.type !== 'tool_result') continue;
-          out.push(...this.#showUpTo(b.callId));
-          if (!this.#shown.has(b.callId)) continue;
-          const text = b.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-          out.push(denied.has(b.callId) ? { type: 'tool-output-denied', toolCallId: b.callId } : output(b.callId, b.isError !== true, recorded(text)));
+        for (const b of resultsOf([turn])) {
+          const id = this.#idOf(undefined, b.callId);
+          out.push(...this.#showUpTo(id, asked));
+          if (!this.#shown.has(id)) continue;
+          out.push(asked.get(id)?.status === 'denied' ? { type: 'tool-output-denied', toolCallId: id } : output(id, b.isError !== true, recorded(textOf(b))));
         }
       }
     }
-    this.#approvals = new Map();
     return out;
+  }
+
+  /**
+   * The sub-workers' calls these answers resumed, as they were shown when they asked: a step
+   * of their own, the call and its approval request (told after `turns`, their run's output follows).
+   */
+  askedBy(answered: readonly AnsweredCall[]): UIMessageChunk[] {
+    const out: UIMessageChunk[] = [];
+    for (const { approval } of answered) {
+      if (approval.sessionId === approval.rootSessionId || this.#shown.has(toolCallIdOf(approval.turnId, approval.callId))) continue;
+      out.push(...this.#asked(approval), ...this.#closeStep());
+    }
+    return out;
+  }
+
+  /** The result of the call an approval is for, as a session recorded it (a sub-worker's call, whose result is not in the thread's turns). */
+  static result(approval: ApprovalRecord, result: Extract<ContentBlock, { type: 'tool_result' }>): UIMessageChunk[] {
+    const id = toolCallIdOf(approval.turnId, approval.callId);
+    if (approval.status === 'denied') return [{ type: 'tool-output-denied', toolCallId: id }];
+    return [output(id, result.isError !== true, recorded(textOf(result)))];
   }
 
   /** A UI instance the run built or changed. */
@@ -110,7 +155,22 @@ export class UIMessageChunks {
   entry(entry: RunLogEntry): UIMessageChunk[] {
     if (entry.type === 'event') return this.#event(entry.event);
     if (entry.type === 'end') return this.#end(entry.end);
-    return []; // a client's own tool: the chat route offers none
+    return []; // a client's own tool (the chat route offers none), or a page's dialog (`paused`)
+  }
+
+  /** The end of an earlier run of the message (one that paused on an approval), told before the run that goes on: without its `finish`. */
+  endOfCycle(entry: Extract<RunLogEntry, { type: 'end' }>): UIMessageChunk[] {
+    return this.#end(entry.end).filter((chunk) => chunk.type !== 'finish');
+  }
+
+  /** The run waits for this approval (in memory, for a page's dialog): the message ends with its request. */
+  paused(approval: ApprovalRecord): UIMessageChunk[] {
+    return [...this.#closeText(), ...this.#asked(approval), ...this.#closeStep(), { type: 'finish', finishReason: 'tool-calls' }];
+  }
+
+  /** The message ends here (told from the turns, nothing running): the open step closed, then `finish`. */
+  finish(finishReason: FinishReason): UIMessageChunk[] {
+    return [...this.#closeStep(), { type: 'finish', finishReason }];
   }
 
   #event(event: WorkerEvent): UIMessageChunk[] {
@@ -129,22 +189,25 @@ export class UIMessageChunks {
       case 'answer':
         return root ? this.#closeText() : [];
       case 'step': {
+        const worker = root ? undefined : event.worker.id;
+        for (const b of event.turn.blocks) if (b.type === 'tool_use') this.#calls.set(callKey(worker, b.callId), toolCallIdOf(event.turn.id, b.callId));
         if (!root) return [];
         const out = this.#step === 'streaming' ? this.#closeText() : [...this.#flush(), ...this.#openStep('answered')];
         this.#step = 'answered';
         // The text streamed already; the rest of the answer is known now, and its first call runs.
-        return [...out, ...this.#blocks(event.turn.blocks, false), ...this.#showNext()];
+        return [...out, ...this.#blocks(event.turn, false), ...this.#showNext()];
       }
       case 'action': {
-        const { callId } = event;
+        if (event.callId === undefined) return [];
+        const id = this.#idOf(root ? undefined : event.worker.id, event.callId);
         // A sub-worker's call is shown only once it asked for approval (the answer is this run's).
-        if (callId === undefined || (!root && !this.#answered.has(callId))) return [];
-        const out = this.#showUpTo(callId);
-        if (!this.#shown.has(callId)) {
-          this.#shown.add(callId);
-          out.push(input(callId, event.name, event.input));
+        if (!root && !this.#answered.has(id)) return [];
+        const out = this.#showUpTo(id);
+        if (!this.#shown.has(id)) {
+          this.#shown.add(id);
+          out.push(input(id, event.name, event.input));
         }
-        out.push(this.#answered.get(callId) === false ? { type: 'tool-output-denied', toolCallId: callId } : output(callId, event.ok, event.output));
+        out.push(this.#answered.get(id) === false ? { type: 'tool-output-denied', toolCallId: id } : output(id, event.ok, event.output));
         // The next call of the answer runs now.
         return root ? [...out, ...this.#showNext()] : out;
       }
@@ -154,84 +217,92 @@ export class UIMessageChunks {
   }
 
   #end(end: RunEnd): UIMessageChunk[] {
-    const out = this.#closeText();
-    if (end.error !== undefined) return [...out, ...this.#flush(), ...this.#closeStep(), failure(end.error)];
+    if (end.error !== undefined) return [...this.#closeText(), ...this.#flush(), ...this.#closeStep(), failure(end.error)];
     const { outcome } = end;
-    const finish = (finishReason: FinishReason): UIMessageChunk[] => [...out, ...this.#closeStep(), { type: 'finish', finishReason }];
-    if (outcome.status === 'paused' && outcome.approval !== undefined) {
-      const { approval } = outcome;
-      out.push(...this.#showUpTo(approval.callId));
-      if (!this.#shown.has(approval.callId)) {
-        // A sub-worker's call: a step of its own (its model call), the one the answer completes.
-        this.#shown.add(approval.callId);
-        out.push(...this.#openStep('answered'), input(approval.callId, approval.action, approval.input));
-      }
-      out.push(approvalRequest(approval));
-      return finish('tool-calls');
-    }
+    if (outcome.status === 'paused' && outcome.approval !== undefined) return this.paused(outcome.approval);
     // The calls that never ran (the run failed or was stopped first), as the model made them.
-    out.push(...this.#flush());
+    const out = [...this.#closeText(), ...this.#flush()];
     switch (outcome.status) {
       case 'error':
         return [...out, ...this.#closeStep(), outcome.error === undefined ? { type: 'error', errorText: 'INTERNAL: the run failed' } : failure(outcome.error)];
       case 'aborted':
         return [...out, ...this.#closeStep(), { type: 'abort', reason: 'the run was stopped' }];
       case 'done':
-        return finish('stop');
+        return [...out, ...this.finish('stop')];
       default:
         // The step limit (the model asked for more), or an end a root worker does not reach here.
-        return finish('other');
+        return [...out, ...this.finish('other')];
     }
+  }
+
+  /** The call an approval is for, shown with its request (a sub-worker's call: a step of its own, the one the answer completes). */
+  #asked(approval: ApprovalRecord): UIMessageChunk[] {
+    const id = toolCallIdOf(approval.turnId, approval.callId);
+    const out = this.#showUpTo(id);
+    if (!this.#shown.has(id)) {
+      this.#shown.add(id);
+      out.push(...this.#openStep('answered'), input(id, approval.action, approval.input));
+    }
+    out.push(approvalRequest(approval));
+    return out;
   }
 
   /**
    * Reasoning parts for an answer's blocks, text parts when `text` (its text did not stream
    * here), the calls the provider ran with their results; its own calls wait their turn.
    */
-  #blocks(blocks: readonly ContentBlock[], text: boolean): UIMessageChunk[] {
+  #blocks(turn: Turn, text: boolean): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
     this.#pending = [];
-    for (const b of blocks) {
+    for (const b of turn.blocks) {
       if (b.type === 'thinking' && b.thinking !== '') {
         const id = `reasoning-${++this.#next}`;
         out.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: b.thinking }, { type: 'reasoning-end', id });
       } else if (b.type === 'text' && text && b.text !== '') {
         const id = `text-${++this.#next}`;
         out.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: b.text }, { type: 'text-end', id });
-      } else if (b.type === 'tool_use' && !this.#shown.has(b.callId)) {
-        if (b.providerExecuted !== true) this.#pending.push({ callId: b.callId, name: b.name, input: b.args });
+      } else if (b.type === 'tool_use') {
+        const id = toolCallIdOf(turn.id, b.callId);
+        this.#calls.set(callKey(undefined, b.callId), id);
+        if (this.#shown.has(id)) continue;
+        if (b.providerExecuted !== true) this.#pending.push({ id, name: b.name, input: b.args });
         else {
-          this.#shown.add(b.callId);
-          out.push(input(b.callId, b.name, b.args, true));
+          this.#shown.add(id);
+          out.push(input(id, b.name, b.args, true));
         }
       } else if (b.type === 'server_tool_result') {
-        out.push({ ...output(b.callId, b.isError !== true, b.output), providerExecuted: true });
+        out.push({ ...output(toolCallIdOf(turn.id, b.callId), b.isError !== true, b.output), providerExecuted: true });
       }
     }
     return out;
   }
 
-  /** Shows the next call of the answer (its turn to run came), with its approval while earlier turns are told. */
-  #showNext(): UIMessageChunk[] {
+  /** A worker's call as its part id (its last answer's call of that id). */
+  #idOf(worker: string | undefined, callId: string): string {
+    return this.#calls.get(callKey(worker, callId)) ?? callId;
+  }
+
+  /** Shows the next call of the answer (its turn to run came), with its approval when one was asked (`asked`, while earlier turns are told). */
+  #showNext(asked?: ReadonlyMap<string, ApprovalRecord>): UIMessageChunk[] {
     const call = this.#pending.shift();
-    if (call === undefined || this.#shown.has(call.callId)) return [];
-    this.#shown.add(call.callId);
-    const approval = this.#approvals.get(call.callId);
-    return approval === undefined ? [input(call.callId, call.name, call.input)] : [input(call.callId, call.name, call.input), approvalRequest(approval)];
+    if (call === undefined || this.#shown.has(call.id)) return [];
+    this.#shown.add(call.id);
+    const approval = asked?.get(call.id);
+    return approval === undefined ? [input(call.id, call.name, call.input)] : [input(call.id, call.name, call.input), approvalRequest(approval)];
   }
 
   /** Shows the answer's calls up to this one (those before it did not report). */
-  #showUpTo(callId: string): UIMessageChunk[] {
-    const at = this.#pending.findIndex((call) => call.callId === callId);
+  #showUpTo(id: string, asked?: ReadonlyMap<string, ApprovalRecord>): UIMessageChunk[] {
+    const at = this.#pending.findIndex((call) => call.id === id);
     const out: UIMessageChunk[] = [];
-    for (let i = 0; i <= at; i++) out.push(...this.#showNext());
+    for (let i = 0; i <= at; i++) out.push(...this.#showNext(asked));
     return out;
   }
 
   /** Shows the calls of the answer that will not run now. */
-  #flush(): UIMessageChunk[] {
+  #flush(asked?: ReadonlyMap<string, ApprovalRecord>): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    while (this.#pending.length > 0) out.push(...this.#showNext());
+    while (this.#pending.length > 0) out.push(...this.#showNext(asked));
     return out;
   }
 
@@ -258,16 +329,15 @@ export class UIMessageChunks {
   }
 }
 
-/** The calls of the last answer among `turns` that have no result after it yet, in order (a resumed run performs them). */
-export function waitingCalls(turns: readonly Turn[]): PendingCall[] {
-  const at = turns.findLastIndex((t) => t.role === 'assistant');
-  const answer = turns[at];
-  if (answer === undefined) return [];
-  const done = new Set(turns.slice(at + 1).flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.callId] : []))));
-  return answer.blocks.flatMap((b) =>
-    b.type === 'tool_use' && b.providerExecuted !== true && !done.has(b.callId) ? [{ callId: b.callId, name: b.name, input: b.args }] : [],
-  );
+/** A worker's call by the model's id: the root's (`worker` undefined), or a sub-worker's session's. */
+const callKey = (worker: string | undefined, callId: string) => `${worker ?? ''}\n${callId}`;
+
+function resultsOf(turns: readonly Turn[]): Extract<ContentBlock, { type: 'tool_result' }>[] {
+  return turns.flatMap((t) => t.blocks.flatMap((b) => (b.type === 'tool_result' ? [b] : [])));
 }
+
+/** A result's text, as the model read it. */
+const textOf = (result: Extract<ContentBlock, { type: 'tool_result' }>) => result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
 
 function input(toolCallId: string, toolName: string, value: JsonValue, providerExecuted?: true): UIMessageChunk {
   return { type: 'tool-input-available', toolCallId, toolName, input: value, ...(providerExecuted === true && { providerExecuted }) };
@@ -283,7 +353,7 @@ function approvalRequest(approval: ApprovalRecord): UIMessageChunk {
   return {
     type: 'tool-approval-request',
     approvalId: approval.id,
-    toolCallId: approval.callId,
+    toolCallId: toolCallIdOf(approval.turnId, approval.callId),
     approvalDescriptor: { description: approval.description, risk: approval.risk, workerPath: approval.workerPath },
   };
 }
