@@ -57,6 +57,9 @@ export interface RunStartOptions {
   instructions?: string;
 }
 
+/** How many threads' protocol-run options are kept for their resumed runs. */
+const STARTED_KEPT = 10_000;
+
 /** How long the log of an ended run is kept, for a client that comes back to it. */
 const LOG_KEPT_MS = 5 * 60_000;
 
@@ -265,8 +268,12 @@ export class ServeRuns {
       if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
       const own = options.actions?.(log) ?? [];
       this.checkActions(own);
-      if (options.pause === true || own.length > 0 || options.instructions !== undefined) this.#started.set(session.id, options);
-      else if (input !== undefined) this.#started.delete(session.id);
+      if (options.pause === true || own.length > 0 || options.instructions !== undefined) {
+        // The newest last: past STARTED_KEPT threads, the oldest is forgotten (its resumed run then asks in the page).
+        this.#started.delete(session.id);
+        this.#started.set(session.id, options);
+        if (this.#started.size > STARTED_KEPT) this.#started.delete(this.#started.keys().next().value as string);
+      } else if (input !== undefined) this.#started.delete(session.id);
       // The pages follow the run through its log, whose end says how it ended (the cause's code).
       const pages = new RunEventTranslator(session.id, runId, {
         toolCallId: (callId) => `${runId}:${callId}`,
