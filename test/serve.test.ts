@@ -227,7 +227,8 @@ describe('the live UI stream', () => {
         .join('');
     expect(texts('TEXT_MESSAGE_CONTENT')).toBe('Building the form. It is ready.');
     expect(run.find((e) => e.type === 'RUN_STARTED')).toMatchObject({ threadId: session.id, runId: 'run-1' });
-    expect(run.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'patch_ui_state' });
+    // A call's id begins with its run's: a page tells apart the runs it shows side by side.
+    expect(run.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'patch_ui_state', toolCallId: expect.stringMatching(/^run-1:/) });
     // The patch the run made reached the client as state too.
     expect(Object.keys(c.state().instances)).toEqual(['signup']);
   });

@@ -17,7 +17,7 @@ import { BrowserAdapter } from './browser-adapter.js';
 import { corsPolicy, type CorsOptions, type CorsOrigins } from './cors.js';
 import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
-import { RunEventTranslator } from './run-events.js';
+import { pageTranslator } from './run-events.js';
 import { UIStream } from './ui-stream.js';
 
 export interface GolemHandlerOptions {
@@ -129,7 +129,7 @@ export async function assembleHandler(
     for (const listener of listeners) listener(event);
   };
   const workerEvents = (threadId: string, runId: string = randomUUID()) => {
-    const translator = new RunEventTranslator(threadId, runId);
+    const translator = pageTranslator(threadId, runId);
     return (event: WorkerEvent) => {
       for (const out of translator.translate(event)) broadcast(out);
     };

@@ -272,6 +272,14 @@ export class RunEventTranslator {
   }
 }
 
+/**
+ * The translator for the pages' socket, which carries every session's runs: each call's ids
+ * begin with the run's (`<run>:<call>`), so a page tells apart the runs it shows side by side.
+ */
+export function pageTranslator(threadId: string, runId: string): RunEventTranslator {
+  return new RunEventTranslator(threadId, runId, { toolCallId: (callId) => `${runId}:${callId}`, resultId: (callId) => `${runId}:${callId}:result` });
+}
+
 /** How a run ended, as its last event says it. */
 export type RunOutcome =
   | { error: { code: string; message: string } }

@@ -17,7 +17,7 @@ import { askParentAction, spawnWorkerAction } from '../agent/worker-tree.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
-import { RunEventTranslator } from './run-events.js';
+import { pageTranslator } from './run-events.js';
 import { RunLog } from './run-log.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
@@ -275,10 +275,7 @@ export class ServeRuns {
         if (this.#started.size > STARTED_KEPT) this.#started.delete(this.#started.keys().next().value as string);
       } else if (input !== undefined) this.#started.delete(session.id);
       // The pages follow the run through its log, whose end says how it ended (the cause's code).
-      const pages = new RunEventTranslator(session.id, runId, {
-        toolCallId: (callId) => `${runId}:${callId}`,
-        resultId: (callId) => `${runId}:${callId}:result`,
-      });
+      const pages = pageTranslator(session.id, runId);
       log.follow((entry) => {
         for (const event of pages.entry(entry)) this.#o.broadcast(event);
       });
