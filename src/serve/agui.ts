@@ -80,7 +80,9 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
     return resume(host, user, existing, input, options);
   }
 
-  const messages = existing === undefined ? [] : threadMessages(await pathOf(host, existing));
+  // The thread's path, read once: what the client knows of it, and (below) the calls still without a result.
+  const path = existing === undefined ? [] : await pathOf(host, existing);
+  const messages = threadMessages(path);
   const { user: said, messageId, results } = readClientInput(input.messages, new Set(messages.map((m) => m.id)));
   checkUserParts(said);
 
@@ -93,7 +95,7 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
     for (const [callId, result] of results) if (waiting.has(callId)) answered = host.clientCalls.answer(existing.id, callId, result) || answered;
     if (answered && log !== undefined) return stream(host, existing.id, input, from);
     // No run waits for them (this server restarted): kept for the calls, which a resumed run performs again.
-    const open = new Set(openCalls(await pathOf(host, existing)).map((call) => call.callId));
+    const open = new Set(openCalls(path).map((call) => call.callId));
     const kept = [...results].filter(([callId]) => open.has(callId));
     if (kept.length > 0 && said.length === 0) {
       if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
