@@ -5,7 +5,10 @@
  * response protocol (seed 002) and `patch_ui_state` calls (seed 004).
  */
 import fc from 'fast-check';
-import { ACTION_STYLES, FIELD_TYPES, type JsonValue } from '../src/index.js';
+import { ACTION_STYLES, type JsonValue } from '../src/index.js';
+
+/** Seed 004's six field types (the catalog's others have props of their own: test/ui-catalog.properties.test.ts draws them). */
+const SEED_FIELD_TYPES = ['text', 'number', 'textarea', 'select', 'checkbox', 'radio'] as const;
 
 type Json = Record<string, unknown>;
 
@@ -489,8 +492,12 @@ const uiFieldArb = fc
   .record({
     label: fc.string({ minLength: 1, maxLength: 8 }),
     key: fc.string({ minLength: 1, maxLength: 6 }),
-    type: fc.constantFrom(...FIELD_TYPES),
-    options: fc.array(fc.record({ label: fc.string({ maxLength: 4 }), value: fc.string({ maxLength: 4 }) }), { minLength: 1, maxLength: 3 }),
+    type: fc.constantFrom(...SEED_FIELD_TYPES),
+    options: fc.uniqueArray(fc.record({ label: fc.string({ maxLength: 4 }), value: fc.string({ maxLength: 4 }) }), {
+      selector: (o) => o.value,
+      minLength: 1,
+      maxLength: 3,
+    }),
     withOptions: fc.boolean(),
     extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: uiJsonArb, description: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
   })

@@ -17,6 +17,7 @@ import { sessionOwnersExtension } from './agent/session-owners.js';
 import { BrowserApi } from './browser/browser-session.js';
 import { browserExtension } from './browser/browser-plugin.js';
 import { uiExtension } from './ui/ui-plugin.js';
+import { UICatalog } from './ui/catalog.js';
 import { McpApi } from './mcp/mcp-api.js';
 import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
@@ -179,7 +180,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   manager.extend(agentExtension);
   manager.extend(sessionOwnersExtension);
   manager.extend(browserExtension);
-  manager.extend(uiExtension);
+  const catalog = new UICatalog();
+  manager.extend(uiExtension(catalog));
   for (const extension of options.extensions ?? []) manager.extend(extension);
   for (const middleware of options.middleware ?? []) manager.use(middleware);
   try {
@@ -222,7 +224,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     meta,
     worker,
     browser,
-    ui: new UIApi(manager),
+    ui: new UIApi(manager, catalog),
     mcp,
     topics() {
       const view = manager.workspace();

@@ -235,7 +235,7 @@ const valid = (patch: Json, idAddressed = false): Planned => ({ patch, expect: n
 const invalid = (code: UIPatchErrorCode, patch: unknown): Planned => ({ patch, expect: code, idAddressed: false });
 
 const BROKEN_BLOCKS: ((id: string) => unknown)[] = [
-  (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'When', key: 'd', type: 'date' }] } }),
+  (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'When', key: 'd', type: 'calendar' }] } }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Pick', key: 'p', type: 'select' }] } }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Pick', key: 'p', type: 'radio', options: [] }] } }),
   (id) => ({ id, type: 'form', bind: 'state.params', props: { fields: [{ label: 'Pick', key: 'p', type: 'select', options: [{ label: 'a' }] }] } }),
@@ -555,7 +555,7 @@ function plan(seed: Seed, sim: Sim): Planned {
             b,
           ),
         },
-        { op: 'set', path: 'layout', value: pick<unknown>([{ type: 'grid' }, {}, 'single', { type: 'single', columns: 2 }, null], b) },
+        { op: 'set', path: 'layout', value: pick<unknown>([{ type: 'masonry' }, {}, 'single', { type: 'single', columns: 2 }, null], b) },
         { op: 'set', path: 'meta', value: { pageKey: sim.pageKey, step: seed.step } },
         { op: 'set', path: 'meta', value: { pageKey: sim.pageKey, step: seed.step, status: seed.status, title: 'x' } },
       ];

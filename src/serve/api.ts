@@ -17,6 +17,7 @@ const HANDLER_PACKAGES = { packages: ['hono'], purpose: 'createGolemHandler' } a
 import { GolemError } from '../core/errors.js';
 import { mountAgui } from './agui.js';
 import { mountChat } from './chat.js';
+import { mountUiRoutes } from './ui-files.js';
 import type { ServeHost } from './host.js';
 import { ApprovalAnswerSchema } from './views.js';
 import type { PageFiles } from './page.js';
@@ -81,7 +82,9 @@ export async function createApi(
       if (user === null) return c.json({ error: { code: 'UNAUTHORIZED', message: 'this request has no user; sign in first' } }, 401);
       setRequestUser(c.req.raw, user);
     } else setRequestUser(c.req.raw, null); // no users: every session is the one person's
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+    // A file for a UI's file field comes as its bytes, with a header no form of another site can send.
+    const upload = c.req.method === 'POST' && /^\/api\/ui\/[^/]+\/files\/[^/]+$/.test(c.req.path) && c.req.header('x-file-name') !== undefined;
+    if (!upload && c.req.method !== 'GET' && c.req.method !== 'HEAD' && !/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
       return c.json({ error: { code: 'INVALID_ARGUMENT', message: 'send the body as JSON (content-type: application/json)' } }, 415);
     }
     c.header('cache-control', 'no-store');
@@ -120,6 +123,7 @@ export async function createApi(
   });
   app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
+  mountUiRoutes(app, host, user);
   mountAgui(app, host);
   mountChat(app, host);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));
@@ -135,8 +139,7 @@ export async function createApi(
       // Built assets carry a content hash in their names; index.html does not.
       'cache-control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
       'x-content-type-options': 'nosniff',
-      'content-security-policy':
-        "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'content-security-policy': `default-src 'self'; connect-src 'self'; img-src 'self' data:${imageSources(host)}; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'referrer-policy': 'no-referrer',
     });
   });
@@ -152,4 +155,9 @@ export async function createApi(
 async function body<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
   // Read with the limit as the bytes come: a body without a length cannot run over it either.
   return parseInput(schema, await readJsonBody(c.req.raw));
+}
+
+/** The hosts image fields may show (ws.ui.catalog.allowImageHosts), for the page's img-src. */
+function imageSources(host: ServeHost): string {
+  return host.workspace.ui.catalog.imageHosts.map((name) => ` https://${name}`).join('');
 }

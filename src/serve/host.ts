@@ -24,8 +24,9 @@ import { ClientCalls } from './client-tools.js';
 import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { SessionAccess } from './session-access.js';
-import { uiInstance, uiInstances } from '../ui/ui-plugin.js';
+import { uiInstance, uiInstances, type UIInstanceRecord } from '../ui/ui-plugin.js';
 import { imageBlobs } from '../ui/block-data.js';
+import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
 import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
 
@@ -174,18 +175,31 @@ export class ServeHost {
   }
 
   /**
-   * An image by blob that a UI instance `user` may see shows (`state.runtime.images`): its
+   * An image by blob that a UI instance `user` may see shows (`state.runtime.images`, an image field): its
    * bytes and type, for the page to draw. Any other blob (another user's instance's, one no
    * image of it names, one that is no raster image) is BLOB_NOT_FOUND, worded alike.
    */
   async uiImage(user: string | null, instanceId: string, sha256: string): Promise<{ bytes: Uint8Array; mediaType: string }> {
     const absent = () => new GolemError('BLOB_NOT_FOUND', `no image ${sha256} on the UI "${instanceId}"`);
-    const record = uiInstance(this.#ws.manager.workspace(), instanceId);
-    const builtBy = record?.builtBy;
-    if (record === undefined || (user !== null && (builtBy === undefined || this.#access.ownerOf(builtBy) !== user))) throw absent();
-    const blob = imageBlobs(record.instance).includes(sha256) ? this.#ws.blobs.get(sha256) : undefined;
+    const record = this.#visibleUi(user, instanceId);
+    if (record === undefined) throw absent();
+    const shown = [...imageBlobs(record.instance), ...fieldImageBlobs(record.instance)];
+    const blob = shown.includes(sha256) ? this.#ws.blobs.get(sha256) : undefined;
     if (blob === undefined || !(IMAGE_MEDIA_TYPES as readonly string[]).includes(blob.mediaType)) throw absent();
     return { bytes: await this.#ws.blobs.read(sha256), mediaType: blob.mediaType };
+  }
+
+  /** A UI instance `user` may see (one their agent built; any, without users): UI_FIELD_NOT_FOUND otherwise, worded as for none. */
+  uiRecord(user: string | null, instanceId: string): UIInstanceRecord {
+    const record = this.#visibleUi(user, instanceId);
+    if (record === undefined) throw new GolemError('UI_FIELD_NOT_FOUND', `no UI "${instanceId}"`);
+    return record;
+  }
+
+  #visibleUi(user: string | null, instanceId: string): UIInstanceRecord | undefined {
+    const record = uiInstance(this.#ws.manager.workspace(), instanceId);
+    const builtBy = record?.builtBy;
+    return record === undefined || (user !== null && (builtBy === undefined || this.#access.ownerOf(builtBy) !== user)) ? undefined : record;
   }
 
   // --- changes ---

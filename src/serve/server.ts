@@ -27,7 +27,7 @@ import { aguiSocket } from './agui.js';
 import { requestGuard } from './request-guard.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { elicitOnPage } from './elicitation.js';
-import { applyUiAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
+import { applyUiAction, handledAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
@@ -173,13 +173,14 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
           sendEvent(stream.snapshot());
         };
         const action = message as Partial<UIActionMessage>;
-        const busy = typeof action.instanceId === 'string' ? agentHost.refuseAction(action.instanceId) : undefined;
+        // A click an action's handler answers needs no agent: it is taken while the agent works.
+        const busy = typeof action.instanceId === 'string' && !handledAction(ws.ui, action) ? agentHost.refuseAction(action.instanceId) : undefined;
         if (busy !== undefined) return refused('SESSION_BUSY', busy);
         applyUiAction(ws.ui, action)
           .then((result) => {
             if (!result.ok) return refused(result.code, result.message);
             for (const listener of actionListeners) listener(result.event);
-            agentHost.uiAction(result.event);
+            if (result.event.handled !== true) agentHost.uiAction(result.event);
           })
           .catch((error: unknown) => refused(GolemError.isInstance(error) ? error.code : 'INTERNAL', (error as Error).message));
       }

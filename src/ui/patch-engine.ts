@@ -8,6 +8,8 @@
 import type { z } from 'zod';
 import type { JsonValue } from '../core/blocks.js';
 import { blockDataProblem } from './block-data.js';
+import { builtinCatalog, type UICatalog } from './catalog.js';
+import { boundValueProblem, duplicateActionId } from './instance-checks.js';
 import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE_INSTANCE = '__CREATE__';
@@ -121,7 +123,7 @@ export function parsePath(path: string): Target {
  * instance and its JSON Patch, or every reason it was refused (the first failing patch
  * stops the call: nothing of it is applied).
  */
-export function applyPatchInput(input: unknown, existing: (id: string) => UIInstance | undefined): PatchOutcome {
+export function applyPatchInput(input: unknown, existing: (id: string) => UIInstance | undefined, catalog: UICatalog = builtinCatalog()): PatchOutcome {
   const call = (code: UIPatchErrorCode, message: string): PatchOutcome => ({ ok: false, errors: [{ code, patchIndex: -1, path: '', message }] });
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId? }');
@@ -162,8 +164,8 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   }
 
   const jsonPatch: JsonPatchOperation[] = [];
-  /** The last patch that wrote each runtime key a block's data is read from (ALL: any of them, or the blocks). */
-  const wrote = new Map<string | typeof ALL, number>();
+  /** The last patch that wrote each state key ("runtime.count", "params.name"; ALL: any of them, or the blocks), and the last that wrote blocks or actions. */
+  const wrote = new Map<string | typeof ALL | typeof IDS, number>();
   for (const [index, raw] of patches.entries()) {
     const at = (code: UIPatchErrorCode, message: string): PatchOutcome => ({
       ok: false,
@@ -172,7 +174,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     try {
       const patch = checkPatch(raw);
       // Copied as emitted: the values are the draft's own objects, which later patches of the call change.
-      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, patch, creating))) as JsonPatchOperation[]));
+      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, patch, creating, catalog))) as JsonPatchOperation[]));
       noteWrite(wrote, parsePath(patch.path), index);
     } catch (error) {
       if (error instanceof Refusal) return at(error.code, error.message);
@@ -191,11 +193,34 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   const instance = checked.data;
   // The data the blocks show (progress, status, images, table, count, task id), where this call wrote it.
   const last = (key: string) => Math.max(wrote.get(key) ?? -1, wrote.get(ALL) ?? -1);
-  const problem = blockDataProblem(instance, (key) => last(key) >= 0);
+  const pathOf = (index: number) => (patches[index] as { path: string }).path;
+  const problem = blockDataProblem(instance, (key) => last(`runtime.${key}`) >= 0);
   if (problem !== undefined) {
-    const index = last(problem.key);
-    const path = (patches[index] as { path: string }).path;
-    return { ok: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: index, path, message: `${problem.path}: ${problem.message}` }] };
+    const index = last(`runtime.${problem.key}`);
+    return { ok: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: index, path: pathOf(index), message: `${problem.path}: ${problem.message}` }] };
+  }
+  // Action ids are unique across the instance's actions and its blocks': a click names one.
+  const idsAt = wrote.get(IDS);
+  if (idsAt !== undefined) {
+    const duplicate = duplicateActionId(instance);
+    if (duplicate !== undefined)
+      return {
+        ok: false,
+        errors: [
+          {
+            code: 'DUPLICATE_ID',
+            patchIndex: idsAt,
+            path: pathOf(idsAt),
+            message: `two actions would have the id "${duplicate}" (the instance's and its blocks' actions share ids)`,
+          },
+        ],
+      };
+  }
+  // The values the fields show or take, where this call wrote them (or the fields).
+  const bound = boundValueProblem(instance, catalog, (key) => last(key) >= 0);
+  if (bound !== undefined) {
+    const index = last(bound.key);
+    return { ok: false, errors: [{ code: 'INVALID_STRUCTURE', patchIndex: index, path: pathOf(index), message: `${bound.path}: ${bound.message}` }] };
   }
   return creating
     ? { ok: true, kind: 'create', instanceId: id, instance, jsonPatch: [{ op: 'add', path: '', value: instance as unknown as JsonValue }] }
@@ -212,15 +237,19 @@ interface Draft {
   schemaVersion?: string;
 }
 
-/** Every key at once (a symbol: no runtime key can be it). */
+/** Every key at once (a symbol: no state key can be it). */
 const ALL: unique symbol = Symbol('every key');
+/** The blocks or actions (their ids). */
+const IDS: unique symbol = Symbol('ids');
 
-/** Notes what a patch wrote that the blocks' data check reads: a runtime key, all of them (the state as a whole), or the blocks (a block may show a key now). */
-function noteWrite(wrote: Map<string | typeof ALL, number>, target: Target, index: number): void {
-  if (target.kind === 'stateKey' && target.area === 'runtime') wrote.set(target.key, index);
-  else if ((target.kind === 'whole' && target.part === 'state') || (target.kind === 'state' && target.area === 'runtime')) wrote.set(ALL, index);
-  else if ((target.kind === 'list' || target.kind === 'append' || target.kind === 'index' || target.kind === 'byId') && target.list === 'blocks')
-    wrote.set(ALL, index);
+/** Notes what a patch wrote that the end-of-call checks read: a state key, all of them (a whole area, or the blocks: a field may show a key now), the ids. */
+function noteWrite(wrote: Map<string | typeof ALL | typeof IDS, number>, target: Target, index: number): void {
+  if (target.kind === 'stateKey') wrote.set(`${target.area}.${target.key}`, index);
+  else if ((target.kind === 'whole' && target.part === 'state') || target.kind === 'state') wrote.set(ALL, index);
+  else if (target.kind === 'list' || target.kind === 'append' || target.kind === 'index' || target.kind === 'byId') {
+    wrote.set(IDS, index);
+    if (target.list === 'blocks') wrote.set(ALL, index);
+  }
 }
 
 function checkPatch(raw: unknown): PatchOperation {
@@ -243,7 +272,7 @@ function checkPatch(raw: unknown): PatchOperation {
 }
 
 /** Applies one patch to the draft; returns its JSON Patch. */
-function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonPatchOperation[] {
+function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalog: UICatalog): JsonPatchOperation[] {
   if (patch.op === 'create' || patch.op === 'delete') {
     refuse(
       'INVALID_OP',
@@ -318,7 +347,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
     }
     case 'list': {
       only(['set', 'replace'], `set or replace the whole list, add with ${target.list}+, remove with ${target.list}-"id"`);
-      const items = parseItems(target.list, value(), patch.path);
+      const items = parseItems(target.list, value(), patch.path, catalog);
       if (!Array.isArray(items)) refuse('INVALID_STRUCTURE', `${patch.path} is a list`);
       uniqueIds(target.list, items);
       draft[target.list] = items;
@@ -329,7 +358,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no ${target.list} yet; set "${target.list}" first`);
       const given = patch.items ?? (Array.isArray(patch.value) ? patch.value : patch.value === undefined ? undefined : [patch.value]);
       if (given === undefined || given.length === 0) refuse('MISSING_VALUE', `add on ${patch.path} needs a value (one item) or items (a list)`);
-      const items = parseItems(target.list, toJson(given), patch.path);
+      const items = parseItems(target.list, toJson(given), patch.path, catalog);
       uniqueIds(target.list, [...list, ...items]);
       list.push(...items);
       return items.map((item) => ({ op: 'add' as const, path: `/${target.list}/-`, value: item as unknown as JsonValue }));
@@ -341,7 +370,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       );
       const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
       if (target.index >= list.length) refuse('PATH_NOT_FOUND', `${target.list} has ${list.length} item(s); there is no index ${target.index}`);
-      const [item] = parseItems(target.list, [value()], patch.path);
+      const [item] = parseItems(target.list, [value()], patch.path, catalog);
       const next = list.map((x, i) => (i === target.index ? (item as { id: string }) : x));
       uniqueIds(target.list, next);
       list[target.index] = item as { id: string };
@@ -352,7 +381,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
       const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `the instance has no ${target.list}`);
       const at = list.findIndex((x) => x.id === target.id);
       if (at === -1) refuse('PATH_NOT_FOUND', `${target.list} has no item with the id "${target.id}" (ids: ${list.map((x) => x.id).join(', ') || 'none'})`);
-      const [item] = parseItems(target.list, [value()], patch.path);
+      const [item] = parseItems(target.list, [value()], patch.path, catalog);
       const next = list.map((x, i) => (i === at ? (item as { id: string }) : x));
       uniqueIds(target.list, next);
       list[at] = item as { id: string };
@@ -376,10 +405,15 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean): JsonP
   }
 }
 
-function parseItems(list: 'blocks' | 'actions', value: JsonValue, path: string): { id: string }[] {
+function parseItems(list: 'blocks' | 'actions', value: JsonValue, path: string, catalog: UICatalog): { id: string }[] {
   if (!Array.isArray(value)) return refuse('INVALID_STRUCTURE', `${path} takes a list of ${list}`);
-  const schema = list === 'blocks' ? Block : ActionConfig;
-  return value.map((item, i) => parse(schema, item, `${path}[${i}]`) as { id: string });
+  if (list === 'actions') return value.map((item, i) => parse(ActionConfig, item, `${path}[${i}]`));
+  return value.map((item, i) => {
+    const block = parse(Block, item, `${path}[${i}]`);
+    // Each field is one of the catalog's components, with that component's props.
+    for (const [f, field] of (block.props?.fields ?? []).entries()) parse(catalog.field(), field, `${path}[${i}].props.fields[${f}]`);
+    return block;
+  });
 }
 
 function uniqueIds(list: 'blocks' | 'actions', items: readonly { id: string }[]): void {

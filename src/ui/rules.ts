@@ -52,10 +52,10 @@ export function templatePaths(text: string): string[] {
 /** When a field, block or action is shown: a state value compared (no comparator: it is truthy). */
 export interface VisibilityRule {
   path: string;
-  equals?: Json;
-  notEquals?: Json;
-  in?: Json[];
-  truthy?: boolean;
+  equals?: Json | undefined;
+  notEquals?: Json | undefined;
+  in?: Json[] | undefined;
+  truthy?: boolean | undefined;
 }
 
 /** Whether a rule (or every rule of a list) holds; no rule: shown. */
@@ -64,8 +64,8 @@ export function isVisible(rule: VisibilityRule | readonly VisibilityRule[] | und
   if (Array.isArray(rule)) return rule.every((r: VisibilityRule) => isVisible(r, state));
   const one = rule as VisibilityRule;
   const value = readPath(state, one.path);
-  if ('equals' in one) return same(value, one.equals);
-  if ('notEquals' in one) return !same(value, one.notEquals);
+  if (one.equals !== undefined) return same(value, one.equals);
+  if (one.notEquals !== undefined) return !same(value, one.notEquals);
   if (one.in !== undefined) return one.in.some((v) => same(value, v));
   const truthy = value !== undefined && value !== null && value !== false && value !== 0 && value !== '' && !(Array.isArray(value) && value.length === 0);
   return truthy === (one.truthy ?? true);

@@ -8,6 +8,7 @@ import { defineAction, type Action } from '../action/action.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
+import { UICatalog } from './catalog.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
 
@@ -15,9 +16,12 @@ export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: f
 
 export class UIApi {
   readonly #manager: WorkspaceManager;
+  /** The components the model can build with (built-in and registered): `ws.ui.catalog.register(...)` adds one. */
+  readonly catalog: UICatalog;
 
-  constructor(manager: WorkspaceManager) {
+  constructor(manager: WorkspaceManager, catalog: UICatalog = new UICatalog()) {
     this.#manager = manager;
+    this.catalog = catalog;
   }
 
   /**
@@ -86,9 +90,10 @@ export class UIApi {
 
   /** `patch_ui_state` alone as an action (autonomous by default); `actions()` adds the tools that read. */
   action(options: { trust?: Action['trust'] } = {}): Action {
-    return defineAction({
+    const catalog = this.catalog;
+    const action = defineAction({
       name: 'patch_ui_state',
-      description: PATCH_UI_STATE_DESCRIPTION,
+      description: '',
       input: PatchUiStateInput,
       trust: options.trust ?? 'autonomous',
       run: async (input, ctx) => {
@@ -98,6 +103,13 @@ export class UIApi {
         return { success: true, kind: response.kind, instanceId: response.instanceId, version: response.version };
       },
     }) as Action;
+    // The description and schema the model reads come from the catalog as it is when they are read (a component registered later is in them).
+    const base = action.jsonSchema;
+    return Object.defineProperties(action, {
+      description: { get: () => patchUiStateDescription(catalog), enumerable: true },
+      jsonSchema: { get: () => ({ ...base, $defs: catalog.defs() }), enumerable: true },
+      toTool: { value: () => ({ name: action.name, description: patchUiStateDescription(catalog), inputSchema: { ...base, $defs: catalog.defs() } }) },
+    });
   }
 }
 
@@ -123,10 +135,20 @@ export const PatchUiStateInput = z.strictObject({
   patches: z.array(PatchOperationInput),
 });
 
-const PATCH_UI_STATE_DESCRIPTION = [
-  'Apply structured patches to a UI instance: the only way to build or change the user interface.',
-  'Patches apply in order and a call is all or nothing. Blocks are forms: { id, type: "form", bind: "state.params", props: { fields: [{ label, key, type: text|number|textarea|select|checkbox|radio, options? }], showProgress?, showStatus?, showImages?, showTable?, showCountInput?, showTaskId? } }.',
-  BLOCK_DATA_DESCRIPTION,
-  'Actions are buttons: { id, label, style: primary|secondary|danger }. Ids are unique; meta.pageKey never changes; patches carry no version.',
-  'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back.',
-].join(' ');
+/** What the model reads of patch_ui_state: the grammar, then every component of the catalog. */
+function patchUiStateDescription(catalog: UICatalog): string {
+  return [
+    'Apply structured patches to a UI instance: the only way to build or change the user interface.',
+    'Patches apply in order and a call is all or nothing.',
+    'Blocks: { id, type: "form", bind: "state.params" | "state.runtime", props: { fields: [field...], title?, description?, actions?: [action...] (buttons inside the block), visible?, modal? (a dialog while visible), span? (grid columns, 1-4), showProgress?, showStatus?, showImages?, showTable?, showCountInput?, showTaskId? } }.',
+    catalog.describe(),
+    'Templates: ${state.params.x} or ${state.runtime.x} in labels, descriptions, placeholders, titles, action labels and the value text of markdown, badge and code fields.',
+    'visible (on a field, a block\'s props, an action): { path: "state.params.x", equals? | notEquals? | in? | truthy? }, or a list that must all hold.',
+    'Input fields take required, min/max and pattern where their type has them; the page and the server check them when the user clicks (an action with validate: false skips them).',
+    'Actions are buttons: { id, label, style: primary|secondary|danger, handler?, validate?, visible? }. An action with a handler ({ type: set, path, value } | { type: increment|decrement, path, by? } | { type: toggle, path } | { type: template, path, template }, or a list; path state.params.{key} or state.runtime.{key}) changes the state when clicked, without you; an action without one sends you the click and the form values.',
+    'Layout: { type: single|column|row|grid|tabs, columns? (grid, 1-4) }; tabs show one block at a time, named by its title.',
+    BLOCK_DATA_DESCRIPTION,
+    'Ids are unique (action ids across the instance and its blocks); meta.pageKey never changes; patches carry no version.',
+    'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back, with what the user typed.',
+  ].join(' ');
+}
