@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { JsonValue } from '../core/blocks.js';
-import { DISPLAY_TYPES, HANDLER_PATH, HANDLER_TYPES, INPUT_TYPES, STATE_PATH, templatePaths } from './rules.js';
+import { DISPLAY_TYPES, HANDLER_PATH, HANDLER_TYPES, INPUT_TYPES, STATE_PATH } from './rules.js';
 
 export const ACTION_STYLES = ['primary', 'secondary', 'danger'] as const;
 export const BLOCK_TYPES = ['form'] as const;
@@ -17,13 +17,17 @@ export const FIELD_TYPES = [...INPUT_TYPES, ...DISPLAY_TYPES] as const;
 export const UI_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
 const UiId = z.string().regex(UI_ID, 'an id is 1 to 100 letters, digits, _ . : or -, not starting with . : or -');
 
+/** Every `${...}` of a text, what it holds trimmed: a template of no state value (`${foo}`) is refused rather than shown as it is. */
+const ANY_TEMPLATE = /\$\{([^}]*)\}/g;
+
 /** A label, a title: text a template may fill (`${state.params.name}`). */
 const Text = (max: number) =>
   z
     .string()
     .max(max)
     .superRefine((text, ctx) => {
-      for (const path of templatePaths(text))
+      const paths = text.includes('${') ? [...text.matchAll(ANY_TEMPLATE)].map((m) => (m[1] as string).trim()) : [];
+      for (const path of paths)
         if (!STATE_PATH.test(path))
           ctx.addIssue({ code: 'custom', message: `\${${path}} is not a template of a state value: \${state.params.key} or \${state.runtime.key}` });
     });
