@@ -1,5 +1,6 @@
 /** The HTTP API of `golem serve` (src/serve/api-types.ts), with the token on every call. */
 import { IMAGE_DATA_URL } from '../../src/ui/block-data-keys.js';
+import type { FileRef, UiCatalog } from './types.js';
 import type { ApprovalAnswerBody, ClearanceDecisionBody, ClearanceView, ServeState, SessionDetail, SessionSummary } from '../../src/serve/api-types.js';
 
 /** A refusal of the server (`{ error: { code, message } }`), or a failed request. */
@@ -77,6 +78,55 @@ export class Api {
     // Only what the engine would take as src: a raster image, whatever the server said it was.
     if (!IMAGE_DATA_URL.test(url)) throw new ApiError('NOT_AN_IMAGE', 'the blob is not a png, jpeg, gif, webp or avif image', response.status);
     return url;
+  }
+
+  /** The UI catalog (GET /api/ui/catalog): the components the server knows and the image hosts allowed; none when the server has no such route. */
+  async uiCatalog(): Promise<UiCatalog> {
+    try {
+      const data = await this.request<Partial<UiCatalog> | null>('GET', '/api/ui/catalog');
+      const components = Array.isArray(data?.components) ? data.components : [];
+      const hosts = Array.isArray(data?.imageHosts) ? data.imageHosts : [];
+      return {
+        components: components.filter((c) => typeof c?.type === 'string' && (c.kind === 'input' || c.kind === 'display')),
+        imageHosts: hosts.filter((h): h is string => typeof h === 'string'),
+      };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return { components: [], imageHosts: [] };
+      throw error;
+    }
+  }
+
+  /** A file field's upload (the raw bytes): the reference its click sends. */
+  async uploadUiFile(instanceId: string, key: string, file: File): Promise<FileRef> {
+    let response: Response;
+    try {
+      response = await fetch(`/api/ui/${enc(instanceId)}/files/${enc(key)}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          accept: 'application/json',
+          'content-type': file.type === '' ? 'application/octet-stream' : file.type,
+          'x-file-name': enc(file.name),
+        },
+        body: file,
+      });
+    } catch (cause) {
+      throw new ApiError('NETWORK', `the server did not answer (${(cause as Error).message})`, 0);
+    }
+    const data = (await response.json().catch(() => null)) as unknown;
+    if (response.status === 401) this.onUnauthorized();
+    if (!response.ok) {
+      const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      throw new ApiError(
+        typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
+        typeof error?.message === 'string' ? error.message : 'the upload failed',
+        response.status,
+      );
+    }
+    const ref = data as Partial<FileRef> | null;
+    if (typeof ref?.sha256 !== 'string' || typeof ref.name !== 'string' || typeof ref.mediaType !== 'string' || typeof ref.size !== 'number')
+      throw new ApiError('BAD_RESPONSE', 'the server did not answer with a file reference', response.status);
+    return { sha256: ref.sha256, name: ref.name, mediaType: ref.mediaType, size: ref.size };
   }
 
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

@@ -5,6 +5,8 @@ import { followVisibleHeight } from './viewport.js';
 import './styles.css';
 import './messages.css';
 import './ui-blocks.css';
+import './ui-fields.css';
+import './ui-layout.css';
 
 // Before the first paint: no flash of the other theme.
 applyTheme(readTheme());

@@ -6,15 +6,64 @@ import type { ServeCustomEvent } from '../../src/serve/api-types.js';
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
-export type FieldType = 'text' | 'number' | 'textarea' | 'select' | 'checkbox' | 'radio';
+/** The built-in field components (docs/ui-catalog.md); any other type is a registered one, or unknown to this page. */
+export type InputType =
+  'text' | 'number' | 'textarea' | 'select' | 'checkbox' | 'radio' | 'multiselect' | 'date' | 'slider' | 'switch' | 'tags' | 'file' | 'json';
+export type DisplayType = 'markdown' | 'table' | 'progress' | 'badge' | 'metric' | 'image' | 'chart' | 'code';
+export type FieldType = InputType | DisplayType | (string & {});
 
+export type Tone = 'neutral' | 'info' | 'success' | 'warning' | 'danger';
+
+/** A visibility rule (src/ui/rules.ts): the value at `path` compared, or truthy. */
+export interface VisibleRule {
+  path: string;
+  equals?: Json;
+  notEquals?: Json;
+  in?: Json[];
+  truthy?: boolean;
+}
+export type Visible = VisibleRule | VisibleRule[];
+
+/**
+ * A field: the members every field has, and each type's own (read where the type is drawn;
+ * the engine checked them against the catalog when they were written).
+ */
 export interface FieldConfig {
   label: string;
   key: string;
   type: FieldType;
   value?: Json;
   description?: string;
+  visible?: Visible;
+  required?: boolean;
   options?: { label: string; value: string }[];
+  placeholder?: string;
+  rows?: number;
+  min?: number | string;
+  max?: number | string;
+  step?: number;
+  pattern?: string;
+  accept?: string[];
+  maxBytes?: number;
+  columns?: { key: string; label: string }[];
+  sortable?: boolean;
+  tone?: Tone;
+  tones?: Record<string, Tone>;
+  unit?: string;
+  alt?: string;
+  chart?: 'line' | 'bar' | 'pie';
+  x?: string;
+  y?: string | string[];
+  language?: string;
+  [prop: string]: unknown;
+}
+
+/** What a file field's value holds once uploaded (POST /api/ui/<instanceId>/files/<key>). */
+export interface FileRef {
+  sha256: string;
+  name: string;
+  mediaType: string;
+  size: number;
 }
 
 export interface UIBlock {
@@ -24,6 +73,12 @@ export interface UIBlock {
   /** Fields, and the seed's properties that draw data of state.runtime (web/src/block-data.ts). */
   props?: {
     fields?: FieldConfig[];
+    title?: string;
+    description?: string;
+    actions?: UIAction[];
+    visible?: Visible;
+    modal?: boolean;
+    span?: number;
     showProgress?: boolean;
     showStatus?: boolean;
     showImages?: boolean;
@@ -37,6 +92,16 @@ export interface UIAction {
   id: string;
   label: string;
   style: 'primary' | 'secondary' | 'danger';
+  visible?: Visible;
+  /** false: the click skips the fields' rules (a Cancel). */
+  validate?: boolean;
+  /** Applied by the server with the values, as one patch_ui_state call; the agent is not told. */
+  handler?: Json;
+}
+
+export interface UILayout {
+  type: 'single' | 'column' | 'row' | 'grid' | 'tabs';
+  columns?: number;
 }
 
 export interface UIInstance {
@@ -44,7 +109,13 @@ export interface UIInstance {
   state: { params: Record<string, Json>; runtime: Record<string, Json> };
   blocks: UIBlock[];
   actions: UIAction[];
-  layout?: { type: 'single' };
+  layout?: UILayout;
+}
+
+/** GET /api/ui/catalog: the components the server knows (a renderer for those the page does not draw itself), and image hosts. */
+export interface UiCatalog {
+  components: { type: string; kind: 'input' | 'display'; renderer?: string }[];
+  imageHosts: string[];
 }
 
 export interface UISnapshot {

@@ -6,9 +6,10 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { BLOCK_DATA_KEYS, countToSend, showsCountInput } from './block-data.js';
-import { collectValues, dropCovered, type InstanceEdits, type RawEdit } from './form-values.js';
+import { collectValues, dropCovered, fieldProblems, INPUT_TYPES, type InstanceEdits, type RawEdit } from './form-values.js';
 import type { ReconnectingSocket } from './socket.js';
-import type { SocketEvent } from './types.js';
+import type { SocketEvent, UIAction, UIInstance, UiCatalog } from './types.js';
+import { inputTypes } from './ui-context.js';
 import { emptyStore, type StoreUpdate, type UiStore } from './ui-store.js';
 import type { Notify } from './use-session.js';
 
@@ -24,6 +25,8 @@ export interface Forms {
   /** Instances whose action the user sent and the model has not changed since. */
   sent: Record<string, boolean>;
   errors: Record<string, string>;
+  /** Why the last click was not sent, by instance and field key (shown under each field). */
+  fieldErrors: Record<string, Record<string, string>>;
   /** The store as of now (socket handlers run between renders). */
   current: () => UiStore;
   /** After a state event: instances that were sending are answered; drop the edits the server now holds. */
@@ -35,12 +38,13 @@ export interface Forms {
   runAction: (instanceId: string, actionId: string) => void;
 }
 
-export function useForms(socket: { readonly current: ReconnectingSocket | null }, notify: Notify): Forms {
+export function useForms(socket: { readonly current: ReconnectingSocket | null }, notify: Notify, catalog: UiCatalog): Forms {
   const [ui, setUi] = useState<UiStore>(emptyStore);
   const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
   const [counts, setCounts] = useState<Record<string, string>>({});
   const [sending, setSending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, Record<string, string>>>({});
   /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. Kept for reloads. */
   const [sentAs, setSentAs] = useState<Record<string, string>>(readSent);
   const uiRef = useRef(ui);
@@ -125,6 +129,13 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const editField = (instanceId: string, key: string, value: RawEdit) => {
     setEdits((prev) => ({ ...prev, [instanceId]: { ...prev[instanceId], [key]: value } }));
     clearError(instanceId);
+    // The field's error goes once it is changed; the next click checks it again.
+    setFieldErrors((prev) => {
+      if (prev[instanceId]?.[key] === undefined) return prev;
+      const rest = { ...prev[instanceId] };
+      delete rest[key];
+      return { ...prev, [instanceId]: rest };
+    });
   };
 
   const editCount = (instanceId: string, text: string) => {
@@ -135,7 +146,21 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const runAction = (instanceId: string, actionId: string) => {
     const instance = uiRef.current.state.instances[instanceId];
     if (instance === undefined) return;
-    const values = collectValues(instance, edits[instanceId]);
+    const action = findAction(instance, actionId);
+    if (action === undefined) return;
+    const isInput = inputTypes(catalog, INPUT_TYPES);
+    // The fields' rules, as the server checks them again: a click that breaks one is not sent.
+    const problems = action.validate === false ? {} : fieldProblems(instance, edits[instanceId], isInput);
+    setFieldErrors((prev) => ({ ...prev, [instanceId]: Object.fromEntries(Object.entries(problems).map(([key, p]) => [key, sentence(p)])) }));
+    const wrong = Object.keys(problems).length;
+    if (wrong > 0) {
+      setErrors((prev) => ({
+        ...prev,
+        [instanceId]: wrong === 1 ? 'One field needs a change: see the note under it.' : `${wrong} fields need a change: see the notes under them.`,
+      }));
+      return;
+    }
+    const values = collectValues(instance, edits[instanceId], isInput);
     const typed = counts[instanceId];
     const count = countToSend(instance, typed);
     // A count typed that is no whole number is not sent as nothing: the user is told.
@@ -166,8 +191,16 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     }),
   );
 
-  return { ui, edits, counts, sending, sent, errors, current: () => uiRef.current, settle, refused, editField, editCount, runAction };
+  return { ui, edits, counts, sending, sent, errors, fieldErrors, current: () => uiRef.current, settle, refused, editField, editCount, runAction };
 }
+
+/** An action of the instance or of one of its blocks. */
+function findAction(instance: UIInstance, actionId: string): UIAction | undefined {
+  return [...(instance.actions ?? []), ...(instance.blocks ?? []).flatMap((block) => block.props?.actions ?? [])].find((a) => a.id === actionId);
+}
+
+/** A rule's words ("at least 3") as a note under a field ("At least 3."). */
+const sentence = (problem: string) => `${problem.charAt(0).toUpperCase()}${problem.slice(1)}${/[.!?]$/.test(problem) ? '' : '.'}`;
 
 const SENT_KEY = 'golem.sent';
 

@@ -8,7 +8,9 @@ import type { LiveItem } from '../live-runs.js';
 import type { ReconnectingSocket } from '../socket.js';
 import { shownInstances } from '../ui-store.js';
 import { chatActions } from '../use-chat-actions.js';
+import { UiContext } from '../ui-context.js';
 import { useForms } from '../use-forms.js';
+import { useUiCatalog } from '../use-ui-catalog.js';
 import { useLiveSocket } from '../use-live-socket.js';
 import { useEscapeToStop } from '../use-escape.js';
 import { useSession } from '../use-session.js';
@@ -49,12 +51,17 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const session = useSession(token, onUnauthorized);
   const { api, serve, openId, detail, loadingDetail, live, progress, workerStates, notice, setNotice, notify, fail, loadState, open } = session;
   const socketRef = useRef<ReconnectingSocket | null>(null);
-  const forms = useForms(socketRef, notify);
+  const catalog = useUiCatalog(api);
+  const forms = useForms(socketRef, notify, catalog);
   const [shownDiff, setShownDiff] = useState<{ title: string; diff: string } | null>(null);
   const connection = useLiveSocket(token, socketRef, session, forms, { onDiff: setShownDiff });
   const { send, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
   const loadImage = useMemo(() => imageLoader((instanceId, sha256) => api.uiImage(instanceId, sha256)), [api]);
+  const uiServices = useMemo(
+    () => ({ catalog, loadImage, upload: (instanceId: string, key: string, file: File) => api.uploadUiFile(instanceId, key, file) }),
+    [catalog, loadImage, api],
+  );
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
   /** The pane a phone shows (one at a time); wider screens show them all. */
   const [pane, setPane] = useState<Pane>('chat');
@@ -117,7 +124,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const runningWorkers = detail?.workers.filter((w) => (workerStates[w.id]?.status ?? w.status) === 'running').length ?? 0;
 
   return (
-    <div class="app" data-pane={pane}>
+    <div class="app" data-pane={pane} data-wide-ui={formIds.some((id) => ['row', 'grid'].includes(forms.ui.state.instances[id]?.layout?.type ?? ''))}>
       <header class="topbar" inert={approval !== undefined}>
         <span class="brand">Golem</span>
         <span class="muted small model">
@@ -171,23 +178,27 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         commands={serve?.commands ?? []}
         inert={approval !== undefined}
       />
-      <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined}>
+      {/* Focusable: it scrolls, and a sent form may hold nothing else a keyboard can reach. */}
+      <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined} tabIndex={0}>
         {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
         <ClearancePanel items={clearance} loadDiff={loadDiff} decide={decide} />
-        <UiInstances
-          instances={forms.ui.state.instances}
-          shown={formIds}
-          touched={forms.ui.touched}
-          edits={forms.edits}
-          counts={forms.counts}
-          sending={forms.sending}
-          sent={forms.sent}
-          errors={forms.errors}
-          onEdit={forms.editField}
-          onCount={forms.editCount}
-          onAction={forms.runAction}
-          loadImage={loadImage}
-        />
+        <UiContext.Provider value={uiServices}>
+          <UiInstances
+            instances={forms.ui.state.instances}
+            shown={formIds}
+            touched={forms.ui.touched}
+            edits={forms.edits}
+            fieldErrors={forms.fieldErrors}
+            counts={forms.counts}
+            sending={forms.sending}
+            sent={forms.sent}
+            errors={forms.errors}
+            onEdit={forms.editField}
+            onCount={forms.editCount}
+            onAction={forms.runAction}
+            loadImage={loadImage}
+          />
+        </UiContext.Provider>
       </aside>
       <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
       {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}

@@ -94,7 +94,7 @@ function Status({ status }: { status: StatusView }) {
 
 const number = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/\.?0+$/, ''));
 
-function Progress({ progress, id }: { progress: ProgressView; id: string }) {
+export function Progress({ progress, id }: { progress: ProgressView; id: string }) {
   const percent = Math.round((progress.value / progress.max) * 100);
   const amount = progress.max === 100 ? `${number(progress.value)}%` : `${number(progress.value)} / ${number(progress.max)}`;
   return (

@@ -1,7 +1,9 @@
-import type { FieldConfig, UIBlock, UIInstance } from '../types.js';
-import { shows } from '../block-data.js';
-import { displayText, fieldValue, type InstanceEdits, type RawEdit } from '../form-values.js';
-import { BlockData, CountInput, type LoadImage } from './BlockData.js';
+import { useState } from 'preact/hooks';
+import type { UIInstance } from '../types.js';
+import { liveState, type InstanceEdits, type RawEdit } from '../form-values.js';
+import type { LoadImage } from './BlockData.js';
+import { ActionBar, type InstanceView } from './UiBlockView.js';
+import { UiLayout } from './UiLayout.js';
 
 interface Props {
   instances: Record<string, UIInstance>;
@@ -9,6 +11,8 @@ interface Props {
   shown: readonly string[];
   touched: Record<string, number>;
   edits: Record<string, InstanceEdits>;
+  /** Why the last click was not sent, by instance and field key. */
+  fieldErrors: Record<string, Record<string, string>>;
   /** The count inputs' text as typed, by instance, not yet sent. */
   counts: Record<string, string>;
   sending: Record<string, boolean>;
@@ -40,6 +44,7 @@ export function UiInstances(props: Props) {
             instance={instance}
             version={props.touched[id] ?? 0}
             edits={props.edits[id]}
+            fieldErrors={props.fieldErrors[id]}
             count={props.counts[id]}
             sending={props.sending[id] === true}
             sent={props.sent[id] === true || instance.meta?.status === 'submitted'}
@@ -60,6 +65,7 @@ interface CardProps {
   instance: UIInstance;
   version: number;
   edits: InstanceEdits | undefined;
+  fieldErrors: Record<string, string> | undefined;
   count: string | undefined;
   sending: boolean;
   sent: boolean;
@@ -70,9 +76,25 @@ interface CardProps {
   loadImage: LoadImage;
 }
 
-function InstanceCard({ id, instance, version, edits, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
+function InstanceCard({ id, instance, version, edits, fieldErrors, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
   const meta = instance.meta;
   const status = meta?.status === 'submitted' ? 'submitted' : sent ? 'sent' : (meta?.status ?? 'idle');
+  // Dialogs closed on this page, each until the instance changes (its version then).
+  const [closedAt, setClosedAt] = useState<Record<string, number>>({});
+  const closed = new Set(Object.entries(closedAt).flatMap(([blockId, at]) => (at === version ? [blockId] : [])));
+  const view: InstanceView = {
+    instanceId: id,
+    instance,
+    edits,
+    state: liveState(instance, edits),
+    fieldErrors,
+    count,
+    disabled: sending || sent,
+    loadImage,
+    onEdit,
+    onCount,
+    onAction,
+  };
   return (
     <div
       class={`ui-instance${sending ? ' sending' : ''}${sent ? ' sent' : ''}`}
@@ -98,136 +120,21 @@ function InstanceCard({ id, instance, version, edits, count, sending, sent, erro
           e.preventDefault();
         }}
       >
-        {(instance.blocks ?? []).map((block) => {
-          const fields = block.props?.fields ?? [];
-          const counting = shows(block, 'showCountInput');
-          return (
-            <div key={block.id} class="ui-block" data-testid="ui-block" data-block-id={block.id}>
-              <BlockData instanceId={id} instance={instance} block={block} loadImage={loadImage} />
-              {(fields.length > 0 || counting) && (
-                <fieldset class="ui-fields" disabled={sending || sent}>
-                  {fields.map((field) => (
-                    <Field key={field.key} instanceId={id} instance={instance} block={block} field={field} edits={edits} onEdit={onEdit} />
-                  ))}
-                  {counting && <CountInput instanceId={id} instance={instance} block={block} typed={count} onCount={onCount} />}
-                </fieldset>
-              )}
-            </div>
-          );
-        })}
+        <UiLayout view={view} closed={closed} onClose={(blockId) => setClosedAt((prev) => ({ ...prev, [blockId]: version }))} />
         {error !== undefined && (
           <p class="ui-error" role="alert">
             {error}
           </p>
         )}
-        <div class="ui-actions">
+        <ActionBar view={view} actions={instance.actions ?? []} className="ui-actions">
           {sending && <span class="muted small sending-note">sending…</span>}
           {sent && !sending && (
             <span class="muted small sending-note" data-testid="ui-sent">
               Sent: the agent has your answer.
             </span>
           )}
-          {(instance.actions ?? []).map((action) => (
-            <button
-              key={action.id}
-              type="button"
-              class={`btn btn-${action.style === 'secondary' ? 'secondary' : action.style === 'danger' ? 'danger' : 'primary'} btn-small`}
-              data-testid={`action-${action.id}`}
-              data-style={action.style}
-              disabled={sending || sent}
-              onClick={() => onAction(id, action.id)}
-            >
-              {action.label}
-            </button>
-          ))}
-        </div>
+        </ActionBar>
       </form>
-    </div>
-  );
-}
-
-interface FieldProps {
-  instanceId: string;
-  instance: UIInstance;
-  block: UIBlock;
-  field: FieldConfig;
-  edits: InstanceEdits | undefined;
-  onEdit: Props['onEdit'];
-}
-
-function Field({ instanceId, instance, block, field, edits, onEdit }: FieldProps) {
-  const value = fieldValue(instance, block, field, edits);
-  const text = displayText(field, edits, value);
-  const inputId = `f-${instanceId}-${block.id}-${field.key}`;
-  const testId = `field-${field.key}`;
-  const set = (v: RawEdit) => onEdit(instanceId, field.key, v);
-  const description = field.description !== undefined && <p class="field-desc">{field.description}</p>;
-
-  if (field.type === 'checkbox') {
-    return (
-      <div class="field field-checkbox">
-        <label>
-          <input id={inputId} type="checkbox" data-testid={testId} checked={value === true} onChange={(e) => set(e.currentTarget.checked)} />
-          <span>{field.label}</span>
-        </label>
-        {description}
-      </div>
-    );
-  }
-  if (field.type === 'radio') {
-    return (
-      <div class="field">
-        <div class="field-label" id={`${inputId}-label`}>
-          {field.label}
-        </div>
-        {description}
-        <div class="radio-group" role="radiogroup" aria-labelledby={`${inputId}-label`} data-testid={testId}>
-          {(field.options ?? []).map((option) => (
-            <label key={option.value}>
-              <input type="radio" name={inputId} value={option.value} checked={text === option.value} onChange={() => set(option.value)} />
-              <span>{option.label}</span>
-            </label>
-          ))}
-        </div>
-      </div>
-    );
-  }
-  let control;
-  switch (field.type) {
-    case 'textarea':
-      control = <textarea id={inputId} data-testid={testId} rows={3} value={text} onInput={(e) => set(e.currentTarget.value)} />;
-      break;
-    case 'select': {
-      const known = (field.options ?? []).some((o) => o.value === text);
-      control = (
-        <select id={inputId} data-testid={testId} value={known ? text : ''} onChange={(e) => set(e.currentTarget.value)}>
-          {!known && (
-            <option value="" disabled>
-              Choose…
-            </option>
-          )}
-          {(field.options ?? []).map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      );
-      break;
-    }
-    case 'number':
-      control = <input id={inputId} type="number" data-testid={testId} value={text} onInput={(e) => set(e.currentTarget.value)} />;
-      break;
-    default:
-      control = <input id={inputId} type="text" data-testid={testId} value={text} onInput={(e) => set(e.currentTarget.value)} />;
-  }
-  return (
-    <div class="field">
-      <label class="field-label" for={inputId}>
-        {field.label}
-      </label>
-      {description}
-      {control}
     </div>
   );
 }
