@@ -3,12 +3,7 @@
  * validation against seed 002's budgets (100 ms and 50 ms; the aim is a thousand times
  * under both), and each task page's GET_DOM snapshot in tokens against its raw HTML.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import WebSocket from 'ws';
-import { BrowserExecutor, countOpenAiTokens, createSchemaManager, createWorkspace, type AIResponse } from '../src/index.js';
-import { serve } from '../src/serve/index.js';
+import { BrowserExecutor, countOpenAiTokens, createSchemaManager, type AIResponse } from '../src/index.js';
 import { startTaskServer } from '../test/web-tasks/server.js';
 import { TASKS } from '../test/web-tasks/tasks.js';
 import { fmt, log, median, printTable, timeBatched, timeEach, type Row } from './lib.js';
@@ -130,105 +125,7 @@ async function snapshotRows(): Promise<Row[]> {
   return rows;
 }
 
-/** patch_ui_state calls through ws.ui.patch: engine, command and index (memory), and durable on SQLite. */
-async function uiRows(): Promise<Row[]> {
-  log('patch_ui_state calls...');
-  const rows: Row[] = [];
-  for (const [label, options] of [
-    ['in memory', {}],
-    ['SQLite, durable', { dir: mkdtempSync(join(tmpdir(), 'golem-bench-ui-')) }],
-  ] as const) {
-    const ws = await createWorkspace(options);
-    await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
-    await ws.ui.patch({
-      instanceId: 'form',
-      patches: [
-        {
-          op: 'add',
-          path: 'blocks+',
-          items: Array.from({ length: 10 }, (_, i) => ({
-            id: `b${i}`,
-            type: 'form',
-            bind: 'state.params',
-            props: { fields: [{ label: 'Name', key: 'name', type: 'text' }] },
-          })),
-        },
-      ],
-    });
-    const times = await timeEach(2000, async (i) => {
-      const r = await ws.ui.patch({
-        instanceId: 'form',
-        patches: [
-          { op: 'set', path: 'state.params.count', value: i },
-          {
-            op: 'set',
-            path: 'blocks["b3"]',
-            value: { id: 'b3', type: 'form', bind: 'state.params', props: { fields: [{ label: `Name ${i}`, key: 'name', type: 'text' }] } },
-          },
-        ],
-      });
-      if (!r.success) throw new Error('the bench patch was refused');
-    });
-    await ws.close();
-    if ('dir' in options) rmSync(options.dir, { recursive: true, force: true });
-    const t = median(times);
-    rows.push({
-      measure: `patch_ui_state call, 2 patches, 10 blocks (${label})`,
-      value: fmt(t),
-      target: `${Math.round(1000 / t).toLocaleString('en')} calls per second`,
-    });
-  }
-  return rows;
-}
-
-/** From a patch_ui_state call to its STATE_DELTA at each of 100 WebSocket clients on loopback. */
-async function fanOutRows(): Promise<Row[]> {
-  log('deltas to 100 WebSocket clients...');
-  const ws = await createWorkspace();
-  const server = await serve(ws);
-  const CLIENTS = 100;
-  const latencies: number[] = [];
-  let sent = 0;
-  let pending = 0;
-  let done: () => void = () => undefined;
-  const sockets = await Promise.all(
-    Array.from(
-      { length: CLIENTS },
-      () =>
-        new Promise<WebSocket>((resolve, reject) => {
-          const socket = new WebSocket(server.socketUrl);
-          socket.on('message', (data) => {
-            if (!(data as Buffer).toString('utf8').includes('STATE_DELTA')) return;
-            latencies.push(performance.now() - sent);
-            if (--pending === 0) done();
-          });
-          socket.once('open', () => resolve(socket));
-          socket.once('error', reject);
-        }),
-    ),
-  );
-  await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'form', patches: [] });
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  latencies.length = 0;
-  for (let i = 0; i < 200; i++) {
-    const arrived = new Promise<void>((resolve) => (done = resolve));
-    pending = CLIENTS;
-    sent = performance.now();
-    await ws.ui.patch({ instanceId: 'form', patches: [{ op: 'set', path: 'state.params.count', value: i }] });
-    await arrived;
-  }
-  for (const socket of sockets) socket.close();
-  await server.close();
-  await ws.close();
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
-  return [
-    { measure: `call to STATE_DELTA at ${CLIENTS} WebSocket clients, p50`, value: fmt(p(0.5)), target: 'loopback, clients in-process' },
-    { measure: `same, p99`, value: fmt(p(0.99)), target: `${latencies.length.toLocaleString('en')} deliveries` },
-  ];
-}
-
-const rows = [...(await protocolRows()), ...(await uiRows()), ...(await fanOutRows()), ...(await snapshotRows())];
+const rows = [...(await protocolRows()), ...(await snapshotRows())];
 printTable(`Golem protocol, UI and browser benchmarks (medians; node ${process.version}; tokens by the OpenAI tokenizer)`, rows, [
   'Seed 002 budgets: schema generation 100 ms, validation 50 ms; the targets are a thousand times under both.',
 ]);

@@ -8,7 +8,7 @@
 import type { JsonValue } from '../core/blocks.js';
 import type { UIApi } from '../ui/ui-api.js';
 import type { PatchOperation } from '../ui/patch-engine.js';
-import type { ActionConfig, FieldConfig, UIInstance } from '../ui/schema.js';
+import type { ActionConfig, Block, FieldConfig, UIInstance } from '../ui/schema.js';
 import { handlerPatches, INPUT_TYPES, isVisible, VALUE_LIMITS, valueProblem, type Handler, type Json, type RuleField, type RuleState } from '../ui/rules.js';
 import { BLOCK_DATA_KEYS } from '../ui/block-data-keys.js';
 
@@ -68,29 +68,30 @@ export async function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>
   if (!isVisible(action.visible, state)) return fail('PATH_NOT_FOUND', `the action "${action.id}" is not shown`);
   const values = message.values ?? {};
   if (values === null || typeof values !== 'object' || Array.isArray(values)) return fail('INVALID_MESSAGE', 'values is an object of field keys');
-  // Each value goes to the field of that key, in the state its block binds; a field is shown when it and its block are.
-  const fields = new Map<string, { bind: string; field: FieldConfig; shown: boolean }>();
-  for (const block of instance.blocks) {
-    const blockShown = isVisible(block.props?.visible, state);
-    for (const field of block.props?.fields ?? []) fields.set(field.key, { bind: block.bind, field, shown: blockShown && isVisible(field.visible, state) });
-  }
+  // Each value goes to the field of that key, in the state its block binds.
+  const fields = new Map<string, { bind: string; field: FieldConfig; block: Block }>();
+  for (const block of instance.blocks) for (const field of block.props?.fields ?? []) fields.set(field.key, { bind: block.bind, field, block });
   const patches: PatchOperation[] = [];
+  const typed: RuleState = { params: { ...state.params }, runtime: { ...state.runtime } };
   for (const [key, value] of Object.entries(values)) {
     const target = fields.get(key);
     if (target === undefined) return fail('PATH_NOT_FOUND', `no field has the key "${key}"`);
     const kind = ui.catalog.get(target.field.type)?.kind;
     if (kind !== 'input') return fail('PATH_NOT_FOUND', `"${key}" is a ${target.field.type} field: it shows a value, the user sends none`);
-    if (!target.shown) return fail('PATH_NOT_FOUND', `the field "${key}" is not shown`);
     const problem = shapeProblem(ui, target.field, value);
     if (problem !== undefined) return fail('INVALID_STRUCTURE', `${key}: ${problem}`);
     patches.push({ op: 'set', path: `${target.bind}.${key}`, value });
+    typed[target.bind === 'state.runtime' ? 'runtime' : 'params'][key] = value as Json;
   }
+  // What is shown is what the user saw: the state with their values (a switch they turned on shows the field it governs).
+  const shown = (target: { field: FieldConfig; block: Block }) => isVisible(target.block.props?.visible, typed) && isVisible(target.field.visible, typed);
+  for (const key of Object.keys(values))
+    if (!shown(fields.get(key) as { field: FieldConfig; block: Block })) return fail('PATH_NOT_FOUND', `the field "${key}" is not shown`);
   if (action.validate !== false) {
-    for (const [key, { bind, field, shown }] of fields) {
-      if (!shown || ui.catalog.get(field.type)?.kind !== 'input') continue;
-      const held = Object.hasOwn(values, key) ? values[key] : (bind === 'state.runtime' ? state.runtime : state.params)[key];
-      const problem = valueProblem(field as RuleField, held as Json | undefined);
-      if (problem !== undefined) return fail('INVALID_VALUE', `${field.label} (${key}): ${problem}`);
+    for (const [key, target] of fields) {
+      if (ui.catalog.get(target.field.type)?.kind !== 'input' || !shown(target)) continue;
+      const problem = valueProblem(target.field as RuleField, typed[target.bind === 'state.runtime' ? 'runtime' : 'params'][key]);
+      if (problem !== undefined) return fail('INVALID_VALUE', `${target.field.label} (${key}): ${problem}`);
     }
   }
   // The count input is no field: its value has its own member, and one fixed key (the engine checks its shape).
@@ -103,11 +104,6 @@ export async function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>
   }
   // The handlers see the values just typed (a template reads them).
   if (action.handler !== undefined) {
-    const typed: RuleState = { params: { ...state.params }, runtime: { ...state.runtime } };
-    for (const patch of patches) {
-      const [, area, key] = /^state\.(params|runtime)\.(.+)$/.exec(patch.path) as RegExpExecArray;
-      typed[area as 'params' | 'runtime'][key as string] = patch.value as Json;
-    }
     const handled = handlerPatches(action.handler as Handler | Handler[], typed);
     if (!handled.ok) return fail('INVALID_VALUE', `the action "${action.id}": ${handled.message}`);
     patches.push(...handled.patches);
