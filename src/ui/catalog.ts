@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { builtinComponents, type ComponentKind, type ComponentSpec } from './components.js';
 
 export type { ComponentKind, ComponentSpec };
-import { ActionConfig, Block, FieldBase, InputFieldBase, Layout } from './schema.js';
+import { ActionConfig, Block, FieldBase, InputFieldBase, Layout, Visible } from './schema.js';
 
 /** What the page learns of the catalog (GET /api/ui/catalog). */
 export interface CatalogView {
@@ -170,11 +170,29 @@ function jsonSchemaOf(schema: z.ZodType): JsonObject {
 }
 
 function catalogDefs(components: readonly ComponentSpec[]): JsonObject {
+  const visible: JsonObject = { $ref: '#/$defs/visible' };
+  type Props = { properties: Record<string, JsonObject>; required?: string[]; description?: string; additionalProperties?: boolean };
+  // Every field's members once; each component's branch names only its type and its own props.
+  const fieldBase = jsonSchemaOf(InputFieldBase) as Props;
+  delete fieldBase.properties.type;
+  delete fieldBase.properties.rid;
+  delete fieldBase.additionalProperties;
+  fieldBase.required = ['label', 'key', 'type'];
+  fieldBase.properties.visible = visible;
+  fieldBase.description = "Every field's members (required and options: input fields only), beside its type's own.";
   const field = {
-    anyOf: components.map((c) => jsonSchemaOf((c.kind === 'input' ? InputFieldBase : FieldBase).extend({ type: z.literal(c.type), ...c.props }))),
+    anyOf: components.map((c) => {
+      const own = jsonSchemaOf(z.object({ type: z.literal(c.type), ...c.props })) as Props;
+      delete own.additionalProperties;
+      own.description = `${c.kind}: ${c.description}`;
+      return { allOf: [{ $ref: '#/$defs/fieldBase' }, own] };
+    }),
   };
-  const block = jsonSchemaOf(Block) as { properties: { props: { properties: Record<string, JsonObject> } } };
+  const block = jsonSchemaOf(Block) as { properties: { props: Props } };
   block.properties.props.properties.fields = { type: 'array', items: { $ref: '#/$defs/field' } };
   block.properties.props.properties.actions = { type: 'array', items: { $ref: '#/$defs/action' } };
-  return { field, block: block as unknown as JsonObject, action: jsonSchemaOf(ActionConfig), layout: jsonSchemaOf(Layout) } as JsonObject;
+  block.properties.props.properties.visible = visible;
+  const action = jsonSchemaOf(ActionConfig) as Props;
+  action.properties.visible = visible;
+  return { fieldBase, field, block, action, layout: jsonSchemaOf(Layout), visible: jsonSchemaOf(Visible) } as unknown as JsonObject;
 }
