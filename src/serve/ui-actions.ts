@@ -50,13 +50,34 @@ function findAction(instance: UIInstance, actionId: string): ActionConfig | unde
   return instance.actions.find((a) => a.id === actionId) ?? instance.blocks.flatMap((b) => b.props?.actions ?? []).find((a) => a.id === actionId);
 }
 
+/** The block whose own actions hold this one (undefined: an action of the instance). */
+function blockOf(instance: UIInstance, action: ActionConfig): Block | undefined {
+  return instance.blocks.find((b) => b.props?.actions?.includes(action) === true);
+}
+
+/** The clicks on each instance being applied, in the order they came (per UIApi: a workspace's). */
+const inFlight = new WeakMap<UIApi, Map<string, Promise<unknown>>>();
+
 /**
  * Applies a click: the values typed, checked against the fields (their type, and unless the
  * action says `validate: false` their rules: required, min/max, pattern), then the action's
  * handlers, as one `patch_ui_state` call. Hidden fields and blocks (their `visible` rule) are
  * neither checked nor written.
  */
-export async function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>): Promise<UIActionResult> {
+export function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>): Promise<UIActionResult> {
+  // One click at a time on an instance: each is checked, and its handlers computed, on the state the one before left
+  // (two quick increments count two). In this process: the handlers are computed here, not in the command's reducer.
+  const queue = inFlight.get(ui) ?? new Map<string, Promise<unknown>>();
+  inFlight.set(ui, queue);
+  const key = typeof message.instanceId === 'string' ? message.instanceId : '';
+  const applied = (queue.get(key) ?? Promise.resolve()).then(() => applyNow(ui, message));
+  const settled = applied.catch(() => undefined);
+  queue.set(key, settled);
+  void settled.then(() => queue.get(key) === settled && queue.delete(key));
+  return applied;
+}
+
+async function applyNow(ui: UIApi, message: Partial<UIActionMessage>): Promise<UIActionResult> {
   const fail = (code: string, text: string): UIActionResult => ({ ok: false, code, message: text });
   if (typeof message.instanceId !== 'string' || typeof message.actionId !== 'string') return fail('INVALID_MESSAGE', 'UI_ACTION needs instanceId and actionId');
   const record = ui.get(message.instanceId);
@@ -65,7 +86,8 @@ export async function applyUiAction(ui: UIApi, message: Partial<UIActionMessage>
   const action = findAction(instance, message.actionId);
   if (action === undefined) return fail('PATH_NOT_FOUND', `the instance "${message.instanceId}" has no action "${message.actionId}"`);
   const state = instance.state as RuleState;
-  if (!isVisible(action.visible, state)) return fail('PATH_NOT_FOUND', `the action "${action.id}" is not shown`);
+  if (!isVisible(action.visible, state) || !isVisible(blockOf(instance, action)?.props?.visible, state))
+    return fail('PATH_NOT_FOUND', `the action "${action.id}" is not shown`);
   const values = message.values ?? {};
   if (values === null || typeof values !== 'object' || Array.isArray(values)) return fail('INVALID_MESSAGE', 'values is an object of field keys');
   // Each value goes to the field of that key, in the state its block binds.
