@@ -49,6 +49,8 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const [sentAs, setSentAs] = useState<Record<string, string>>(readSent);
   const uiRef = useRef(ui);
   const sendingRef = useRef(new Set<string>());
+  /** Instances whose last click runs a handler (the server changes the state; no agent is asked). */
+  const handlingRef = useRef(new Set<string>());
   /** The instance of the last UI_ACTION not yet answered: a RUN_ERROR then is its refusal. */
   const pendingAction = useRef<string | null>(null);
 
@@ -75,33 +77,42 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       return next;
     });
 
-  const settle = (update: StoreUpdate) => {
-    uiRef.current = update.store;
-    setUi(update.store);
-    if (update.resync) socket.current?.send({ type: 'SNAPSHOT_REQUEST' });
-    const answeredIds = update.touchedIds.filter((id) => sendingRef.current.has(id));
-    if (answeredIds.length === 0) return;
-    for (const id of answeredIds) {
-      sendingRef.current.delete(id);
-      if (pendingAction.current === id) pendingAction.current = null;
-    }
-    showSending();
-    markSent(answeredIds, update.store);
+  /** The edits and counts the server now holds are its own again. */
+  const dropHeld = (ids: readonly string[], store: UiStore) => {
     setEdits((prev) => {
       const next = { ...prev };
-      for (const id of answeredIds) {
-        const rest = dropCovered(update.store.state.instances[id], prev[id]);
+      for (const id of ids) {
+        const rest = dropCovered(store.state.instances[id], prev[id]);
         if (rest === undefined) delete next[id];
         else next[id] = rest;
       }
       return next;
     });
-    // A count the server now holds is its own again.
     setCounts((prev) => {
       const next = { ...prev };
-      for (const id of answeredIds) if (Object.hasOwn(update.store.state.instances[id]?.state?.runtime ?? {}, BLOCK_DATA_KEYS.showCountInput)) delete next[id];
+      for (const id of ids) if (Object.hasOwn(store.state.instances[id]?.state?.runtime ?? {}, BLOCK_DATA_KEYS.showCountInput)) delete next[id];
       return next;
     });
+  };
+
+  const settle = (update: StoreUpdate) => {
+    uiRef.current = update.store;
+    setUi(update.store);
+    if (update.resync) socket.current?.send({ type: 'SNAPSHOT_REQUEST' });
+    // A click a handler answered: the instance stays live (the agent was not asked).
+    const handledIds = update.touchedIds.filter((id) => handlingRef.current.has(id) && !sendingRef.current.has(id));
+    const answeredIds = update.touchedIds.filter((id) => sendingRef.current.has(id));
+    for (const id of [...handledIds, ...answeredIds]) {
+      handlingRef.current.delete(id);
+      sendingRef.current.delete(id);
+      if (pendingAction.current === id) pendingAction.current = null;
+    }
+    if (handledIds.length + answeredIds.length === 0) return;
+    if (answeredIds.length > 0) {
+      showSending();
+      markSent(answeredIds, update.store);
+    }
+    dropHeld([...handledIds, ...answeredIds], update.store);
   };
 
   const refused = (event: Extract<SocketEvent, { type: 'RUN_ERROR' }>) => {
@@ -173,9 +184,17 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
       return;
     }
     pendingAction.current = instanceId;
+    clearError(instanceId);
+    if (action.handler !== undefined) {
+      handlingRef.current.add(instanceId);
+      setTimeout(() => {
+        handlingRef.current.delete(instanceId);
+        if (pendingAction.current === instanceId) pendingAction.current = null;
+      }, SENDING_TIMEOUT);
+      return;
+    }
     sendingRef.current.add(instanceId);
     setSending((prev) => ({ ...prev, [instanceId]: true }));
-    clearError(instanceId);
     setTimeout(() => {
       if (!sendingRef.current.has(instanceId)) return;
       if (pendingAction.current === instanceId) pendingAction.current = null;
