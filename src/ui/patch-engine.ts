@@ -160,7 +160,14 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     if (current === undefined)
       return call('INVALID_INSTANCE', `there is no instance "${instanceId}"; create it with instanceId "__CREATE__" and newInstanceId "${instanceId}"`);
     id = instanceId;
-    draft = JSON.parse(JSON.stringify(current)) as Draft; // plain JSON data: faster than structuredClone, and unfrozen
+    // Copied two levels deep: patches replace what lies deeper (a state value, a block, the step), never change it in place.
+    draft = {
+      ...current,
+      meta: { ...current.meta },
+      state: { params: { ...current.state.params }, runtime: { ...current.state.runtime } },
+      blocks: [...current.blocks],
+      actions: [...current.actions],
+    } as Draft;
   }
 
   const jsonPatch: JsonPatchOperation[] = [];
@@ -188,9 +195,14 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     draft.blocks ??= [];
     draft.actions ??= [];
   }
-  const checked = UIInstance.safeParse(draft);
-  if (!checked.success) return call('INVALID_STRUCTURE', `the instance would not be valid: ${issues(checked.error)}`);
-  const instance = checked.data;
+  // A new instance is checked whole; a valid one stays valid, each patch having checked the part it wrote
+  // (a whole parse of a 200-row table costs more than the rest of the call).
+  let instance: UIInstance;
+  if (creating) {
+    const checked = UIInstance.safeParse(draft);
+    if (!checked.success) return call('INVALID_STRUCTURE', `the instance would not be valid: ${issues(checked.error)}`);
+    instance = checked.data;
+  } else instance = draft as UIInstance;
   // The data the blocks show (progress, status, images, table, count, task id), where this call wrote it.
   const last = (key: string) => Math.max(wrote.get(key) ?? -1, wrote.get(ALL) ?? -1);
   const pathOf = (index: number) => (patches[index] as { path: string }).path;
