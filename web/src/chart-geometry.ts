@@ -1,18 +1,24 @@
 /** The geometry of the page's charts (components/fields/Chart.tsx): scales, ticks, bars, points and pie slices, as plain numbers. */
 
-/** Up to about `count` round ticks covering [min, max], the range they span. */
+/** Up to about `count` round ticks covering [min, max], the range they span (a range too small for round steps: its two ends). */
 export function niceTicks(min: number, max: number, count = 4): { ticks: number[]; low: number; high: number } {
-  if (min === max) {
-    if (min === 0) return { ticks: [0, 1], low: 0, high: 1 };
-    [min, max] = min > 0 ? [0, min] : [min, 0];
+  if (!(max - min > Math.max(Math.abs(min), Math.abs(max)) * 1e-9)) {
+    // One value (or values too close to tell apart): from it to 0.
+    const value = Math.abs(max) > Math.abs(min) ? max : min;
+    if (value === 0 || !Number.isFinite(value)) return { ticks: [0, 1], low: 0, high: 1 };
+    [min, max] = value > 0 ? [0, value] : [value, 0];
   }
   const raw = (max - min) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
+  if (!Number.isFinite(raw) || !(power > 0) || !Number.isFinite(power)) return { ticks: [min, max], low: min, high: max };
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
-  const low = Math.floor(min / step) * step;
-  const high = Math.ceil(max / step) * step;
+  // A value too small to divide by the step (a denormal) rounds to 0: one step more covers it.
+  let low = Math.floor(min / step) * step;
+  let high = Math.ceil(max / step) * step;
+  if (low > min) low -= step;
+  if (high < max) high += step;
   const ticks: number[] = [];
-  for (let t = low; t <= high + step / 2; t += step) ticks.push(Number(t.toPrecision(12)));
+  for (let t = low; t <= high + step / 2 && ticks.length <= 2 * count + 2; t += step) ticks.push(Number(t.toPrecision(12)));
   return { ticks, low, high };
 }
 
