@@ -10,7 +10,7 @@
  */
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { pageHarness } from './helpers-page.js';
+import { checkAccessibility, pageHarness } from './helpers-page.js';
 import { attack, buildInstance, everyView, instancePatches, MARKUP, pwned } from './page-ui-helpers.js';
 
 const h = pageHarness();
@@ -134,9 +134,18 @@ describe('layouts, blocks and dialogs', () => {
     await page.getByTestId('message').filter({ hasText: 'Noted 1.' }).waitFor();
     expect(ws.ui.get('grid')?.instance.state.params).toMatchObject({ clicks: 1, advanced: true, depth: 3, started: true });
 
+    // Each other view opens with the dialog (new on that page): shot, checked, then closed to see the grid.
+    let views = 0;
     await everyView(h, built, 'grid', 'ui-layouts-grid', async (shown) => {
-      const modal = shown.page().getByRole('dialog');
-      if ((await modal.count()) > 0) await modal.getByTestId('ui-modal-close').click();
+      const other = shown.page();
+      const modal = other.getByRole('dialog');
+      await modal.waitFor();
+      const phone = (other.viewportSize()?.width ?? 0) < 800;
+      await other.screenshot({ path: `test-results/screenshots/ui-layouts-modal-${['desktop-dark', 'phone-light', 'phone-dark'][views++] ?? 'other'}.png` });
+      await checkAccessibility(other, 'body');
+      expect((await modal.boundingBox())?.width).toBeLessThanOrEqual(phone ? 390 : 1400);
+      await modal.getByTestId('ui-modal-close').click();
+      await modal.waitFor({ state: 'detached' });
     });
     // On a phone, the grid is one column.
     const phone = await h.open(built.server, { viewport: { width: 390, height: 844 } });
