@@ -6,6 +6,7 @@
  * Refs carry the snapshot's id (`s3/e7`), so a command aimed at an old page is caught.
  */
 import { redactSecrets } from '../protocol/interpolation.js';
+import { parseAriaSnapshot, type AriaNode } from './aria-tree.js';
 
 /** Roles a user acts on. */
 const INTERACTIVE = new Set([
@@ -103,7 +104,7 @@ export function compactSnapshot(aria: string, options: CompactOptions): PageSnap
     const options: string[] = [];
     for (let j = i + 1; j < lines.length && (lines[j] as Line).depth > line.depth; j++) {
       const o = (lines[j] as Line).option;
-      if (o !== undefined) options.push(`"${o.label}"${o.selected ? ' (selected)' : ''}`);
+      if (o !== undefined) options.push(`${JSON.stringify(o.label)}${o.selected ? ' (selected)' : ''}`);
     }
     if (options.length > 0) optionsOf.set(line, `options ${options.join(', ')}`);
   });
@@ -151,34 +152,49 @@ export function compactSnapshot(aria: string, options: CompactOptions): PageSnap
 /** The aria snapshot's lines, anonymous wrappers dropped (their children move up), refs given the snapshot's id. */
 function parse(aria: string, snapshotId: string): Line[] {
   const out: Line[] = [];
-  /** The source indents of dropped wrappers still open. */
-  const dropped: number[] = [];
-  for (const raw of aria.split('\n')) {
-    const match = /^(\s*)- (.*)$/.exec(raw);
-    if (match === null) continue;
-    const indent = (match[1] as string).length;
-    let body = match[2] as string;
-    while (dropped.length > 0 && (dropped.at(-1) as number) >= indent) dropped.pop();
+  const visit = (node: AriaNode, depth: number): void => {
+    const hasChildren = node.children.length > 0;
     // `generic [ref=e3]:` (a wrapper with nothing of its own) adds nothing but depth.
-    if (/^generic(?: \[[^\]]*\])*:?$/.test(body) || /^(?:rowgroup|group|list|none|presentation)(?: \[[^\]]*\])*:$/.test(body)) {
-      dropped.push(indent);
-      continue;
+    if (
+      (node.role === 'generic' && node.name === undefined && node.value === undefined) ||
+      (WRAPPERS.has(node.role) && hasChildren && node.name === undefined)
+    ) {
+      for (const child of node.children) visit(child, depth);
+      return;
     }
-    if (body.startsWith('/')) continue; // link properties such as /url: ... (the link's name says enough)
-    const role = /^([a-z]+)/.exec(body)?.[1] ?? 'text';
-    const refMatch = /\[ref=((?:f\d+)?e\d+)\]/.exec(body);
-    const ref = refMatch === null ? undefined : `${snapshotId}/${refMatch[1]}`;
-    body = body.replace(/ \[(?:active|cursor=pointer)\]/g, '').replace(/\[ref=((?:f\d+)?e\d+)\]/, `[ref=${snapshotId}/$1]`);
+    const ref = node.ref === undefined ? undefined : `${snapshotId}/${node.ref}`;
     // Structure without content of its own needs no ref; content and controls keep theirs (SAVE_VARIABLE reads content).
-    if (STRUCTURE.has(role) && body.endsWith(':')) body = body.replace(/ \[ref=[^\]]+\]/, '');
-    const line: Line = { depth: indent / 2 - dropped.length, role, body, ref };
-    if (role === 'option') {
-      const label = /^option "((?:[^"\\]|\\.)*)"/.exec(body)?.[1] ?? body.replace(/^option:?\s*/, '');
-      line.option = { label, selected: body.includes('[selected]') };
-    }
+    const shownRef = STRUCTURE.has(node.role) && hasChildren ? undefined : ref;
+    const line: Line = { depth, role: node.role, body: `${keyOf(node, shownRef)}${valueOf(node, hasChildren)}`, ref };
+    if (node.role === 'option') line.option = { label: node.name ?? node.value ?? '', selected: node.attrs.selected === true };
     out.push(line);
-  }
+    for (const child of node.children) visit(child, depth + 1);
+  };
+  for (const node of parseAriaSnapshot(aria)) visit(node, 0);
   return out;
+}
+
+/** Wrappers dropped when they have children and no name. */
+const WRAPPERS = new Set(['rowgroup', 'group', 'list', 'none', 'presentation']);
+
+/** `role "name" [attr] [ref=...]`, the name JSON-quoted whatever it holds. */
+function keyOf(node: AriaNode, ref: string | undefined): string {
+  if (node.role === 'text') return 'text';
+  const attrs = Object.entries(node.attrs)
+    .filter(([k]) => k !== 'active' && k !== 'cursor')
+    .map(([k, v]) => (v === true ? ` [${k}]` : ` [${k}=${v}]`))
+    .join('');
+  return `${node.role}${node.name === undefined ? '' : ` ${JSON.stringify(node.name)}`}${attrs}${ref === undefined ? '' : ` [ref=${ref}]`}`;
+}
+
+/** `: value` (quoted when it would read ambiguously), or `:` before children. */
+function valueOf(node: AriaNode, hasChildren: boolean): string {
+  if (node.value !== undefined) return `: ${needsQuotes(node.value) ? JSON.stringify(node.value) : node.value}`;
+  return hasChildren ? ':' : '';
+}
+
+function needsQuotes(value: string): boolean {
+  return value === '' || /^\s|\s$|[\n\r]/.test(value) || /^["'-]/.test(value) || (value !== '' && !isNaN(Number(value)));
 }
 
 /** A YAML double-quoted value as its text. */

@@ -1,0 +1,127 @@
+/**
+ * Playwright's aria snapshot (the YAML `page.ariaSnapshot({ mode: 'ai' })` returns) read
+ * back into the tree it was written from. Each line is `- key`, `- key:` (children follow)
+ * or `- key: value`; a key is `role "name" [attribute]...`, quoted as a whole in single
+ * quotes when it holds ": " (so a name such as "Step 1: start" never splits a line), and a
+ * value is plain or a double-quoted YAML string. Names are JSON strings inside the key.
+ */
+
+/** One node of the page's accessibility tree, as the snapshot shows it. */
+export interface AriaNode {
+  /** 'button', 'link', 'text' (a text run), ... */
+  role: string;
+  /** The accessible name (undefined when it has none). */
+  name?: string;
+  /** Playwright's ref (`e7`, `f1e4` in a frame): what `page.getByRef` finds. */
+  ref?: string;
+  /** Bracketed attributes other than the ref: `checked`, `level: '1'`, `selected`... */
+  attrs: Record<string, string | true>;
+  /** The text after the key (a text run's text, a field's value, a cell's content). */
+  value?: string;
+  /** A link's URL. */
+  url?: string;
+  placeholder?: string;
+  children: AriaNode[];
+}
+
+/** Parses an ai-mode aria snapshot into its top-level nodes. */
+export function parseAriaSnapshot(yaml: string): AriaNode[] {
+  const roots: AriaNode[] = [];
+  /** The open nodes with their line's indent. */
+  const stack: { indent: number; node: AriaNode }[] = [];
+  for (const raw of yaml.split('\n')) {
+    const match = /^(\s*)- (.*)$/.exec(raw);
+    if (match === null) continue;
+    const indent = (match[1] as string).length;
+    while (stack.length > 0 && (stack.at(-1) as { indent: number }).indent >= indent) stack.pop();
+    const parent = stack.at(-1)?.node;
+    const { key, value } = splitLine(match[2] as string);
+    // Properties of the node above: `- /url: /home`, `- /placeholder: Search`.
+    if (key.startsWith('/')) {
+      if (parent !== undefined && value !== undefined) {
+        if (key === '/url') parent.url = value;
+        else if (key === '/placeholder') parent.placeholder = value;
+      }
+      continue;
+    }
+    const node = parseKey(key);
+    if (value !== undefined && value !== '') node.value = value;
+    if (parent === undefined) roots.push(node);
+    else parent.children.push(node);
+    stack.push({ indent, node });
+  }
+  return roots;
+}
+
+/** A line's key and its value (undefined when there is none; '' when children follow). */
+function splitLine(line: string): { key: string; value?: string } {
+  let key: string;
+  let rest: string;
+  if (line.startsWith("'")) {
+    // A single-quoted YAML scalar: '' stands for '.
+    let i = 1;
+    let out = '';
+    while (i < line.length) {
+      if (line[i] === "'" && line[i + 1] === "'") {
+        out += "'";
+        i += 2;
+      } else if (line[i] === "'") break;
+      else out += line[i++] as string;
+    }
+    key = out;
+    rest = line.slice(i + 1);
+  } else {
+    // A plain key never holds ": " nor ends with ":" (it would have been quoted).
+    const at = line.indexOf(': ');
+    if (at >= 0) [key, rest] = [line.slice(0, at), line.slice(at)];
+    else if (line.endsWith(':')) [key, rest] = [line.slice(0, -1), ':'];
+    else [key, rest] = [line, ''];
+  }
+  if (rest === '') return { key };
+  if (rest === ':') return { key, value: '' };
+  return { key, value: yamlValue(rest.replace(/^:\s?/, '')) };
+}
+
+/** A plain or double-quoted YAML value as its text. */
+function yamlValue(text: string): string {
+  if (!text.startsWith('"')) return text;
+  try {
+    // Playwright escapes control characters as \xNN, which JSON writes \u00NN.
+    return JSON.parse(text.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1')) as string;
+  } catch {
+    return text;
+  }
+}
+
+/** `role "name" [attr] [attr=value]...` as a node. */
+function parseKey(key: string): AriaNode {
+  const role = /^[a-zA-Z][\w-]*/.exec(key)?.[0] ?? 'text';
+  const node: AriaNode = { role, attrs: {}, children: [] };
+  let rest = key.slice(role.length);
+  if (rest.startsWith(' "')) {
+    const end = closingQuote(rest, 1);
+    if (end > 0) {
+      try {
+        node.name = JSON.parse(rest.slice(1, end + 1)) as string;
+      } catch {
+        node.name = rest.slice(2, end);
+      }
+      rest = rest.slice(end + 1);
+    }
+  }
+  for (const m of rest.matchAll(/\[([a-zA-Z-]+)(?:=([^\]]*))?\]/g)) {
+    const [, attr, value] = m as unknown as [string, string, string | undefined];
+    if (attr === 'ref' && value !== undefined) node.ref = value;
+    else node.attrs[attr] = value ?? true;
+  }
+  return node;
+}
+
+/** The index of the quote that closes the JSON string opening at `start`, or -1. */
+function closingQuote(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
