@@ -233,7 +233,7 @@ describe('the catalog’s display fields', () => {
     expect(await pwned(page)).toBeUndefined();
   });
 
-  it('a registered component: its renderer draws it and sets its value; without one, its value as JSON', async () => {
+  it('a registered component: its renderer draws it and sets its value; without one, or when it throws, its value as JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'golem-renderer-'));
     const renderer = join(dir, 'rating.js');
     // A renderer as a user would write one: DOM calls, text only, a cleanup.
@@ -257,8 +257,19 @@ describe('the catalog’s display fields', () => {
 }
 `,
     );
+    const broken = join(dir, 'broken.js');
+    writeFileSync(broken, `export function render() { throw new Error('no canvas here'); }\n`);
     const ws = await createWorkspace();
     h.cleanups.push(() => ws.close());
+    ws.ui.catalog.register({
+      type: 'gauge',
+      kind: 'display',
+      description: 'a gauge that fails to draw',
+      props: {},
+      value: z.number(),
+      example: { label: 'Load', key: 'load', type: 'gauge' },
+      renderer: broken,
+    });
     ws.ui.catalog.register({
       type: 'rating',
       kind: 'input',
@@ -281,7 +292,7 @@ describe('the catalog’s display fields', () => {
       'custom',
       instancePatches({
         title: 'Feedback',
-        params: { forecast: { city: attack('city'), temperature: 21 } },
+        params: { forecast: { city: attack('city'), temperature: 21 }, load: 0.75 },
         blocks: [
           {
             id: 'main',
@@ -291,6 +302,7 @@ describe('the catalog’s display fields', () => {
               fields: [
                 { label: attack('stars'), key: 'stars', type: 'rating', max: 5 },
                 { label: attack('forecast'), key: 'forecast', type: 'weather' },
+                { label: 'Load', key: 'load', type: 'gauge' },
               ],
             },
           },
@@ -303,6 +315,10 @@ describe('the catalog’s display fields', () => {
     const json = card.getByTestId('field-forecast-json');
     expect(JSON.parse((await json.textContent()) ?? '')).toEqual({ city: attack('city'), temperature: 21 });
     expect(await card.getByTestId('field-forecast').locator('.field-label').textContent()).toBe(attack('forecast'));
+    // A renderer that throws: the value as JSON, and why.
+    await card.getByTestId('field-load-json').waitFor();
+    expect(await card.getByTestId('field-load-json').textContent()).toBe('0.75');
+    expect(await card.getByTestId('field-load').getByTestId('field-fallback-note').textContent()).toBe('Shown as JSON: its renderer failed (no canvas here).');
     const stars = card.getByTestId('stars');
     await stars.waitFor();
     expect(await stars.getAttribute('data-theme')).toBe('light');
