@@ -167,7 +167,7 @@ describe('applyUiAction: the values of every input type', () => {
       [{ notes: 'x'.repeat(21) }, 'at most 20 characters'],
       [{ receipt: { ...file, size: 1001 } }, 'at most 1000 bytes'],
       [{ receipt: { ...file, mediaType: 'application/pdf' } }, 'of type image/*'],
-    ] as const)
+    ] as [Record<string, JsonValue>, string][])
       expect(await click(ws, 'submit', { name: 'Ada', ...values }), JSON.stringify(values)).toMatchObject({
         ok: false,
         code: 'INVALID_VALUE',

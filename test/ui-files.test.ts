@@ -60,7 +60,7 @@ interface Answer {
 async function upload(
   server: GolemServer,
   path: string,
-  body: BodyInit,
+  body: Uint8Array | ReadableStream<Uint8Array>,
   headers: Record<string, string> = { 'content-type': 'image/png', 'x-file-name': 'r.png' },
   token: string | null = server.token,
 ): Promise<Answer> {
