@@ -39,10 +39,10 @@ describe('the executor', () => {
       expect(open.timing.durationMs).toBeGreaterThan(0);
       expect(Date.parse(open.timing.startedAt)).not.toBeNaN();
       expect(open.snapshot?.id).toBe('s1');
-      expect(open.snapshot?.text).toMatch(/^- textbox "Price" \[ref=s1\/e\d+\]$/m);
+      expect(open.snapshot?.text).toMatch(/^ {2}textbox "Price" \[ref=e\d+\]$/m);
       // The product named in the query, and its price in the next cell.
       const product = /Find the price of "([^"]+)"/.exec(open.snapshot?.text ?? '')?.[1] as string;
-      const price = new RegExp(`cell "${product}" \\[ref=[^\\]]+\\]\\n\\s*- cell "([^"]+)" \\[ref=([^\\]]+)\\]`).exec(open.snapshot?.text ?? '');
+      const price = new RegExp(`cell "${product}" \\[ref=[^\\]]+\\]\\n\\s*cell "([^"]+)" \\[ref=([^\\]]+)\\]`).exec(open.snapshot?.text ?? '');
       expect(price).not.toBeNull();
       const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: `ref=${price?.[2] as string}`, variableName: 'price' } });
       expect(saved).toMatchObject({ success: true, data: { variableName: 'price', value: price?.[1] } });
@@ -52,9 +52,10 @@ describe('the executor', () => {
       expect(await tab.page().inputValue('#price')).toBe(price?.[1]);
       const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
       expect(dom).toMatchObject({ success: true, snapshot: { id: 's2' } });
-      expect(dom.snapshot?.text).toContain(`textbox "Price" [ref=s2/`);
-      // The field shows what was typed (quoted, as the snapshot's YAML quotes a number-like string).
-      expect(dom.snapshot?.text).toMatch(new RegExp(`- textbox "Price" \\[ref=s2/e\\d+\\]: "${(price?.[1] as string).replace('.', '\\.')}"$`, 'm'));
+      expect(dom.snapshot?.text).toMatch(/^Snapshot s2: Price list \(/);
+      // The field shows what was typed, with the same ref as before (the element is the same).
+      const field = /textbox "Price" \[ref=(e\d+)\]/.exec(open.snapshot?.text ?? '')?.[1] as string;
+      expect(dom.snapshot?.text).toContain(`textbox "Price" [ref=${field}]: ${price?.[1] as string}\n`);
     } finally {
       await tab.close();
     }
@@ -73,11 +74,11 @@ describe('the executor', () => {
       const cases: [Record<string, string>, string, string][] = [
         [{ action: 'CLICK_ELEMENT', selector: '#nothing-here' }, 'ELEMENT_NOT_FOUND', 'no element matches the selector "#nothing-here" (waited 1000 ms)'],
         [{ action: 'CLICK_ELEMENT', selector: 'input[type=checkbox]' }, 'ELEMENT_AMBIGUOUS', 'matches 6 elements'],
-        [{ action: 'CLICK_ELEMENT', selector: 'ref=s9/e3' }, 'INVALID_ARGUMENT', 'there is no snapshot s9'],
-        [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e2 >> css=span' }, 'SELECTOR_NOT_ALLOWED', 'not chained'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=e9999' }, 'INVALID_ARGUMENT', 'no snapshot of this session showed e9999'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e3' }, 'INVALID_ARGUMENT', 'refs look like ref=e7'],
+        [{ action: 'CLICK_ELEMENT', selector: 'ref=e2 >> css=span' }, 'SELECTOR_NOT_ALLOWED', 'not chained'],
         [{ action: 'CLICK_ELEMENT', selector: '*internal:control=enter-frame' }, 'SELECTOR_NOT_ALLOWED', 'not allowed'],
         [{ action: 'OPEN_PAGE', url: 'http://127.0.0.1/?t=${token}' }, 'INVALID_ARGUMENT', 'secrets are typed into fields with INPUT_TEXT'],
-        [{ action: 'CLICK_ELEMENT', selector: 'ref=s1/e999' }, 'SNAPSHOT_STALE', 'element s1/e999 of snapshot s1 is no longer on the page'],
         [{ action: 'CLICK_ELEMENT', selector: 'x'.repeat(1_001) }, 'SELECTOR_NOT_ALLOWED', '1000'],
         [{ action: 'INPUT_TEXT', selector: '#nothing', text: '${missing}' }, 'VARIABLE_NOT_FOUND', 'missing'],
         [{ action: 'OPEN_PAGE', url: 'file:///etc/passwd' }, 'URL_NOT_ALLOWED', 'file'],
@@ -117,9 +118,9 @@ describe('the executor', () => {
       await tab.execute({ action: 'INPUT_TEXT', parameters: { selector: '#password', text: 'not-a-secret-but-a-password' } });
       const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
       const text = dom.snapshot?.text ?? '';
-      expect(text).toMatch(/textbox "Password" \[ref=s2\/e\d+\]: ••••••/);
+      expect(text).toMatch(/textbox "Password" \[ref=e\d+\]: ••••••/);
       expect(text).not.toContain('not-a-secret-but-a-password');
-      expect(text).toMatch(/textbox "Username" \[ref=s2\/e\d+\]: \$\{pass\}/);
+      expect(text).toMatch(/textbox "Username" \[ref=e\d+\]: \$\{pass\}/);
       expect(text).not.toContain('sesame42');
       const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: '#username', variableName: 'user' } });
       expect(saved).toMatchObject({
@@ -172,23 +173,28 @@ describe('compact snapshots', () => {
     '      - button "Buy" [ref=e8]',
   ].join('\n');
 
-  it('lists interactive elements first with snapshot-scoped refs, drops wrappers and keeps within the budget', () => {
+  it('shows each element once, in its place, drops wrappers and keeps within the budget, the rest on later pages', () => {
     const snapshot = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 300 });
     const lines = snapshot.text.split('\n');
-    expect(lines.slice(0, 6)).toEqual([
-      'Page: Shop (http://shop.test/)',
-      'Snapshot s4: use ref=<ref> as a selector, e.g. ref=s4/e6',
-      'Interactive elements:',
-      '- link "Home" [ref=s4/e6]',
-      '- combobox "Size" [ref=s4/e7]: options "Small" (selected), "Large"',
-      '- button "Buy" [ref=s4/e8]',
+    expect(lines.slice(0, 7)).toEqual([
+      expect.stringMatching(/^Snapshot s4: Shop \(http:\/\/shop\.test\/\) · page 1 of \d+$/) as unknown,
+      'banner',
+      '  h1 "Shop"',
+      'main',
+      '  link "Home" [ref=e6]',
+      '  combobox "Size" [ref=e7]: options "Small" (selected), "Large"',
+      '  Line 0 of the terms and conditions',
     ]);
     expect(snapshot.text).not.toContain('generic');
     expect(snapshot.text).not.toContain('/url');
+    expect(snapshot.text.match(/\[ref=e6\]/g)).toHaveLength(1);
     expect(snapshot.interactive).toBe(3);
-    expect(snapshot.tokens).toBeLessThanOrEqual(300 + 20);
+    expect(snapshot.tokens).toBeLessThanOrEqual(300);
     expect(snapshot.omitted).toBeGreaterThan(150);
-    expect(snapshot.text).toMatch(/- \.\.\. \d+ more lines of content not shown \(over the budget\)$/);
+    expect(lines.at(-1)).toMatch(/^\(\d+ more lines with 1 interactive elements are on the other \d+ pages: GET_DOM \{"page": 2\} shows page 2/);
+    // The last page has the button, under its container.
+    const last = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 300, page: snapshot.page.of });
+    expect(last.text).toMatch(/\nmain\n(?: {2}Line \d+ of the terms and conditions\n)* {2}button "Buy" \[ref=e8\]\n/);
     // With room, all of it is there.
     const full = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 10_000 });
     expect(full.omitted).toBe(0);

@@ -316,8 +316,8 @@ export class BrowserApi {
 export function browserInstructions(secrets?: Readonly<Record<string, string>>): string {
   const names = Object.keys(secrets ?? {});
   return [
-    'You control a web browser tab. GET_DOM shows the page: its interactive elements first, each with a ref such as s2/e7; target one with the selector "ref=s2/e7" (CSS selectors work too).',
-    'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot of the page. A ref from a snapshot of an earlier page is refused as stale: take a new snapshot and RETRY.',
+    'You control a web browser tab. A snapshot shows the page, indented by container; each element you can act on has a ref, as in button "Buy" [ref=e7]: target it with the selector "ref=e7" (CSS selectors work too).',
+    'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot; GET_DOM takes one. A ref from an earlier page is refused as stale: take a new snapshot and RETRY.',
     "INPUT_TEXT replaces a field's text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.",
     "SAVE_VARIABLE keeps an element's text (or a field's value) under a name; write ${name} in OPEN_PAGE's url or INPUT_TEXT's text to use it, or a secret: it is filled in for you, and you never see a secret.",
     ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
@@ -331,9 +331,9 @@ export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<
   ];
   const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   if (data.length > 0) lines.push(data.join(', '));
-  lines.push(
-    result.snapshot !== undefined && options.snapshot !== false ? result.snapshot.text : `Page: ${result.page.title || '(no title)'} (${result.page.url})`,
-  );
+  // The snapshot's first line names the page; without one, a line does.
+  if (result.snapshot === undefined) lines.push(`Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  else if (options.snapshot !== false) lines.push(result.snapshot.text);
   return redactSecrets(lines.join('\n'), secrets);
 }
 

@@ -16,7 +16,8 @@ import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { describeElement, firstLine, hostOf, pageError, pageState, redactStrings, resolverRules, settle, type DomElement } from './page-helpers.js';
-import { compactSnapshot, type PageSnapshot } from './snapshot.js';
+import { RefTable } from './ref-table.js';
+import { renderSnapshot, snapshotEntries, type PageSnapshot } from './snapshot.js';
 
 /** The flags Chromium runs with here: headless, no sandbox (root in containers), nothing phoning home. */
 export const CHROMIUM_ARGS = [
@@ -65,7 +66,8 @@ interface Tab {
   page: Page;
   /** Bumped when a new document loads: refs of snapshots of an older one are stale. */
   generation: number;
-  snapshots: Map<number, { generation: number; url: string }>;
+  /** The ids its snapshots gave elements. */
+  refs: RefTable;
   nextSnapshot: number;
   /** Secrets of this session, hidden in everything shown. */
   secrets: Readonly<Record<string, string>>;
@@ -74,9 +76,6 @@ interface Tab {
   /** The last navigation of the page the allowlist stopped (a meta refresh, a script, a form), not yet reported. */
   stopped?: string;
 }
-
-/** Snapshots remembered per session for their staleness check. */
-const SNAPSHOTS_KEPT = 200;
 
 type Playwright = typeof PlaywrightModule;
 let playwright: Promise<Playwright> | undefined;
@@ -144,7 +143,7 @@ export class BrowserExecutor {
         });
       }
       const page = await context.newPage();
-      const tab: Tab = { context, page, generation: 0, snapshots: new Map(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
+      const tab: Tab = { context, page, generation: 0, refs: new RefTable(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
       page.on('domcontentloaded', () => tab.generation++);
       // A navigation the page starts on its own (a meta refresh, a script, a form) and the allowlist stops is remembered:
       // the command it happened during (or the next one) fails with URL_NOT_ALLOWED, instead of showing an error page.
@@ -335,22 +334,22 @@ export class BrowserExecutor {
     }
   }
 
-  async #snapshot(tab: Tab, budget = this.#options.snapshotBudget): Promise<PageSnapshot> {
+  async #snapshot(tab: Tab, budget = this.#options.snapshotBudget, page?: number): Promise<PageSnapshot> {
     const n = tab.nextSnapshot++;
     const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
-    tab.snapshots.set(n, { generation: tab.generation, url: tab.page.url() });
-    if (tab.snapshots.size > SNAPSHOTS_KEPT) tab.snapshots.delete(tab.snapshots.keys().next().value as number);
+    const generation = tab.generation;
     const passwords = await tab.page
       .$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? ''))
       .catch(() => [] as string[]);
     const { url, title } = await pageState(tab.page);
-    return compactSnapshot(aria, {
+    const entries = snapshotEntries(aria, { hide: passwords, ref: (r) => tab.refs.idFor(generation, r, url, `s${n}`) });
+    return renderSnapshot(entries, {
       id: `s${n}`,
       url,
       title,
-      hide: passwords,
       secrets: tab.secrets,
       ...(budget !== undefined && { budget }),
+      ...(page !== undefined && { page }),
       ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
     });
   }
@@ -360,36 +359,7 @@ export class BrowserExecutor {
     const problem = selectorProblem(selector, this.security);
     if (problem !== undefined) throw new GolemError('SELECTOR_NOT_ALLOWED', problem, { details: { selector } });
     const ref = /^ref=(.*)$/.exec(selector.trim())?.[1]?.trim() ?? (SNAPSHOT_REF.test(selector.trim()) ? selector.trim() : undefined);
-    if (ref !== undefined) {
-      const match = SNAPSHOT_REF.exec(ref);
-      if (match === null) throw new GolemError('SELECTOR_NOT_ALLOWED', `"${ref}" is not a snapshot ref; refs look like ref=s2/e7`, { details: { selector } });
-      const [, n, element] = match;
-      const taken = tab.snapshots.get(Number(n));
-      if (taken === undefined) {
-        const known = Number(n) < tab.nextSnapshot;
-        throw new GolemError(
-          known ? 'SNAPSHOT_STALE' : 'INVALID_ARGUMENT',
-          known
-            ? `snapshot s${n} is too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs`
-            : `there is no snapshot s${n} in this session; use GET_DOM for a snapshot and RETRY with one of its refs`,
-          { details: { selector } },
-        );
-      }
-      if (taken.generation !== tab.generation) {
-        throw new GolemError(
-          'SNAPSHOT_STALE',
-          `snapshot s${n} was taken of an earlier page (${taken.url}); the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`,
-          { details: { selector } },
-        );
-      }
-      const target = tab.page.getByRef(element as string);
-      if ((await target.count()) === 0) {
-        throw new GolemError('SNAPSHOT_STALE', `element ${ref} of snapshot s${n} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY`, {
-          details: { selector },
-        });
-      }
-      return target;
-    }
+    if (ref !== undefined) return this.#byRef(tab, ref, selector);
     const target = tab.page.locator(selector);
     try {
       await target.first().waitFor({ state: 'attached', timeout: this.#timeout() });
@@ -408,6 +378,30 @@ export class BrowserExecutor {
         { details: { selector, matches: n } },
       );
     return target;
+  }
+
+  /** The element a snapshot's ref names: SNAPSHOT_STALE when it was on an earlier page or is gone. */
+  async #byRef(tab: Tab, ref: string, selector: string): Promise<Locator> {
+    const details = { details: { selector } };
+    const target = /^e\d+$/.test(ref) ? tab.refs.lookup(ref) : 'unknown';
+    if (target === 'unknown')
+      throw new GolemError(
+        'INVALID_ARGUMENT',
+        `no snapshot of this session showed ${ref}; refs look like ref=e7: use GET_DOM and RETRY with one of its refs`,
+        details,
+      );
+    if (target === 'forgotten')
+      throw new GolemError('SNAPSHOT_STALE', `${ref} is from a snapshot too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
+    if (target.generation !== tab.generation)
+      throw new GolemError(
+        'SNAPSHOT_STALE',
+        `snapshot ${target.snapshot} was taken of an earlier page (${target.url}), the one ${ref} is on; the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`,
+        details,
+      );
+    const element = tab.page.getByRef(target.playwrightRef);
+    if ((await element.count()) === 0)
+      throw new GolemError('SNAPSHOT_STALE', `${ref} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
+    return element;
   }
 
   #tab(id: string): Tab {

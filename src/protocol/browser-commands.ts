@@ -12,7 +12,7 @@ export const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /** A `${name}` reference to a saved variable (or a secret), filled in outside the model. */
 export const VARIABLE_REFERENCE = /\$\{([a-zA-Z_][a-zA-Z0-9_]*)\}/;
 
-const Selector = z.string().min(1).describe('A CSS selector, or ref=<id> for an element of the latest GET_DOM snapshot, e.g. ref=s2/e7');
+const Selector = z.string().min(1).describe('A CSS selector, or ref=<id> for an element of a snapshot of the page, e.g. ref=e7');
 
 /** The parameters of each command. */
 export const BROWSER_COMMAND_INPUTS = {
@@ -37,7 +37,7 @@ export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   CLICK_ELEMENT: 'Click an element (buttons, links, checkboxes, radio buttons, options).',
   INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select.',
   SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
-  GET_DOM: 'Get a compact snapshot of the page: its interactive elements first (with refs for selectors), then its content.',
+  GET_DOM: 'Get a compact snapshot of the page: its content, indented by container, each element you can act on with its ref.',
 };
 
 let definitions: CommandSpec[] | undefined;

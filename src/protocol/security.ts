@@ -11,8 +11,8 @@ const DEFAULT_MAX_SELECTOR = 1_000;
 
 /** Selector engines a model may use: CSS (the default), Playwright's text, role, xpath, id and test-id engines, and snapshot refs. */
 const ENGINES = new Set(['css', 'text', 'role', 'xpath', 'id', 'data-testid', 'ref']);
-/** A snapshot ref: snapshot number, optional frame, element (`s2/e7`, `s3/f1e4`). */
-export const SNAPSHOT_REF = /^s(\d+)\/((?:f\d+)?e\d+)$/;
+/** A snapshot ref (`e7`; the form `s2/e7` of earlier versions is still read as a ref, and refused by the executor as unknown). */
+export const SNAPSHOT_REF = /^(?:s\d+\/)?(?:f\d+)?e\d+$/;
 
 /** Why the URL may not be opened, or undefined when it may. */
 export function urlProblem(url: string, policy: SecurityPolicy = {}): string | undefined {
@@ -64,9 +64,9 @@ export function selectorProblem(selector: string, policy: SecurityPolicy = {}): 
     }
     if (!ENGINES.has(engine)) return `the selector engine "${engine}=" is not allowed (use CSS, ref=, text=, role=, xpath=, id= or data-testid=)`;
     if (engine === 'ref' && !SNAPSHOT_REF.test(segment.slice(segment.indexOf('=') + 1).trim())) {
-      return `"${clip(segment)}" is not a snapshot ref; refs look like ref=s2/e7 (from a GET_DOM snapshot)`;
+      return `"${clip(segment)}" is not a snapshot ref; refs look like ref=e7 (from a GET_DOM snapshot)`;
     }
-    if (engine === 'ref' && parts.length > 1) return 'a ref names one element on its own: use ref=s2/e7 as the whole selector, not chained with >>';
+    if (engine === 'ref' && parts.length > 1) return 'a ref names one element on its own: use ref=e7 as the whole selector, not chained with >>';
   }
   return undefined;
 }

@@ -33,20 +33,21 @@ const text = (prompt: Prompt, index: number): string => (prompt.messages.at(inde
 
 export function observe(prompt: Prompt): Observation {
   const users = prompt.messages.filter((m) => m.role === 'user');
-  const texts = users.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join(''));
+  const texts = users.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'));
   const snapshot = [...texts].reverse().find((t) => /^Snapshot s\d+:/m.test(t));
   return { goal: texts[0] ?? '', last: users.length > 1 ? text(prompt, -1) : '', snapshot };
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `ref=s3/e7` of the first interactive element with this role and name. */
+/** `ref=e7` of the first interactive element with this role and name. */
 export function ref(snapshot: string, role: string, name: string): string | undefined {
-  const m = new RegExp(`^- ${role} "${escape(name)}"[^\\n]*?\\[ref=(s\\d+/(?:f\\d+)?e\\d+)\\]`, 'm').exec(snapshot);
+  const m = new RegExp(`^\\s*${role} ${escape(JSON.stringify(name))}[^\\n]*?\\[ref=((?:f\\d+)?e\\d+)\\]`, 'm').exec(snapshot);
   return m === null ? undefined : `ref=${m[1]}`;
 }
 
-const isChecked = (snapshot: string, role: string, name: string): boolean => new RegExp(`^- ${role} "${escape(name)}" \\[checked\\]`, 'm').test(snapshot);
+const isChecked = (snapshot: string, role: string, name: string): boolean =>
+  new RegExp(`^\\s*${role} ${escape(JSON.stringify(name))} \\[checked\\]`, 'm').test(snapshot);
 
 const quoted = (query: string): string[] => [...query.matchAll(/"([^"]*)"/g)].map((m) => m[1] as string);
 
@@ -80,7 +81,7 @@ export const PLANS: Record<string, Planner> = {
   },
   checkboxes: (q, snapshot) => {
     const wanted = new Set(quoted(q));
-    const boxes = [...snapshot.matchAll(/^- checkbox "([^"]+)"/gm)].map((m) => m[1] as string);
+    const boxes = [...snapshot.matchAll(/^\s*checkbox ("(?:[^"\\]|\\.)*")/gm)].map((m) => JSON.parse(m[1] as string) as string);
     const toggle = boxes.filter((b) => wanted.has(b) !== isChecked(snapshot, 'checkbox', b));
     return [...toggle.map((b) => click('checkbox', b)), click('button', 'Submit')];
   },
@@ -88,7 +89,8 @@ export const PLANS: Record<string, Planner> = {
     const [product, variable] = quoted(q);
     if (product === undefined || variable === undefined) return undefined;
     // The price is the cell after the product's, in the same row.
-    const priceCell = (s: string) => new RegExp(`cell "${escape(product)}" \\[ref=[^\\]]+\\]\\n\\s*- cell "[^"]*" \\[ref=([^\\]]+)\\]`).exec(s)?.[1];
+    const priceCell = (s: string) =>
+      new RegExp(`cell ${escape(JSON.stringify(product))} \\[ref=[^\\]]+\\]\\n\\s*cell "[^"]*" \\[ref=([^\\]]+)\\]`).exec(s)?.[1];
     return [
       { action: 'SAVE_VARIABLE', target: (s) => (priceCell(s) === undefined ? undefined : `ref=${priceCell(s)}`), variableName: variable },
       type('textbox', 'Price', `\${${variable}}`),
@@ -116,8 +118,8 @@ export const PLANS: Record<string, Planner> = {
 
 /** The query sentence: the text under the page's first heading. */
 export function queryOf(snapshot: string): string | undefined {
-  const value = /^ {2}- heading "[^"]*" \[level=1\][^\n]*\n {2}- (?:generic|text)[^:\n]*: (.*)$/m.exec(snapshot)?.[1];
-  // Text with ": " in it is a quoted string in the snapshot, escapes and all.
+  const value = /^ {2}h1 "[^\n]*\n {2}(.*)$/m.exec(snapshot)?.[1];
+  // Text that starts with a quote is a JSON string in the snapshot, escapes and all.
   return value?.startsWith('"') === true ? (JSON.parse(value) as string) : value;
 }
 
@@ -166,7 +168,7 @@ export function taskPolicy(task: string, options: PolicyOptions = {}): ScriptedM
     }
     if (options.staleRefAt === next && !staleShown && firstSnapshot !== snapshot) {
       staleShown = true;
-      target = /\[ref=(s\d+\/e\d+)\]/.exec(firstSnapshot)?.[1];
+      target = /\[ref=(e\d+)\]/.exec(firstSnapshot)?.[1];
       target = target === undefined ? undefined : `ref=${target}`;
     }
     next++;
