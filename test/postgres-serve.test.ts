@@ -158,7 +158,7 @@ describe('golem serve as several processes on PostgreSQL', () => {
     // One log, in order, with each submission once.
     const log = await ws.manager.store.commandLog();
     expect(log.map((e) => e.seq)).toEqual(Array.from({ length: log.length }, (_, i) => i + 1));
-    expect(log.filter((e) => e.type === 'ui:patch')).toHaveLength(1 + clients.length);
+    expect(log.filter((e) => e.type === 'ui:patch' || e.type === 'ui:click')).toHaveLength(1 + clients.length);
   });
 
   it('an approval answered through another process reaches the run waiting in the first, which performs the call once', async () => {

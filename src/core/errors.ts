@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   SNAPSHOT_STALE: { status: 409, meaning: 'the selector refers to a page snapshot that no longer matches the page' },
   ELEMENT_NOT_FOUND: { status: 404, meaning: 'no element on the page matches the selector' },
   UI_FIELD_NOT_FOUND: { status: 404, meaning: 'the UI instance has no field of this key and type (or the user sees no such instance)' },
+  UI_ACTION_REFUSED: {
+    status: 422,
+    meaning: "a user's click on a model-built UI was refused; details.code says why (a seed 004 code, INVALID_VALUE or INVALID_MESSAGE)",
+  },
   UI_PATCH_REJECTED: { status: 422, meaning: 'a patch_ui_state call was refused; details.errors has the seed 004 codes' },
   ELEMENT_AMBIGUOUS: { status: 409, meaning: 'the selector matches more than one element, or the option more than one choice' },
   BROWSER_UNAVAILABLE: { status: 503, meaning: 'the browser (playwright-core and Chromium) could not be started' },

@@ -29,7 +29,7 @@ import type { JsonObject } from '../core/blocks.js';
 import { GolemError, toGolemError } from '../core/errors.js';
 import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
-import { uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
+import { onUiChange, uiInstances } from '../ui/ui-plugin.js';
 import { checkUserParts, readClientInput, resultId, threadMessages, userParts } from './agui-messages.js';
 import type { ClientTool } from './client-tools.js';
 import type { ServeHost } from './host.js';
@@ -225,8 +225,7 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
     const mine = new Set(uiInstances(view()).flatMap((ui) => (ours(ui.builtBy) ? [ui.id] : [])));
     const instances = Object.fromEntries(uiInstances(view()).flatMap((ui) => (mine.has(ui.id) ? [[ui.id, ui.instance]] : [])));
     send([...translator.start(), { type: 'STATE_SNAPSHOT', timestamp: Date.now(), snapshot: { instances } } as RunEvent]);
-    const offPatch = host.workspace.manager.events.on('ui:patch', (event) => {
-      const result = event.result as UIPatchResult;
+    const offPatch = onUiChange(host.workspace.manager.events, (result) => {
       const id = result.instanceId;
       const was = mine.has(id);
       const is = result.kind !== 'delete' && ours(view().collection('ui_instance').get(id)?.builtBy);

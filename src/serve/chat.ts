@@ -38,6 +38,7 @@ import { MAX_MESSAGES_BODY, readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
 import type { RunLog } from './run-log.js';
 import { answerApprovals, answeredBefore, askedInMemory, openCalls, requireNoPendingApproval, threadApproval } from './thread-approvals.js';
+import { onUiChange } from '../ui/ui-plugin.js';
 import { toolCallIdOf, UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
 import type { UIMessageChunk } from './ui-message-stream.js';
 import { withUserBlocks, type UserPart } from './user-parts.js';
@@ -253,9 +254,8 @@ class ChatRoute {
     const run = new ChatRun(log, context, start);
     this.#runs.set(log, run);
     this.#paused.delete(session.id);
-    const off = host.workspace.manager.events.on('ui:patch', ({ command, result }) => {
-      const builtBy = command.payload.builtBy;
-      if (typeof builtBy !== 'string' || host.rootOf(builtBy) !== session.id) return;
+    const off = onUiChange(host.workspace.manager.events, (result, builtBy) => {
+      if (builtBy === undefined || host.rootOf(builtBy) !== session.id) return;
       run.push({ instanceId: result.instanceId, version: result.version, instance: result.instance ?? null }, log.entries().length);
     });
     log.follow((entry) => {

@@ -12,7 +12,7 @@
  */
 import type { StateDeltaEvent, StateSnapshotEvent } from '@ag-ui/core';
 import type { WorkspaceManager } from '../core/manager.js';
-import { uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
+import { onUiChange, uiInstances, type UIPatchResult } from '../ui/ui-plugin.js';
 import { escapePointer, type JsonPatchOperation } from '../ui/patch-engine.js';
 
 /** The client-side state: every instance by id. */
@@ -34,8 +34,7 @@ export class UIStream {
     this.#manager = manager;
     this.#load();
     this.#offs = [
-      manager.events.on('ui:patch', (e) => {
-        const result = e.result as UIPatchResult;
+      onUiChange(manager.events, (result) => {
         if (result.instance === undefined) this.#instances.delete(result.instanceId);
         else this.#instances.set(result.instanceId, result.instance);
         this.#publish(result);

@@ -1,5 +1,20 @@
-/** Model-built UIs (seed 004): instances changed only by `patch_ui_state`, read back by `get_ui_state` and `list_ui_instances`, the patch engine, the schema and the workspace facade. */
-export { UIApi, PatchUiStateInput, type UIPatchResponse } from './ui-api.js';
+/** Model-built UIs (seed 004): instances changed only by `patch_ui_state` (and a user's clicks), read back by `get_ui_state` and `list_ui_instances`, the patch engine, the catalog of components, the rules the page shares, the schema and the workspace facade. */
+export { UIApi, PatchUiStateInput, type UIClickResponse, type UIPatchResponse } from './ui-api.js';
+export { UICatalog, builtinCatalog, type CatalogView, type ComponentKind, type ComponentSpec } from './catalog.js';
+export { clickPatches, findAction, type ClickPlan, type UIClick } from './ui-click.js';
+export {
+  fillTemplate,
+  handlerPatches,
+  isVisible,
+  readPath,
+  valueProblem,
+  DISPLAY_TYPES,
+  HANDLER_TYPES,
+  INPUT_TYPES,
+  type Handler,
+  type RuleState,
+  type VisibilityRule,
+} from './rules.js';
 export {
   listUiInstances,
   readableBy,
@@ -11,7 +26,7 @@ export {
   type UIReadOptions,
   type UIStateRead,
 } from './ui-read.js';
-export { uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
+export { onUiChange, uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIClickResult, type UIPatchResult } from './ui-plugin.js';
 export {
   applyPatchInput,
   parsePath,

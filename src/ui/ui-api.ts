@@ -9,8 +9,15 @@ import type { WorkspaceManager } from '../core/manager.js';
 import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
 import { UICatalog } from './catalog.js';
+import { clickPatches, type UIClick } from './ui-click.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
+
+/** What a click did: the action, the values it wrote, and the instance's version after; or why it was refused. */
+export type UIClickResponse =
+  | { ok: true; action: { id: string; label: string; handled: boolean }; values: Record<string, JsonValue>; count?: number; version: number }
+  | { ok: false; code: string; message: string };
 
 export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: false; errors: UIPatchError[] };
 
@@ -64,6 +71,53 @@ export class UIApi {
         success: false,
         errors: [{ code: 'INVALID_STRUCTURE', patchIndex: -1, path: '', message: `the call is not JSON data: ${applied.error.message}` }],
       };
+    throw applied.error;
+  }
+
+  /**
+   * Applies a user's click (what a page's UI_ACTION carries): the values typed and the
+   * action's handlers, checked and turned into patches on the instance as the log has it, as
+   * one patch_ui_state call (the `ui:click` command). Refusals come back as `{ ok: false,
+   * code, message }`: a seed code, INVALID_VALUE (a field's rule) or INVALID_MESSAGE; nothing
+   * of a refused click is applied. A click that writes nothing (no values, no handler) is not logged.
+   */
+  async click(message: Partial<UIClick>): Promise<UIClickResponse> {
+    const refused = (code: string, text: string): UIClickResponse => ({ ok: false, code, message: text });
+    let payload: JsonObject;
+    try {
+      payload = JSON.parse(JSON.stringify(message ?? null)) as JsonObject;
+    } catch (error) {
+      return refused('INVALID_MESSAGE', `the click is not JSON data: ${(error as Error).message}`);
+    }
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+      return refused('INVALID_MESSAGE', 'a click is { instanceId, actionId, values?, count? }');
+    const current = typeof payload.instanceId === 'string' ? this.get(payload.instanceId) : undefined;
+    const plan = clickPatches(current?.instance, payload as Partial<UIClick>, this.catalog);
+    if (!plan.ok) return this.#clicked(payload);
+    const done = (version: number): UIClickResponse => ({
+      ok: true,
+      action: { id: plan.action.id, label: plan.action.label, handled: plan.action.handler !== undefined },
+      values: plan.values,
+      ...(plan.count !== undefined && { count: plan.count }),
+      version,
+    });
+    // A click that writes nothing (no values, no count, no handler) is answered here; any other is decided in the command.
+    return plan.patches.length === 0 ? done(current?.version ?? 0) : this.#clicked(payload);
+  }
+
+  /** A click decided in the `ui:click` command, on the instance as the log has it (a click just before this one included). */
+  async #clicked(payload: JsonObject): Promise<UIClickResponse> {
+    const refused = (code: string, text: string): UIClickResponse => ({ ok: false, code, message: text });
+    const applied = await this.#manager.dispatch({ type: 'ui:click', payload });
+    if (applied.ok) {
+      const { action, values, count, patch } = applied.value;
+      return { ok: true, action, values, ...(count !== undefined && { count }), version: patch.version };
+    }
+    const details = applied.error.details as { code?: string; errors?: UIPatchError[] } | undefined;
+    if (applied.error.code === 'UI_ACTION_REFUSED') return refused(details?.code ?? 'INVALID_VALUE', applied.error.message);
+    if (applied.error.code === 'UI_PATCH_REJECTED')
+      return refused(details?.errors?.[0]?.code ?? 'INVALID_STRUCTURE', details?.errors?.[0]?.message ?? applied.error.message);
+    if (applied.error.code === 'INVALID_PAYLOAD') return refused('INVALID_MESSAGE', applied.error.message);
     throw applied.error;
   }
 

@@ -5,13 +5,15 @@
  * not at all, in the command log like every other change.
  */
 import { z } from 'zod';
-import { JsonObject } from '../core/blocks.js';
+import { JsonObject, type JsonValue } from '../core/blocks.js';
 import { fail } from '../core/errors.js';
-import { defineCommand, type CommandMapOf, type WorkspaceExtension } from '../core/plugin.js';
+import { defineCommand, type CommandMapOf, type ReducerContext, type WorkspaceExtension } from '../core/plugin.js';
 import { Id, Timestamp } from '../core/records.js';
+import type { WorkspaceManager } from '../core/manager.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { builtinCatalog, type UICatalog } from './catalog.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
+import { clickPatches, type UIClick } from './ui-click.js';
 import { UIInstance } from './schema.js';
 
 /** An instance as stored: its id, the schema instance, and a version counted up by every accepted call. */
@@ -48,6 +50,36 @@ export function uiInstances(view: WorkspaceView): UIInstanceRecord[] {
   return [...view.collection('ui_instance').values()];
 }
 
+/** Applies one call to the instances as `ctx.index` has them: the writes and what the call did, or UI_PATCH_REJECTED with the seed's codes. */
+function applyCall(call: unknown, ctx: ReducerContext, catalog: UICatalog, builtBy: string | undefined) {
+  const outcome = applyPatchInput(call, (id) => uiInstance(ctx.index, id)?.instance, catalog);
+  if (!outcome.ok) {
+    const first = outcome.errors[0];
+    throw fail(
+      'UI_PATCH_REJECTED',
+      `patch_ui_state refused: ${first?.code ?? ''} at patch ${first?.patchIndex ?? -1} (${first?.path ?? ''}): ${first?.message ?? ''}`,
+      {
+        errors: outcome.errors,
+      },
+    );
+  }
+  const before = uiInstance(ctx.index, outcome.instanceId);
+  if (outcome.kind === 'delete') {
+    const result: UIPatchResult = { kind: 'delete', instanceId: outcome.instanceId, instance: undefined, version: before?.version ?? 0, jsonPatch: [] };
+    return { writes: [{ op: 'delete' as const, collection: 'ui_instance', key: outcome.instanceId }], result };
+  }
+  const record: UIInstanceRecord = {
+    id: outcome.instanceId,
+    instance: outcome.instance,
+    version: (before?.version ?? 0) + 1,
+    ...(builtBy !== undefined ? { builtBy } : before?.builtBy !== undefined && { builtBy: before.builtBy }),
+    createdAt: before?.createdAt ?? ctx.now,
+    updatedAt: ctx.now,
+  };
+  const result: UIPatchResult = { kind: outcome.kind, instanceId: record.id, instance: record.instance, version: record.version, jsonPatch: outcome.jsonPatch };
+  return { writes: [{ op: 'put' as const, collection: 'ui_instance', key: record.id, value: record }], result };
+}
+
 /** The `ui:patch` command, checking fields with `catalog` (the workspace's, which its user may add to). */
 export const uiPatchCommand = (catalog: UICatalog) =>
   defineCommand({
@@ -57,48 +89,65 @@ export const uiPatchCommand = (catalog: UICatalog) =>
     payload: JsonObject,
     reduce(payload, ctx) {
       const { builtBy, ...rest } = payload;
-      const call = typeof builtBy === 'string' ? rest : payload;
-      const outcome = applyPatchInput(call, (id) => uiInstance(ctx.index, id)?.instance, catalog);
-      if (!outcome.ok) {
-        const first = outcome.errors[0];
-        throw fail(
-          'UI_PATCH_REJECTED',
-          `patch_ui_state refused: ${first?.code ?? ''} at patch ${first?.patchIndex ?? -1} (${first?.path ?? ''}): ${first?.message ?? ''}`,
-          { errors: outcome.errors },
-        );
-      }
-      const before = uiInstance(ctx.index, outcome.instanceId);
-      if (outcome.kind === 'delete') {
-        const result: UIPatchResult = { kind: 'delete', instanceId: outcome.instanceId, instance: undefined, version: before?.version ?? 0, jsonPatch: [] };
-        return { writes: [{ op: 'delete', collection: 'ui_instance', key: outcome.instanceId }], result };
-      }
-      const record: UIInstanceRecord = {
-        id: outcome.instanceId,
-        instance: outcome.instance,
-        version: (before?.version ?? 0) + 1,
-        ...(typeof builtBy === 'string' ? { builtBy } : before?.builtBy !== undefined && { builtBy: before.builtBy }),
-        createdAt: before?.createdAt ?? ctx.now,
-        updatedAt: ctx.now,
-      };
-      const result: UIPatchResult = {
-        kind: outcome.kind,
-        instanceId: record.id,
-        instance: record.instance,
-        version: record.version,
-        jsonPatch: outcome.jsonPatch,
-      };
-      return { writes: [{ op: 'put', collection: 'ui_instance', key: record.id, value: record }], result };
+      return typeof builtBy === 'string' ? applyCall(rest, ctx, catalog, builtBy) : applyCall(payload, ctx, catalog, undefined);
     },
   });
 
+/** What a click did: the action clicked, what it sent, and the call it made. */
+export interface UIClickResult {
+  action: { id: string; label: string; handled: boolean };
+  values: Record<string, JsonValue>;
+  count?: number;
+  patch: UIPatchResult;
+}
+
+/**
+ * The `ui:click` command: a user's click, checked and turned into patches on the instance as
+ * the log has it (ui-click.ts), then applied as one patch_ui_state call. UI_ACTION_REFUSED
+ * (details.code: the seed's, INVALID_VALUE or INVALID_MESSAGE) when the click is refused.
+ */
+export const uiClickCommand = (catalog: UICatalog) =>
+  defineCommand({
+    type: 'ui:click',
+    description: "Applies a user's click on a model-built UI: the values typed and the action's handlers, as one patch_ui_state call.",
+    payload: JsonObject,
+    reduce(payload, ctx) {
+      const click = payload as Partial<UIClick>;
+      const plan = clickPatches(typeof click.instanceId === 'string' ? uiInstance(ctx.index, click.instanceId)?.instance : undefined, click, catalog);
+      if (!plan.ok) throw fail('UI_ACTION_REFUSED', plan.message, { code: plan.code });
+      const { writes, result: patch } = applyCall({ instanceId: click.instanceId, patches: plan.patches }, ctx, catalog, undefined);
+      const result: UIClickResult = {
+        action: { id: plan.action.id, label: plan.action.label, handled: plan.action.handler !== undefined },
+        values: plan.values,
+        ...(plan.count !== undefined && { count: plan.count }),
+        patch,
+      };
+      return { writes, result };
+    },
+  });
+
+/**
+ * Calls `listener` on every accepted change to an instance, in commit order: a patch_ui_state
+ * call (`ui:patch`, with the session whose agent made it) or a user's click (`ui:click`).
+ */
+export function onUiChange(events: WorkspaceManager['events'], listener: (result: UIPatchResult, builtBy: string | undefined) => void): () => void {
+  const offs = [
+    events.on('ui:patch', (e) => listener(e.result, typeof e.command.payload.builtBy === 'string' ? e.command.payload.builtBy : undefined)),
+    events.on('ui:click', (e) => listener(e.result.patch, undefined)),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
+
 /** The UI domain, its fields checked with `catalog` (the built-in components when none is given). */
 export function uiExtension(catalog: UICatalog = builtinCatalog()): WorkspaceExtension {
-  return { name: 'ui', collections: { ui_instance: UIInstanceRecord }, commands: [uiPatchCommand(catalog)] };
+  return { name: 'ui', collections: { ui_instance: UIInstanceRecord }, commands: [uiPatchCommand(catalog), uiClickCommand(catalog)] };
 }
 
 declare module '../core/manager.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface CommandMap extends CommandMapOf<ReturnType<typeof uiPatchCommand>> {}
+  interface CommandMap extends CommandMapOf<ReturnType<typeof uiPatchCommand> | ReturnType<typeof uiClickCommand>> {}
 }
 
 declare module '../core/workspace-index.js' {
