@@ -41,7 +41,7 @@ describe('the dashboard walkthrough', () => {
     await server.settled(session.id);
 
     const built = ws.ui.get(DASHBOARD_ID);
-    expect(built?.instance.blocks.map((b) => b.id)).toEqual(['kpis', 'table', 'chart', 'filters']);
+    expect(built?.instance.blocks.map((b) => b.id)).toEqual(['kpis', 'chart', 'table', 'filters']);
     expect(built?.instance.blocks.flatMap((b) => b.props?.fields ?? []).map((f) => f.type)).toEqual(
       expect.arrayContaining(['metric', 'badge', 'progress', 'table', 'chart', 'select', 'date', 'switch', 'slider', 'checkbox', 'textarea']),
     );

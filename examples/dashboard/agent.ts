@@ -75,7 +75,6 @@ export const BUILD: JsonObject = {
           bind: 'state.runtime',
           props: {
             title: 'At a glance',
-            span: 2,
             fields: [
               { label: 'Revenue', key: 'revenue', type: 'metric', unit: '€' },
               { label: 'Orders', key: 'count', type: 'metric' },
@@ -85,11 +84,17 @@ export const BUILD: JsonObject = {
           },
         },
         {
+          id: 'chart',
+          type: 'form',
+          bind: 'state.runtime',
+          props: { fields: [{ label: 'Sales by month', key: 'sales', type: 'chart', chart: 'bar', x: 'month', y: 'total' }] },
+        },
+        {
           id: 'table',
           type: 'form',
           bind: 'state.runtime',
           props: {
-            title: 'Orders',
+            span: 2,
             fields: [
               {
                 label: 'Orders',
@@ -105,12 +110,6 @@ export const BUILD: JsonObject = {
               },
             ],
           },
-        },
-        {
-          id: 'chart',
-          type: 'form',
-          bind: 'state.runtime',
-          props: { title: 'Sales by month', fields: [{ label: 'Sales by month', key: 'sales', type: 'chart', chart: 'bar', x: 'month', y: 'total' }] },
         },
         {
           id: 'filters',
