@@ -42,7 +42,7 @@ describe('the executor', () => {
       expect(open.snapshot?.text).toMatch(/^ {2}textbox "Price" \[ref=e\d+\]$/m);
       // The product named in the query, and its price in the next cell.
       const product = /Find the price of "([^"]+)"/.exec(open.snapshot?.text ?? '')?.[1] as string;
-      const price = new RegExp(`cell "${product}" \\[ref=[^\\]]+\\]\\n\\s*cell "([^"]+)" \\[ref=([^\\]]+)\\]`).exec(open.snapshot?.text ?? '');
+      const price = new RegExp(`^\\s*${product} \\[ref=[^\\]]+\\] \\| ([^|\\n]+) \\[ref=([^\\]]+)\\]`, 'm').exec(open.snapshot?.text ?? '');
       expect(price).not.toBeNull();
       const saved = await tab.execute({ action: 'SAVE_VARIABLE', parameters: { selector: `ref=${price?.[2] as string}`, variableName: 'price' } });
       expect(saved).toMatchObject({ success: true, data: { variableName: 'price', value: price?.[1] } });

@@ -5,6 +5,7 @@
  * options on its own line. Lines are entries the snapshot pages, queries and compares.
  */
 import type { AriaNode } from './aria-tree.js';
+import { findRuns, fold, type FoldContext } from './snapshot-fold.js';
 
 /** Roles a user acts on. */
 export const INTERACTIVE = new Set([
@@ -65,12 +66,35 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
     out.push({ depth, text, refs, interactive, parent, key: refs[0] ?? `${parentKey}>${text}` });
     return out.length - 1;
   };
-  const visitAll = (nodes: readonly AriaNode[], depth: number, parent: number, container: AriaNode | undefined): void => {
-    const kids = hoist(nodes, container);
-    for (const [i, node] of kids.entries()) {
+  const ctx: FoldContext = {
+    children: (node) => hoist(node.children, node),
+    isWrapper,
+    isInteractive,
+    ref: (node) => (node.ref !== undefined && (isInteractive(node) || READABLE.has(node.role)) ? options.ref(node.ref) : undefined),
+    text: textOf,
+  };
+  const visitAll = (nodes: readonly AriaNode[], depth: number, parent: number, container: AriaNode | undefined, folding = true): void => {
+    const kids = folding ? hoistRuns(nodes, container, ctx) : hoist(nodes, container);
+    for (const [i, item] of kids.entries()) {
+      if (Array.isArray(item)) {
+        // A header row just before a table's rows names its columns, and is not shown again.
+        const before = kids[i - 1];
+        const headings = !Array.isArray(before) && before?.role === 'row' ? before.children.map((c) => textOf(c) ?? '') : undefined;
+        const folded = fold(item, ctx, headings);
+        if (folded === undefined) {
+          for (const one of item) visitAll([one], depth, parent, container, false);
+          continue;
+        }
+        const at = push(depth, parent, folded.header, [], 0);
+        for (const row of folded.rows) push(depth + 1, at, row.text, row.refs, row.interactive);
+        continue;
+      }
+      const next = kids[i + 1];
+      if (item.role === 'row' && Array.isArray(next) && next[0]?.role === 'row' && item.children.every((c) => c.role === 'columnheader')) continue;
       // A label (text equal to the name of the control beside it) says nothing the control's line does not.
-      if (isLabel(node, kids[i - 1]) || isLabel(node, kids[i + 1])) continue;
-      visit(node, depth, parent);
+      const prev = kids[i - 1];
+      if (isLabel(item, Array.isArray(prev) ? undefined : prev) || isLabel(item, Array.isArray(next) ? undefined : next)) continue;
+      visit(item, depth, parent);
     }
   };
   const visit = (node: AriaNode, depth: number, parent: number): void => {
@@ -94,12 +118,28 @@ export function hoist(nodes: readonly AriaNode[], container: AriaNode | undefine
   const out: AriaNode[] = [];
   for (const node of nodes) {
     if (isWrapper(node)) out.push(...hoist(node.children, container));
-    else if (isEmpty(node)) continue;
-    // A child that repeats its container's name (a link's image, a button's text) is not shown again.
-    else if (container?.name !== undefined && !isInteractive(node) && node.children.length === 0 && textOf(node) === container.name) continue;
-    else out.push(node);
+    else if (!repeatsContainer(node, container)) out.push(node);
   }
   return out;
+}
+
+/** As hoist, with runs of siblings of one shape kept together, to be folded (at whatever depth of wrappers they are). */
+function hoistRuns(nodes: readonly AriaNode[], container: AriaNode | undefined, ctx: FoldContext): (AriaNode | AriaNode[])[] {
+  const out: (AriaNode | AriaNode[])[] = [];
+  for (const item of findRuns(
+    nodes.filter((n) => !repeatsContainer(n, container)),
+    ctx,
+  )) {
+    if (!Array.isArray(item) && isWrapper(item)) out.push(...hoistRuns(item.children, container, ctx));
+    else out.push(item);
+  }
+  return out;
+}
+
+/** An empty leaf, or a child that repeats its container's name (a link's image, a button's text). */
+function repeatsContainer(node: AriaNode, container: AriaNode | undefined): boolean {
+  if (isEmpty(node)) return true;
+  return container?.name !== undefined && !isInteractive(node) && node.children.length === 0 && textOf(node) === container.name;
 }
 
 export function isInteractive(node: AriaNode): boolean {

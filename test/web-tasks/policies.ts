@@ -88,9 +88,8 @@ export const PLANS: Record<string, Planner> = {
   'table-lookup': (q) => {
     const [product, variable] = quoted(q);
     if (product === undefined || variable === undefined) return undefined;
-    // The price is the cell after the product's, in the same row.
-    const priceCell = (s: string) =>
-      new RegExp(`cell ${escape(JSON.stringify(product))} \\[ref=[^\\]]+\\]\\n\\s*cell "[^"]*" \\[ref=([^\\]]+)\\]`).exec(s)?.[1];
+    // The price is the cell after the product's, in the same row (a table's rows are drawn a line each: cells with their refs).
+    const priceCell = (s: string) => new RegExp(`^\\s*${escape(product)} \\[ref=[^\\]]+\\] \\| [^|\\n]* \\[ref=([^\\]]+)\\]`, 'm').exec(s)?.[1];
     return [
       { action: 'SAVE_VARIABLE', target: (s) => (priceCell(s) === undefined ? undefined : `ref=${priceCell(s)}`), variableName: variable },
       type('textbox', 'Price', `\${${variable}}`),

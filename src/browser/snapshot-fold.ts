@@ -1,0 +1,138 @@
+/**
+ * Repeated structure folded: three or more siblings of one shape (a shop's cards, a
+ * table's rows, search results) are drawn once as a table, a line an item with its texts
+ * and the refs of its controls. A column the same in every item (an "Add to cart" button)
+ * is named once in the header; a column that repeats another (an image's alt text beside
+ * the title) is left out.
+ */
+import type { AriaNode } from './aria-tree.js';
+
+/** Roles whose text is named "text" in a header. */
+const PLAIN = new Set(['generic', 'paragraph', 'text', 'listitem', 'LabelText', 'Section', 'strong', 'emphasis', 'code']);
+
+/** Items in a row before they are folded. */
+const MIN_ITEMS = 3;
+
+/** What a fold needs of the layout (passed in, so the two modules do not import each other). */
+export interface FoldContext {
+  /** The node's children as shown: wrappers taken out, repeats of its name dropped. */
+  children: (node: AriaNode) => AriaNode[];
+  isWrapper: (node: AriaNode) => boolean;
+  isInteractive: (node: AriaNode) => boolean;
+  /** The ref shown for an element (undefined when it shows none). */
+  ref: (node: AriaNode) => string | undefined;
+  /** The text a node shows. */
+  text: (node: AriaNode) => string | undefined;
+}
+
+interface Cell {
+  /** The text as on the page. */
+  raw: string;
+  /** As shown: bare, JSON-quoted when it would read as something else (a " | ", a leading quote, a ref). */
+  value: string;
+  ref: string | undefined;
+}
+
+/** A run of siblings drawn as a table. */
+export interface Fold {
+  header: string;
+  rows: { text: string; refs: string[]; interactive: number }[];
+}
+
+/** The columns of an item: its elements in order, wrappers taken out (a select's options stay on its line). */
+function columnsOf(node: AriaNode, ctx: FoldContext): AriaNode[] {
+  const below = node.role === 'combobox' || node.role === 'listbox' ? [] : ctx.children(node).flatMap((c) => columnsOf(c, ctx));
+  // A container with nothing of its own to show (a row, an unnamed article) is no column.
+  const shows = !ctx.isWrapper(node) && (ctx.isInteractive(node) || ctx.text(node) !== undefined || ctx.ref(node) !== undefined);
+  return shows ? [node, ...below] : below;
+}
+
+function shapeOf(node: AriaNode, ctx: FoldContext): string | undefined {
+  const columns = columnsOf(node, ctx);
+  if (columns.length < 2) return undefined; // one element an item is a line an item already
+  return columns.map((c) => `${c.role}${ctx.isInteractive(c) ? '!' : ''}`).join(',');
+}
+
+/** Splits siblings into runs to fold (of equal shape, at least three) and nodes to show one by one. */
+export function findRuns(nodes: readonly AriaNode[], ctx: FoldContext): (AriaNode | AriaNode[])[] {
+  const shapes = nodes.map((n) => shapeOf(n, ctx));
+  const out: (AriaNode | AriaNode[])[] = [];
+  for (let i = 0; i < nodes.length;) {
+    let j = i + 1;
+    while (shapes[i] !== undefined && j < nodes.length && shapes[j] === shapes[i]) j++;
+    if (j - i >= MIN_ITEMS) out.push(nodes.slice(i, j));
+    else out.push(...nodes.slice(i, j));
+    i = j;
+  }
+  return out;
+}
+
+/** A run drawn as a table; `headings` names the columns when a header row came just before. */
+export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: readonly string[]): Fold | undefined {
+  const grid = items.map((item) => columnsOf(item, ctx));
+  const width = (grid[0] as AriaNode[]).length;
+  const cell = (node: AriaNode): Cell => {
+    const ref = ctx.ref(node);
+    const raw = (ctx.isInteractive(node) ? node.name : ctx.text(node)) ?? '';
+    return { raw, value: quote(raw), ref };
+  };
+  const cells = grid.map((row) => row.map(cell));
+  const column = (j: number) => cells.map((row) => row[j] as Cell);
+  const header: string[] = [];
+  const shown: { j: number; constant: boolean }[] = [];
+  for (let j = 0; j < width; j++) {
+    const values = column(j);
+    const first = (grid[0] as AriaNode[])[j] as AriaNode;
+    const hasRefs = values.some((v) => v.ref !== undefined);
+    const constant = values.every((v) => v.value === values[0]?.value);
+    // Text a row already shows in another column (an image's alt beside the title), or no text at all.
+    const repeats = !hasRefs && values.every((v, i) => v.raw === '' || cells[i]?.some((c, k) => k !== j && c.raw === v.raw));
+    if (!hasRefs && (repeats || (constant && values[0]?.value === ''))) continue;
+    // Text that differs only in a part (Rated 4.5 out of 5, 120 reviews): the rest is said once, in the header.
+    const template = hasRefs || constant ? undefined : templateOf(values.map((v) => v.raw));
+    if (template !== undefined) for (const v of values) v.value = quote(v.raw.slice(template.prefix.length, v.raw.length - template.suffix.length));
+    const role = first.role === 'heading' && typeof first.attrs.level === 'string' ? `h${first.attrs.level}` : PLAIN.has(first.role) ? 'text' : first.role;
+    const label =
+      (headings?.[j] ?? (constant ? `${role}${values[0]?.raw === '' ? '' : ` ${JSON.stringify(values[0]?.raw)}`}` : role)) +
+      (template === undefined ? '' : ` ${JSON.stringify(`${template.prefix}…${template.suffix}`)}`);
+    // A constant column without refs is told once in the header.
+    header.push(constant && !hasRefs ? `${label} (all)` : label);
+    if (!(constant && !hasRefs)) shown.push({ j, constant });
+  }
+  // One column left: a line an item, as it would be without folding, says it as well.
+  if (shown.length < 2) return undefined;
+  const rows = cells.map((row) => {
+    const refs: string[] = [];
+    const parts = shown.map(({ j, constant }) => {
+      const c = row[j] as Cell;
+      if (c.ref !== undefined) refs.push(c.ref);
+      const ref = c.ref === undefined ? '' : `[ref=${c.ref}]`;
+      return constant ? ref : [c.value, ref].filter((x) => x !== '').join(' ');
+    });
+    const interactive = row.filter((_, j) => ctx.isInteractive((grid[0] as AriaNode[])[j] as AriaNode)).length;
+    return { text: parts.join(' | '), refs, interactive };
+  });
+  return { header: `${items.length} ${items[0]?.role === 'row' ? 'rows' : 'items'}, each: ${header.join(' | ')}`, rows };
+}
+
+/** A cell's text bare, JSON-quoted when it would read as something else (a " | ", a leading quote, a ref). */
+function quote(text: string): string {
+  return / \| |^["\s]|\s$|\[ref=/.test(text) ? JSON.stringify(text) : text;
+}
+
+/** The words every value starts and ends with, when they are most of it and each value has a part of its own. */
+function templateOf(values: readonly string[]): { prefix: string; suffix: string } | undefined {
+  const first = values[0];
+  if (first === undefined || values.some((v) => v === '')) return undefined;
+  let prefix = first;
+  let suffix = first;
+  for (const v of values) {
+    while (!v.startsWith(prefix)) prefix = prefix.slice(0, -1);
+    while (!v.endsWith(suffix)) suffix = suffix.slice(1);
+  }
+  // At word boundaries only: "Rated " and " out of 5", never half a number.
+  prefix = prefix.slice(0, prefix.lastIndexOf(' ') + 1);
+  suffix = suffix.includes(' ') ? suffix.slice(suffix.indexOf(' ')) : '';
+  if (prefix.length + suffix.length < 4 || values.some((v) => v.length <= prefix.length + suffix.length)) return undefined;
+  return { prefix, suffix };
+}
