@@ -115,7 +115,15 @@ describe('layouts, blocks and dialogs', () => {
     await expect.poll(() => card.locator('.ui-block-title').nth(2).textContent()).toBe('Clicked 1 times');
     expect(await card.getByTestId('field-clicks-badge').textContent()).toBe('1');
     expect(await card.getByTestId('action-more').isEnabled()).toBe(true);
-    // The instance changed: the modal shows again, and its button's handler runs from it.
+    // The instance changed, not the dialog's block: it stays closed (a live dashboard would bring it back each second).
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    // The model changes the dialog's block: it shows again, and its button's handler runs from it.
+    const welcome = ws.ui.get('grid')?.instance.blocks.find((b) => b.id === 'welcome');
+    const changed = await ws.ui.patch({
+      instanceId: 'grid',
+      patches: [{ op: 'set', path: 'blocks["welcome"]', value: { ...welcome, props: { ...welcome?.props, description: 'Read this first.' } } }],
+    });
+    expect(changed.success).toBe(true);
     await dialog.waitFor();
     await dialog.getByTestId('action-start').click();
     await expect.poll(() => ws.ui.get('grid')?.instance.state.params.started).toBe(true);

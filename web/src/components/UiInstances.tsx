@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { UIInstance } from '../types.js';
 import { liveState, type InstanceEdits, type RawEdit } from '../form-values.js';
+import { isVisible } from '../ui-rules.js';
 import type { LoadImage } from './BlockData.js';
 import { ActionBar, type InstanceView } from './UiBlockView.js';
 import { UiLayout } from './UiLayout.js';
@@ -79,14 +80,22 @@ interface CardProps {
 function InstanceCard({ id, instance, version, edits, fieldErrors, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
   const meta = instance.meta;
   const status = meta?.status === 'submitted' ? 'submitted' : sent ? 'sent' : (meta?.status ?? 'idle');
-  // Dialogs closed on this page, each until the instance changes (its version then).
-  const [closedAt, setClosedAt] = useState<Record<string, number>>({});
-  const closed = new Set(Object.entries(closedAt).flatMap(([blockId, at]) => (at === version ? [blockId] : [])));
+  const state = liveState(instance, edits);
+  // Dialogs closed on this page, each until the model changes its block or its rule hides it and shows it again
+  // (not at every change of the instance: a live dashboard would bring it back each second).
+  const [closedAs, setClosedAs] = useState<Record<string, string>>({});
+  const blocks = instance.blocks ?? [];
+  const closed = new Set(blocks.flatMap((block) => (closedAs[block.id] === JSON.stringify(block) ? [block.id] : [])));
+  const hidden = blocks.filter((block) => closedAs[block.id] !== undefined && !isVisible(block.props?.visible, state)).map((block) => block.id);
+  useEffect(() => {
+    if (hidden.length === 0) return;
+    setClosedAs((prev) => Object.fromEntries(Object.entries(prev).filter(([blockId]) => !hidden.includes(blockId))));
+  }, [hidden.join('\n')]);
   const view: InstanceView = {
     instanceId: id,
     instance,
     edits,
-    state: liveState(instance, edits),
+    state,
     fieldErrors,
     count,
     disabled: sending || sent,
@@ -120,7 +129,11 @@ function InstanceCard({ id, instance, version, edits, fieldErrors, count, sendin
           e.preventDefault();
         }}
       >
-        <UiLayout view={view} closed={closed} onClose={(blockId) => setClosedAt((prev) => ({ ...prev, [blockId]: version }))} />
+        <UiLayout
+          view={view}
+          closed={closed}
+          onClose={(blockId) => setClosedAs((prev) => ({ ...prev, [blockId]: JSON.stringify(blocks.find((b) => b.id === blockId) ?? null) }))}
+        />
         {error !== undefined && (
           <p class="ui-error" role="alert">
             {error}
