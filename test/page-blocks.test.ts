@@ -11,40 +11,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { deflateSync, crc32 } from 'node:zlib';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createWorkspace, type JsonObject } from '../src/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
-import { DESKTOP, PHONE, SHOTS, checkAccessibility, pageHarness, say, shot } from './helpers-page.js';
+import { DESKTOP, PHONE, SHOTS, checkAccessibility, pageHarness, say, shot, stripes } from './helpers-page.js';
 
 const h = pageHarness();
-
-/** A PNG of `width` x `height`, in stripes of two colours (to see it drawn). */
-function stripes(width: number, height: number, a: [number, number, number], b: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // RGB
-  const rows = Array.from({ length: height }, (_, y) =>
-    Buffer.from([0, ...Array.from({ length: width }, (_, x) => (Math.floor((x + y) / 8) % 2 === 0 ? a : b)).flat()]),
-  );
-  return Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** A promise the test opens, for the scripted agent to wait on. */
 function gate(): { open: () => void; opened: Promise<void> } {

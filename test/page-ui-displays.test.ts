@@ -12,38 +12,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync, crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace } from '../src/index.js';
-import { pageHarness } from './helpers-page.js';
+import { pageHarness, stripes } from './helpers-page.js';
 import { attack, buildInstance, everyView, instancePatches, MARKUP, pwned } from './page-ui-helpers.js';
 
 const h = pageHarness();
 
 /** A small PNG of one colour. */
-function png(width: number, height: number, rgb: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8;
-  header[9] = 2;
-  const rows = Array.from({ length: height }, () => Buffer.from([0, ...Array.from({ length: width }, () => rgb).flat()]));
-  return Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat(rows))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+const png = (width: number, height: number, rgb: [number, number, number]): Buffer => stripes(width, height, rgb, rgb);
 
 const sales = [
   { month: attack('Jan'), north: 12, south: 7 },
