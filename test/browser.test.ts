@@ -191,7 +191,9 @@ describe('compact snapshots', () => {
     expect(snapshot.interactive).toBe(3);
     expect(snapshot.tokens).toBeLessThanOrEqual(300);
     expect(snapshot.omitted).toBeGreaterThan(150);
-    expect(lines.at(-1)).toMatch(/^\(\d+ more lines with 1 interactive elements are on the other \d+ pages: GET_DOM \{"page": 2\} shows page 2/);
+    expect(lines.at(-1)).toMatch(
+      /^\(\d+ more lines with 1 interactive elements are on the other \d+ pages, in main \(part\): GET_DOM \{"page":2\} shows page 2/,
+    );
     // The last page has the button, under its container.
     const last = compactSnapshot(aria, { id: 's4', url: 'http://shop.test/', title: 'Shop', budget: 300, page: snapshot.page.of });
     expect(last.text).toMatch(/\nmain\n(?: {2}Line \d+ of the terms and conditions\n)* {2}button "Buy" \[ref=e8\]\n/);

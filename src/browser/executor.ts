@@ -327,14 +327,21 @@ export class BrowserExecutor {
           throw new GolemError('INVALID_ARGUMENT', 'the element holds a secret; secrets cannot be saved as variables');
         return { data: { variableName: name, value } };
       }
-      case 'GET_DOM':
-        return { data: {}, snapshot: await this.#snapshot(tab) };
+      case 'GET_DOM': {
+        const page = typeof p.page === 'number' ? p.page : undefined;
+        const query = typeof p.query === 'string' ? p.query : undefined;
+        return { data: {}, snapshot: await this.#snapshot(tab, undefined, { page, query }) };
+      }
       default:
         throw new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}"`);
     }
   }
 
-  async #snapshot(tab: Tab, budget = this.#options.snapshotBudget, page?: number): Promise<PageSnapshot> {
+  async #snapshot(
+    tab: Tab,
+    budget = this.#options.snapshotBudget,
+    view: { page?: number | undefined; query?: string | undefined } = {},
+  ): Promise<PageSnapshot> {
     const n = tab.nextSnapshot++;
     const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
     const generation = tab.generation;
@@ -349,7 +356,8 @@ export class BrowserExecutor {
       title,
       secrets: tab.secrets,
       ...(budget !== undefined && { budget }),
-      ...(page !== undefined && { page }),
+      ...(view.page !== undefined && { page: view.page }),
+      ...(view.query !== undefined && { query: view.query }),
       ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
     });
   }

@@ -49,6 +49,8 @@ export interface Entry {
   parent: number;
   /** What the line stands for across snapshots: its first ref, else its text under its parent's key. */
   key: string;
+  /** A folded table's header: its lines are rows. */
+  rows?: true;
 }
 
 export interface LayoutOptions {
@@ -86,6 +88,7 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
           continue;
         }
         const at = push(depth, parent, folded.header, [], 0);
+        (out[at] as Entry).rows = true;
         for (const row of folded.rows) push(depth + 1, at, row.text, row.refs, row.interactive);
         continue;
       }

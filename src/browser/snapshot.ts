@@ -25,6 +25,8 @@ export interface PageSnapshot {
   omitted: number;
   /** The page of the snapshot shown, and how many there are. */
   page: { number: number; of: number };
+  /** With a query: the lines that matched it. */
+  matches?: number;
 }
 
 export interface CompactOptions {
@@ -42,6 +44,8 @@ export interface CompactOptions {
   ref?: (playwrightRef: string) => string;
   /** The page of the snapshot to show (default 1). */
   page?: number;
+  /** Only the lines whose text has these words (a role is a word of its elements' lines), with their containers. */
+  query?: string;
 }
 
 /** Makes the compact page text from an "ai" mode aria snapshot. */
@@ -59,18 +63,24 @@ export function snapshotEntries(aria: string, options: Pick<CompactOptions, 'hid
 const RESERVE = 80;
 
 /** The text of one page of the snapshot, within the budget. */
-export function renderSnapshot(entries: readonly Entry[], options: Omit<CompactOptions, 'hide' | 'ref'>): PageSnapshot {
+export function renderSnapshot(all: readonly Entry[], options: Omit<CompactOptions, 'hide' | 'ref'>): PageSnapshot {
   const count = options.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
   const budget = options.budget ?? 2_000;
+  const query = options.query?.trim();
+  const found = query === undefined || query === '' ? undefined : matching(all, query);
+  const entries = found?.entries ?? all;
   const lines = entries.map((e) => `${'  '.repeat(e.depth)}${e.text}`);
   const pages = paginate(entries, lines, count, Math.max(budget - RESERVE, 100));
   const number = Math.min(Math.max(1, Math.floor(options.page ?? 1)), pages.length);
   const [start, end] = pages[number - 1] as [number, number];
   const shown = [...contextOf(entries, start).map((i) => lines[i] as string), ...lines.slice(start, end)];
   const of = pages.length;
-  const header = `Snapshot ${options.id}: ${options.title || '(no title)'} (${options.url})${of > 1 ? ` · page ${number} of ${of}` : ''}`;
-  const parts = [header, ...(shown.length === 0 ? ['(the page shows nothing)'] : shown)];
-  if (of > 1) parts.push(leftOut(entries, start, end, number, of));
+  const what = found === undefined ? '' : ` · ${found.matches} ${found.matches === 1 ? 'line matches' : 'lines match'} ${JSON.stringify(query)}`;
+  const header = `Snapshot ${options.id}: ${options.title || '(no title)'} (${options.url})${what}${of > 1 ? ` · page ${number} of ${of}` : ''}`;
+  const empty =
+    found === undefined ? '(the page shows nothing)' : `(nothing on the page matches ${JSON.stringify(query)}; GET_DOM without a query shows the whole page)`;
+  const parts = [header, ...(shown.length === 0 ? [empty] : shown)];
+  if (of > 1) parts.push(leftOut(entries, start, end, number, of, query));
   const text = redactSecrets(parts.join('\n'), options.secrets);
   return {
     id: options.id,
@@ -78,10 +88,35 @@ export function renderSnapshot(entries: readonly Entry[], options: Omit<CompactO
     title: options.title,
     text,
     tokens: count(text),
-    interactive: entries.reduce((n, e) => n + e.interactive, 0),
-    omitted: entries.length - (end - start),
+    interactive: all.reduce((n, e) => n + e.interactive, 0),
+    omitted: all.length - (end - start),
     page: { number, of },
+    ...(found !== undefined && { matches: found.matches }),
   };
+}
+
+/**
+ * The lines that have every word of the query (case aside), with the containers they are in;
+ * a folded table whose header matches (its controls' role or name) brings all its rows.
+ */
+function matching(entries: readonly Entry[], query: string): { entries: Entry[]; matches: number } {
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
+  const hits = (e: Entry) => words.every((w) => e.text.toLowerCase().includes(w));
+  const keep = new Set<number>();
+  let matches = 0;
+  entries.forEach((e, i) => {
+    const parent = entries[e.parent];
+    const viaHeader = parent !== undefined && parent.rows === true && hits(parent);
+    if (!hits(e) && !viaHeader) return;
+    matches++;
+    for (let p = i; p >= 0 && !keep.has(p); p = (entries[p] as Entry).parent) keep.add(p);
+  });
+  const order = [...keep].sort((a, b) => a - b);
+  const at = new Map(order.map((old, i) => [old, i]));
+  return { entries: order.map((i) => ({ ...(entries[i] as Entry), parent: at.get((entries[i] as Entry).parent) ?? -1 })), matches };
 }
 
 /** The pages: [start, end) ranges of entries, each within the budget with its context lines. */
@@ -110,9 +145,20 @@ function contextOf(entries: readonly Entry[], start: number): number[] {
 }
 
 /** What the other pages hold, and how to see them. */
-function leftOut(entries: readonly Entry[], start: number, end: number, number: number, of: number): string {
+function leftOut(entries: readonly Entry[], start: number, end: number, number: number, of: number, query: string | undefined): string {
   const other = entries.filter((_, i) => i < start || i >= end);
   const interactive = other.reduce((n, e) => n + e.interactive, 0);
+  // The containers at the top whose lines are (partly) elsewhere, by name: where the rest is.
+  const where: string[] = [];
+  entries.forEach((e, i) => {
+    if (e.depth !== 0) return;
+    let last = i + 1;
+    while (last < entries.length && (entries[last] as Entry).depth > 0) last++;
+    const out = Math.max(0, Math.min(last, start) - i) + Math.max(0, last - Math.max(i, end));
+    if (out > 0 && where.length < 6) where.push(`${e.text.slice(0, 60)}${out < last - i ? ' (part)' : ''}`);
+  });
   const next = number < of ? number + 1 : 1;
-  return `(${other.length} more lines with ${interactive} interactive elements are on the other ${of - 1 === 1 ? 'page' : `${of - 1} pages`}: GET_DOM {"page": ${next}} shows page ${next})`;
+  const pageCommand = `GET_DOM ${JSON.stringify({ ...(query !== undefined && query !== '' && { query }), page: next })}`;
+  const search = query === undefined || query === '' ? '; GET_DOM {"query": "<words>"} shows only the elements that match, on any page' : '';
+  return `(${other.length} more lines with ${interactive} interactive elements are on the other ${of - 1 === 1 ? 'page' : `${of - 1} pages`}${where.length > 0 ? `, in ${where.join(', ')}` : ''}: ${pageCommand} shows page ${next}${search})`;
 }

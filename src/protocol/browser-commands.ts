@@ -28,7 +28,10 @@ export const BROWSER_COMMAND_INPUTS = {
     selector: Selector,
     variableName: z.string().regex(VARIABLE_NAME).describe("Name to save the element's text (or a field's value) under, for ${name} later"),
   }),
-  GET_DOM: z.strictObject({}),
+  GET_DOM: z.strictObject({
+    page: z.number().int().min(1).optional().describe('Which page of a snapshot too long for one answer (default 1)'),
+    query: z.string().min(1).max(200).optional().describe('Show only the elements whose text, name or role has these words, with their containers'),
+  }),
 } as const satisfies Record<CommandAction, z.ZodType>;
 
 /** What each command does, as the model is told. */
@@ -37,7 +40,8 @@ export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   CLICK_ELEMENT: 'Click an element (buttons, links, checkboxes, radio buttons, options).',
   INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select.',
   SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
-  GET_DOM: 'Get a compact snapshot of the page: its content, indented by container, each element you can act on with its ref.',
+  GET_DOM:
+    'Get a snapshot of the page: its content indented by container, each element you can act on with its ref, repeated items (cards, rows) a line each. A long page comes in pages: "page" picks one; "query" shows only what matches.',
 };
 
 let definitions: CommandSpec[] | undefined;
