@@ -6,6 +6,7 @@
  * while it is busy, over a real WebSocket of `serve()`), and a click without a handler still
  * reaching the agent. A refused click writes nothing.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { z } from 'zod';
@@ -83,10 +84,13 @@ const build = (id: string): PatchInput => ({
   ],
 });
 
-const file = { sha256: 'a'.repeat(64), name: 'r.png', mediaType: 'image/png', size: 10 };
+/** A file a click may send: a blob the workspace holds (built() uploads it); its size, type and name are the blob's. */
+const upload = new Uint8Array(10).fill(7);
+const file = { sha256: createHash('sha256').update(upload).digest('hex'), name: 'r.png', mediaType: 'image/png', size: 10 };
 
 async function built(id = 'booking'): Promise<Workspace> {
   const ws = await workspace();
+  await ws.blobs.register(upload, { mediaType: 'image/png', filename: 'r.png', hold: true });
   expect((await ws.ui.patch(build(id))).success).toBe(true);
   return ws;
 }
@@ -152,8 +156,11 @@ describe('applyUiAction: the values of every input type', () => {
     expect(await click(ws, 'submit', { notes: 'again' })).toMatchObject({ ok: true, event: { version: 3 } });
   });
 
-  it('min/max, step and pattern of the other types are INVALID_VALUE', async () => {
+  it('min/max, step and pattern of the other types are INVALID_VALUE; a file is the blob it names', async () => {
     const ws = await built();
+    // A file's size and type are the blob's, whatever the page says of them.
+    const big = await ws.blobs.register(new Uint8Array(1001).fill(1), { mediaType: 'image/png', filename: 'big.png', hold: true });
+    const pdf = await ws.blobs.register(new Uint8Array(20).fill(2), { mediaType: 'application/pdf', filename: 'r.pdf', hold: true });
     for (const [values, words] of [
       [{ guests: 0 }, 'Guests (guests): at least 1'],
       [{ guests: 13 }, 'at most 12'],
@@ -165,8 +172,9 @@ describe('applyUiAction: the values of every input type', () => {
       [{ labels: ['a', 'b', 'c'] }, 'at most 2 tags'],
       [{ labels: ['A'] }, 'the tag "A" does not match'],
       [{ notes: 'x'.repeat(21) }, 'at most 20 characters'],
-      [{ receipt: { ...file, size: 1001 } }, 'at most 1000 bytes'],
-      [{ receipt: { ...file, mediaType: 'application/pdf' } }, 'of type image/*'],
+      [{ receipt: { ...file, sha256: big.sha256, size: 10 } }, 'at most 1000 bytes'],
+      [{ receipt: { ...file, sha256: pdf.sha256, mediaType: 'image/png' } }, 'of type image/*'],
+      [{ receipt: { ...file, sha256: 'b'.repeat(64) } }, 'no uploaded file'],
     ] as [Record<string, JsonValue>, string][])
       expect(await click(ws, 'submit', { name: 'Ada', ...values }), JSON.stringify(values)).toMatchObject({
         ok: false,
@@ -182,8 +190,10 @@ describe('applyUiAction: the values of every input type', () => {
     expect(ws.ui.get('booking')?.instance.state.params).toMatchObject({ name: 'A1', guests: 99 });
     expect(await click(ws, 'cancel', {})).toMatchObject({ ok: true, event: { version: 2 } });
     expect(await click(ws, 'cancel', { guests: 'many' })).toMatchObject({ ok: false, code: 'INVALID_STRUCTURE' });
-    // The held values break the rules: a click that validates is refused until they are fixed.
-    expect(await click(ws, 'submit', {})).toMatchObject({ ok: false, code: 'INVALID_VALUE' });
+    // The held values break the rules: a click that sends them is refused until they are fixed; one that sends none
+    // is judged on required alone (the page sends every shown field's value, and checks it first).
+    expect(await click(ws, 'submit', { guests: 99 })).toMatchObject({ ok: false, code: 'INVALID_VALUE' });
+    expect(await click(ws, 'submit', {})).toMatchObject({ ok: true, event: { version: 2 } });
   });
 
   it("a registered component's value is checked with its value schema", async () => {
@@ -248,7 +258,7 @@ describe('applyUiAction: what is shown, and which action', () => {
     expect(await click(ws, 'submit', { name: 'Ada', summary: '**mine**' })).toMatchObject({
       ok: false,
       code: 'PATH_NOT_FOUND',
-      message: expect.stringContaining('markdown') as unknown,
+      message: expect.stringContaining('shows a value') as unknown,
     });
     expect(await click(ws, 'submit', { name: 'Ada', nope: 1 })).toMatchObject({ ok: false, code: 'PATH_NOT_FOUND' });
     expect(ws.ui.get('booking')?.version).toBe(1);

@@ -65,15 +65,17 @@ describe('visibility', () => {
 describe('valueProblem: each built-in input type', () => {
   const problem = (field: Partial<RuleField> & { type: string }, value: Parameters<typeof valueProblem>[1]) => valueProblem({ key: 'k', ...field }, value);
 
-  it('an absent value breaks only required (never for a checkbox or switch)', () => {
+  it('an absent value breaks only required (a required checkbox or switch must be on)', () => {
     for (const value of [undefined, null, '', []]) {
       expect(problem({ type: 'text' }, value)).toBeUndefined();
       expect(problem({ type: 'text', required: true }, value)).toBe('required');
       expect(problem({ type: 'tags', required: true, min: 2 }, value)).toBe('required');
     }
-    expect(problem({ type: 'checkbox', required: true }, undefined)).toBeUndefined();
-    expect(problem({ type: 'switch', required: true }, null)).toBeUndefined();
-    expect(problem({ type: 'checkbox', required: true }, false)).toBeUndefined();
+    expect(problem({ type: 'checkbox', required: true }, undefined)).toBe('required');
+    expect(problem({ type: 'switch', required: true }, null)).toBe('required');
+    expect(problem({ type: 'checkbox', required: true }, false)).toBe('required');
+    expect(problem({ type: 'checkbox', required: true }, true)).toBeUndefined();
+    expect(problem({ type: 'switch' }, false)).toBeUndefined();
   });
 
   it('text and textarea: a string, its length within min/max, the whole of it matching the pattern', () => {

@@ -4,9 +4,9 @@
  * sequences of patch_ui_state calls (blocks of those fields, display values valid and not,
  * block actions, handlers, visibility rules, templates, layouts, modal and span) applied
  * through ws.ui.patch and the pure engine in lockstep. After each call: the instance parses,
- * every field is one the catalog takes, ids are unique (action ids across the instance and
- * its blocks), a refused call changes nothing, and an accepted call's JSON Patch rebuilds the
- * new instance with fast-json-patch and with the page's own applier. Each component refuses
+ * every field is one the catalog takes, every display value is drawable, ids are unique, a
+ * refused call changes nothing, and an accepted call's JSON Patch rebuilds the new instance
+ * with fast-json-patch and with the page's own applier. Each component refuses
  * an unknown type, an unknown prop, a prop of the wrong type and a display value of the wrong
  * shape with INVALID_STRUCTURE naming the field's path.
  */
@@ -15,8 +15,17 @@ import jsonpatch, { type Operation } from 'fast-json-patch';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { applyPatchInput, createWorkspace, UIInstance, type JsonValue, type PatchInput, type UIPatchError, type Workspace } from '../src/index.js';
-import type { ComponentSpec } from '../src/ui/catalog.js';
+import {
+  applyPatchInput,
+  createWorkspace,
+  UIInstance,
+  type ComponentSpec,
+  type JsonValue,
+  type PatchInput,
+  type UIPatchError,
+  type Workspace,
+} from '../src/index.js';
+import { boundValueProblem } from '../src/ui/instance-checks.js';
 import { applyPatch as pageApply } from '../web/src/json-patch.js';
 import type { PatchOp as PagePatchOp } from '../web/src/types.js';
 
@@ -26,7 +35,6 @@ const runs = (n: number) => ({ numRuns: Math.max(1, Math.round(n * SCALE)) });
 
 type Json = Record<string, unknown>;
 type Arb<T = unknown> = fc.Arbitrary<T>;
-
 // --- Each built-in component's own props and values (others: their example) ---
 
 const text = (max = 12) => fc.string({ minLength: 1, maxLength: max }).filter((s) => !s.includes('${'));
@@ -188,9 +196,10 @@ function checkInstance(ws: Workspace, instance: UIInstance): void {
       const checked = ws.ui.catalog.field().safeParse(field);
       if (!checked.success) expect.fail(`${JSON.stringify(field)}: ${JSON.stringify(checked.error.issues)}`);
     }
-  const unique = (ids: string[]) => expect(new Set(ids).size, ids.join()).toBe(ids.length);
-  unique(instance.blocks.map((b) => b.id));
-  unique([...instance.actions, ...instance.blocks.flatMap((b) => b.props?.actions ?? [])].map((a) => a.id));
+  for (const ids of [instance.blocks.map((b) => b.id), [...instance.actions, ...instance.blocks.flatMap((b) => b.props?.actions ?? [])].map((a) => a.id)])
+    expect(new Set(ids).size, ids.join()).toBe(ids.length);
+  // Every display field's value drawable, though each call checks only what it wrote.
+  expect(boundValueProblem(instance, ws.ui.catalog, () => true)).toBeUndefined();
 }
 
 /** Expected: null (accepted) or the code and a pattern of the message. */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { BlobRef, type JsonObject } from '../core/blocks.js';
 import { BLOCK_DATA } from './block-data.js';
 import { BLOCK_DATA_LIMITS as LIMIT, IMAGE_DATA_URL } from './block-data-keys.js';
-import { VALUE_LIMITS } from './rules.js';
+import { riskyPattern, VALUE_LIMITS } from './rules.js';
 
 export type ComponentKind = 'input' | 'display';
 
@@ -49,7 +49,10 @@ const Pattern = z
       }
     },
     { message: 'pattern is a regular expression (JavaScript, u flag) the whole value must match' },
-  );
+  )
+  .refine((p) => !riskyPattern(p), {
+    message: 'the pattern repeats a group that repeats or has alternatives ((a+)+, (a|b)*): it can take exponential time; write it without',
+  });
 const Tone = z.enum(['neutral', 'info', 'success', 'warning', 'danger']);
 export const TONES = Tone.options;
 const Cell = z.union([z.string().max(LIMIT.text), z.number(), z.boolean(), z.null()], { error: 'a cell is a string, a number, a boolean or null' });
@@ -109,7 +112,7 @@ export function builtinComponents(hosts: { imageHost: (host: string) => boolean 
     {
       type: 'text',
       kind: 'input',
-      description: 'one line of text; min/max: its length; options: suggestions',
+      description: 'one line of text; min/max: its length',
       props: text(true),
       value: z.string(),
       example: { label: 'Name', key: 'name', type: 'text', required: true },
@@ -197,7 +200,7 @@ export function builtinComponents(hosts: { imageHost: (host: string) => boolean 
     {
       type: 'tags',
       kind: 'input',
-      description: 'a list of short texts the user types; min/max: how many; pattern: each tag; options: suggestions',
+      description: 'a list of short texts the user types; min/max: how many; pattern: each tag',
       props: { min: Count.optional(), max: Count.optional(), pattern: Pattern.optional(), placeholder: z.string().max(200).optional() },
       value: z.array(z.string()),
       example: { label: 'Labels', key: 'labels', type: 'tags', max: 5 },

@@ -5,13 +5,16 @@ export { clickPatches, findAction, type ClickPlan, type UIClick } from './ui-cli
 export {
   fillTemplate,
   handlerPatches,
+  fieldShown,
   isVisible,
+  liveState,
   readPath,
   valueProblem,
   DISPLAY_TYPES,
   HANDLER_TYPES,
   INPUT_TYPES,
   type Handler,
+  type RuleBlock,
   type RuleState,
   type VisibilityRule,
 } from './rules.js';

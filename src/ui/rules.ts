@@ -19,7 +19,17 @@ export const STATE_PATH = /^state\.(params|runtime)\.([A-Za-z0-9_$-]+(?:\.[A-Za-
 /** A path a handler writes: one key of `state.params` or `state.runtime`. */
 export const HANDLER_PATH = /^state\.(params|runtime)\.([A-Za-z0-9_$-]+)$/;
 
-const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys no state value can have: they would reach an object's prototype. */
+export const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * A pattern that can take exponential time (a repeated group that itself repeats or has
+ * alternatives, as in (a+)+ or (a|a)*): refused when written, never run. The page and the
+ * server both test user text against the patterns they take.
+ */
+export function riskyPattern(pattern: string): boolean {
+  return /\((?:[^()\\]|\\.)*(?:[*+|]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d*,)/.test(pattern);
+}
 
 /** The value at a state path (undefined: none, or not a state path). */
 export function readPath(state: RuleState | undefined, path: string): Json | undefined {
@@ -69,6 +79,44 @@ export function isVisible(rule: VisibilityRule | readonly VisibilityRule[] | und
   if (one.in !== undefined) return one.in.some((v) => same(value, v));
   const truthy = value !== undefined && value !== null && value !== false && value !== 0 && value !== '' && !(Array.isArray(value) && value.length === 0);
   return truthy === (one.truthy ?? true);
+}
+
+/** Blocks as far as visibility goes: their bind, rule and fields (keys and rules). */
+export interface RuleBlock {
+  bind?: string;
+  props?:
+    | {
+        visible?: VisibilityRule | readonly VisibilityRule[] | undefined;
+        fields?: readonly { key: string; type?: string; visible?: VisibilityRule | readonly VisibilityRule[] | undefined }[] | undefined;
+      }
+    | undefined;
+}
+
+/**
+ * The state a user sees: `state` with the values they typed (by field key) of the fields that
+ * are shown, where what is shown is read from that same state (a switch turned on shows the
+ * field it governs; a choice undone hides what it showed, and what that showed): applied until
+ * nothing changes. The page and the server both judge a click on it.
+ */
+export function liveState(blocks: readonly RuleBlock[], state: RuleState, values: Readonly<Record<string, Json>>): RuleState {
+  let live: RuleState = state;
+  for (let round = 0; round <= blocks.length + 1; round++) {
+    const next: RuleState = { params: { ...state.params }, runtime: { ...state.runtime } };
+    for (const block of blocks) {
+      if (!isVisible(block.props?.visible, live)) continue;
+      const area = next[block.bind === 'state.runtime' ? 'runtime' : 'params'];
+      for (const field of block.props?.fields ?? [])
+        if (Object.hasOwn(values, field.key) && !FORBIDDEN.has(field.key) && isVisible(field.visible, live)) area[field.key] = values[field.key] as Json;
+    }
+    if (JSON.stringify(next) === JSON.stringify(live)) return next;
+    live = next;
+  }
+  return live;
+}
+
+/** Whether a field of a block is shown on `state` (its block's rule and its own). */
+export function fieldShown(block: RuleBlock, field: { visible?: VisibilityRule | readonly VisibilityRule[] | undefined }, state: RuleState): boolean {
+  return isVisible(block.props?.visible, state) && isVisible(field.visible, state);
 }
 
 function same(a: Json | undefined, b: Json | undefined): boolean {
@@ -121,7 +169,10 @@ const SHA256 = /^[0-9a-f]{64}$/;
  */
 export function valueProblem(field: RuleField, value: Json | undefined): string | undefined {
   const empty = value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
-  if (empty) return field.required === true && field.type !== 'checkbox' && field.type !== 'switch' ? 'required' : undefined;
+  if (empty) return field.required === true ? 'required' : undefined;
+  // A required checkbox or switch is one the user must turn on ("I accept the terms").
+  if ((field.type === 'checkbox' || field.type === 'switch') && field.required === true && value !== true)
+    return typeof value === 'boolean' ? 'required' : 'true or false';
   const options = (field.options ?? []).map((o) => o.value);
   const count = (n: number, what: string) =>
     typeof field.min === 'number' && n < field.min
@@ -130,7 +181,7 @@ export function valueProblem(field: RuleField, value: Json | undefined): string 
         ? `at most ${field.max} ${what}`
         : undefined;
   const pattern = (text: string, what: string) => {
-    if (field.pattern === undefined) return undefined;
+    if (field.pattern === undefined || riskyPattern(field.pattern)) return undefined;
     let re: RegExp;
     try {
       re = new RegExp(`^(?:${field.pattern})$`, 'u');

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { JsonValue } from '../core/blocks.js';
-import { DISPLAY_TYPES, HANDLER_PATH, HANDLER_TYPES, INPUT_TYPES, STATE_PATH } from './rules.js';
+import { DISPLAY_TYPES, FORBIDDEN, HANDLER_PATH, HANDLER_TYPES, INPUT_TYPES, STATE_PATH } from './rules.js';
 
 export const ACTION_STYLES = ['primary', 'secondary', 'danger'] as const;
 export const BLOCK_TYPES = ['form'] as const;
@@ -50,14 +50,18 @@ export const Visible = z.union([Rule, z.array(Rule).min(1).max(10)], { error: 'v
 /** Every field's members; a component adds its own (catalog.ts). */
 export const FieldBase = z.strictObject({
   label: Text(500).min(1),
-  key: z.string().min(1).max(100),
+  key: z
+    .string()
+    .min(1)
+    .max(100)
+    .refine((key) => !FORBIDDEN.has(key), { message: 'a key cannot be __proto__, constructor or prototype' }),
   type: z.string(),
   rid: z.string().optional(),
   description: Text(2000).optional(),
   value: JsonValue.optional(),
   visible: Visible.optional(),
 });
-/** An input field's members: it may be required, and have options (the choices of a select, radio or multiselect; suggestions elsewhere). */
+/** An input field's members: it may be required, and have options (the choices of a select, radio or multiselect; seed 004 allows them on any field). */
 export const InputFieldBase = FieldBase.extend({
   required: z.boolean().optional(),
   options: z
@@ -80,7 +84,10 @@ export interface FieldConfig {
 }
 export const FieldConfig = z.looseObject({ label: z.string(), key: z.string(), type: z.string() }) as unknown as z.ZodType<FieldConfig>;
 
-const HandlerPath = z.string().regex(HANDLER_PATH, 'a handler writes state.params.{key} or state.runtime.{key}');
+const HandlerPath = z
+  .string()
+  .regex(HANDLER_PATH, 'a handler writes state.params.{key} or state.runtime.{key}')
+  .refine((path) => !FORBIDDEN.has(path.split('.')[2] ?? ''), { message: 'a handler cannot write __proto__, constructor or prototype' });
 const HandlerConfig = z.discriminatedUnion(
   'type',
   [

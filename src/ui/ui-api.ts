@@ -92,7 +92,7 @@ export class UIApi {
     if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
       return refused('INVALID_MESSAGE', 'a click is { instanceId, actionId, values?, count? }');
     const current = typeof payload.instanceId === 'string' ? this.get(payload.instanceId) : undefined;
-    const plan = clickPatches(current?.instance, payload as Partial<UIClick>, this.catalog);
+    const plan = clickPatches(current?.instance, payload as Partial<UIClick>, this.catalog, (sha256) => this.#manager.workspace().blobs.get(sha256));
     if (!plan.ok) return this.#clicked(payload);
     const done = (version: number): UIClickResponse => ({
       ok: true,
@@ -198,11 +198,13 @@ function patchUiStateDescription(catalog: UICatalog): string {
     catalog.describe(),
     'Templates: ${state.params.x} or ${state.runtime.x} in labels, descriptions, placeholders, titles, action labels and the value text of markdown, badge and code fields.',
     'visible (on a field, a block\'s props, an action): { path: "state.params.x", equals? | notEquals? | in? | truthy? }, or a list that must all hold.',
-    'Input fields take required, min/max and pattern where their type has them; the page and the server check them when the user clicks (an action with validate: false skips them).',
+    'Input fields take required (a checkbox or switch: it must be on), min/max and pattern where their type has them. A click on any action sends the values of every input field shown and checks their rules first, in the page and on the server: give a Cancel, or a button that only runs a handler, validate: false.',
+    'Fields of one key share one state value (state.params.{key} or state.runtime.{key}, as their block binds).',
     'Actions are buttons: { id, label, style: primary|secondary|danger, handler?, validate?, visible? }. An action with a handler ({ type: set, path, value } | { type: increment|decrement, path, by? } | { type: toggle, path } | { type: template, path, template }, or a list; path state.params.{key} or state.runtime.{key}) changes the state when clicked, without you; an action without one sends you the click and the form values.',
     'Layout: { type: single|column|row|grid|tabs, columns? (grid, 1-4) }; tabs show one block at a time, named by its title.',
     BLOCK_DATA_DESCRIPTION,
     'Ids are unique (action ids across the instance and its blocks); meta.pageKey never changes; patches carry no version.',
+    "This tool's input schema gives every shape under $defs: field (one branch per type, with fieldBase), block, action, layout, visible.",
     'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back, with what the user typed.',
   ].join(' ');
 }

@@ -11,7 +11,19 @@ import type { JsonValue } from '../core/blocks.js';
 import { BLOCK_DATA_KEYS } from './block-data-keys.js';
 import type { UICatalog } from './catalog.js';
 import type { PatchOperation } from './patch-engine.js';
-import { handlerPatches, INPUT_TYPES, isVisible, VALUE_LIMITS, valueProblem, type Handler, type Json, type RuleField, type RuleState } from './rules.js';
+import {
+  fieldShown,
+  handlerPatches,
+  INPUT_TYPES,
+  isVisible,
+  liveState,
+  VALUE_LIMITS,
+  valueProblem,
+  type Handler,
+  type Json,
+  type RuleField,
+  type RuleState,
+} from './rules.js';
 import type { ActionConfig, Block, FieldConfig, UIInstance } from './schema.js';
 
 /** A click, as the page sends it (UI_ACTION). */
@@ -39,48 +51,81 @@ function blockOf(instance: UIInstance, action: ActionConfig): Block | undefined 
   return instance.blocks.find((b) => b.props?.actions?.includes(action) === true);
 }
 
-/** A click as patches on `instance` (as the log has it), or why it is refused; nothing is applied here. */
-export function clickPatches(instance: UIInstance | undefined, message: Partial<UIClick>, catalog: UICatalog): ClickPlan {
+/** A blob as the click reads it: what the workspace holds for a hash. */
+export type BlobLookup = (sha256: string) => { size: number; mediaType: string; filename: string | null } | undefined;
+
+/**
+ * A click as patches on `instance` (as the log has it), or why it is refused; nothing is
+ * applied here. `blob` reads the workspace's blobs: a file value must name one, and its size,
+ * type and name are the blob's, whatever the page said.
+ */
+export function clickPatches(instance: UIInstance | undefined, message: Partial<UIClick>, catalog: UICatalog, blob: BlobLookup = () => undefined): ClickPlan {
   const fail = (code: string, text: string): ClickPlan => ({ ok: false, code, message: text });
   if (typeof message.instanceId !== 'string' || typeof message.actionId !== 'string') return fail('INVALID_MESSAGE', 'UI_ACTION needs instanceId and actionId');
   if (instance === undefined) return fail('INVALID_INSTANCE', `there is no instance "${message.instanceId}"`);
   const action = findAction(instance, message.actionId);
   if (action === undefined) return fail('PATH_NOT_FOUND', `the instance "${message.instanceId}" has no action "${message.actionId}"`);
-  const state = instance.state as RuleState;
-  if (!isVisible(action.visible, state) || !isVisible(blockOf(instance, action)?.props?.visible, state))
-    return fail('PATH_NOT_FOUND', `the action "${action.id}" is not shown`);
-  const values = message.values ?? {};
-  if (values === null || typeof values !== 'object' || Array.isArray(values)) return fail('INVALID_MESSAGE', 'values is an object of field keys');
-  // Each value goes to the field of that key, in the state its block binds.
-  const fields = new Map<string, { bind: string; field: FieldConfig; block: Block }>();
-  for (const block of instance.blocks) for (const field of block.props?.fields ?? []) fields.set(field.key, { bind: block.bind, field, block });
-  const patches: PatchOperation[] = [];
-  const typed: RuleState = { params: { ...state.params }, runtime: { ...state.runtime } };
-  for (const [key, value] of Object.entries(values)) {
-    const target = fields.get(key);
-    if (target === undefined) return fail('PATH_NOT_FOUND', `no field has the key "${key}"`);
-    const kind = catalog.get(target.field.type)?.kind;
-    if (kind !== 'input') return fail('PATH_NOT_FOUND', `"${key}" is a ${target.field.type} field: it shows a value, the user sends none`);
-    const problem = shapeProblem(catalog, target.field, value);
-    if (problem !== undefined) return fail('INVALID_STRUCTURE', `${key}: ${problem}`);
-    patches.push({ op: 'set', path: `${target.bind}.${key}`, value });
-    typed[target.bind === 'state.runtime' ? 'runtime' : 'params'][key] = value as Json;
+  const sent = message.values ?? {};
+  if (sent === null || typeof sent !== 'object' || Array.isArray(sent)) return fail('INVALID_MESSAGE', 'values is an object of field keys');
+  // A key may name fields of several blocks (one state value, shown twice); a value goes to each input field of its key.
+  const inputs = new Map<string, { bind: string; field: FieldConfig; block: Block }[]>();
+  const displays = new Set<string>();
+  for (const block of instance.blocks)
+    for (const field of block.props?.fields ?? []) {
+      if (catalog.get(field.type)?.kind !== 'input') displays.add(field.key);
+      else inputs.set(field.key, [...(inputs.get(field.key) ?? []), { bind: block.bind, field, block }]);
+    }
+  const values: Record<string, JsonValue> = {};
+  for (const [key, raw] of Object.entries(sent)) {
+    const targets = inputs.get(key);
+    if (targets === undefined)
+      return fail('PATH_NOT_FOUND', displays.has(key) ? `"${key}" is a field that shows a value: the user sends none` : `no field has the key "${key}"`);
+    let value = raw;
+    for (const { field } of targets) {
+      const problem = shapeProblem(catalog, field, value);
+      if (problem !== undefined) return fail('INVALID_STRUCTURE', `${key}: ${problem}`);
+      // A file is the blob it names: its size, type and name are the workspace's.
+      if (field.type === 'file') {
+        const file = value as { sha256: string; name: string };
+        const held = blob(file.sha256);
+        if (held === undefined) return fail('INVALID_VALUE', `${field.label} (${key}): no uploaded file ${file.sha256}; upload it first`);
+        value = { sha256: file.sha256, name: held.filename ?? file.name, mediaType: held.mediaType, size: held.size };
+      }
+    }
+    values[key] = value;
   }
   // What is shown is what the user saw: the state with their values (a switch they turned on shows the field it governs).
-  const shown = (target: { field: FieldConfig; block: Block }) => isVisible(target.block.props?.visible, typed) && isVisible(target.field.visible, typed);
+  const state = instance.state as RuleState;
+  const typed = liveState(instance.blocks, state, values as Record<string, Json>);
+  const block = blockOf(instance, action);
+  if (!isVisible(action.visible, typed) || (block !== undefined && !isVisible(block.props?.visible, typed)))
+    return fail('PATH_NOT_FOUND', `the action "${action.id}" is not shown`);
   for (const key of Object.keys(values))
-    if (!shown(fields.get(key) as { field: FieldConfig; block: Block })) return fail('PATH_NOT_FOUND', `the field "${key}" is not shown`);
-  if (action.validate !== false) {
-    for (const [key, target] of fields) {
-      if (catalog.get(target.field.type)?.kind !== 'input' || !shown(target)) continue;
-      const problem = valueProblem(target.field as RuleField, typed[target.bind === 'state.runtime' ? 'runtime' : 'params'][key]);
+    if (!(inputs.get(key) ?? []).some((t) => fieldShown(t.block, t.field, typed))) return fail('PATH_NOT_FOUND', `the field "${key}" is not shown`);
+  // The rules of the fields shown: on the value sent, or (a field the page left out) on what the state holds.
+  for (const [key, targets] of inputs)
+    for (const target of targets) {
+      if (!fieldShown(target.block, target.field, typed)) continue;
+      const value = Object.hasOwn(values, key) ? values[key] : undefined;
+      const held = typed[target.bind === 'state.runtime' ? 'runtime' : 'params'][key];
+      const problem =
+        value !== undefined
+          ? action.validate === false
+            ? fileLimits(target.field, value)
+            : valueProblem(target.field as RuleField, value as Json)
+          : action.validate !== false && target.field.required === true
+            ? valueProblem({ key, type: 'required', required: true }, held)
+            : undefined;
       if (problem !== undefined) return fail('INVALID_VALUE', `${target.field.label} (${key}): ${problem}`);
     }
-  }
+  const patches: PatchOperation[] = [];
+  for (const [key, value] of Object.entries(values))
+    for (const bind of new Set((inputs.get(key) ?? []).filter((t) => fieldShown(t.block, t.field, typed)).map((t) => t.bind)))
+      patches.push({ op: 'set', path: `${bind}.${key}`, value });
   // The count input is no field: its value has its own member, and one fixed key (the engine checks its shape).
   const count = message.count;
   if (count !== undefined) {
-    if (!instance.blocks.some((block) => block.props?.showCountInput === true))
+    if (!instance.blocks.some((b) => b.props?.showCountInput === true))
       return fail('PATH_NOT_FOUND', `the instance "${message.instanceId}" shows no count input`);
     if (typeof count !== 'number') return fail('INVALID_STRUCTURE', 'count: a whole number, 0 or more');
     patches.push({ op: 'set', path: `state.runtime.${BLOCK_DATA_KEYS.showCountInput}`, value: count });
@@ -92,6 +137,20 @@ export function clickPatches(instance: UIInstance | undefined, message: Partial<
     patches.push(...handled.patches);
   }
   return { ok: true, patches, action, values, ...(count !== undefined && { count }) };
+}
+
+/** A file's own limits (its type and size), which hold even when an action skips the rules. */
+function fileLimits(field: FieldConfig, value: JsonValue): string | undefined {
+  if (field.type !== 'file') return undefined;
+  return valueProblem(
+    {
+      key: field.key,
+      type: 'file',
+      ...(field.accept !== undefined && { accept: field.accept as string[] }),
+      ...(typeof field.maxBytes === 'number' && { maxBytes: field.maxBytes }),
+    },
+    value as Json,
+  );
 }
 
 /** What is wrong with the shape of a value for a field: the built-in checks, or a registered component's value schema. */

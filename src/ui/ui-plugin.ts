@@ -113,7 +113,12 @@ export const uiClickCommand = (catalog: UICatalog) =>
     payload: JsonObject,
     reduce(payload, ctx) {
       const click = payload as Partial<UIClick>;
-      const plan = clickPatches(typeof click.instanceId === 'string' ? uiInstance(ctx.index, click.instanceId)?.instance : undefined, click, catalog);
+      const plan = clickPatches(
+        typeof click.instanceId === 'string' ? uiInstance(ctx.index, click.instanceId)?.instance : undefined,
+        click,
+        catalog,
+        (sha256) => ctx.index.blobs.get(sha256),
+      );
       if (!plan.ok) throw fail('UI_ACTION_REFUSED', plan.message, { code: plan.code });
       const { writes, result: patch } = applyCall({ instanceId: click.instanceId, patches: plan.patches }, ctx, catalog, undefined);
       const result: UIClickResult = {
