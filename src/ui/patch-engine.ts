@@ -10,6 +10,7 @@ import type { JsonValue } from '../core/blocks.js';
 import { blockDataProblem } from './block-data.js';
 import { builtinCatalog, type UICatalog } from './catalog.js';
 import { boundValueProblem, duplicateActionId } from './instance-checks.js';
+import { copyJson, isPlainJson } from './json-copy.js';
 import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE_INSTANCE = '__CREATE__';
@@ -451,6 +452,7 @@ function issues(error: z.ZodError): string {
 
 /** A value as JSON (what a patch can carry): undefined inside, functions and the like are refused. */
 function toJson(value: unknown): JsonValue {
+  if (isPlainJson(value)) return copyJson(value);
   try {
     const text = JSON.stringify(value, (_key, inner: unknown) => {
       if (typeof inner === 'number' && !Number.isFinite(inner)) refuse('INVALID_STRUCTURE', `${String(inner)} is not a JSON number`);
@@ -458,7 +460,10 @@ function toJson(value: unknown): JsonValue {
     });
     if (text === undefined) return refuse('INVALID_STRUCTURE', 'the value is not JSON');
     // An own "__proto__" key is dropped, as the schema's records drop it: the JSON Patch carries what the instance keeps.
-    return JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner)) as JsonValue;
+    const json = JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner)) as JsonValue;
+    // What is not plain JSON now nests too deep (the schema refuses past 256 levels).
+    if (!isPlainJson(json)) refuse('INVALID_STRUCTURE', 'the value nests deeper than 256 levels');
+    return json;
   } catch (error) {
     if (error instanceof Refusal) throw error;
     return refuse('INVALID_STRUCTURE', `the value is not JSON: ${(error as Error).message}`);

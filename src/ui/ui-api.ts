@@ -9,6 +9,7 @@ import type { WorkspaceManager } from '../core/manager.js';
 import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
 import { UICatalog } from './catalog.js';
+import { copyJson, isPlainJson } from './json-copy.js';
 import { clickPatches, type UIClick } from './ui-click.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
@@ -47,12 +48,15 @@ export class UIApi {
     // As JSON, the way the model sends it (a value of undefined is no value: MISSING_VALUE at its patch).
     let payload: Record<string, never>;
     try {
-      payload = JSON.parse(
-        JSON.stringify(input, (_key, inner: unknown) => {
-          if (typeof inner === 'number' && !Number.isFinite(inner)) throw new Error(`${String(inner)} is not a JSON number`);
-          return inner;
-        }),
-      ) as Record<string, never>;
+      // JSON already (the model's calls are): copied as it is; anything else as JSON would have it.
+      payload = isPlainJson(input)
+        ? (copyJson(input) as unknown as Record<string, never>)
+        : (JSON.parse(
+            JSON.stringify(input, (_key, inner: unknown) => {
+              if (typeof inner === 'number' && !Number.isFinite(inner)) throw new Error(`${String(inner)} is not a JSON number`);
+              return inner;
+            }),
+          ) as Record<string, never>);
     } catch (error) {
       return {
         success: false,

@@ -5,13 +5,14 @@
  * not at all, in the command log like every other change.
  */
 import { z } from 'zod';
-import { JsonObject, type JsonValue } from '../core/blocks.js';
+import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { fail } from '../core/errors.js';
 import { defineCommand, type CommandMapOf, type ReducerContext, type WorkspaceExtension } from '../core/plugin.js';
 import { Id, Timestamp } from '../core/records.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import { builtinCatalog, type UICatalog } from './catalog.js';
+import { isPlainJson } from './json-copy.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
 import { clickPatches, type UIClick } from './ui-click.js';
 import { UIInstance } from './schema.js';
@@ -50,6 +51,11 @@ export function uiInstances(view: WorkspaceView): UIInstanceRecord[] {
   return [...view.collection('ui_instance').values()];
 }
 
+/** A command's payload: a JSON object (checked by a walk; the core's JsonObject schema is a hundred times slower on a large table). */
+const JsonPayload = z.custom<JsonObject>((value) => isPlainJson(value) && value !== null && typeof value === 'object' && !Array.isArray(value), {
+  message: 'the payload is a JSON object',
+});
+
 /** Applies one call to the instances as `ctx.index` has them: the writes and what the call did, or UI_PATCH_REJECTED with the seed's codes. */
 function applyCall(call: unknown, ctx: ReducerContext, catalog: UICatalog, builtBy: string | undefined) {
   const outcome = applyPatchInput(call, (id) => uiInstance(ctx.index, id)?.instance, catalog);
@@ -86,7 +92,7 @@ export const uiPatchCommand = (catalog: UICatalog) =>
     type: 'ui:patch',
     description: 'Applies one patch_ui_state call (seed 004): all its patches, or none.',
     // The call as the model makes it; with `builtBy`, the session whose agent made it.
-    payload: JsonObject,
+    payload: JsonPayload,
     reduce(payload, ctx) {
       const { builtBy, ...rest } = payload;
       return typeof builtBy === 'string' ? applyCall(rest, ctx, catalog, builtBy) : applyCall(payload, ctx, catalog, undefined);
@@ -110,7 +116,7 @@ export const uiClickCommand = (catalog: UICatalog) =>
   defineCommand({
     type: 'ui:click',
     description: "Applies a user's click on a model-built UI: the values typed and the action's handlers, as one patch_ui_state call.",
-    payload: JsonObject,
+    payload: JsonPayload,
     reduce(payload, ctx) {
       const click = payload as Partial<UIClick>;
       const plan = clickPatches(
