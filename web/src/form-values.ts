@@ -4,7 +4,8 @@
  * number input's text, the JSON field's text, the checkbox's boolean, a tag list, an uploaded
  * file's reference) and converted when an action is sent.
  */
-import { DISPLAY_TYPES as DISPLAYS, INPUT_TYPES as INPUTS, isVisible, valueProblem } from './ui-rules.js';
+import * as rules from './ui-rules.js';
+import { DISPLAY_TYPES as DISPLAYS, INPUT_TYPES as INPUTS } from './ui-rules.js';
 import type { FieldConfig, FileRef, Json, UIBlock, UIInstance } from './types.js';
 
 export type RawEdit = Json;
@@ -71,7 +72,8 @@ export function fieldValue(instance: UIInstance, block: UIBlock, field: FieldCon
       case 'tags':
         return isStrings(edit) ? edit : undefined;
       case 'file':
-        return isFileRef(edit) ? edit : undefined;
+        // null: the user removed the file (sent as null, which clears it).
+        return isFileRef(edit) ? edit : edit === null ? null : undefined;
       case 'text':
       case 'textarea':
       case 'select':
@@ -111,30 +113,6 @@ export function editProblem(field: FieldConfig, edits: InstanceEdits | undefined
   return undefined;
 }
 
-/** The state with the user's valid edits over it: what templates and visibility rules read before anything is sent. */
-export function liveState(instance: UIInstance, edits: InstanceEdits | undefined): LiveState {
-  const state: LiveState = { params: { ...instance.state?.params }, runtime: { ...instance.state?.runtime } };
-  if (edits === undefined) return state;
-  for (const block of instance.blocks ?? []) {
-    const scope = block.bind === 'state.runtime' ? state.runtime : state.params;
-    for (const field of block.props?.fields ?? []) {
-      if (!Object.hasOwn(edits, field.key)) continue;
-      const value = fieldValue(instance, block, field, edits);
-      if (value !== undefined) scope[field.key] = value;
-    }
-  }
-  return state;
-}
-
-/** The fields a click reads: input fields of visible blocks that are themselves visible. */
-export function shownInputs(instance: UIInstance, state: LiveState, isInput: IsInput = builtInInput): { block: UIBlock; field: FieldConfig }[] {
-  return (instance.blocks ?? []).flatMap((block) =>
-    isVisible(block.props?.visible, state)
-      ? (block.props?.fields ?? []).filter((field) => isInput(field.type) && isVisible(field.visible, state)).map((field) => ({ block, field }))
-      : [],
-  );
-}
-
 /** The value a field sends, in its type's shape; undefined: left out. */
 function valueToSend(field: FieldConfig, value: Json | undefined): Json | undefined {
   switch (field.type) {
@@ -155,7 +133,7 @@ function valueToSend(field: FieldConfig, value: Json | undefined): Json | undefi
     case 'date':
       return typeof value === 'string' && DATE.test(value) ? value : undefined;
     case 'file':
-      return isFileRef(value) ? { sha256: value.sha256, name: value.name, mediaType: value.mediaType, size: value.size } : undefined;
+      return isFileRef(value) ? { sha256: value.sha256, name: value.name, mediaType: value.mediaType, size: value.size } : value === null ? null : undefined;
     case 'json':
       return value;
     case 'text':
@@ -166,28 +144,126 @@ function valueToSend(field: FieldConfig, value: Json | undefined): Json | undefi
   }
 }
 
-/**
- * Every shown input field's value for UI_ACTION, in its type's shape (numbers as numbers,
- * dates as YYYY-MM-DD, a file as its reference); fields without a valid value are left out,
- * and so are hidden ones and display fields.
- */
-export function collectValues(instance: UIInstance, edits: InstanceEdits | undefined, isInput: IsInput = builtInInput): Record<string, Json> {
-  const values: Record<string, Json> = {};
-  for (const { block, field } of shownInputs(instance, liveState(instance, edits), isInput)) {
-    const value = valueToSend(field, fieldValue(instance, block, field, edits));
-    if (value !== undefined) values[field.key] = value;
-  }
-  return values;
+/** What a click would send and the state the rules read, agreeing with the server's judgement of it (src/ui/ui-click.ts). */
+export interface ClickView {
+  /** The server's state with the values sent over it (rules.liveState): what templates and visibility read. */
+  state: LiveState;
+  /** The input fields shown on that state, in the blocks' order. */
+  shown: { block: UIBlock; field: FieldConfig }[];
+  /** Exactly the shown input fields' values, in their types' shapes (a field without a valid value left out). */
+  values: Record<string, Json>;
 }
 
-/** What is wrong with each shown input field before a click is sent, by key (empty: nothing). */
-export function fieldProblems(instance: UIInstance, edits: InstanceEdits | undefined, isInput: IsInput = builtInInput): Record<string, string> {
+/**
+ * A click as the server will judge it: every input field's value as it would be sent (the
+ * user's edit converted, else the state's, else the default; an edit that reads as no value
+ * left out), applied over the state for the fields shown, where what is shown is read from that
+ * same state (rules.liveState); then only the shown fields' values, and the state the server
+ * builds from exactly those (a choice undone hides what it showed, and what that showed).
+ */
+export function clickView(instance: UIInstance, edits: InstanceEdits | undefined, isInput: IsInput = builtInInput): ClickView {
+  const blocks = instance.blocks ?? [];
+  const base: LiveState = { params: { ...instance.state?.params }, runtime: { ...instance.state?.runtime } };
+  const all: Record<string, Json> = {};
+  for (const block of blocks)
+    for (const field of block.props?.fields ?? []) {
+      if (!isInput(field.type) || editProblem(field, edits) !== undefined) continue;
+      const value = valueToSend(field, fieldValue(instance, block, field, edits));
+      if (value !== undefined) all[field.key] = value;
+    }
+  let values = all;
+  let state = rules.liveState(blocks, base, values);
+  // The server sees only what is sent: the state it builds from that must show every field sent, and no other with a value.
+  for (let round = 0; round <= blocks.length + 1; round++) {
+    const shownKeys = new Set(shownInputs(instance, state, isInput).map(({ field }) => field.key));
+    const sent = Object.fromEntries(Object.entries(all).filter(([key]) => shownKeys.has(key)));
+    if (sameKeys(sent, values)) break;
+    values = sent;
+    state = rules.liveState(blocks, base, values);
+  }
+  const shown = shownInputs(instance, state, isInput);
+  const shownKeys = new Set(shown.map(({ field }) => field.key));
+  return { state, shown, values: Object.fromEntries(Object.entries(values).filter(([key]) => shownKeys.has(key))) };
+}
+
+const sameKeys = (a: Record<string, Json>, b: Record<string, Json>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((key) => Object.hasOwn(b, key));
+
+/** The state templates and visibility rules read before anything is sent: the server's, with the values a click would send over it. */
+export function liveState(instance: UIInstance, edits: InstanceEdits | undefined, isInput: IsInput = builtInInput): LiveState {
+  return clickView(instance, edits, isInput).state;
+}
+
+/** The fields a click reads: input fields shown on `state` (their block's rule and their own). */
+export function shownInputs(instance: UIInstance, state: LiveState, isInput: IsInput = builtInInput): { block: UIBlock; field: FieldConfig }[] {
+  return (instance.blocks ?? []).flatMap((block) =>
+    (block.props?.fields ?? []).filter((field) => isInput(field.type) && rules.fieldShown(block, field, state)).map((field) => ({ block, field })),
+  );
+}
+
+/**
+ * Every shown input field's value for UI_ACTION, in its type's shape (numbers as numbers,
+ * dates as YYYY-MM-DD, a file as its reference, a file removed as null); fields without a
+ * valid value are left out, and so are hidden ones and display fields.
+ */
+export function collectValues(instance: UIInstance, edits: InstanceEdits | undefined, isInput: IsInput = builtInInput): Record<string, Json> {
+  return clickView(instance, edits, isInput).values;
+}
+
+/**
+ * What is wrong with each shown input field before a click is sent, by key (empty: nothing),
+ * as the server judges it: a value sent by its field's rules; a field left out only by
+ * `required`, on what the state holds (or on what the user emptied). An edit that reads as no
+ * value is its own error ("Not a number", "Not valid JSON"). An action with `validate: false`
+ * checks only a file's own limits, as the server does.
+ */
+export function fieldProblems(
+  instance: UIInstance,
+  edits: InstanceEdits | undefined,
+  isInput: IsInput = builtInInput,
+  validate = true,
+): Record<string, string> {
+  const { state, shown, values } = clickView(instance, edits, isInput);
   const problems: Record<string, string> = {};
-  for (const { block, field } of shownInputs(instance, liveState(instance, edits), isInput)) {
-    const problem = editProblem(field, edits) ?? valueProblem(field, valueToSend(field, fieldValue(instance, block, field, edits)));
+  for (const { block, field } of shown) {
+    const sent = Object.hasOwn(values, field.key) ? values[field.key] : undefined;
+    let problem: string | undefined;
+    if (!validate) problem = field.type === 'file' && sent !== undefined ? rules.valueProblem(fileLimits(field), sent) : undefined;
+    else if (editProblem(field, edits) !== undefined) problem = editProblem(field, edits);
+    else if (sent !== undefined) problem = rules.valueProblem(field, sent);
+    else if (field.required === true) {
+      const held = (block.bind === 'state.runtime' ? state.runtime : state.params)[field.key];
+      // The user emptied it (a number cleared): the state's old value is not what they see.
+      const emptied = typeof edits?.[field.key] === 'string' && (edits[field.key] as string).trim() === '';
+      problem = emptied ? 'required' : rules.valueProblem({ key: field.key, type: 'required', required: true }, held);
+    }
     if (problem !== undefined) problems[field.key] = problem;
   }
   return problems;
+}
+
+/** A file field's own limits (its types and size), which hold even when an action skips the rules. */
+function fileLimits(field: FieldConfig): rules.RuleField {
+  return {
+    key: field.key,
+    type: 'file',
+    ...(Array.isArray(field.accept) && { accept: field.accept.filter((a): a is string => typeof a === 'string') }),
+    ...(typeof field.maxBytes === 'number' && { maxBytes: field.maxBytes }),
+  };
+}
+
+/**
+ * The field a refusal names, and what is wrong with it: the server's "Label (key): problem"
+ * (INVALID_VALUE) or "key: problem" (INVALID_STRUCTURE).
+ */
+export function namedField(instance: UIInstance, code: string | undefined, message: string): { key: string; problem: string } | undefined {
+  for (const block of instance.blocks ?? [])
+    for (const field of block.props?.fields ?? []) {
+      const prefix = code === 'INVALID_VALUE' ? `${field.label} (${field.key}): ` : code === 'INVALID_STRUCTURE' ? `${field.key}: ` : undefined;
+      if (prefix !== undefined && message.startsWith(prefix) && message.length > prefix.length)
+        return { key: field.key, problem: message.slice(prefix.length) };
+    }
+  return undefined;
 }
 
 /** The local edits the server's state now covers are dropped (after an action was applied). */

@@ -6,11 +6,14 @@
 export {
   DISPLAY_TYPES,
   INPUT_TYPES,
+  fieldShown,
   fillTemplate,
   handlerPatches,
   isVisible,
+  liveState,
   readPath,
   valueProblem,
+  type RuleField,
   type RuleState,
   type VisibilityRule,
 } from '../../src/ui/rules.js';

@@ -6,7 +6,7 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { BLOCK_DATA_KEYS, countToSend, showsCountInput } from './block-data.js';
-import { collectValues, dropCovered, fieldProblems, INPUT_TYPES, type InstanceEdits, type RawEdit } from './form-values.js';
+import { collectValues, dropCovered, fieldProblems, INPUT_TYPES, namedField, type InstanceEdits, type RawEdit } from './form-values.js';
 import type { ReconnectingSocket } from './socket.js';
 import type { SocketEvent, UIAction, UIInstance, UiCatalog } from './types.js';
 import { inputTypes } from './ui-context.js';
@@ -27,6 +27,8 @@ export interface Forms {
   errors: Record<string, string>;
   /** Why the last click was not sent, by instance and field key (shown under each field). */
   fieldErrors: Record<string, Record<string, string>>;
+  /** The field to bring into view and focus (the first one a click was stopped by), counted so the same field can be asked for again. */
+  reveal: Reveal | null;
   /** The store as of now (socket handlers run between renders). */
   current: () => UiStore;
   /** After a state event: instances that were sending are answered; drop the edits the server now holds. */
@@ -38,6 +40,13 @@ export interface Forms {
   runAction: (instanceId: string, actionId: string) => void;
 }
 
+/** A field a card opens its dialog or tab for, and focuses. */
+export interface Reveal {
+  instanceId: string;
+  key: string;
+  seq: number;
+}
+
 export function useForms(socket: { readonly current: ReconnectingSocket | null }, notify: Notify, catalog: UiCatalog): Forms {
   const [ui, setUi] = useState<UiStore>(emptyStore);
   const [edits, setEdits] = useState<Record<string, InstanceEdits>>({});
@@ -45,6 +54,7 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
   const [sending, setSending] = useState<Record<string, boolean>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [fieldErrors, setFieldErrors] = useState<Record<string, Record<string, string>>>({});
+  const [reveal, setReveal] = useState<Reveal | null>(null);
   /** Each sent instance as it was once the click was applied (JSON): a change since is the model's. Kept for reloads. */
   const [sentAs, setSentAs] = useState<Record<string, string>>(readSent);
   const uiRef = useRef(ui);
@@ -119,20 +129,18 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     const instanceId = pendingAction.current;
     // A refused UI_ACTION's RUN_ERROR names no run; a run's does.
     if (instanceId === null || event.runId !== undefined) return false;
-    // The UI_ACTION was refused: a snapshot follows and resets the values.
+    // The UI_ACTION was refused: nothing of it was applied. What the user typed stays, to be corrected and sent again
+    // (the snapshot that follows is the server's state, under the edits; no longer this click's answer).
     pendingAction.current = null;
+    handlingRef.current.delete(instanceId);
     stopSending(instanceId);
-    setEdits((prev) => {
-      const next = { ...prev };
-      delete next[instanceId];
-      return next;
-    });
-    setCounts((prev) => {
-      const next = { ...prev };
-      delete next[instanceId];
-      return next;
-    });
     setErrors((prev) => ({ ...prev, [instanceId]: `${event.code ?? 'REFUSED'}: ${event.message}` }));
+    const instance = uiRef.current.state.instances[instanceId];
+    const named = instance === undefined ? undefined : namedField(instance, event.code, event.message);
+    if (named !== undefined) {
+      setFieldErrors((prev) => ({ ...prev, [instanceId]: { ...prev[instanceId], [named.key]: sentence(named.problem) } }));
+      setReveal((prev) => ({ instanceId, key: named.key, seq: (prev?.seq ?? 0) + 1 }));
+    }
     notify(event.message, 'error', event.code);
     return true;
   };
@@ -161,10 +169,13 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     if (action === undefined) return;
     const isInput = inputTypes(catalog, INPUT_TYPES);
     // The fields' rules, as the server checks them again: a click that breaks one is not sent.
-    const problems = action.validate === false ? {} : fieldProblems(instance, edits[instanceId], isInput);
+    const problems = fieldProblems(instance, edits[instanceId], isInput, action.validate !== false);
     setFieldErrors((prev) => ({ ...prev, [instanceId]: Object.fromEntries(Object.entries(problems).map(([key, p]) => [key, sentence(p)])) }));
     const wrong = Object.keys(problems).length;
-    if (wrong > 0) {
+    const first = Object.keys(problems)[0];
+    if (first !== undefined) {
+      // The first field to change is brought into view (its dialog reopened, its tab chosen) and focused.
+      setReveal((prev) => ({ instanceId, key: first, seq: (prev?.seq ?? 0) + 1 }));
       setErrors((prev) => ({
         ...prev,
         [instanceId]: wrong === 1 ? 'One field needs a change: see the note under it.' : `${wrong} fields need a change: see the notes under them.`,
@@ -210,7 +221,7 @@ export function useForms(socket: { readonly current: ReconnectingSocket | null }
     }),
   );
 
-  return { ui, edits, counts, sending, sent, errors, fieldErrors, current: () => uiRef.current, settle, refused, editField, editCount, runAction };
+  return { ui, edits, counts, sending, sent, errors, fieldErrors, reveal, current: () => uiRef.current, settle, refused, editField, editCount, runAction };
 }
 
 /** An action of the instance or of one of its blocks. */

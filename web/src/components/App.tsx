@@ -189,6 +189,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
             touched={forms.ui.touched}
             edits={forms.edits}
             fieldErrors={forms.fieldErrors}
+            reveal={forms.reveal}
             counts={forms.counts}
             sending={forms.sending}
             sent={forms.sent}

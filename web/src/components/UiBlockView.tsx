@@ -3,10 +3,12 @@
  * seed properties show (BlockData), its visible fields, and its own buttons, which take the
  * same click path as the instance's.
  */
-import { shows } from '../block-data.js';
-import type { InstanceEdits, LiveState, RawEdit } from '../form-values.js';
 import type { ComponentChildren } from 'preact';
+import { useContext } from 'preact/hooks';
+import { shows } from '../block-data.js';
+import { INPUT_TYPES, type InstanceEdits, type LiveState, type RawEdit } from '../form-values.js';
 import type { UIAction, UIBlock, UIInstance } from '../types.js';
+import { inputTypes, UiContext } from '../ui-context.js';
 import { fillTemplate, isVisible } from '../ui-rules.js';
 import { BlockData, CountInput, type LoadImage } from './BlockData.js';
 import { Field } from './fields/Field.js';
@@ -22,7 +24,7 @@ export interface InstanceView {
   state: LiveState;
   fieldErrors: Record<string, string> | undefined;
   count: string | undefined;
-  /** Sending, or sent and not changed since: nothing takes input. */
+  /** Sending, or sent and not changed since: no input field takes input (display fields still sort and copy). */
   disabled: boolean;
   loadImage: LoadImage;
   onEdit: (instanceId: string, key: string, value: RawEdit) => void;
@@ -37,6 +39,7 @@ export function blockTitle(block: UIBlock, state: LiveState): string | undefined
 
 export function UiBlockView({ view, block, showTitle = true, headingId }: { view: InstanceView; block: UIBlock; showTitle?: boolean; headingId?: string }) {
   const { instanceId, instance, edits, state } = view;
+  const isInput = inputTypes(useContext(UiContext).catalog, INPUT_TYPES);
   const fields = (block.props?.fields ?? []).filter((field) => isVisible(field.visible, state));
   const counting = shows(block, 'showCountInput');
   const title = blockTitle(block, state);
@@ -58,25 +61,48 @@ export function UiBlockView({ view, block, showTitle = true, headingId }: { view
       {description !== undefined && description !== '' && <p class="ui-block-desc">{description}</p>}
       <BlockData instanceId={instanceId} instance={instance} block={block} loadImage={view.loadImage} />
       {(fields.length > 0 || counting) && (
-        <fieldset class="ui-fields" disabled={view.disabled}>
-          {fields.map((field) => (
-            <Field
-              key={field.key}
-              instanceId={instanceId}
-              instance={instance}
-              block={block}
-              field={field}
-              edits={edits}
-              state={state}
-              error={view.fieldErrors?.[field.key]}
-              onEdit={view.onEdit}
-            />
-          ))}
-          {counting && <CountInput instanceId={instanceId} instance={instance} block={block} typed={view.count} onCount={view.onCount} />}
-        </fieldset>
+        <div class="ui-fields">
+          {fields.map((field) => {
+            const drawn = (
+              <Field
+                key={field.key}
+                instanceId={instanceId}
+                instance={instance}
+                block={block}
+                field={field}
+                edits={edits}
+                state={state}
+                error={view.fieldErrors?.[field.key]}
+                onEdit={view.onEdit}
+              />
+            );
+            // Only what takes input is disabled while a click is out: a table still sorts, code is still copied.
+            return isInput(field.type) ? (
+              <InputBox key={field.key} disabled={view.disabled}>
+                {drawn}
+              </InputBox>
+            ) : (
+              drawn
+            );
+          })}
+          {counting && (
+            <InputBox disabled={view.disabled}>
+              <CountInput instanceId={instanceId} instance={instance} block={block} typed={view.count} onCount={view.onCount} />
+            </InputBox>
+          )}
+        </div>
       )}
       {(block.props?.actions ?? []).length > 0 && <ActionBar view={view} actions={block.props?.actions ?? []} className="ui-block-actions" />}
     </div>
+  );
+}
+
+/** What disables an input field's controls, a custom renderer's too; drawn as if it were not there (no group, no box). */
+function InputBox({ disabled, children }: { disabled: boolean; children: ComponentChildren }) {
+  return (
+    <fieldset class="ui-input" role="none" disabled={disabled}>
+      {children}
+    </fieldset>
   );
 }
 

@@ -1,9 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import type { UIInstance } from '../types.js';
-import { liveState, type InstanceEdits, type RawEdit } from '../form-values.js';
-import { isVisible } from '../ui-rules.js';
+import { INPUT_TYPES, liveState, type InstanceEdits, type RawEdit } from '../form-values.js';
+import { inputTypes, UiContext } from '../ui-context.js';
+import { fieldShown, isVisible } from '../ui-rules.js';
+import type { Reveal } from '../use-forms.js';
 import type { LoadImage } from './BlockData.js';
-import { ActionBar, type InstanceView } from './UiBlockView.js';
+import { ActionBar, domId, type InstanceView } from './UiBlockView.js';
 import { UiLayout } from './UiLayout.js';
 
 interface Props {
@@ -14,6 +16,8 @@ interface Props {
   edits: Record<string, InstanceEdits>;
   /** Why the last click was not sent, by instance and field key. */
   fieldErrors: Record<string, Record<string, string>>;
+  /** The field a stopped or refused click asks to bring into view and focus. */
+  reveal: Reveal | null;
   /** The count inputs' text as typed, by instance, not yet sent. */
   counts: Record<string, string>;
   sending: Record<string, boolean>;
@@ -46,6 +50,7 @@ export function UiInstances(props: Props) {
             version={props.touched[id] ?? 0}
             edits={props.edits[id]}
             fieldErrors={props.fieldErrors[id]}
+            reveal={props.reveal?.instanceId === id ? props.reveal : undefined}
             count={props.counts[id]}
             sending={props.sending[id] === true}
             sent={props.sent[id] === true || instance.meta?.status === 'submitted'}
@@ -67,6 +72,7 @@ interface CardProps {
   version: number;
   edits: InstanceEdits | undefined;
   fieldErrors: Record<string, string> | undefined;
+  reveal: Reveal | undefined;
   count: string | undefined;
   sending: boolean;
   sent: boolean;
@@ -77,10 +83,10 @@ interface CardProps {
   loadImage: LoadImage;
 }
 
-function InstanceCard({ id, instance, version, edits, fieldErrors, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
+function InstanceCard({ id, instance, version, edits, fieldErrors, reveal, count, sending, sent, error, onEdit, onCount, onAction, loadImage }: CardProps) {
   const meta = instance.meta;
   const status = meta?.status === 'submitted' ? 'submitted' : sent ? 'sent' : (meta?.status ?? 'idle');
-  const state = liveState(instance, edits);
+  const state = liveState(instance, edits, inputTypes(useContext(UiContext).catalog, INPUT_TYPES));
   // Dialogs closed on this page, each until the model changes its block or its rule hides it and shows it again
   // (not at every change of the instance: a live dashboard would bring it back each second).
   const [closedAs, setClosedAs] = useState<Record<string, string>>({});
@@ -91,6 +97,29 @@ function InstanceCard({ id, instance, version, edits, fieldErrors, count, sendin
     if (hidden.length === 0) return;
     setClosedAs((prev) => Object.fromEntries(Object.entries(prev).filter(([blockId]) => !hidden.includes(blockId))));
   }, [hidden.join('\n')]);
+  // The chosen tab (layout tabs; null: the first), and the dialog to show first.
+  const [tab, setTab] = useState<string | null>(null);
+  const [front, setFront] = useState<string | null>(null);
+  // A field a click was stopped by: its dialog reopened, its tab chosen, then focused once drawn.
+  const focusing = useRef<{ inputId: string; tries: number } | null>(null);
+  useEffect(() => {
+    if (reveal === undefined) return;
+    const block = blocks.find((b) => (b.props?.fields ?? []).some((f) => f.key === reveal.key && fieldShown(b, f, state)));
+    if (block === undefined) return;
+    if (block.props?.modal === true) {
+      setClosedAs((prev) => Object.fromEntries(Object.entries(prev).filter(([blockId]) => blockId !== block.id)));
+      setFront(block.id);
+    } else setTab(block.id);
+    focusing.current = { inputId: `f-${domId(id)}-${domId(block.id)}-${domId(reveal.key)}`, tries: 0 };
+  }, [reveal?.seq]);
+  // After the dialog's own focus (its effect runs before this card's): the field, once it is drawn and shown.
+  useEffect(() => {
+    const want = focusing.current;
+    if (want === null) return;
+    const control = focusable(want.inputId);
+    control?.focus();
+    if ((control !== null && document.activeElement === control) || ++want.tries >= 3) focusing.current = null;
+  });
   const view: InstanceView = {
     instanceId: id,
     instance,
@@ -132,6 +161,9 @@ function InstanceCard({ id, instance, version, edits, fieldErrors, count, sendin
         <UiLayout
           view={view}
           closed={closed}
+          front={front}
+          tab={tab}
+          onTab={setTab}
           onClose={(blockId) => setClosedAs((prev) => ({ ...prev, [blockId]: JSON.stringify(blocks.find((b) => b.id === blockId) ?? null) }))}
         />
         {error !== undefined && (
@@ -150,4 +182,11 @@ function InstanceCard({ id, instance, version, edits, fieldErrors, count, sendin
       </form>
     </div>
   );
+}
+
+/** A field's control to focus: the input of that id, or the first control of a group (radio, multiselect) labelled by it. */
+function focusable(inputId: string): HTMLElement | null {
+  const own = document.getElementById(inputId);
+  if (own !== null) return own;
+  return document.getElementById(`${inputId}-label`)?.closest('.field')?.querySelector<HTMLElement>('input, select, textarea, button') ?? null;
 }

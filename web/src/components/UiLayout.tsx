@@ -4,7 +4,6 @@
  * stack when the panel is narrow (a phone). Blocks hidden by their rule are not drawn; modal
  * blocks are drawn as dialogs over the page, until closed on this page.
  */
-import { useState } from 'preact/hooks';
 import type { UIBlock } from '../types.js';
 import { isVisible } from '../ui-rules.js';
 import { blockTitle, domId, UiBlockView, type InstanceView } from './UiBlockView.js';
@@ -13,19 +12,35 @@ import { UiModal } from './UiModal.js';
 const clamp = (n: unknown, low: number, high: number, fallback: number) =>
   typeof n === 'number' && Number.isInteger(n) ? Math.min(high, Math.max(low, n)) : fallback;
 
-export function UiLayout({ view, closed, onClose }: { view: InstanceView; closed: ReadonlySet<string>; onClose: (blockId: string) => void }) {
+export function UiLayout({
+  view,
+  closed,
+  front,
+  tab,
+  onTab,
+  onClose,
+}: {
+  view: InstanceView;
+  closed: ReadonlySet<string>;
+  /** The dialog shown first when several are open (one a stopped click asks for). */
+  front: string | null;
+  /** The chosen tab's block (null: the first). */
+  tab: string | null;
+  onTab: (blockId: string) => void;
+  onClose: (blockId: string) => void;
+}) {
   const { instance, state } = view;
   const visible = (instance.blocks ?? []).filter((block) => isVisible(block.props?.visible, state));
   const inline = visible.filter((block) => block.props?.modal !== true);
   const modals = visible.filter((block) => block.props?.modal === true && !closed.has(block.id));
   const layout = instance.layout?.type ?? 'single';
   const columns = clamp(instance.layout?.columns, 1, 4, 2);
-  const modal = modals[0];
+  const modal = modals.find((block) => block.id === front) ?? modals[0];
   return (
     <>
       <div class="ui-layout-box">
         {layout === 'tabs' && inline.length > 0 ? (
-          <Tabs view={view} blocks={inline} />
+          <Tabs view={view} blocks={inline} chosen={tab} onChoose={onTab} />
         ) : (
           <div
             class={`ui-layout layout-${layout === 'row' || layout === 'grid' ? layout : 'column'}`}
@@ -62,8 +77,17 @@ function ModalBlock({ view, block, onClose }: { view: InstanceView; block: UIBlo
 }
 
 /** Each block a tab named by its title (or id); arrow keys, Home and End move between them (the WAI-ARIA tabs pattern). */
-function Tabs({ view, blocks }: { view: InstanceView; blocks: UIBlock[] }) {
-  const [chosen, setChosen] = useState<string | null>(null);
+function Tabs({
+  view,
+  blocks,
+  chosen,
+  onChoose: setChosen,
+}: {
+  view: InstanceView;
+  blocks: UIBlock[];
+  chosen: string | null;
+  onChoose: (blockId: string) => void;
+}) {
   const current = blocks.find((b) => b.id === chosen) ?? (blocks[0] as UIBlock);
   const base = `tab-${domId(view.instanceId)}`;
   const tabId = (block: UIBlock) => `${base}-${domId(block.id)}`;

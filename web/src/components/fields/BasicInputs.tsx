@@ -3,7 +3,7 @@
  * and slider. Every text is the model's, drawn as text.
  */
 import { FieldError, FieldShell, Required } from './FieldShell.js';
-import { described, descriptionId, numberProp, stringProp, type FieldProps } from './field-props.js';
+import { ariaRequired, described, descriptionId, numberProp, stringProp, type FieldProps } from './field-props.js';
 
 const testId = (props: FieldProps) => `field-${props.field.key}`;
 
@@ -171,6 +171,7 @@ export function SliderInput(props: FieldProps) {
           max={max}
           step={step}
           value={shown}
+          {...ariaRequired(props)}
           {...described(props)}
           onInput={(e) => set(e.currentTarget.value)}
         />

@@ -9,12 +9,15 @@ export function FieldShell({
   props,
   children,
   group = false,
+  requiredInName = false,
   className = '',
 }: {
   props: FieldProps;
   children: ComponentChildren;
   /** Several controls (radio, multiselect): the label names the group by id, not one control. */
   group?: boolean;
+  /** Say "required" in the group's name: its role (a group of checkboxes) takes no aria-required. */
+  requiredInName?: boolean;
   className?: string;
 }) {
   const { field, inputId, error } = props;
@@ -24,6 +27,7 @@ export function FieldShell({
         <div class="field-label" id={`${inputId}-label`}>
           {field.label}
           {field.required === true && <Required />}
+          {field.required === true && requiredInName && <span class="visually-hidden"> (required)</span>}
         </div>
       ) : (
         <label class="field-label" for={inputId}>

@@ -1,9 +1,13 @@
-/** A file field: the file is uploaded as soon as it is chosen, and its reference is the value the click sends. */
+/**
+ * A file field: the file is uploaded as soon as it is chosen, and its reference is the value
+ * the click sends; Remove takes it back (null is sent: the field is cleared). The input is
+ * emptied once the file is read, so the same file can be chosen again.
+ */
 import { useContext, useState } from 'preact/hooks';
 import { isFileRef } from '../../form-values.js';
 import { UiContext } from '../../ui-context.js';
 import { FieldShell } from './FieldShell.js';
-import { described, numberProp, type FieldProps } from './field-props.js';
+import { ariaRequired, described, numberProp, type FieldProps } from './field-props.js';
 
 export function formatBytes(size: number): string {
   if (size < 1024) return `${size} B`;
@@ -19,7 +23,10 @@ export function FileInput(props: FieldProps) {
   const [state, setState] = useState<{ kind: 'idle' } | { kind: 'uploading'; name: string } | { kind: 'failed'; message: string }>({ kind: 'idle' });
   const accept = Array.isArray(field.accept) ? field.accept.filter((a): a is string => typeof a === 'string') : [];
   const maxBytes = Math.min(numberProp(field.maxBytes) ?? DEFAULT_MAX, DEFAULT_MAX);
-  const choose = async (file: File | undefined) => {
+  const choose = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
+    // Read: the input forgets it, so choosing the same file again is a change too.
+    input.value = '';
     if (file === undefined) return;
     if (file.size > maxBytes) {
       setState({ kind: 'failed', message: `${file.name} is ${formatBytes(file.size)}: at most ${formatBytes(maxBytes)}.` });
@@ -40,18 +47,35 @@ export function FileInput(props: FieldProps) {
         type="file"
         data-testid={`field-${field.key}`}
         accept={accept.length > 0 ? accept.join(',') : undefined}
+        {...ariaRequired(props)}
         {...described(props)}
-        onChange={(e) => void choose(e.currentTarget.files?.[0])}
+        onChange={(e) => void choose(e.currentTarget)}
       />
-      <p class="file-status" aria-live="polite" data-testid={`field-${field.key}-status`} data-state={state.kind}>
-        {state.kind === 'uploading'
-          ? `Uploading ${state.name}…`
-          : state.kind === 'failed'
-            ? state.message
-            : isFileRef(value)
-              ? `${value.name} (${formatBytes(value.size)})`
-              : `No file yet (at most ${formatBytes(maxBytes)}).`}
-      </p>
+      <div class="file-row">
+        <p class="file-status" aria-live="polite" data-testid={`field-${field.key}-status`} data-state={state.kind}>
+          {state.kind === 'uploading'
+            ? `Uploading ${state.name}…`
+            : state.kind === 'failed'
+              ? state.message
+              : isFileRef(value)
+                ? `${value.name} (${formatBytes(value.size)})`
+                : `No file yet (at most ${formatBytes(maxBytes)}).`}
+        </p>
+        {isFileRef(value) && state.kind !== 'uploading' && (
+          <button
+            type="button"
+            class="btn btn-secondary btn-small"
+            data-testid={`field-${field.key}-remove`}
+            aria-label={`Remove ${value.name}`}
+            onClick={() => {
+              setState({ kind: 'idle' });
+              set(null);
+            }}
+          >
+            Remove
+          </button>
+        )}
+      </div>
     </FieldShell>
   );
 }

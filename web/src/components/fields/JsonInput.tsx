@@ -1,7 +1,7 @@
 /** A JSON field: any JSON, typed as text; text that is not JSON is an error of the field, and is not sent. */
 import { editProblem } from '../../form-values.js';
 import { FieldShell } from './FieldShell.js';
-import { described, type FieldProps } from './field-props.js';
+import { ariaRequired, described, type FieldProps } from './field-props.js';
 
 export function JsonInput(props: FieldProps) {
   const { field, inputId, text, set } = props;
@@ -17,6 +17,7 @@ export function JsonInput(props: FieldProps) {
         rows={Math.min(12, Math.max(3, text.split('\n').length))}
         spellcheck={false}
         value={text}
+        {...ariaRequired(props)}
         {...described(shown)}
         onInput={(e) => set(e.currentTarget.value)}
       />

@@ -1,7 +1,7 @@
 /** The input fields that hold a list: multiselect (checkboxes of the options) and tags (typed, each removable). */
 import { useState } from 'preact/hooks';
 import { FieldShell } from './FieldShell.js';
-import { described, type FieldProps } from './field-props.js';
+import { ariaRequired, described, type FieldProps } from './field-props.js';
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
@@ -16,7 +16,7 @@ export function MultiselectInput(props: FieldProps) {
     set((field.options ?? []).map((o) => o.value).filter((v) => next.has(v)));
   };
   return (
-    <FieldShell props={props} group>
+    <FieldShell props={props} group requiredInName>
       <div class="check-group" role="group" aria-labelledby={`${inputId}-label`} data-testid={`field-${field.key}`} {...described(props)}>
         {(field.options ?? []).map((option) => (
           <label key={option.value}>
@@ -67,6 +67,7 @@ export function TagsInput(props: FieldProps) {
           data-testid={`field-${field.key}-input`}
           value={typed}
           placeholder={typeof field.placeholder === 'string' ? field.placeholder : 'Type and press Enter'}
+          {...ariaRequired(props)}
           {...described(props)}
           onInput={(e) => setTyped(e.currentTarget.value)}
           onKeyDown={(e) => {

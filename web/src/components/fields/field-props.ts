@@ -36,3 +36,6 @@ export const stringProp = (value: unknown): string | undefined => (typeof value 
 
 /** An id safe in an id attribute and an ARIA id list (no spaces), one to one with the text. */
 export const domId = (text: string): string => text.replace(/[^A-Za-z0-9-]/g, (c) => `_${c.codePointAt(0)?.toString(16) ?? ''}_`);
+
+/** aria-required on a required field's control (or group) that has no native `required`. */
+export const ariaRequired = (props: FieldProps): { 'aria-required'?: 'true' } => (props.field.required === true ? { 'aria-required': 'true' } : {});
