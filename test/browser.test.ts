@@ -50,11 +50,16 @@ describe('the executor', () => {
       const typed = await tab.execute({ action: 'INPUT_TEXT', parameters: { selector: '#price', text: '${price}' } });
       expect(typed.success).toBe(true);
       expect(await tab.page().inputValue('#price')).toBe(price?.[1]);
-      const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
-      expect(dom).toMatchObject({ success: true, snapshot: { id: 's2' } });
-      expect(dom.snapshot?.text).toMatch(/^Snapshot s2: Price list \(/);
-      // The field shows what was typed, with the same ref as before (the element is the same).
+      // On the same page, INPUT_TEXT answers with what changed: the field, with the ref it had.
       const field = /textbox "Price" \[ref=(e\d+)\]/.exec(open.snapshot?.text ?? '')?.[1] as string;
+      expect(typed.snapshot).toBeUndefined();
+      expect(typed.changes?.text).toBe(
+        `Changes since s1, now s2: 1 changed; GET_DOM shows the whole page\n~ textbox "Price" [ref=${field}]: ${price?.[1] as string}`,
+      );
+      const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
+      expect(dom).toMatchObject({ success: true, snapshot: { id: 's3' } });
+      expect(dom.snapshot?.text).toMatch(/^Snapshot s3: Price list \(/);
+      // The field shows what was typed, with the same ref as before (the element is the same).
       expect(dom.snapshot?.text).toContain(`textbox "Price" [ref=${field}]: ${price?.[1] as string}\n`);
     } finally {
       await tab.close();

@@ -149,7 +149,8 @@ export class BrowserSession {
         details: parameters,
         risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
       }),
-      // The executor hid the secrets in the result already. The snapshot is an observation: once a newer one of this tab follows, prompts leave it out.
+      // The executor hid the secrets in the result already. A whole snapshot is an observation: once a newer one of this tab
+      // follows, prompts leave it out. Changes are part of the result and stay: they are read against the snapshot before them.
       render: (result: ExecutionResult) => renderResult(result, undefined, { snapshot: false }),
       observe: (result: ExecutionResult) => (result.snapshot === undefined ? undefined : { key: `browser:${this.id}`, text: result.snapshot.text }),
     }) as Action;
@@ -317,7 +318,7 @@ export function browserInstructions(secrets?: Readonly<Record<string, string>>):
   const names = Object.keys(secrets ?? {});
   return [
     'You control a web browser tab. A snapshot shows the page, indented by container; each element you can act on has a ref, as in button "Buy" [ref=e7]: target it with the selector "ref=e7" (CSS selectors work too).',
-    'OPEN_PAGE and CLICK_ELEMENT answer with a fresh snapshot; GET_DOM takes one. A ref from an earlier page is refused as stale: take a new snapshot and RETRY.',
+    'Changes (~ lines as they are now) leave the other lines of the last snapshot as they were. A ref from an earlier page is refused as stale: take a new snapshot and RETRY.',
     "INPUT_TEXT replaces a field's text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.",
     "SAVE_VARIABLE keeps an element's text (or a field's value) under a name; write ${name} in OPEN_PAGE's url or INPUT_TEXT's text to use it, or a secret: it is filled in for you, and you never see a secret.",
     ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
@@ -331,8 +332,9 @@ export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<
   ];
   const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
   if (data.length > 0) lines.push(data.join(', '));
-  // The snapshot's first line names the page; without one, a line does.
-  if (result.snapshot === undefined) lines.push(`Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  // The snapshot's (or the changes') first line names the page; without either, a line does.
+  if (result.changes !== undefined) lines.push(result.changes.text);
+  else if (result.snapshot === undefined) lines.push(`Page: ${result.page.title || '(no title)'} (${result.page.url})`);
   else if (options.snapshot !== false) lines.push(result.snapshot.text);
   return redactSecrets(lines.join('\n'), secrets);
 }

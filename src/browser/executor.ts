@@ -18,6 +18,8 @@ import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { describeElement, firstLine, hostOf, pageError, pageState, redactStrings, resolverRules, settle, type DomElement } from './page-helpers.js';
 import { RefTable } from './ref-table.js';
 import { renderSnapshot, snapshotEntries, type PageSnapshot } from './snapshot.js';
+import { diffSnapshots, type SnapshotChanges } from './snapshot-diff.js';
+import type { Entry } from './snapshot-layout.js';
 
 /** The flags Chromium runs with here: headless, no sandbox (root in containers), nothing phoning home. */
 export const CHROMIUM_ARGS = [
@@ -54,8 +56,13 @@ export interface ExecutionResult {
   data: JsonObject;
   /** The page after the command. */
   page: { url: string; title: string };
-  /** A fresh snapshot, after GET_DOM and after commands that change the page (OPEN_PAGE, CLICK_ELEMENT). */
+  /**
+   * A fresh snapshot: after GET_DOM, and after OPEN_PAGE and CLICK_ELEMENT when they load a new document (or when
+   * the changes would be no shorter).
+   */
   snapshot?: PageSnapshot;
+  /** After OPEN_PAGE, CLICK_ELEMENT and INPUT_TEXT that leave the same document: what changed since its previous snapshot. */
+  changes?: SnapshotChanges;
   timing: { startedAt: string; durationMs: number };
   error?: { code: ErrorCode; message: string };
 }
@@ -69,6 +76,8 @@ interface Tab {
   /** The ids its snapshots gave elements. */
   refs: RefTable;
   nextSnapshot: number;
+  /** The last snapshot taken (its lines, whole page): the next action's changes are from it. */
+  last?: { id: string; generation: number; entries: Entry[]; url: string };
   /** Secrets of this session, hidden in everything shown. */
   secrets: Readonly<Record<string, string>>;
   /** Tabs the page opened (and were closed) since the last result. */
@@ -193,15 +202,17 @@ export class BrowserExecutor {
     const t0 = performance.now();
     let data: JsonObject = {};
     let snapshot: PageSnapshot | undefined;
+    let changes: SnapshotChanges | undefined;
     let error: ExecutionResult['error'];
     try {
-      ({ data, snapshot } = await this.#run(tab, command));
+      ({ data, snapshot, changes } = await this.#run(tab, command));
       await this.#checkWhereItLanded(tab);
     } catch (cause) {
       const e = pageError(cause, this.security.allowedDomains !== undefined);
       error = { code: e.code, message: e.message };
       if (e.code === 'URL_NOT_ALLOWED') {
         snapshot = undefined; // never show a page off the list
+        changes = undefined;
         await this.#checkWhereItLanded(tab).catch(() => undefined);
       }
     }
@@ -212,6 +223,7 @@ export class BrowserExecutor {
       data,
       page: await pageState(tab.page),
       ...(snapshot !== undefined && { snapshot }),
+      ...(changes !== undefined && { changes }),
       timing: { startedAt: started.toISOString(), durationMs: Math.round((performance.now() - t0) * 10) / 10 },
       ...(error !== undefined && { error }),
     };
@@ -267,7 +279,7 @@ export class BrowserExecutor {
     await this.#browser.close().catch(() => undefined);
   }
 
-  async #run(tab: Tab, command: ExecutorCommand): Promise<{ data: JsonObject; snapshot?: PageSnapshot }> {
+  async #run(tab: Tab, command: ExecutorCommand): Promise<{ data: JsonObject; snapshot?: PageSnapshot; changes?: SnapshotChanges }> {
     const p = command.parameters;
     const text = (key: string): string => {
       const value = p[key];
@@ -282,14 +294,14 @@ export class BrowserExecutor {
         const response = await tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#timeout() * 3 });
         await settle(tab.page, this.#timeout());
         const status = response?.status() ?? null;
-        return { data: { status }, snapshot: await this.#snapshot(tab) };
+        return { data: { status }, ...(await this.#after(tab)) };
       }
       case 'CLICK_ELEMENT': {
         const target = await this.#locate(tab, text('selector'));
         const element = await describeElement(target);
         await target.click();
         await settle(tab.page, this.#timeout());
-        return { data: { clicked: element }, snapshot: await this.#snapshot(tab) };
+        return { data: { clicked: element }, ...(await this.#after(tab)) };
       }
       case 'INPUT_TEXT': {
         const target = await this.#locate(tab, text('selector'));
@@ -310,10 +322,11 @@ export class BrowserExecutor {
             );
           }
           await target.selectOption({ index: options.indexOf(matches[0] as { label: string; value: string }) });
-          return { data: { selected: (matches[0] as { label: string }).label } };
+          return { data: { selected: (matches[0] as { label: string }).label }, ...(await this.#after(tab)) };
         }
         await target.fill(value);
-        return { data: { typed: redactSecrets(value, tab.secrets) === value ? value.length : '(a secret)' } };
+        await settle(tab.page, this.#timeout());
+        return { data: { typed: redactSecrets(value, tab.secrets) === value ? value.length : '(a secret)' }, ...(await this.#after(tab)) };
       }
       case 'SAVE_VARIABLE': {
         const target = await this.#locate(tab, text('selector'));
@@ -337,11 +350,29 @@ export class BrowserExecutor {
     }
   }
 
-  async #snapshot(
-    tab: Tab,
-    budget = this.#options.snapshotBudget,
-    view: { page?: number | undefined; query?: string | undefined } = {},
-  ): Promise<PageSnapshot> {
+  /**
+   * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
+   * else (a new document, no snapshot yet, or changes no shorter than the page) a whole snapshot.
+   */
+  async #after(tab: Tab): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
+    const previous = tab.last;
+    const read = await this.#read(tab);
+    const snapshot = this.#render(tab, read);
+    if (previous === undefined || previous.generation !== read.generation) return { snapshot };
+    const changes = diffSnapshots(previous.entries, read.entries, {
+      id: read.id,
+      since: previous.id,
+      url: read.url,
+      previousUrl: previous.url,
+      title: read.title,
+      secrets: tab.secrets,
+      ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
+    });
+    return changes.tokens < snapshot.tokens ? { changes } : { snapshot };
+  }
+
+  /** Reads the page's lines (a new snapshot id), and keeps them as the session's last snapshot. */
+  async #read(tab: Tab): Promise<{ id: string; generation: number; entries: Entry[]; url: string; title: string }> {
     const n = tab.nextSnapshot++;
     const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
     const generation = tab.generation;
@@ -350,8 +381,26 @@ export class BrowserExecutor {
       .catch(() => [] as string[]);
     const { url, title } = await pageState(tab.page);
     const entries = snapshotEntries(aria, { hide: passwords, ref: (r) => tab.refs.idFor(generation, r, url, `s${n}`) });
+    tab.last = { id: `s${n}`, generation, entries, url };
+    return { id: `s${n}`, generation, entries, url, title };
+  }
+
+  async #snapshot(
+    tab: Tab,
+    budget = this.#options.snapshotBudget,
+    view: { page?: number | undefined; query?: string | undefined } = {},
+  ): Promise<PageSnapshot> {
+    return this.#render(tab, await this.#read(tab), budget, view);
+  }
+
+  #render(
+    tab: Tab,
+    { id, entries, url, title }: { id: string; entries: Entry[]; url: string; title: string },
+    budget = this.#options.snapshotBudget,
+    view: { page?: number | undefined; query?: string | undefined } = {},
+  ): PageSnapshot {
     return renderSnapshot(entries, {
-      id: `s${n}`,
+      id,
       url,
       title,
       secrets: tab.secrets,

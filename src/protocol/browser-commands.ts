@@ -36,9 +36,10 @@ export const BROWSER_COMMAND_INPUTS = {
 
 /** What each command does, as the model is told. */
 export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
-  OPEN_PAGE: 'Open a URL in the browser tab.',
-  CLICK_ELEMENT: 'Click an element (buttons, links, checkboxes, radio buttons, options).',
-  INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select.',
+  OPEN_PAGE: 'Open a URL in the browser tab. Answers as CLICK_ELEMENT does.',
+  CLICK_ELEMENT:
+    'Click an element (buttons, links, checkboxes, radio buttons, options). Answers with a snapshot if a new page loaded, else with what changed since the last snapshot (+ added, ~ changed, - removed lines), or the snapshot if that is no longer.',
+  INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select. Answers as CLICK_ELEMENT does.',
   SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
   GET_DOM:
     'Get a snapshot of the page: its content indented by container, each element you can act on with its ref, repeated items (cards, rows) a line each. A long page comes in pages: "page" picks one; "query" shows only what matches.',

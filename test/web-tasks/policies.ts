@@ -13,7 +13,7 @@ export interface Observation {
   goal: string;
   /** The last user turn (the previous command's result), '' on the first step. */
   last: string;
-  /** The newest snapshot text the model has been shown. */
+  /** The newest snapshot text the model has been shown, after the lines added or changed since (newest first). */
   snapshot: string | undefined;
 }
 
@@ -34,7 +34,13 @@ const text = (prompt: Prompt, index: number): string => (prompt.messages.at(inde
 export function observe(prompt: Prompt): Observation {
   const users = prompt.messages.filter((m) => m.role === 'user');
   const texts = users.map((m) => m.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n'));
-  const snapshot = [...texts].reverse().find((t) => /^Snapshot s\d+:/m.test(t));
+  const at = texts.findLastIndex((t) => /^Snapshot s\d+:/m.test(t));
+  // Results after it carry what changed since (+ added, ~ changed, - removed): read newest first, before the snapshot.
+  const changes = texts
+    .slice(at + 1)
+    .reverse()
+    .flatMap((t) => [...t.matchAll(/^[+~] (.*)$/gm)].map((m) => (m[1] as string).replace(/ \(in [^\n]*\)$/, '')));
+  const snapshot = at < 0 ? undefined : [...changes, texts[at] as string].join('\n');
   return { goal: texts[0] ?? '', last: users.length > 1 ? text(prompt, -1) : '', snapshot };
 }
 

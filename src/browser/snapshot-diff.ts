@@ -1,0 +1,91 @@
+/**
+ * What changed on a page between two snapshots of the same document: the lines added,
+ * removed and changed, each with its refs. A line is known across snapshots by its key
+ * (its first ref, else its text under its container's key; see snapshot-layout.ts), so an
+ * element whose state or value changed is one changed line, not one removed and one added.
+ */
+import { redactSecrets } from '../protocol/interpolation.js';
+import type { Entry } from './snapshot-layout.js';
+
+/** What an action's result carries instead of a whole snapshot when the page stayed the same document. */
+export interface SnapshotChanges {
+  /** The snapshot this one is (its id: the next diff is from it). */
+  id: string;
+  /** The snapshot it is the difference from. */
+  since: string;
+  url: string;
+  title: string;
+  /** The text the model reads: a header, then `+` added, `~` changed and `-` removed lines. */
+  text: string;
+  tokens: number;
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+export interface DiffOptions {
+  id: string;
+  since: string;
+  url: string;
+  /** The page's address at the previous snapshot. */
+  previousUrl: string;
+  title: string;
+  secrets?: Readonly<Record<string, string>>;
+  countTokens?: (text: string) => number;
+}
+
+/** Keys made unique: a second line of the same key (the same text twice in one container) gets `#2`. */
+function keyed(entries: readonly Entry[]): string[] {
+  const seen = new Map<string, number>();
+  return entries.map((e) => {
+    const n = (seen.get(e.key) ?? 0) + 1;
+    seen.set(e.key, n);
+    return n === 1 ? e.key : `${e.key}#${n}`;
+  });
+}
+
+/** The difference from `before` to `after`, as the model reads it. */
+export function diffSnapshots(before: readonly Entry[], after: readonly Entry[], options: DiffOptions): SnapshotChanges {
+  const count = options.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
+  const beforeKeys = keyed(before);
+  const afterKeys = keyed(after);
+  const old = new Map(beforeKeys.map((k, i) => [k, before[i] as Entry]));
+  const now = new Set(afterKeys);
+  const lines: string[] = [];
+  const added = new Set<number>();
+  let changed = 0;
+  after.forEach((entry, i) => {
+    const previous = old.get(afterKeys[i] as string);
+    if (previous === undefined) {
+      added.add(i);
+      // An added line under an added container is indented under it; the first of a block says where it is.
+      let top = i;
+      while (added.has((after[top] as Entry).parent)) top = (after[top] as Entry).parent;
+      // Said once for a run of added lines in the same container.
+      const container = after[entry.parent];
+      const where =
+        top === i && container !== undefined && !(added.has(i - 1) && (after[i - 1] as Entry).parent === entry.parent)
+          ? ` (in ${container.text.length > 50 ? `${container.text.slice(0, 50)}…` : container.text})`
+          : '';
+      lines.push(`+ ${'  '.repeat(entry.depth - (after[top] as Entry).depth)}${entry.text}${where}`);
+    } else if (previous.text !== entry.text) {
+      changed++;
+      lines.push(`~ ${entry.text}`);
+    }
+  });
+  let removed = 0;
+  before.forEach((entry, i) => {
+    if (now.has(beforeKeys[i] as string)) return;
+    removed++;
+    lines.push(`- ${entry.text}`);
+  });
+  const counts = [`${added.size} added`, `${changed} changed`, `${removed} removed`].filter((c) => !c.startsWith('0 ')).join(', ');
+  // The page is the document the previous snapshot showed: its address is said only when it changed (a #fragment, history.pushState).
+  const at = options.url === options.previousUrl ? '' : ` (now at ${options.url})`;
+  const header =
+    lines.length === 0
+      ? `No change on the page since ${options.since}, now ${options.id}${at}; GET_DOM shows the whole page`
+      : `Changes since ${options.since}, now ${options.id}${at}: ${counts}; GET_DOM shows the whole page`;
+  const text = redactSecrets([header, ...lines].join('\n'), options.secrets);
+  return { id: options.id, since: options.since, url: options.url, title: options.title, text, tokens: count(text), added: added.size, removed, changed };
+}
