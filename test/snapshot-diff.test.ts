@@ -94,6 +94,23 @@ describe('changes after an action', () => {
     await executor.closeSession(sessionId);
   });
 
+  it('on a folded listing, shows the one row that changed, its control named on it, and that ref works', async () => {
+    const sessionId = await executor.createSession();
+    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const open = await run('OPEN_PAGE', { url: server.url('shop') });
+    const add = await run('CLICK_ELEMENT', { selector: '[data-sku="sku-1000"]' });
+    const text = add.changes?.text ?? '';
+    expect(add.changes).toMatchObject({ added: 1, changed: 2, removed: 1 });
+    expect(text).toMatch(/^~ 20 items, each: .* \| button "Add to cart" \(unless named\)$/m);
+    expect(text).toMatch(/^~ Blue kettle 1\.0 L \[ref=e\d+\] \| .* \| Added: 1 \[ref=e\d+\]$/m);
+    expect(text).toMatch(/^\+ 1 in cart · 20 products/m);
+    expect(text).toMatch(/^- 0 in cart · 20 products$/m);
+    expect(add.changes?.tokens).toBeLessThan((open.snapshot?.tokens ?? 0) / 5);
+    const again = await run('CLICK_ELEMENT', { selector: `ref=${/Added: 1 \[ref=(e\d+)\]/.exec(text)?.[1] ?? ''}` });
+    expect(again.changes?.text).toMatch(/\| Added: 2 \[ref=e\d+\]$/m);
+    await executor.closeSession(sessionId);
+  });
+
   it('gives the whole snapshot when the changes would be no shorter', async () => {
     const sessionId = await executor.createSession();
     await executor.execute({ sessionId, action: 'OPEN_PAGE', parameters: { url: server.url('basket') } });

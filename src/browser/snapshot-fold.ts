@@ -79,12 +79,14 @@ export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: re
   const cells = grid.map((row) => row.map(cell));
   const column = (j: number) => cells.map((row) => row[j] as Cell);
   const header: string[] = [];
-  const shown: { j: number; constant: boolean }[] = [];
+  const shown: { j: number; constant: boolean; usual?: string }[] = [];
   for (let j = 0; j < width; j++) {
     const values = column(j);
     const first = (grid[0] as AriaNode[])[j] as AriaNode;
     const hasRefs = values.some((v) => v.ref !== undefined);
     const constant = values.every((v) => v.value === values[0]?.value);
+    // Controls named alike but for a few (one "Add to cart" become "Added: 1"): the usual name in the header, the others on their rows.
+    const usual = hasRefs && !constant ? usualValue(values) : undefined;
     // Text a row already shows in another column (an image's alt beside the title), or no text at all.
     const repeats = !hasRefs && values.every((v, i) => v.raw === '' || cells[i]?.some((c, k) => k !== j && c.raw === v.raw));
     if (!hasRefs && (repeats || (constant && values[0]?.value === ''))) continue;
@@ -93,26 +95,39 @@ export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: re
     if (template !== undefined) for (const v of values) v.value = quote(v.raw.slice(template.prefix.length, v.raw.length - template.suffix.length));
     const role = first.role === 'heading' && typeof first.attrs.level === 'string' ? `h${first.attrs.level}` : PLAIN.has(first.role) ? 'text' : first.role;
     const label =
-      (headings?.[j] ?? (constant ? `${role}${values[0]?.raw === '' ? '' : ` ${JSON.stringify(values[0]?.raw)}`}` : role)) +
-      (template === undefined ? '' : ` ${JSON.stringify(`${template.prefix}…${template.suffix}`)}`);
+      (headings?.[j] ??
+        (constant
+          ? `${role}${values[0]?.raw === '' ? '' : ` ${JSON.stringify(values[0]?.raw)}`}`
+          : usual !== undefined
+            ? `${role} ${JSON.stringify(usual.raw)} (unless named)`
+            : role)) + (template === undefined ? '' : ` ${JSON.stringify(`${template.prefix}…${template.suffix}`)}`);
     // A constant column without refs is told once in the header.
     header.push(constant && !hasRefs ? `${label} (all)` : label);
-    if (!(constant && !hasRefs)) shown.push({ j, constant });
+    if (!(constant && !hasRefs)) shown.push({ j, constant, ...(usual !== undefined && { usual: usual.value }) });
   }
   // One column left: a line an item, as it would be without folding, says it as well.
   if (shown.length < 2) return undefined;
   const rows = cells.map((row) => {
     const refs: string[] = [];
-    const parts = shown.map(({ j, constant }) => {
+    const parts = shown.map(({ j, constant, usual }) => {
       const c = row[j] as Cell;
       if (c.ref !== undefined) refs.push(c.ref);
       const ref = c.ref === undefined ? '' : `[ref=${c.ref}]`;
-      return constant ? ref : [c.value, ref].filter((x) => x !== '').join(' ');
+      return constant || c.value === usual ? ref : [c.value, ref].filter((x) => x !== '').join(' ');
     });
     const interactive = row.filter((_, j) => ctx.isInteractive((grid[0] as AriaNode[])[j] as AriaNode)).length;
     return { text: parts.join(' | '), refs, interactive };
   });
   return { header: `${items.length} ${items[0]?.role === 'row' ? 'rows' : 'items'}, each: ${header.join(' | ')}`, rows };
+}
+
+/** The value all but a few cells (a tenth, at least one) have, when it is not empty. */
+function usualValue(values: readonly Cell[]): { raw: string; value: string } | undefined {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v.value, (counts.get(v.value) ?? 0) + 1);
+  const [value, n] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
+  if (value === '' || n < values.length - Math.max(1, Math.floor(values.length / 10)) || n < 3) return undefined;
+  return { raw: (values.find((v) => v.value === value) as Cell).raw, value };
 }
 
 /** A cell's text bare, JSON-quoted when it would read as something else (a " | ", a leading quote, a ref). */

@@ -89,6 +89,9 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
         }
         const at = push(depth, parent, folded.header, [], 0);
         (out[at] as Entry).rows = true;
+        // Known across snapshots by its first row's ref, so a header that changes (a column's name) is one changed line.
+        const first = folded.rows[0]?.refs[0];
+        if (first !== undefined) (out[at] as Entry).key = `${parent < 0 ? '' : (out[parent] as Entry).key}>rows from ${first}`;
         for (const row of folded.rows) push(depth + 1, at, row.text, row.refs, row.interactive);
         continue;
       }
