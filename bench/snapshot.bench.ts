@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BrowserExecutor, countOpenAiTokens, createWorkspace, type Turn } from '../src/index.js';
+import { BrowserExecutor, countOpenAiTokens, createWorkspace, renderResult, type Turn } from '../src/index.js';
 import { productListing, startPageServer } from '../test/snapshot-pages.js';
 import { taskPolicy } from '../test/web-tasks/policies.js';
 import { startTaskServer } from '../test/web-tasks/server.js';
@@ -62,15 +62,19 @@ interface Measured {
   /** Distinct refs in Golem's text, and the interactive elements on the page. */
   golemRefs: number;
   interactive: number;
+  /** After a click that stays on the page: tokens of the result the model reads, Golem's (its changes) and Playwright MCP's. */
+  click?: { golem: number; mcp: number; mcpSnapshot: number };
 }
 
-async function comparePages(pages: { name: string; url: string }[]): Promise<Measured[]> {
-  const mcp = await startPlaywrightMcp();
+async function comparePages(pages: { name: string; url: string; click?: { selector: string; role: string; name: string } }[]): Promise<Measured[]> {
   const executor = await BrowserExecutor.launch({ executablePath: chromium as string, countTokens: countOpenAiTokens });
   const id = await executor.createSession();
   const out: Measured[] = [];
+  let mcp: Awaited<ReturnType<typeof startPlaywrightMcp>> | undefined;
   try {
     for (const page of pages) {
+      // A fresh Playwright MCP for each page: after navigations its refs grow a frame prefix (f8e73), which would count against it.
+      mcp = await startPlaywrightMcp();
       await mcp.client.callTool({ name: 'browser_navigate', arguments: { url: page.url } });
       await executor.execute({ sessionId: id, action: 'OPEN_PAGE', parameters: { url: page.url } });
       const golemMs: number[] = [];
@@ -86,8 +90,21 @@ async function comparePages(pages: { name: string; url: string }[]): Promise<Mea
         golem = await executor.snapshot(id, Number.MAX_SAFE_INTEGER);
         golemMs.push(performance.now() - t0);
       }
+      let click: Measured['click'];
+      if (page.click !== undefined) {
+        // The same element: Golem by a CSS selector (a folded row shows only its ref), Playwright MCP by its snapshot's ref.
+        const mcpRef = new RegExp(`${page.click.role} ${JSON.stringify(page.click.name)}[^\\n]*?\\[ref=([a-z0-9]+)\\]`).exec(mcpText)?.[1];
+        if (mcpRef === undefined) throw new Error(`no ${page.click.role} ${page.click.name} with a ref in Playwright MCP's snapshot of ${page.name}`);
+        const clicked = await executor.execute({ sessionId: id, action: 'CLICK_ELEMENT', parameters: { selector: page.click.selector } });
+        const mcpClicked = textOf(await mcp.client.callTool({ name: 'browser_click', arguments: { element: page.click.name, target: mcpRef } }));
+        if (!clicked.success || mcpClicked.startsWith('### Error')) throw new Error(`the click failed: ${clicked.error?.message ?? mcpClicked}`);
+        // Playwright MCP's answer names a snapshot file; the change itself takes another browser_snapshot to see.
+        const mcpAfter = textOf(await mcp.client.callTool({ name: 'browser_snapshot', arguments: {} }));
+        click = { golem: countOpenAiTokens(renderResult(clicked)), mcp: countOpenAiTokens(mcpClicked), mcpSnapshot: countOpenAiTokens(mcpAfter) };
+      }
       out.push({
         page: page.name,
+        ...(click !== undefined && { click }),
         golemTokens: countOpenAiTokens(golem.text),
         mcpTokens: countOpenAiTokens(mcpText),
         golemMs: median(golemMs),
@@ -95,11 +112,13 @@ async function comparePages(pages: { name: string; url: string }[]): Promise<Mea
         golemRefs: new Set(golem.text.match(/\[ref=e\d+\]/g) ?? []).size,
         interactive: golem.interactive,
       });
+      await mcp.close();
+      mcp = undefined;
       log(`${page.name}: Golem ${out.at(-1)?.golemTokens} tokens, Playwright MCP ${out.at(-1)?.mcpTokens}`);
     }
   } finally {
     await executor.close();
-    await mcp.close();
+    await mcp?.close();
   }
   return out;
 }
@@ -141,7 +160,7 @@ let measured: Measured[];
 try {
   measured = await comparePages([
     ...TASKS.map((t) => ({ name: t.name, url: tasks.taskUrl(t.name, 1000, 'bench') })),
-    { name: 'product listing', url: shop.url('shop') },
+    { name: 'product listing', url: shop.url('shop'), click: { selector: '[data-sku="sku-1000"]', role: 'button', name: 'Add to cart' } },
   ]);
 } finally {
   await tasks.close();
@@ -175,6 +194,11 @@ const rows: Row[] = [
     value: `${fmt(golemMs)} / ${fmt(mcpMs)} (${ratio(golemMs, mcpMs)})`,
     target: '≤ 1.5×',
     ok: golemMs <= 1.5 * mcpMs,
+  },
+  {
+    measure: 'listing, after "Add to cart"',
+    value: `${listing.click?.golem.toLocaleString('en')} / ${listing.click?.mcp.toLocaleString('en')} + ${listing.click?.mcpSnapshot.toLocaleString('en')}`,
+    target: "the click's result: Golem's shows the changes; Playwright MCP's names a file, + a browser_snapshot to see them",
   },
   {
     measure: 'web tasks, tokens per episode',
