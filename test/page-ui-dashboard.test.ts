@@ -49,7 +49,7 @@ describe('the dashboard walkthrough on the page', () => {
     await expect.poll(() => card.locator('h3, h4').filter({ hasText: 'Filters (region: north)' }).count()).toBe(1);
     await card.getByTestId('action-apply').click();
     await expect.poll(() => card.getByTestId('field-stage-badge').textContent(), { timeout: 10_000 }).toBe('filtered');
-    const expected = filtered({ region: 'north', minTotal: 200, onlyPaid: true });
+    const expected = filtered({ region: 'north', minTotal: 200, onlyPaid: true, from: '2026-03-01' });
     await expect.poll(() => rows.count()).toBe(expected.length);
     // Still sorted by total, as the user chose.
     expect(await rows.locator('td:first-child').allTextContents()).toEqual([...expected].sort((a, b) => a.total - b.total).map((o) => o.order));

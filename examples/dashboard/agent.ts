@@ -39,9 +39,16 @@ export interface Filters {
   note?: string;
 }
 
-/** The orders the filters let through. */
+/** The orders the filters let through (an order's date is its month, of 2026). */
 export function filtered(filters: Filters): Order[] {
-  return ORDERS.filter((o) => (filters.region === 'all' || o.region === filters.region) && o.total >= filters.minTotal && (!filters.onlyPaid || o.paid));
+  const from = typeof filters.from === 'string' && filters.from !== '' ? Number(filters.from.slice(5, 7)) : 1;
+  return ORDERS.filter(
+    (o) =>
+      (filters.region === 'all' || o.region === filters.region) &&
+      o.total >= filters.minTotal &&
+      (!filters.onlyPaid || o.paid) &&
+      MONTHS.indexOf(o.month as (typeof MONTHS)[number]) + 1 >= from,
+  );
 }
 
 /** What the dashboard's data keys hold for a list of orders. */
@@ -148,8 +155,10 @@ export const BUILD: JsonObject = {
                 validate: false,
                 handler: [
                   { type: 'set', path: 'state.params.region', value: 'all' },
+                  { type: 'set', path: 'state.params.from', value: null },
                   { type: 'set', path: 'state.params.large', value: false },
                   { type: 'set', path: 'state.params.minTotal', value: 0 },
+                  { type: 'set', path: 'state.params.onlyPaid', value: false },
                   { type: 'increment', path: 'state.params.refreshes' },
                 ],
               },
