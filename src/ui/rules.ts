@@ -100,15 +100,23 @@ export interface RuleBlock {
  */
 export function liveState(blocks: readonly RuleBlock[], state: RuleState, values: Readonly<Record<string, Json>>): RuleState {
   let live: RuleState = state;
+  // Each round applies the values of the fields shown on the last; the same fields twice is the fixpoint.
+  let applied = '';
   for (let round = 0; round <= blocks.length + 1; round++) {
     const next: RuleState = { params: { ...state.params }, runtime: { ...state.runtime } };
+    const keys: string[] = [];
     for (const block of blocks) {
       if (!isVisible(block.props?.visible, live)) continue;
-      const area = next[block.bind === 'state.runtime' ? 'runtime' : 'params'];
+      const name = block.bind === 'state.runtime' ? 'runtime' : 'params';
       for (const field of block.props?.fields ?? [])
-        if (Object.hasOwn(values, field.key) && !FORBIDDEN.has(field.key) && isVisible(field.visible, live)) area[field.key] = values[field.key] as Json;
+        if (Object.hasOwn(values, field.key) && !FORBIDDEN.has(field.key) && isVisible(field.visible, live)) {
+          next[name][field.key] = values[field.key] as Json;
+          keys.push(`${name}.${field.key}`);
+        }
     }
-    if (JSON.stringify(next) === JSON.stringify(live)) return next;
+    const now = keys.sort().join('\n');
+    if (round > 0 && now === applied) return next;
+    applied = now;
     live = next;
   }
   return live;
