@@ -212,7 +212,20 @@ function Images({ instanceId, images, skipped, loadImage }: { instanceId: string
   );
 }
 
-function BlobImage({ instanceId, sha256, alt, loadImage }: { instanceId: string; sha256: string; alt: string; loadImage: LoadImage }) {
+/** An image the server holds for an instance, loaded with the token (a placeholder while it loads, or if it cannot). */
+export function BlobImage({
+  instanceId,
+  sha256,
+  alt,
+  loadImage,
+  className,
+}: {
+  instanceId: string;
+  sha256: string;
+  alt: string;
+  loadImage: LoadImage;
+  className?: string;
+}) {
   const [image, setImage] = useState<{ state: 'loading' } | { state: 'failed' } | { state: 'loaded'; src: string }>({ state: 'loading' });
   useEffect(() => {
     let live = true;
@@ -231,7 +244,7 @@ function BlobImage({ instanceId, sha256, alt, loadImage }: { instanceId: string;
         {image.state === 'loading' ? 'Loading image…' : `Image not available${alt === '' ? '' : `: ${alt}`}`}
       </div>
     );
-  return <img src={image.src} alt={alt} decoding="async" data-blob={sha256} />;
+  return <img class={className} src={image.src} alt={alt} decoding="async" data-blob={sha256} />;
 }
 
 /** The count input of a block with showCountInput: a number bound to state.runtime.count, sent with the next action. */

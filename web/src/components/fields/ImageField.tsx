@@ -2,22 +2,23 @@
  * An image field: a blob of the server (loaded with the token, as a data URL), a raster data
  * URL, or an https URL of a host the catalog allows. Any other address is named, never loaded.
  */
-import { useContext, useEffect, useState } from 'preact/hooks';
+import { useContext } from 'preact/hooks';
 import { readImage } from '../../display-values.js';
 import { UiContext } from '../../ui-context.js';
+import { BlobImage } from '../BlockData.js';
 import { DisplayShell, drawn } from './Displays.js';
 import { stringProp, type FieldProps } from './field-props.js';
 
 export function ImageField(props: FieldProps) {
   const { field, instanceId } = props;
-  const { catalog } = useContext(UiContext);
+  const { catalog, loadImage } = useContext(UiContext);
   const read = readImage(props.value, catalog.imageHosts);
   const alt = stringProp(field.alt) ?? field.label;
   return (
     <DisplayShell props={props}>
       {drawn(props, 'image', read, (image) =>
         image.kind === 'blob' ? (
-          <BlobImage instanceId={instanceId} sha256={image.sha256} alt={alt} />
+          <BlobImage instanceId={instanceId} sha256={image.sha256} alt={alt} loadImage={loadImage} className="ui-image" />
         ) : image.kind === 'src' ? (
           <img class="ui-image" src={image.src} alt={alt} decoding="async" referrerpolicy="no-referrer" />
         ) : (
@@ -28,27 +29,4 @@ export function ImageField(props: FieldProps) {
       )}
     </DisplayShell>
   );
-}
-
-function BlobImage({ instanceId, sha256, alt }: { instanceId: string; sha256: string; alt: string }) {
-  const { loadImage } = useContext(UiContext);
-  const [image, setImage] = useState<{ state: 'loading' } | { state: 'failed' } | { state: 'loaded'; src: string }>({ state: 'loading' });
-  useEffect(() => {
-    let live = true;
-    setImage({ state: 'loading' });
-    loadImage(instanceId, sha256).then(
-      (src) => live && setImage({ state: 'loaded', src }),
-      () => live && setImage({ state: 'failed' }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [instanceId, sha256, loadImage]);
-  if (image.state !== 'loaded')
-    return (
-      <div class="ui-image-placeholder" data-state={image.state}>
-        {image.state === 'loading' ? 'Loading image…' : `Image not available${alt === '' ? '' : `: ${alt}`}`}
-      </div>
-    );
-  return <img class="ui-image" src={image.src} alt={alt} decoding="async" data-blob={sha256} />;
 }
