@@ -6,6 +6,7 @@
  */
 import { redactSecrets } from '../protocol/interpolation.js';
 import type { Entry } from './snapshot-layout.js';
+import { redactEntries } from './snapshot.js';
 
 /** What an action's result carries instead of a whole snapshot when the page stayed the same document. */
 export interface SnapshotChanges {
@@ -45,7 +46,10 @@ function keyed(entries: readonly Entry[]): string[] {
 }
 
 /** The difference from `before` to `after`, as the model reads it. */
-export function diffSnapshots(before: readonly Entry[], after: readonly Entry[], options: DiffOptions): SnapshotChanges {
+export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfter: readonly Entry[], options: DiffOptions): SnapshotChanges {
+  // Secrets go first: a name cut short never shows part of one.
+  const before = redactEntries(unredactedBefore, options.secrets);
+  const after = redactEntries(unredactedAfter, options.secrets);
   const count = options.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
   const beforeKeys = keyed(before);
   const afterKeys = keyed(after);

@@ -63,7 +63,9 @@ export function snapshotEntries(aria: string, options: Pick<CompactOptions, 'hid
 const RESERVE = 80;
 
 /** The text of one page of the snapshot, within the budget. */
-export function renderSnapshot(all: readonly Entry[], options: Omit<CompactOptions, 'hide' | 'ref'>): PageSnapshot {
+export function renderSnapshot(unredacted: readonly Entry[], options: Omit<CompactOptions, 'hide' | 'ref'>): PageSnapshot {
+  // Secrets go first: a query, a page break or a name cut short never sees one.
+  const all = redactEntries(unredacted, options.secrets);
   const count = options.countTokens ?? ((t: string) => Math.ceil(t.length / 4));
   const budget = options.budget ?? 2_000;
   const query = options.query?.trim();
@@ -93,6 +95,15 @@ export function renderSnapshot(all: readonly Entry[], options: Omit<CompactOptio
     page: { number, of },
     ...(found !== undefined && { matches: found.matches }),
   };
+}
+
+/** The lines with secrets hidden in their text the way the final text hides them (as ${name}). */
+export function redactEntries(entries: readonly Entry[], secrets: Readonly<Record<string, string>> | undefined): Entry[] {
+  if (secrets === undefined || Object.keys(secrets).length === 0) return [...entries];
+  return entries.map((e) => {
+    const text = redactSecrets(e.text, secrets);
+    return text === e.text ? e : { ...e, text };
+  });
 }
 
 /**
