@@ -130,9 +130,9 @@ function usualValue(values: readonly Cell[]): { raw: string; value: string } | u
   return { raw: (values.find((v) => v.value === value) as Cell).raw, value };
 }
 
-/** A cell's text bare, JSON-quoted when it would read as something else (a " | ", a leading quote, a ref). */
+/** A cell's text bare, JSON-quoted when it would read as something else (a " | ", a leading quote, a ref, a role word and a quoted name). */
 function quote(text: string): string {
-  return / \| |^["\s]|\s$|\[ref=/.test(text) ? JSON.stringify(text) : text;
+  return / \| |^["\s]|\s$|\[ref=|^[a-z][a-z0-9]* "/.test(text) ? JSON.stringify(text) : text;
 }
 
 /** The words every value starts and ends with, when they are most of it and each value has a part of its own. */

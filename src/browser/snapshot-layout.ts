@@ -213,7 +213,10 @@ export function render(node: AriaNode, ref: string | undefined, options: string 
   return `${role}${name}${attrs}${refText}${tail}`;
 }
 
-/** Text as it is, or JSON-quoted when it would read as something else (blank ends, a line break, a leading quote). */
+/**
+ * Text as it is, or JSON-quoted when it would read as something else (blank ends, a line
+ * break, a leading quote, or a control's line: a ref, or a role word and a quoted name).
+ */
 export function quoteIfNeeded(text: string): string {
-  return text === '' || /^\s|\s$|[\n\r]|^["']/.test(text) ? JSON.stringify(text) : text;
+  return text === '' || /^\s|\s$|[\n\r]|^["']|\[ref=|^[a-z][a-z0-9]* "/.test(text) ? JSON.stringify(text) : text;
 }
