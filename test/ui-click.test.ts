@@ -151,4 +151,25 @@ describe('a click, judged on the values typed', () => {
         success: true,
       });
   });
+
+  it('stores -0 as 0, as the JSON the log and every client read has it', async () => {
+    const ws = await built([form('f', [{ label: 'N', key: 'n', type: 'metric' }])]);
+    const made = await ws.ui.patch({
+      instanceId: 'f',
+      patches: [
+        { op: 'set', path: 'state.params.n', value: -0 },
+        { op: 'set', path: 'state.params.l', value: [-0, { z: -0 }] },
+      ],
+    });
+    expect(made.success).toBe(true);
+    // As the call answers it, as its JSON Patch carries it, and as the log keeps it.
+    const answered = made.success ? made.instance?.state.params : undefined;
+    expect(JSON.stringify(answered)).toBe('{"n":0,"l":[0,{"z":0}]}');
+    expect(Object.is(answered?.n, -0)).toBe(false);
+    expect(Object.is((answered?.l as number[])[0], -0)).toBe(false);
+    const params = ws.ui.get('f')?.instance.state.params;
+    expect(Object.is(params?.n, -0)).toBe(false);
+    expect(JSON.stringify(params)).toBe('{"n":0,"l":[0,{"z":0}]}');
+    expect(Object.is((params?.l as number[])[0], -0)).toBe(false);
+  });
 });

@@ -23,8 +23,10 @@ export function isPlainJson(value: unknown, depth = 0): value is JsonValue {
   return Object.getOwnPropertySymbols(value).length === 0;
 }
 
-/** A copy of plain JSON (`isPlainJson`), unfrozen; an own "__proto__" key is dropped (as a schema's records drop it). */
+/** A copy of plain JSON (`isPlainJson`), unfrozen, as a JSON text round trip would give it: an own "__proto__" key dropped (as a schema's records drop it), -0 made 0. */
 export function copyJson<T extends JsonValue>(value: T): T {
+  // -0 is 0, as JSON text has it (the log and every client read the call as JSON).
+  if (typeof value === 'number') return (value === 0 ? 0 : value) as T;
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => copyJson(item)) as T;
   const out: JsonObject = {};
