@@ -20,11 +20,18 @@ const PAGE = `<!doctype html><html><head><title>Changes</title></head><body>
   <a href="/shop">Shop</a>
 </main></body></html>`;
 
+/** A run of items alike, each with a checkbox (a table, if folded), and a list whose order a button changes. */
+const STATEFUL = `<!doctype html><html><head><title>Chores</title></head><body><main>
+<ul>${['Dishes', 'Laundry', 'Floors', 'Windows'].map((n) => `<li><span>${n}</span> <label><input type="checkbox"> Done with ${n}</label> <a href="#${n}">About ${n}</a></li>`).join('')}</ul>
+<ol id="queue"><li>First in line</li><li>Second in line</li><li>Third in line</li></ol>
+<button onclick="const q = document.getElementById('queue'); q.append(q.firstElementChild)">Rotate the queue</button>
+</main></body></html>`;
+
 let server: PageServer;
 let executor: BrowserExecutor;
 
 beforeAll(async () => {
-  server = await startPageServer({ basket: PAGE, shop: productListing(20) });
+  server = await startPageServer({ basket: PAGE, shop: productListing(20), chores: STATEFUL });
   executor = await BrowserExecutor.launch({ timeoutMs: 2_000, countTokens: countOpenAiTokens });
 });
 
@@ -122,6 +129,16 @@ describe('changes after an action', () => {
     const after = await executor.execute({ sessionId, action: 'OPEN_PAGE', parameters: { url: `${server.url('basket')}#x` } });
     expect(after.changes).toBeUndefined();
     expect(after.snapshot?.text).toMatch(/button "One" \[ref=e\d+\]/);
+    await executor.closeSession(sessionId);
+  });
+
+  it('sees a state change in a run of items alike (stateful controls are not folded into rows)', async () => {
+    const sessionId = await executor.createSession();
+    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    await run('OPEN_PAGE', { url: server.url('chores') });
+    const check = await run('CLICK_ELEMENT', { selector: 'li:nth-child(2) input' });
+    expect(check.changes?.text).toMatch(/^Changes since/);
+    expect(check.changes?.text).toMatch(/checkbox "Done with Laundry" \[checked\] \[ref=e\d+\]/);
     await executor.closeSession(sessionId);
   });
 });

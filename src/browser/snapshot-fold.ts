@@ -47,9 +47,18 @@ function columnsOf(node: AriaNode, ctx: FoldContext): AriaNode[] {
   return shows ? [node, ...below] : below;
 }
 
+/** Controls that hold a state or a value a folded row would not show. */
+const STATEFUL = new Set(['checkbox', 'radio', 'switch', 'textbox', 'searchbox', 'spinbutton', 'combobox', 'listbox', 'slider']);
+const STATES = ['checked', 'disabled', 'expanded', 'pressed', 'selected', 'invalid'];
+
+/** A state a row would drop (a checkbox's tick, a field's value, a disabled button), so a change to it would not show. */
+const hasState = (node: AriaNode): boolean => STATEFUL.has(node.role) || STATES.some((a) => node.attrs[a] !== undefined);
+
 function shapeOf(node: AriaNode, ctx: FoldContext): string | undefined {
   const columns = columnsOf(node, ctx);
   if (columns.length < 2) return undefined; // one element an item is a line an item already
+  // Items with a stateful control are shown one by one: their lines keep the state, and a diff sees it change.
+  if (columns.some(hasState)) return undefined;
   return columns.map((c) => `${c.role}${ctx.isInteractive(c) ? '!' : ''}`).join(',');
 }
 
