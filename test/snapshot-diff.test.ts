@@ -141,4 +141,16 @@ describe('changes after an action', () => {
     expect(check.changes?.text).toMatch(/checkbox "Done with Laundry" \[checked\] \[ref=e\d+\]/);
     await executor.closeSession(sessionId);
   });
+
+  it('gives the whole snapshot when lines moved (a reorder), which changes cannot say', async () => {
+    const sessionId = await executor.createSession();
+    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const open = await run('OPEN_PAGE', { url: server.url('chores') });
+    const rotate = await run('CLICK_ELEMENT', { selector: refOf(open.snapshot?.text ?? '', /button "Rotate the queue"/) });
+    expect(rotate.changes).toBeUndefined();
+    const text = rotate.snapshot?.text ?? '';
+    expect(text.indexOf('Second in line')).toBeGreaterThan(-1);
+    expect(text.indexOf('Second in line')).toBeLessThan(text.indexOf('First in line'));
+    await executor.closeSession(sessionId);
+  });
 });

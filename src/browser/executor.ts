@@ -352,7 +352,7 @@ export class BrowserExecutor {
 
   /**
    * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
-   * else (a new document, no snapshot yet, or changes no shorter than the page) a whole snapshot.
+   * else (a new document, no snapshot yet, lines that moved, or changes no shorter than the page) a whole snapshot.
    */
   async #after(tab: Tab): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
     const previous = tab.last;
@@ -368,7 +368,7 @@ export class BrowserExecutor {
       secrets: tab.secrets,
       ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
     });
-    return changes.tokens < snapshot.tokens ? { changes } : { snapshot };
+    return changes !== undefined && changes.tokens < snapshot.tokens ? { changes } : { snapshot };
   }
 
   /** Reads the page's lines (a new snapshot id), and keeps them as the session's last snapshot. */

@@ -45,8 +45,25 @@ function keyed(entries: readonly Entry[]): string[] {
   });
 }
 
-/** The difference from `before` to `after`, as the model reads it. */
-export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfter: readonly Entry[], options: DiffOptions): SnapshotChanges {
+/**
+ * Whether lines both snapshots have moved: are in another order, or in another container.
+ * Added, changed and removed lines cannot say it; the whole snapshot does.
+ */
+function moved(before: readonly Entry[], beforeKeys: readonly string[], after: readonly Entry[], afterKeys: readonly string[]): boolean {
+  const was = new Map(beforeKeys.map((k, i) => [k, i]));
+  const is = new Set(afterKeys);
+  const kept = beforeKeys.filter((k) => is.has(k));
+  const keptNow = afterKeys.filter((k) => was.has(k));
+  if (kept.some((k, i) => k !== keptNow[i])) return true;
+  const parentKey = (entries: readonly Entry[], keys: readonly string[], i: number) => keys[(entries[i] as Entry).parent] ?? '';
+  return afterKeys.some((k, i) => {
+    const j = was.get(k);
+    return j !== undefined && parentKey(before, beforeKeys, j) !== parentKey(after, afterKeys, i);
+  });
+}
+
+/** The difference from `before` to `after`, as the model reads it; undefined when lines moved (the whole snapshot says that). */
+export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfter: readonly Entry[], options: DiffOptions): SnapshotChanges | undefined {
   // Secrets go first: a name cut short never shows part of one.
   const before = redactEntries(unredactedBefore, options.secrets);
   const after = redactEntries(unredactedAfter, options.secrets);
@@ -55,6 +72,7 @@ export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfte
   const afterKeys = keyed(after);
   const old = new Map(beforeKeys.map((k, i) => [k, before[i] as Entry]));
   const now = new Set(afterKeys);
+  if (moved(before, beforeKeys, after, afterKeys)) return undefined;
   const lines: string[] = [];
   const added = new Set<number>();
   let changed = 0;
