@@ -98,43 +98,30 @@ export class Api {
 
   /** A file field's upload (the raw bytes): the reference its click sends. */
   async uploadUiFile(instanceId: string, key: string, file: File): Promise<FileRef> {
-    let response: Response;
-    try {
-      response = await fetch(`/api/ui/${enc(instanceId)}/files/${enc(key)}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          accept: 'application/json',
-          'content-type': file.type === '' ? 'application/octet-stream' : file.type,
-          'x-file-name': enc(file.name),
-        },
-        body: file,
-      });
-    } catch (cause) {
-      throw new ApiError('NETWORK', `the server did not answer (${(cause as Error).message})`, 0);
-    }
-    const data = (await response.json().catch(() => null)) as unknown;
-    if (response.status === 401) this.onUnauthorized();
-    if (!response.ok) {
-      const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-      throw new ApiError(
-        typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
-        typeof error?.message === 'string' ? error.message : 'the upload failed',
-        response.status,
-      );
-    }
+    const headers = {
+      authorization: `Bearer ${this.token}`,
+      accept: 'application/json',
+      'content-type': file.type === '' ? 'application/octet-stream' : file.type,
+      'x-file-name': enc(file.name),
+    };
+    const { data, status } = await this.fetchJson(`/api/ui/${enc(instanceId)}/files/${enc(key)}`, { method: 'POST', headers, body: file }, 'the upload failed');
     const ref = data as Partial<FileRef> | null;
     if (typeof ref?.sha256 !== 'string' || typeof ref.name !== 'string' || typeof ref.mediaType !== 'string' || typeof ref.size !== 'number')
-      throw new ApiError('BAD_RESPONSE', 'the server did not answer with a file reference', response.status);
+      throw new ApiError('BAD_RESPONSE', 'the server did not answer with a file reference', status);
     return { sha256: ref.sha256, name: ref.name, mediaType: ref.mediaType, size: ref.size };
   }
 
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    return (await this.fetchJson(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).data as T;
+  }
+
+  /** One request: its JSON answer, or the server's refusal (or a failed request) as an ApiError; a 401 tells onUnauthorized. */
+  private async fetchJson(path: string, init: RequestInit, refused?: string): Promise<{ data: unknown; status: number }> {
     let response: Response;
     try {
-      response = await fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      response = await fetch(path, init);
     } catch (cause) {
       throw new ApiError('NETWORK', `the server did not answer (${(cause as Error).message})`, 0);
     }
@@ -144,11 +131,11 @@ export class Api {
       const error = (data as { error?: { code?: unknown; message?: unknown } } | null)?.error;
       throw new ApiError(
         typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
-        typeof error?.message === 'string' ? error.message : response.statusText || 'the request failed',
+        typeof error?.message === 'string' ? error.message : (refused ?? (response.statusText || 'the request failed')),
         response.status,
       );
     }
-    return data as T;
+    return { data, status: response.status };
   }
 }
 
