@@ -16,6 +16,7 @@ import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { describeElement, firstLine, hostOf, pageError, pageState, redactStrings, resolverRules, settle, type DomElement } from './page-helpers.js';
+import { locateRef, readDocument, refTargets } from './ref-documents.js';
 import { RefTable } from './ref-table.js';
 import { renderSnapshot, snapshotEntries, type PageSnapshot } from './snapshot.js';
 import { diffSnapshots, type SnapshotChanges } from './snapshot-diff.js';
@@ -71,13 +72,16 @@ export interface ExecutionResult {
 interface Tab {
   context: BrowserContext;
   page: Page;
-  /** Bumped when a new document loads: refs of snapshots of an older one are stale. */
-  generation: number;
+  /** Bumped when any iframe navigates: refs shown inside an iframe before are stale (its refs restart in a new document). */
+  frames: number;
   /** The ids its snapshots gave elements. */
   refs: RefTable;
   nextSnapshot: number;
-  /** The last snapshot taken (its lines, whole page): the next action's changes are from it. */
-  last?: { id: string; generation: number; entries: Entry[]; url: string };
+  /**
+   * The last snapshot the model was shown (its lines, whole page; of the document `document`): the next action's changes
+   * are from it. Snapshots for others (`snapshot()`) leave it, or the model would be told changes from one it never saw.
+   */
+  last?: { id: string; document: string; entries: Entry[]; url: string };
   /** Secrets of this session, hidden in everything shown. */
   secrets: Readonly<Record<string, string>>;
   /** Tabs the page opened (and were closed) since the last result. */
@@ -152,8 +156,11 @@ export class BrowserExecutor {
         });
       }
       const page = await context.newPage();
-      const tab: Tab = { context, page, generation: 0, refs: new RefTable(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
-      page.on('domcontentloaded', () => tab.generation++);
+      const tab: Tab = { context, page, frames: 0, refs: new RefTable(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
+      // Over-cautious for a navigation within an iframe's document (an #anchor): its refs are refused, and a GET_DOM shows new ones.
+      page.on('framenavigated', (frame) => {
+        if (frame !== page.mainFrame()) tab.frames++;
+      });
       // A navigation the page starts on its own (a meta refresh, a script, a form) and the allowlist stops is remembered:
       // the command it happened during (or the next one) fails with URL_NOT_ALLOWED, instead of showing an error page.
       page.on('requestfailed', (request) => {
@@ -270,7 +277,7 @@ export class BrowserExecutor {
   /** A snapshot of the session's page now (what GET_DOM returns; secrets hidden). */
   async snapshot(id: string, budget = this.#options.snapshotBudget): Promise<PageSnapshot> {
     const tab = this.#tab(id);
-    return redactStrings(await this.#snapshot(tab, budget), tab.secrets);
+    return redactStrings(this.#render(tab, await this.#read(tab), budget), tab.secrets);
   }
 
   /** Closes every session and the browser. */
@@ -343,7 +350,9 @@ export class BrowserExecutor {
       case 'GET_DOM': {
         const page = typeof p.page === 'number' ? p.page : undefined;
         const query = typeof p.query === 'string' ? p.query : undefined;
-        return { data: {}, snapshot: await this.#snapshot(tab, undefined, { page, query }) };
+        const read = await this.#read(tab);
+        tab.last = read;
+        return { data: {}, snapshot: this.#render(tab, read, undefined, { page, query }) };
       }
       default:
         throw new GolemError('INVALID_ARGUMENT', `the browser has no command "${command.action}"`);
@@ -357,8 +366,9 @@ export class BrowserExecutor {
   async #after(tab: Tab): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
     const previous = tab.last;
     const read = await this.#read(tab);
+    tab.last = read;
     const snapshot = this.#render(tab, read);
-    if (previous === undefined || previous.generation !== read.generation) return { snapshot };
+    if (previous === undefined || previous.document !== read.document) return { snapshot };
     const changes = diffSnapshots(previous.entries, read.entries, {
       id: read.id,
       since: previous.id,
@@ -371,26 +381,17 @@ export class BrowserExecutor {
     return changes !== undefined && changes.tokens < snapshot.tokens ? { changes } : { snapshot };
   }
 
-  /** Reads the page's lines (a new snapshot id), and keeps them as the session's last snapshot. */
-  async #read(tab: Tab): Promise<{ id: string; generation: number; entries: Entry[]; url: string; title: string }> {
-    const n = tab.nextSnapshot++;
-    const aria = await tab.page.ariaSnapshot({ mode: 'ai' });
-    const generation = tab.generation;
+  /** Reads the page's lines (a new snapshot id), each ref tied to the document it was read from. */
+  async #read(tab: Tab): Promise<{ id: string; document: string; entries: Entry[]; url: string; title: string }> {
+    const id = `s${tab.nextSnapshot++}`;
+    const read = await readDocument(tab.page, () => tab.frames, this.#timeout());
     const passwords = await tab.page
       .$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? ''))
       .catch(() => [] as string[]);
     const { url, title } = await pageState(tab.page);
-    const entries = snapshotEntries(aria, { hide: passwords, ref: (r) => tab.refs.idFor(generation, r, url, `s${n}`) });
-    tab.last = { id: `s${n}`, generation, entries, url };
-    return { id: `s${n}`, generation, entries, url, title };
-  }
-
-  async #snapshot(
-    tab: Tab,
-    budget = this.#options.snapshotBudget,
-    view: { page?: number | undefined; query?: string | undefined } = {},
-  ): Promise<PageSnapshot> {
-    return this.#render(tab, await this.#read(tab), budget, view);
+    const target = refTargets(read, { url, snapshot: id });
+    const entries = snapshotEntries(read.aria, { hide: passwords, ref: (r) => tab.refs.idFor(target(r)) });
+    return { id, document: read.document, entries, url, title };
   }
 
   #render(
@@ -416,7 +417,7 @@ export class BrowserExecutor {
     const problem = selectorProblem(selector, this.security);
     if (problem !== undefined) throw new GolemError('SELECTOR_NOT_ALLOWED', problem, { details: { selector } });
     const ref = /^ref=(.*)$/.exec(selector.trim())?.[1]?.trim() ?? (SNAPSHOT_REF.test(selector.trim()) ? selector.trim() : undefined);
-    if (ref !== undefined) return this.#byRef(tab, ref, selector);
+    if (ref !== undefined) return locateRef(tab, ref, selector);
     const target = tab.page.locator(selector);
     try {
       await target.first().waitFor({ state: 'attached', timeout: this.#timeout() });
@@ -435,30 +436,6 @@ export class BrowserExecutor {
         { details: { selector, matches: n } },
       );
     return target;
-  }
-
-  /** The element a snapshot's ref names: SNAPSHOT_STALE when it was on an earlier page or is gone. */
-  async #byRef(tab: Tab, ref: string, selector: string): Promise<Locator> {
-    const details = { details: { selector } };
-    const target = /^e\d+$/.test(ref) ? tab.refs.lookup(ref) : 'unknown';
-    if (target === 'unknown')
-      throw new GolemError(
-        'INVALID_ARGUMENT',
-        `no snapshot of this session showed ${ref}; refs look like ref=e7: use GET_DOM and RETRY with one of its refs`,
-        details,
-      );
-    if (target === 'forgotten')
-      throw new GolemError('SNAPSHOT_STALE', `${ref} is from a snapshot too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
-    if (target.generation !== tab.generation)
-      throw new GolemError(
-        'SNAPSHOT_STALE',
-        `snapshot ${target.snapshot} was taken of an earlier page (${target.url}), the one ${ref} is on; the page has changed since. Use GET_DOM for a fresh snapshot and RETRY with its refs`,
-        details,
-      );
-    const element = tab.page.getByRef(target.playwrightRef);
-    if ((await element.count()) === 0)
-      throw new GolemError('SNAPSHOT_STALE', `${ref} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
-    return element;
   }
 
   #tab(id: string): Tab {

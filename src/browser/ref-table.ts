@@ -1,41 +1,63 @@
 /**
  * The refs a browser session's snapshots show: short ids (`e1`, `e2`, ...) that are never
- * reused within the session, each standing for one element of one loaded document
- * (Playwright's own ref, stable while the element keeps its role and name). A ref of a
- * page since left is known as stale, never taken for an element of the page now.
+ * reused within the session, each standing for one element of one document (Playwright's
+ * own ref, stable while the element keeps its role and name, but restarted in each new
+ * document). A ref of a document since replaced (the page's, or an iframe's) is known as
+ * stale, never taken for an element of the document now.
  */
 
-/** Refs remembered per session. */
+/** Refs remembered per session, by default. */
 const KEPT = 20_000;
 
 export interface RefTarget {
-  /** The document it was shown on (the tab's count of loaded documents). */
-  generation: number;
+  /** The page's document it was shown in (a token of that document: see page-documents.ts). */
+  document: string;
+  /**
+   * For an element inside an iframe: the tab's count of iframe navigations when it was shown (Playwright's refs
+   * restart in an iframe's new document, with the same prefix); -1 when an iframe navigated while the snapshot was read.
+   */
+  frames?: number;
   /** Playwright's ref for `page.getByRef`. */
   playwrightRef: string;
+  /** Its role and name as shown (for messages). */
+  role: string;
+  name?: string;
   url: string;
   /** The snapshot that first showed it. */
   snapshot: string;
 }
 
+const keyOf = (t: RefTarget): string => `${t.document}|${t.frames ?? ''}|${t.playwrightRef}`;
+
 export class RefTable {
+  readonly #limit: number;
+  /** In the order last shown: the first is the one to forget. */
   readonly #byId = new Map<string, RefTarget>();
   readonly #byKey = new Map<string, string>();
   #next = 1;
 
+  constructor(options: { limit?: number } = {}) {
+    this.#limit = options.limit ?? KEPT;
+  }
+
   /** The id shown for an element of this document (the same id each time it is shown). */
-  idFor(generation: number, playwrightRef: string, url: string, snapshot: string): string {
-    const key = `${generation}:${playwrightRef}`;
-    let id = this.#byKey.get(key);
-    if (id === undefined) {
-      id = `e${this.#next++}`;
-      this.#byKey.set(key, id);
-      this.#byId.set(id, { generation, playwrightRef, url, snapshot });
-      if (this.#byId.size > KEPT) {
-        const [oldId, old] = this.#byId.entries().next().value as [string, RefTarget];
-        this.#byId.delete(oldId);
-        this.#byKey.delete(`${old.generation}:${old.playwrightRef}`);
-      }
+  idFor(target: RefTarget): string {
+    const key = keyOf(target);
+    const known = this.#byKey.get(key);
+    if (known !== undefined) {
+      // Shown again: the last to be forgotten (a ref on the page now must not go before ones long gone).
+      const kept = this.#byId.get(known) as RefTarget;
+      this.#byId.delete(known);
+      this.#byId.set(known, kept);
+      return known;
+    }
+    const id = `e${this.#next++}`;
+    this.#byKey.set(key, id);
+    this.#byId.set(id, { ...target });
+    while (this.#byId.size > this.#limit) {
+      const [oldId, old] = this.#byId.entries().next().value as [string, RefTarget];
+      this.#byId.delete(oldId);
+      this.#byKey.delete(keyOf(old));
     }
     return id;
   }
