@@ -54,7 +54,7 @@ describe('the executor', () => {
       const field = /textbox "Price" \[ref=(e\d+)\]/.exec(open.snapshot?.text ?? '')?.[1] as string;
       expect(typed.snapshot).toBeUndefined();
       expect(typed.changes?.text).toBe(
-        `Changes since s1, now s2: 1 changed; GET_DOM shows the whole page\n~ textbox "Price" [ref=${field}]: ${price?.[1] as string}`,
+        `Changes since s1, now s2:\n~ textbox "Price" [ref=${field}]: ${price?.[1] as string}`,
       );
       const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
       expect(dom).toMatchObject({ success: true, snapshot: { id: 's3' } });

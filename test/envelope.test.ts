@@ -91,7 +91,7 @@ describe('envelope mode', () => {
 
     // The protocol is in the system prompt, with the actions as commands; no native tools; the schema goes to the provider.
     const first = model.calls[0] as Prompt;
-    expect(first.system).toContain('Answer every step with exactly one JSON object');
+    expect(first.system).toContain('Answer each step with one JSON object');
     expect(first.system).toContain('- note {"text": string}: Saves a note.');
     expect(first.system).toContain('- add {"a": number, "b": number}: Adds two numbers.');
     expect(first.tools).toBeUndefined();
@@ -134,7 +134,7 @@ describe('envelope mode', () => {
       [undefined, undefined],
     ]);
     // The protocol is still told (and still validated).
-    expect(plain[0]?.system).toContain('Answer every step with exactly one JSON object');
+    expect(plain[0]?.system).toContain('Answer each step with one JSON object');
 
     const mine = await run({ providerOptions: { openai: { strictJsonSchema: true, user: 'u1' }, anthropic: { x: 1 } } });
     expect(mine[0]?.responseFormat?.schema).toBeDefined();

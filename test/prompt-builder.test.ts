@@ -377,4 +377,31 @@ describe('observations in the prompt', () => {
     expect(fresh.superseded).toBeUndefined();
     await ws.close();
   });
+
+  it('leaves out a view (a page, a query, changes) only for a newer whole observation or a newer one of its view', async () => {
+    const ws = await createWorkspace();
+    const s = await ws.sessions.create();
+    const observe = (n: number, view?: string) =>
+      s.addTurn({
+        role: 'user',
+        blocks: [text(`Result ${n}`), text(`Seen #${n}${view === undefined ? '' : ` (${view})`}`)],
+        meta: { observation: { key: 'browser:a', block: 1, ...(view !== undefined && { view }) } },
+      });
+    const shown = async () => {
+      const { prompt } = await s.buildPrompt({ model });
+      return prompt.messages.flatMap((m) => m.content.flatMap((c) => (c.type === 'text' && c.text.startsWith('Seen #') ? [c.text] : [])));
+    };
+    await observe(1);
+    await observe(2, 'changes s2');
+    await observe(3, 'page 2');
+    await observe(4, 'query s4');
+    await observe(5, 'page 2');
+    // Page 2 again makes the older page 2 obsolete; the whole snapshot, its changes and the query stay.
+    expect(await shown()).toEqual(['Seen #1', 'Seen #2 (changes s2)', 'Seen #4 (query s4)', 'Seen #5 (page 2)']);
+    // A whole one makes every older one obsolete, views too; changes after it stay.
+    await observe(6);
+    await observe(7, 'changes s7');
+    expect(await shown()).toEqual(['Seen #6', 'Seen #7 (changes s7)']);
+    await ws.close();
+  });
 });

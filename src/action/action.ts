@@ -116,6 +116,12 @@ export interface Media {
 export interface Observation {
   key: string;
   text: string;
+  /**
+   * The part of the thing it shows, when not the whole (a page of a snapshot, a query, the
+   * changes since an earlier one): a newer whole observation of the key makes it obsolete, as
+   * does a newer one of the same view, and it makes obsolete only older ones of its view.
+   */
+  view?: string;
 }
 
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;

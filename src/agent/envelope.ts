@@ -64,22 +64,24 @@ export class Envelope {
     return { type: 'json', schema: providerSchema(this.schema), name: 'step', description: 'One step: decision, reasoning and at most one command' };
   }
 
-  /** The protocol, as the system prompt tells it. */
+  /**
+   * The protocol, as the system prompt tells it. Sent with every step, so every word is paid
+   * for each time: the shape on one line, the rules once, a line a command. The optional
+   * fields (resultValidation, confidence, alternatives) are accepted whenever the schema has
+   * them, and spelled out here only when the caller asked for them (`includeOptionalFields:
+   * true`): a model told of them writes them at every step.
+   */
   instructions(): string {
-    const optional = this.schema['x-golem-options'].includeOptionalFields;
+    const optional = this.#options.schemaOptions?.includeOptionalFields === true;
     return [
-      'Answer every step with exactly one JSON object and nothing else (no prose, no code fence):',
-      '{',
-      `  "decision": {"action": "PROCEED" | "RETRY" | "ABORT", "message": "one sentence"${optional ? ', "resultValidation": {"success": boolean, "expectedElements": [string], "actualState": string, "issues": [string]}' : ''}},`,
-      `  "reasoning": {"analysis": "...", "rationale": "...", "expectedOutcome": "..."${optional ? ', "confidence": 0.8, "alternatives": "..."' : ''}},`,
-      '  "command": {"action": "<command>", "parameters": {...}}',
-      '}',
-      '- PROCEED: the last step did what you expected. Give the next command, or leave "command" out when the task is done: then "message" is your final answer.',
-      '- RETRY: the last step failed or did not do what you expected. A corrective "command" is required.',
-      '- ABORT: the task cannot be done. Leave "command" out and say why in "message".',
-      'One command per answer; you get its result before your next answer.',
-      '',
-      'Commands:',
+      'Answer each step with one JSON object only:',
+      '{"decision":{"action":"PROCEED"|"RETRY"|"ABORT","message":"one sentence"},"reasoning":{"analysis":"...","rationale":"...","expectedOutcome":"..."},"command":{"action":"<command>","parameters":{...}}}',
+      ...(optional
+        ? [
+            'Optional: decision.resultValidation {"success":boolean,"expectedElements":[string],"actualState":string,"issues":[string]}; reasoning.confidence (0 to 1) and reasoning.alternatives (string).',
+          ]
+        : []),
+      'PROCEED: the next command, or none once the task is done ("message": the answer). RETRY: a corrective command after a failure. ABORT: none, the task cannot be done ("message": why). One command per answer:',
       ...this.#commands.map((c) => `- ${c.name} ${parametersLine(c.parameters)}: ${c.description}`),
     ].join('\n');
   }

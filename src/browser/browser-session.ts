@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import type { Page } from 'playwright-core';
 import { GolemError, unwrap } from '../core/errors.js';
-import { defineAction, type Action, type ApprovalDescription, type Trust } from '../action/action.js';
+import { defineAction, type Action, type ApprovalDescription, type Observation, type Trust } from '../action/action.js';
 import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker/index.js';
 import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
 import { redactSecrets, toExecutorCommand } from '../protocol/interpolation.js';
@@ -149,10 +149,10 @@ export class BrowserSession {
         details: parameters,
         risk: name === 'CLICK_ELEMENT' || name === 'OPEN_PAGE' ? 'medium' : 'low',
       }),
-      // The executor hid the secrets in the result already. A whole snapshot is an observation: once a newer one of this tab
-      // follows, prompts leave it out. Changes are part of the result and stay: they are read against the snapshot before them.
-      render: (result: ExecutionResult) => renderResult(result, undefined, { snapshot: false }),
-      observe: (result: ExecutionResult) => (result.snapshot === undefined ? undefined : { key: `browser:${this.id}`, text: result.snapshot.text }),
+      // The executor hid the secrets in the result already. The page after the command (a snapshot, or the changes since
+      // the last one) is an observation, which prompts leave out once a newer one makes it obsolete (see resultObservation).
+      render: (result: ExecutionResult) => renderResult(result, undefined, { snapshot: false, changes: false, brief: true }),
+      observe: (result: ExecutionResult) => resultObservation(result, `browser:${this.id}`),
     }) as Action;
   }
 }
@@ -313,29 +313,64 @@ export class BrowserApi {
   }
 }
 
-/** What the model is told about the browser, beyond the protocol. */
+/** What the model is told about the browser, beyond the commands' own descriptions. */
 export function browserInstructions(secrets?: Readonly<Record<string, string>>): string {
   const names = Object.keys(secrets ?? {});
   return [
-    'You control a web browser tab. A snapshot shows the page, indented by container; each element you can act on has a ref, as in button "Buy" [ref=e7]: target it with the selector "ref=e7" (CSS selectors work too).',
-    'Changes (~ lines as they are now) leave the other lines of the last snapshot as they were. A ref from an earlier page is refused as stale: take a new snapshot and RETRY.',
-    "INPUT_TEXT replaces a field's text, or picks the option with that label in a select. Click checkboxes and radio buttons to change them.",
-    "SAVE_VARIABLE keeps an element's text (or a field's value) under a name; write ${name} in OPEN_PAGE's url or INPUT_TEXT's text to use it, or a secret: it is filled in for you, and you never see a secret.",
-    ...(names.length > 0 ? [`Secrets you can use without seeing them: ${names.map((n) => `\${${n}}`).join(', ')}.`] : []),
+    'You control a browser tab.',
+    ...(names.length > 0
+      ? [`Secrets: ${names.map((n) => `\${${n}}`).join(', ')}. Write one in INPUT_TEXT's text and it is filled in for you; you never see its value.`]
+      : []),
   ].join('\n');
 }
 
-/** A result as the model reads it: what happened, how long it took, the page after it (its snapshot, unless `snapshot: false`). */
-export function renderResult(result: ExecutionResult, secrets?: Readonly<Record<string, string>>, options: { snapshot?: boolean } = {}): string {
-  const lines = [
-    `${result.action} ${result.success ? 'succeeded' : `failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`} (${result.timing.durationMs} ms)`,
-  ];
-  const data = Object.entries(result.data).map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+/**
+ * The page a result shows, as an observation of the tab: a whole snapshot makes every older
+ * one obsolete (and the changes read against them); page 2 of a snapshot, a query's matches and
+ * the changes since the last snapshot are views, obsolete only once a whole snapshot (or, for
+ * a page, a newer one of the same number) follows: asking for page 2 keeps page 1 in the
+ * prompt, and changes stay while the snapshot they are read against does.
+ */
+export function resultObservation(result: ExecutionResult, key: string): Observation | undefined {
+  if (result.changes !== undefined) return { key, text: result.changes.text, view: `changes ${result.changes.id}` };
+  const snapshot = result.snapshot;
+  if (snapshot === undefined) return undefined;
+  if (snapshot.matches !== undefined) return { key, text: snapshot.text, view: `query ${snapshot.id}` };
+  return { key, text: snapshot.text, ...(snapshot.page.number > 1 && { view: `page ${snapshot.page.number}` }) };
+}
+
+/**
+ * A result as the model reads it: what happened, the page after it (its snapshot, unless
+ * `snapshot: false`; its changes, unless `changes: false`). `brief` is for a prompt that has already said which command ran and
+ * whether it succeeded (envelope mode's "Result of CLICK_ELEMENT: done"): the success line
+ * and the timing, which the model has no use for, are left out.
+ */
+export function renderResult(
+  result: ExecutionResult,
+  secrets?: Readonly<Record<string, string>>,
+  options: { snapshot?: boolean; changes?: boolean; brief?: boolean } = {},
+): string {
+  const brief = options.brief === true;
+  const status = result.success
+    ? `${result.action} succeeded`
+    : `${result.action} failed [${result.error?.code ?? 'BROWSER_ERROR'}]: ${result.error?.message ?? ''}`;
+  const lines = brief
+    ? result.success
+      ? []
+      : [`[${result.error?.code ?? 'BROWSER_ERROR'}] ${result.error?.message ?? ''}`]
+    : [`${status} (${result.timing.durationMs} ms)`];
+  const data = Object.entries(result.data).map(
+    ([k, v]) => `${k}: ${typeof v === 'string' && brief && !/^\s|\s$|[\n\r]/.test(v) && v !== '' ? v : JSON.stringify(v)}`,
+  );
   if (data.length > 0) lines.push(data.join(', '));
   // The snapshot's (or the changes') first line names the page; without either, a line does.
-  if (result.changes !== undefined) lines.push(result.changes.text);
-  else if (result.snapshot === undefined) lines.push(`Page: ${result.page.title || '(no title)'} (${result.page.url})`);
-  else if (options.snapshot !== false) lines.push(result.snapshot.text);
+  if (result.changes !== undefined) {
+    if (options.changes !== false) lines.push(result.changes.text);
+  }
+  // SAVE_VARIABLE reads and never leaves the page: in brief, its success says nothing of where the tab is.
+  else if (result.snapshot === undefined) {
+    if (!(brief && result.success && result.action === 'SAVE_VARIABLE')) lines.push(`Page: ${result.page.title || '(no title)'} (${result.page.url})`);
+  } else if (options.snapshot !== false) lines.push(result.snapshot.text);
   return redactSecrets(lines.join('\n'), secrets);
 }
 

@@ -11,6 +11,7 @@ export {
   BrowserSession,
   browserInstructions,
   renderResult,
+  resultObservation,
   type BrowserTaskOptions,
   type BrowserTaskResult,
 } from './browser-session.js';

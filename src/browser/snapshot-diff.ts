@@ -101,13 +101,10 @@ export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfte
     removed++;
     lines.push(`- ${entry.text}`);
   });
-  const counts = [`${added.size} added`, `${changed} changed`, `${removed} removed`].filter((c) => !c.startsWith('0 ')).join(', ');
   // The page is the document the previous snapshot showed: its address is said only when it changed (a #fragment, history.pushState).
   const at = options.url === options.previousUrl ? '' : ` (now at ${options.url})`;
-  const header =
-    lines.length === 0
-      ? `No change on the page since ${options.since}, now ${options.id}${at}; GET_DOM shows the whole page`
-      : `Changes since ${options.since}, now ${options.id}${at}: ${counts}; GET_DOM shows the whole page`;
+  // Short: it is in every later prompt of the task. The lines say what was added, changed or removed.
+  const header = lines.length === 0 ? `No change since ${options.since}, now ${options.id}${at}` : `Changes since ${options.since}, now ${options.id}${at}:`;
   const text = redactSecrets([header, ...lines].join('\n'), options.secrets);
   return { id: options.id, since: options.since, url: options.url, title: options.title, text, tokens: count(text), added: added.size, removed, changed };
 }

@@ -35,35 +35,41 @@ export function transcriptSnapshot(view: WorkspaceView, head: TurnRef | null): T
   return { turns, summaries: summaries.filter((s) => !replaced.has(turnKey(s.turn))) };
 }
 
-/** The note an obsolete observation's block becomes in a prompt. */
-export const SUPERSEDED_NOTE = '(left out of this prompt: a newer observation of the same thing follows)';
+/** The note an obsolete observation's block becomes in a prompt (short: it stays in every later prompt). */
+export const SUPERSEDED_NOTE = '(left out: a newer observation follows)';
 
 /**
- * Observations made obsolete: a turn whose `meta.observation` is `{ key, block }` (a page
- * transcriptSnapshot, recorded by the worker) has that block replaced by a short note when a later
- * turn holds an observation with the same key. The turn itself stays in the graph, whole.
+ * Observations made obsolete: a turn whose `meta.observation` is `{ key, block, view? }` (a
+ * page snapshot, recorded by the worker) has that block replaced by a short note when a later
+ * turn holds an observation of the same key that shows the whole (no `view`) or the same view.
+ * A view (a page of a snapshot, a query, the changes since an earlier one) makes obsolete only
+ * older ones of its view: asking for page 2 leaves page 1 in the prompt. The turn itself stays
+ * in the graph, whole.
  */
 export function supersede(turns: Turn[]): { turns: Turn[]; superseded: number } {
-  const seen = new Set<string>();
+  const whole = new Set<string>();
+  const views = new Set<string>();
   let out: Turn[] | undefined;
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as Turn;
     const observation = observationOf(turn);
     if (observation === undefined) continue;
-    if (!seen.has(observation.key)) {
-      seen.add(observation.key);
-      continue;
-    }
+    const { key, view } = observation;
+    const obsolete = whole.has(key) || (view !== undefined && views.has(`${key}\u0000${view}`));
+    if (view === undefined) whole.add(key);
+    else views.add(`${key}\u0000${view}`);
+    if (!obsolete) continue;
     out ??= turns.slice();
     out[i] = withoutObservation(turn, observation.block);
   }
   return out === undefined ? { turns, superseded: 0 } : { turns: out, superseded: out.filter((t, i) => t !== turns[i]).length };
 }
 
-function observationOf(turn: Turn): { key: string; block: number } | undefined {
-  const o = turn.meta.observation as { key?: unknown; block?: unknown } | undefined;
+function observationOf(turn: Turn): { key: string; block: number; view?: string } | undefined {
+  const o = turn.meta.observation as { key?: unknown; block?: unknown; view?: unknown } | undefined;
   if (o === undefined || o === null || typeof o.key !== 'string' || typeof o.block !== 'number') return undefined;
-  return turn.blocks[o.block]?.type === 'text' ? { key: o.key, block: o.block } : undefined;
+  if (turn.blocks[o.block]?.type !== 'text') return undefined;
+  return { key: o.key, block: o.block, ...(typeof o.view === 'string' && { view: o.view }) };
 }
 
 /** Turns are immutable: each gets one stand-in, so token counts cached per turn object hold across prompts. */

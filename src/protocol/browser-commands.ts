@@ -34,15 +34,18 @@ export const BROWSER_COMMAND_INPUTS = {
   }),
 } as const satisfies Record<CommandAction, z.ZodType>;
 
-/** What each command does, as the model is told. */
+/**
+ * What each command does, as the model is told: in envelope mode in the system prompt of
+ * every step, in tool mode as the tools' descriptions. Each is whole without the others'
+ * context (a worker may offer any of them), and short: they are paid for at every step.
+ */
 export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
-  OPEN_PAGE: 'Open a URL in the browser tab. Answers as CLICK_ELEMENT does.',
+  OPEN_PAGE: 'Open a URL; answers as CLICK_ELEMENT.',
   CLICK_ELEMENT:
-    'Click an element (buttons, links, checkboxes, radio buttons, options). Answers with a snapshot if a new page loaded, else with what changed since the last snapshot (+ added, ~ changed, - removed lines), or the snapshot if that is no longer.',
-  INPUT_TEXT: 'Type text into a text field or text area, or choose the option with that label in a select. Answers as CLICK_ELEMENT does.',
-  SAVE_VARIABLE: "Save an element's text, or a form field's value, as a variable for later commands (${name}).",
-  GET_DOM:
-    'Get a snapshot of the page: its content indented by container, each element you can act on with its ref, repeated items (cards, rows) a line each. A long page comes in pages: "page" picks one; "query" shows only what matches.',
+    'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector. Answers with the lines changed since the last snapshot (+ added, ~ now, - removed), or a snapshot after a page load. Stale refs are refused: GET_DOM, then RETRY.',
+  INPUT_TEXT: "Replace a field's text, or pick a select's option by label; answers as CLICK_ELEMENT.",
+  SAVE_VARIABLE: "Save an element's text or a field's value; ${variableName} in a later url or text becomes it.",
+  GET_DOM: 'The page as a snapshot, repeated items a line each; a long one comes in pages; "query": only the lines with all its words.',
 };
 
 let definitions: CommandSpec[] | undefined;

@@ -149,11 +149,11 @@ export function taskPolicy(task: string, options: PolicyOptions = {}): ScriptedM
       return answer('PROCEED', 'Open the task page.', { action: 'OPEN_PAGE', parameters: { url } });
     }
     firstSnapshot ??= snapshot;
-    if (/^\w+ failed \[SNAPSHOT_STALE\]/m.test(last)) {
+    if (/^Result of \w+: failed\n\[SNAPSHOT_STALE\]/m.test(last)) {
       next--; // the command did not run: take a fresh snapshot and do it again
       return answer('RETRY', 'The snapshot was stale; take a fresh one.', { action: 'GET_DOM', parameters: {} });
     }
-    if (/^\w+ failed/m.test(last)) return answer('ABORT', `The last command failed: ${last.split('\n')[0] ?? ''}`);
+    if (/^Result of \w+: failed/m.test(last)) return answer('ABORT', `The last command failed: ${last.split('\n')[1] ?? ''}`);
     if (plan === undefined) {
       const query = queryOf(snapshot);
       plan = query === undefined ? undefined : planner(query, snapshot);

@@ -76,6 +76,9 @@ async function recordResult(session: Session, result: ActionOutcome | undefined,
       ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }]),
       ...imagesOf(result),
     ],
-    meta: { commandResult: { name: result.name, ok: result.ok }, ...(observation !== undefined && { observation: { key: observation.key, block: 1 } }) },
+    meta: {
+      commandResult: { name: result.name, ok: result.ok },
+      ...(observation !== undefined && { observation: { key: observation.key, block: 1, ...(observation.view !== undefined && { view: observation.view }) } }),
+    },
   });
 }
