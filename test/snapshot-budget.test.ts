@@ -5,16 +5,23 @@
  * The prompt tells the model the parameters the executor takes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countOpenAiTokens, createWorkspace, type LaunchedBrowser, type Workspace } from '../src/index.js';
+import { compactSnapshot, countOpenAiTokens, createWorkspace, type LaunchedBrowser, type Workspace } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
+import { MIN_SNAPSHOT_BUDGET } from '../src/browser/snapshot.js';
 import { productListing, products, startPageServer, type PageServer } from './snapshot-pages.js';
+
+/** A page title of 1,000 characters. */
+const LONG_TITLE = 'A very long title of a shop page '.repeat(31).slice(0, 1_000);
 
 let server: PageServer;
 let ws: Workspace;
 let browser: LaunchedBrowser;
 
 beforeAll(async () => {
-  server = await startPageServer({ shop: productListing() });
+  server = await startPageServer({
+    shop: productListing(),
+    long: productListing().replace(/<title>[^<]*<\/title>/, `<title>${LONG_TITLE}</title>`),
+  });
   ws = await createWorkspace();
   browser = await ws.browser.launch({ timeoutMs: 2_000, countTokens: countOpenAiTokens });
 });
@@ -92,6 +99,46 @@ describe('a page over the budget', () => {
     }
   });
 
+  it('keeps the header and the note within a small budget: a 1,000-character title and a long URL, every ref on some page', async () => {
+    const tab = await browser.open({ session: await ws.sessions.create() });
+    const page = tab.page();
+    try {
+      await page.goto(`${server.url('long')}?${'filter=blue&sort=price&'.repeat(40)}end=1`);
+      expect(await page.title()).toBe(LONG_TITLE);
+      const aria = await page.ariaSnapshot({ mode: 'ai' });
+      const dom = await page.locator('a[href], button, input, select').count();
+      for (const [budget, countTokens] of [
+        [100, undefined], // below the least budget kept to: raised to it
+        [MIN_SNAPSHOT_BUDGET, undefined],
+        [300, undefined],
+        [300, countOpenAiTokens],
+        [1_000, countOpenAiTokens],
+      ] as const) {
+        const options = { id: 's9', url: page.url(), title: await page.title(), budget, ...(countTokens !== undefined && { countTokens }) };
+        const count = countTokens ?? ((t: string) => Math.ceil(t.length / 4));
+        const first = compactSnapshot(aria, options);
+        const texts: string[] = [];
+        for (let n = 1; n <= first.page.of; n++) {
+          const snapshot = compactSnapshot(aria, { ...options, page: n });
+          expect(snapshot.tokens, `page ${n} at ${budget}`).toBeLessThanOrEqual(Math.max(budget, MIN_SNAPSHOT_BUDGET));
+          expect(count(snapshot.text)).toBe(snapshot.tokens);
+          // The header names the page, its title and URL cut short.
+          expect(snapshot.text.split('\n')[0]).toMatch(
+            new RegExp(
+              `^Snapshot s9: A very long title of a shop page .*… \\(http://127\\.0\\.0\\.1:\\d+/long\\?filter=blue.*…\\) · page ${n} of ${first.page.of}$`,
+            ),
+          );
+          texts.push(snapshot.text);
+        }
+        const refs = texts.flatMap(refsOf);
+        expect(new Set(refs).size, `at ${budget}`).toBe(dom);
+        expect(refs, `at ${budget}`).toHaveLength(dom);
+      }
+    } finally {
+      await tab.close();
+    }
+  });
+
   it('tells the model the parameters GET_DOM takes, and the loop runs a query the model writes', async () => {
     const step = (command?: { action: string; parameters: Record<string, unknown> }) => ({
       text: JSON.stringify({
@@ -108,8 +155,8 @@ describe('a page over the budget', () => {
     const { outcome } = await browser.runTask({ goal: 'Find the teal things', model });
     expect(outcome.status).toBe('done');
     const system = model.calls[0]?.system ?? '';
-    expect(system).toContain('- GET_DOM {"page"?: integer, "query"?: string}: Get a snapshot of the page');
-    expect(system).toContain('"page" picks one; "query" shows only what matches');
+    expect(system).toContain('- GET_DOM {"page"?: integer, "query"?: string}: The page as a snapshot');
+    expect(system).toContain('a long one comes in pages; "query": only the lines with all its words');
     const last = JSON.stringify(model.calls.at(-1)?.messages);
     expect(last).toContain('lines match \\"Teal\\"');
     expect(last).toContain('Teal kettle 1.8 L [ref=');

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserExecutor, compactSnapshot } from '../src/index.js';
+import { parseAriaSnapshot } from '../src/browser/aria-tree.js';
 import { awkwardElements, awkwardPage, SORT_OPTIONS, startPageServer, type PageServer } from './snapshot-pages.js';
 
 /** Page text written like control lines, beside the one real control (and a table of such text). */
@@ -99,6 +100,22 @@ describe('awkward names', () => {
         ['checkbox', 'Email:'],
       ]),
     );
+  });
+
+  it('reads a double-quoted value\'s escapes once: an escaped backslash before "x41" stays a backslash', () => {
+    // As Playwright writes them: a text `C:\x41` (backslash escaped), a bell (\x07), a tab, a quote and a name with both.
+    const aria = [
+      '- paragraph [ref=e1]: "C:\\\\x41 and bell\\x07 done"',
+      '- paragraph [ref=e2]: "\\\\\\x41 \\t \\" \\\\"',
+      `- 'button "C:\\\\x41 bell\\u0007: x" [ref=e3]'`,
+      '- button "plain C:\\\\x41 \\"q\\"" [ref=e4]',
+    ].join('\n');
+    expect(parseAriaSnapshot(aria).map((n) => n.value ?? n.name)).toEqual([
+      'C:\\x41 and bell\x07 done',
+      '\\A \t " \\',
+      'C:\\x41 bell\x07: x',
+      'plain C:\\x41 "q"',
+    ]);
   });
 
   it('quotes page text that reads like a control line, so only real controls read as controls', async () => {

@@ -85,12 +85,57 @@ function splitLine(line: string): { key: string; value?: string } {
 /** A plain or double-quoted YAML value as its text. */
 function yamlValue(text: string): string {
   if (!text.startsWith('"')) return text;
-  try {
-    // Playwright escapes control characters as \xNN, which JSON writes \u00NN.
-    return JSON.parse(text.replace(/\\x([0-9a-fA-F]{2})/g, '\\u00$1')) as string;
-  } catch {
-    return text;
+  const end = closingQuote(text, 0);
+  return end === text.trimEnd().length - 1 ? (unescape(text.slice(1, end)) ?? text) : text;
+}
+
+/** YAML double-quoted escapes (a superset of JSON's): Playwright writes control characters as \xNN in values. */
+const ESCAPES: Readonly<Record<string, string>> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
+};
+const HEX_DIGITS: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
+
+/**
+ * The text of a double-quoted string's inside, its escapes read left to right (so `\\x41` is a backslash
+ * and "x41", not "A"); undefined when an escape is malformed.
+ */
+function unescape(body: string): string | undefined {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as string;
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = body[++i];
+    if (e === undefined) return undefined;
+    const digits = HEX_DIGITS[e];
+    if (digits !== undefined) {
+      const hex = body.slice(i + 1, i + 1 + digits);
+      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== digits) return undefined;
+      out += String.fromCodePoint(parseInt(hex, 16));
+      i += digits;
+    } else if (ESCAPES[e] !== undefined) out += ESCAPES[e];
+    else return undefined;
   }
+  return out;
 }
 
 /** `role "name" [attr] [attr=value]...` as a node. */
@@ -101,11 +146,8 @@ function parseKey(key: string): AriaNode {
   if (rest.startsWith(' "')) {
     const end = closingQuote(rest, 1);
     if (end > 0) {
-      try {
-        node.name = JSON.parse(rest.slice(1, end + 1)) as string;
-      } catch {
-        node.name = rest.slice(2, end);
-      }
+      // A JSON string (Playwright writes \u00NN), read with the scanner values use: one reading of each escape.
+      node.name = unescape(rest.slice(2, end)) ?? rest.slice(2, end);
       rest = rest.slice(end + 1);
     }
   }

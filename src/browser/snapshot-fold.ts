@@ -42,9 +42,16 @@ export interface Fold {
 /** The columns of an item: its elements in order, wrappers taken out (a select's options stay on its line). */
 function columnsOf(node: AriaNode, ctx: FoldContext): AriaNode[] {
   const below = node.role === 'combobox' || node.role === 'listbox' ? [] : ctx.children(node).flatMap((c) => columnsOf(c, ctx));
-  // A container with nothing of its own to show (a row, an unnamed article) is no column.
-  const shows = !ctx.isWrapper(node) && (ctx.isInteractive(node) || ctx.text(node) !== undefined || ctx.ref(node) !== undefined);
+  // A container with nothing of its own to show (a row, an unnamed article) is no column; nor is a cell whose
+  // only content is what it holds (a link, a button): its text is theirs, and a column of bare refs says nothing.
+  const shows = !ctx.isWrapper(node) && (ctx.isInteractive(node) || ctx.text(node) !== undefined || (ctx.ref(node) !== undefined && below.length === 0));
   return shows ? [node, ...below] : below;
+}
+
+/** For each column of an item, the index of the item's child it is in (a row's cell), so a header cell names it. */
+function cellsOf(item: AriaNode, ctx: FoldContext): (number | undefined)[] {
+  const own = columnsOf({ ...item, children: [] }, ctx).length > 0 ? [undefined] : [];
+  return [...own, ...item.children.flatMap((child, k) => ctx.children({ ...item, children: [child] }).flatMap((c) => columnsOf(c, ctx).map(() => k)))];
 }
 
 /** Controls that hold a state or a value a folded row would not show. */
@@ -76,10 +83,15 @@ export function findRuns(nodes: readonly AriaNode[], ctx: FoldContext): (AriaNod
   return out;
 }
 
-/** A run drawn as a table; `headings` names the columns when a header row came just before. */
+/**
+ * A run drawn as a table. `headings` are a header row's cells, when one came just before: each column is
+ * named by the heading of the cell it is in (a control inside a cell by the heading and its role).
+ */
 export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: readonly string[]): Fold | undefined {
   const grid = items.map((item) => columnsOf(item, ctx));
   const width = (grid[0] as AriaNode[]).length;
+  const owners = headings === undefined ? [] : cellsOf(items[0] as AriaNode, ctx);
+  const headed = new Set<number>();
   const cell = (node: AriaNode): Cell => {
     const ref = ctx.ref(node);
     const raw = (ctx.isInteractive(node) ? node.name : ctx.text(node)) ?? '';
@@ -103,13 +115,16 @@ export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: re
     const template = hasRefs || constant ? undefined : templateOf(values.map((v) => v.raw));
     if (template !== undefined) for (const v of values) v.value = quote(v.raw.slice(template.prefix.length, v.raw.length - template.suffix.length));
     const role = first.role === 'heading' && typeof first.attrs.level === 'string' ? `h${first.attrs.level}` : PLAIN.has(first.role) ? 'text' : first.role;
+    const named = values[0]?.raw === '' ? '' : ` ${JSON.stringify(values[0]?.raw)}`;
+    const described = constant ? `${role}${named}` : usual !== undefined ? `${role} ${JSON.stringify(usual.raw)} (unless named)` : role;
+    // The heading of the column's cell: bare for the cell's first text, else before what the column holds (`Action: button "Buy"`).
+    const owner = owners[j];
+    const heading = owner === undefined || headings?.[owner] === undefined || headings[owner] === '' ? undefined : headings[owner];
+    const bare = heading !== undefined && !ctx.isInteractive(first) && !headed.has(owner as number);
+    if (heading !== undefined) headed.add(owner as number);
     const label =
-      (headings?.[j] ??
-        (constant
-          ? `${role}${values[0]?.raw === '' ? '' : ` ${JSON.stringify(values[0]?.raw)}`}`
-          : usual !== undefined
-            ? `${role} ${JSON.stringify(usual.raw)} (unless named)`
-            : role)) + (template === undefined ? '' : ` ${JSON.stringify(`${template.prefix}…${template.suffix}`)}`);
+      (heading === undefined ? described : bare ? `${heading}${constant ? named : ''}` : `${heading}: ${described}`) +
+      (template === undefined ? '' : ` ${JSON.stringify(`${template.prefix}…${template.suffix}`)}`);
     // A constant column without refs is told once in the header.
     header.push(constant && !hasRefs ? `${label} (all)` : label);
     if (!(constant && !hasRefs)) shown.push({ j, constant, ...(usual !== undefined && { usual: usual.value }) });
@@ -124,7 +139,8 @@ export function fold(items: readonly AriaNode[], ctx: FoldContext, headings?: re
       const ref = c.ref === undefined ? '' : `[ref=${c.ref}]`;
       return constant || c.value === usual ? ref : [c.value, ref].filter((x) => x !== '').join(' ');
     });
-    const interactive = row.filter((_, j) => ctx.isInteractive((grid[0] as AriaNode[])[j] as AriaNode)).length;
+    // Interactive elements with a ref, as an unfolded line counts them.
+    const interactive = row.filter((c, j) => c.ref !== undefined && ctx.isInteractive((grid[0] as AriaNode[])[j] as AriaNode)).length;
     return { text: parts.join(' | '), refs, interactive };
   });
   return { header: `${items.length} ${items[0]?.role === 'row' ? 'rows' : 'items'}, each: ${header.join(' | ')}`, rows };

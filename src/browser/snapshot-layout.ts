@@ -51,6 +51,8 @@ export interface Entry {
   key: string;
   /** A folded table's header: its lines are rows. */
   rows?: true;
+  /** The element's role when the line shows one ('heading' for an h1..h6 line), so a query's role word finds it. */
+  role?: string;
 }
 
 export interface LayoutOptions {
@@ -79,9 +81,9 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
     const kids = folding ? hoistRuns(nodes, container, ctx) : hoist(nodes, container);
     for (const [i, item] of kids.entries()) {
       if (Array.isArray(item)) {
-        // A header row just before a table's rows names its columns, and is not shown again.
+        // A header row just before a table's rows names its columns, and is not shown again; a data row does neither.
         const before = kids[i - 1];
-        const headings = !Array.isArray(before) && before?.role === 'row' ? before.children.map((c) => textOf(c) ?? '') : undefined;
+        const headings = isHeaderRow(before) ? before.children.map((c) => textOf(c) ?? '') : undefined;
         const folded = fold(item, ctx, headings);
         if (folded === undefined) {
           for (const one of item) visitAll([one], depth, parent, container, false);
@@ -96,7 +98,7 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
         continue;
       }
       const next = kids[i + 1];
-      if (item.role === 'row' && Array.isArray(next) && next[0]?.role === 'row' && item.children.every((c) => c.role === 'columnheader')) continue;
+      if (isHeaderRow(item) && Array.isArray(next) && next[0]?.role === 'row') continue;
       // A label (text equal to the name of the control beside it) says nothing the control's line does not.
       const prev = kids[i - 1];
       if (isLabel(item, Array.isArray(prev) ? undefined : prev) || isLabel(item, Array.isArray(next) ? undefined : next)) continue;
@@ -110,8 +112,10 @@ export function layout(roots: readonly AriaNode[], options: LayoutOptions): Entr
     const line = render(node, ref, options_?.text, options.hidden);
     const refs = [...(ref === undefined ? [] : [ref]), ...(options_?.refs ?? [])];
     const at = push(depth, parent, line, refs, (interactive ? 1 : 0) + (options_?.refs.length ?? 0));
-    const children = node.children.filter(
-      (c) => !(options_ !== undefined && c.role === 'option') && !(c.role === 'text' && c.value !== undefined && c.value === node.name),
+    if (!isBare(node, ref, node.value)) (out[at] as Entry).role = node.role;
+    // The options are on the line already: neither they nor their groups (a select's optgroups) are shown again.
+    const children = (options_ === undefined ? node.children : withoutOptions(node.children)).filter(
+      (c) => !(c.role === 'text' && c.value !== undefined && c.value === node.name),
     );
     visitAll(children, depth + 1, at, node);
   };
@@ -152,6 +156,11 @@ export function isInteractive(node: AriaNode): boolean {
   return INTERACTIVE.has(node.role) || (node.attrs.cursor === 'pointer' && node.ref !== undefined && !INTERACTIVE.has(node.role));
 }
 
+/** A table's row of column headers (a row of data cells names nothing). */
+function isHeaderRow(node: AriaNode | AriaNode[] | undefined): node is AriaNode {
+  return !Array.isArray(node) && node?.role === 'row' && node.children.length > 0 && node.children.every((c) => c.role === 'columnheader');
+}
+
 function isWrapper(node: AriaNode): boolean {
   return WRAPPERS.has(node.role) && node.name === undefined && node.value === undefined && node.children.length > 0 && node.attrs.cursor !== 'pointer';
 }
@@ -171,34 +180,54 @@ function isLabel(node: AriaNode, beside: AriaNode | undefined): boolean {
   return text !== undefined && text !== '' && text === beside.name?.trim().replace(/:$/, '');
 }
 
-/** A select's (or listbox's) options: `options: "France" (selected), "Peru"`, an option's ref after it when it has one. */
+/**
+ * A select's (or listbox's) options: `options "France" (selected), "Peru"`, an option's ref after it when it has
+ * one; options in a named group after its name: `options group "Fruit": "Fig" [ref=e4], "Kiwi" [ref=e5]; group "Veg": ...`.
+ */
 function optionsOf(node: AriaNode, options: LayoutOptions): { text: string; refs: string[] } | undefined {
-  const found: AriaNode[] = [];
-  const walk = (n: AriaNode) => {
+  const found: { option: AriaNode; group: AriaNode | undefined }[] = [];
+  const walk = (n: AriaNode, group: AriaNode | undefined) => {
     for (const c of n.children) {
-      if (c.role === 'option') found.push(c);
-      else walk(c);
+      if (c.role === 'option') found.push({ option: c, group });
+      else walk(c, c.role === 'group' && c.name !== undefined ? c : group);
     }
   };
-  walk(node);
+  walk(node, undefined);
   if (found.length === 0) return undefined;
   const refs: string[] = [];
-  const parts = found.map((o) => {
+  const parts = found.map(({ option: o, group }, i) => {
     const ref = o.ref === undefined ? undefined : options.ref(o.ref);
     if (ref !== undefined) refs.push(ref);
-    return `${JSON.stringify(o.name ?? o.value ?? '')}${o.attrs.selected === true ? ' (selected)' : ''}${ref === undefined ? '' : ` [ref=${ref}]`}`;
+    const opens = i === 0 || group !== found[i - 1]?.group;
+    const lead = !opens ? ', ' : `${i === 0 ? '' : '; '}${group === undefined ? '' : `group ${JSON.stringify(group.name)}: `}`;
+    return `${lead}${JSON.stringify(o.name ?? o.value ?? '')}${o.attrs.selected === true ? ' (selected)' : ''}${ref === undefined ? '' : ` [ref=${ref}]`}`;
   });
-  return { text: `options ${parts.join(', ')}`, refs };
+  return { text: `options ${parts.join('')}`, refs };
+}
+
+/** Nodes with the options taken out, and the groups that held only options. */
+function withoutOptions(nodes: readonly AriaNode[]): AriaNode[] {
+  return nodes.flatMap((n) => {
+    if (n.role === 'option') return [];
+    if (n.role !== 'group') return [n];
+    const children = withoutOptions(n.children);
+    return children.length === 0 ? [] : [{ ...n, children }];
+  });
 }
 
 /** Attributes shown, in Playwright's words. */
 const SHOWN_ATTRS = ['checked', 'disabled', 'expanded', 'pressed', 'selected', 'invalid'];
 
+/** A line of text alone, its role not shown. */
+function isBare(node: AriaNode, ref: string | undefined, value: string | undefined): boolean {
+  return BARE.has(node.role) && node.name === undefined && ref === undefined && value !== undefined;
+}
+
 /** An element's line: `role "name" [state] [ref=e4]: value`; text shown bare; a heading as h1..h6. */
 export function render(node: AriaNode, ref: string | undefined, options: string | undefined, hidden: (value: string) => boolean): string {
   const refText = ref === undefined ? '' : ` [ref=${ref}]`;
   const value = node.value === undefined ? undefined : node.role === 'textbox' && hidden(node.value) ? '••••••' : node.value;
-  if (BARE.has(node.role) && node.name === undefined && ref === undefined && value !== undefined) return quoteIfNeeded(value);
+  if (isBare(node, ref, value)) return quoteIfNeeded(value as string);
   const role =
     node.role === 'heading' && typeof node.attrs.level === 'string'
       ? `h${node.attrs.level}`
