@@ -56,8 +56,8 @@ describe('the browser in the prompt', () => {
     expect(outcome.status, outcome.error?.message).toBe('done');
     const [, afterOpen, afterPage2, afterClick, afterWhole] = model.calls;
 
-    // The first page of the snapshot, whole budget or not, with the way to the rest.
-    expect(lastUser(afterOpen)).toMatch(/^Snapshot s1: Long read \(.*\) · page 1 of \d+$/m);
+    // The first page of the snapshot, with the way to the rest; the address the model just wrote is not repeated.
+    expect(lastUser(afterOpen)).toMatch(/^Snapshot s1: Long read · page 1 of \d+$/m);
     expect(lastUser(afterOpen)).toMatch(/GET_DOM \{"page":2\} shows page 2/);
 
     // Page 2 came, and page 1 is still in the prompt: one is no newer view of the other.
@@ -71,14 +71,16 @@ describe('the browser in the prompt', () => {
     // A whole snapshot makes the older pages and the changes obsolete: each is replaced by the note.
     const shown = texts(afterWhole);
     expect(shown.filter((t) => /^Snapshot s\d+:/m.test(t)).map((t) => /^Snapshot (s\d+)/.exec(t)?.[1])).toEqual(['s4']);
+    // GET_DOM says where the page is: nothing in the prompt may say it otherwise once older snapshots are gone.
+    expect(shown.find((t) => t.startsWith('Snapshot s4'))).toMatch(new RegExp(`^Snapshot s4: Long read \\(${url.replace(/[.?]/g, '\\$&')}\\) · page 1 of`));
     expect(shown.filter((t) => t === SUPERSEDED_NOTE)).toHaveLength(3);
     expect(shown.join('\n')).not.toContain('Changes since');
     // The results themselves stay, in brief: no timing, no "succeeded" (the line above them says "done").
     expect(shown.filter((t) => t.startsWith('Result of '))).toEqual([
       'Result of OPEN_PAGE: done\nstatus: 200',
-      'Result of GET_DOM: done\n',
+      'Result of GET_DOM: done',
       'Result of CLICK_ELEMENT: done\nclicked: button "Mark as read"',
-      'Result of GET_DOM: done\n',
+      'Result of GET_DOM: done',
     ]);
   });
 

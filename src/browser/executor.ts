@@ -301,7 +301,8 @@ export class BrowserExecutor {
         const response = await tab.page.goto(url, { waitUntil: 'domcontentloaded', timeout: this.#timeout() * 3 });
         await settle(tab.page, this.#timeout());
         const status = response?.status() ?? null;
-        return { data: { status }, ...(await this.#after(tab)) };
+        // The model wrote the address: a snapshot of the page it asked for need not repeat it.
+        return { data: { status }, ...(await this.#after(tab, url)) };
       }
       case 'CLICK_ELEMENT': {
         const target = await this.#locate(tab, text('selector'));
@@ -363,11 +364,11 @@ export class BrowserExecutor {
    * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
    * else (a new document, no snapshot yet, lines that moved, or changes no shorter than the page) a whole snapshot.
    */
-  async #after(tab: Tab): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
+  async #after(tab: Tab, opened?: string): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
     const previous = tab.last;
     const read = await this.#read(tab);
     tab.last = read;
-    const snapshot = this.#render(tab, read);
+    const snapshot = this.#render(tab, read, undefined, { knownUrl: opened });
     if (previous === undefined || previous.document !== read.document) return { snapshot };
     const changes = diffSnapshots(previous.entries, read.entries, {
       id: read.id,
@@ -398,7 +399,7 @@ export class BrowserExecutor {
     tab: Tab,
     { id, entries, url, title }: { id: string; entries: Entry[]; url: string; title: string },
     budget = this.#options.snapshotBudget,
-    view: { page?: number | undefined; query?: string | undefined } = {},
+    view: { page?: number | undefined; query?: string | undefined; knownUrl?: string | undefined } = {},
   ): PageSnapshot {
     return renderSnapshot(entries, {
       id,
@@ -408,6 +409,7 @@ export class BrowserExecutor {
       ...(budget !== undefined && { budget }),
       ...(view.page !== undefined && { page: view.page }),
       ...(view.query !== undefined && { query: view.query }),
+      ...(view.knownUrl !== undefined && { knownUrl: view.knownUrl }),
       ...(this.#options.countTokens !== undefined && { countTokens: this.#options.countTokens }),
     });
   }

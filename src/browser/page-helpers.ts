@@ -45,9 +45,13 @@ export async function pageState(page: Page): Promise<{ url: string; title: strin
 export async function describeElement(target: Locator): Promise<string> {
   return target
     .evaluate((node) => {
-      const el = node as unknown as DomElement;
-      const name = el.getAttribute('aria-label') ?? el.innerText ?? el.getAttribute('value') ?? '';
-      return `${el.tagName.toLowerCase()}${name.trim() === '' ? '' : ` "${name.trim().slice(0, 60)}"`}`;
+      const el = node as unknown as DomElement & { labels?: ArrayLike<{ innerText?: string }> | null };
+      // A checkbox or a field is known by its label: "input" alone says nothing of which one was clicked.
+      const label = el.labels?.[0]?.innerText;
+      const name =
+        el.getAttribute('aria-label') ?? (label !== undefined && label.trim() !== '' ? label : undefined) ?? el.innerText ?? el.getAttribute('value') ?? '';
+      const type = el.tagName === 'INPUT' ? el.getAttribute('type') : null;
+      return `${el.tagName.toLowerCase()}${type === null ? '' : `[type=${type}]`}${name.trim() === '' ? '' : ` "${name.trim().slice(0, 60)}"`}`;
     })
     .catch(() => 'element');
 }

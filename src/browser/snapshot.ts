@@ -46,6 +46,11 @@ export interface CompactOptions {
   page?: number;
   /** Only the lines with every one of these words in their text or their element's role (substrings, case aside), with their containers. */
   query?: string;
+  /**
+   * The address the reader has already (the URL OPEN_PAGE was given): when the page is there, the
+   * header leaves it out, as every later prompt would repeat it.
+   */
+  knownUrl?: string;
 }
 
 /** Makes the compact page text from an "ai" mode aria snapshot. */
@@ -93,7 +98,7 @@ export function renderSnapshot(unredacted: readonly Entry[], options: Omit<Compa
   const url = cutToTokens(redactSecrets(options.url, options.secrets), CUT.url, count);
   const shortQuery = query === undefined ? '' : cutToTokens(query, CUT.query, count);
   const header = (number: number, of: number) =>
-    `Snapshot ${options.id}: ${title} (${url})${found === undefined ? '' : ` · ${found.matches} ${found.matches === 1 ? 'line matches' : 'lines match'} ${JSON.stringify(shortQuery)}`}${of > 1 ? ` · page ${number} of ${of}` : ''}`;
+    `Snapshot ${options.id}: ${title}${options.knownUrl === options.url ? '' : ` (${url})`}${found === undefined ? '' : ` · ${found.matches} ${found.matches === 1 ? 'line matches' : 'lines match'} ${JSON.stringify(shortQuery)}`}${of > 1 ? ` · page ${number} of ${of}` : ''}`;
   const note = (range: [number, number], number: number, of: number) =>
     redactSecrets(leftOut(entries, range, number, of, query, shortQuery === query, count), options.secrets);
   const pages = fitPages(entries, costs, budget, (range, number, of) => count(header(number, of)) + (of > 1 ? count(note(range, number, of)) : 0));

@@ -72,7 +72,7 @@ async function recordResult(session: Session, result: ActionOutcome | undefined,
   await session.addTurn({
     role: 'user',
     blocks: [
-      { type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}\n${body}` },
+      { type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}${body === '' ? '' : `\n${body}`}` },
       ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }]),
       ...imagesOf(result),
     ],
