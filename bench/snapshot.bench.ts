@@ -94,8 +94,10 @@ async function comparePages(pages: { name: string; url: string; click?: { select
         golem = await executor.snapshot(id, Number.MAX_SAFE_INTEGER);
         golemMs.push(performance.now() - t0);
       }
-      // Counted in the page itself, not by Golem: the elements a user can act on.
-      const interactive = (await executor.page(id).evaluate(`document.querySelectorAll(${JSON.stringify(ACTIONABLE)}).length`)) as number;
+      // Counted in the page itself, not by Golem: the elements a user can act on and see.
+      const interactive = (await executor
+        .page(id)
+        .evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(ACTIONABLE)})).filter((e) => e.checkVisibility()).length`)) as number;
       let click: Measured['click'];
       if (page.click !== undefined) {
         // The same element: Golem by a CSS selector (a folded row shows only its ref), Playwright MCP by its snapshot's ref.

@@ -53,9 +53,7 @@ describe('the executor', () => {
       // On the same page, INPUT_TEXT answers with what changed: the field, with the ref it had.
       const field = /textbox "Price" \[ref=(e\d+)\]/.exec(open.snapshot?.text ?? '')?.[1] as string;
       expect(typed.snapshot).toBeUndefined();
-      expect(typed.changes?.text).toBe(
-        `Changes since s1, now s2:\n~ textbox "Price" [ref=${field}]: ${price?.[1] as string}`,
-      );
+      expect(typed.changes?.text).toBe(`Changes since s1, now s2:\n~ textbox "Price" [ref=${field}]: ${price?.[1] as string}`);
       const dom = await tab.execute({ action: 'GET_DOM', parameters: {} });
       expect(dom).toMatchObject({ success: true, snapshot: { id: 's3' } });
       expect(dom.snapshot?.text).toMatch(/^Snapshot s3: Price list \(/);

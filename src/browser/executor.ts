@@ -386,13 +386,10 @@ export class BrowserExecutor {
   async #read(tab: Tab): Promise<{ id: string; document: string; entries: Entry[]; url: string; title: string }> {
     const id = `s${tab.nextSnapshot++}`;
     const read = await readDocument(tab.page, () => tab.frames, this.#timeout());
-    const passwords = await tab.page
-      .$$eval('input[type=password]', (els) => els.map((e) => (e as unknown as DomElement).value ?? ''))
-      .catch(() => [] as string[]);
-    const { url, title } = await pageState(tab.page);
+    const url = tab.page.url();
     const target = refTargets(read, { url, snapshot: id });
-    const entries = snapshotEntries(read.aria, { hide: passwords, ref: (r) => tab.refs.idFor(target(r)) });
-    return { id, document: read.document, entries, url, title };
+    const entries = snapshotEntries(read.aria, { hide: read.passwords, ref: (r) => tab.refs.idFor(target(r)) });
+    return { id, document: read.document, entries, url, title: read.title };
   }
 
   #render(
