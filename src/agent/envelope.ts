@@ -81,7 +81,7 @@ export class Envelope {
             'Optional: decision.resultValidation {"success":boolean,"expectedElements":[string],"actualState":string,"issues":[string]}; reasoning.confidence (0 to 1) and reasoning.alternatives (string).',
           ]
         : []),
-      'PROCEED: the next command, or none once the task is done ("message": the answer). RETRY: a corrective command after a failure. ABORT: none, the task cannot be done ("message": why). One command per answer:',
+      'PROCEED: the next command, or no "command" key once the task is done ("message": the answer). RETRY: a corrective command after a failure. ABORT: no "command" key, the task cannot be done ("message": why). One command per answer:',
       ...this.#commands.map((c) => `- ${c.name} ${parametersLine(c.parameters)}: ${c.description}`),
     ].join('\n');
   }
