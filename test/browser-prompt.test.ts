@@ -19,7 +19,12 @@ let ws: Workspace;
 let browser: LaunchedBrowser;
 
 beforeAll(async () => {
-  pages = await startPageServer({ long: LONG });
+  pages = await startPageServer({
+    long: LONG,
+    controls: `<!doctype html><title>Controls</title><input type="submit" value="Send order">
+<label>Country <select><option>France</option><option>Peru</option></select></label>
+<label><input type="checkbox"> Gift wrap</label><input type="text" placeholder="Your name">`,
+  });
   ws = await createWorkspace();
   browser = await ws.browser.launch({ timeoutMs: 2_000, snapshotBudget: 300 });
 });
@@ -84,6 +89,27 @@ describe('the browser in the prompt', () => {
     ]);
   });
 
+  it('keeps the snapshot when a query is asked, and only the newest answer to the same query', async () => {
+    const url = pages.url('long');
+    const model = scriptedModel([
+      step('PROCEED', 'Open it.', { action: 'OPEN_PAGE', parameters: { url } }),
+      step('PROCEED', 'Find it.', { action: 'GET_DOM', parameters: { query: 'Paragraph 30' } }),
+      step('PROCEED', 'Find it again.', { action: 'GET_DOM', parameters: { query: ' paragraph   30 ' } }),
+      step('PROCEED', 'Find another.', { action: 'GET_DOM', parameters: { query: 'Paragraph 31' } }),
+      step('PROCEED', 'Done.'),
+    ]);
+    const { outcome } = await browser.runTask({ goal: `Read ${url}`, model });
+    expect(outcome.status, outcome.error?.message).toBe('done');
+    const shown = texts(model.calls.at(-1));
+    const snapshots = shown.filter((t) => /^Snapshot s\d+:/m.test(t)).map((t) => (t.split('\n')[0] as string).replace(/ \(http[^)]*\)/, ''));
+    expect(snapshots).toEqual([
+      expect.stringMatching(/^Snapshot s1: Long read · page 1 of \d+$/),
+      'Snapshot s3: Long read · 1 line matches "paragraph   30"',
+      'Snapshot s4: Long read · 1 line matches "Paragraph 31"',
+    ]);
+    expect(shown.filter((t) => t === SUPERSEDED_NOTE)).toHaveLength(1);
+  });
+
   it('tells a failure by its code and message, and a saved variable without the page it was read on', async () => {
     const url = pages.url('long');
     const model = scriptedModel([
@@ -97,8 +123,22 @@ describe('the browser in the prompt', () => {
     expect(variables).toEqual({ first: 'Paragraph 1 of the long read, with words enough to fill a line.' });
     expect(lastUser(model.calls[2])).toMatch(/^Result of CLICK_ELEMENT: failed\n\[ELEMENT_NOT_FOUND\] no element matches the selector "#nothing-here"/);
     expect(lastUser(model.calls[3])).toBe(
-      'Result of SAVE_VARIABLE: done\nvariableName: first, value: Paragraph 1 of the long read, with words enough to fill a line.',
+      'Result of SAVE_VARIABLE: done\nvariableName: first\nvalue: Paragraph 1 of the long read, with words enough to fill a line.',
     );
+  });
+
+  it('names the element a click reached by what a user reads on it', async () => {
+    const tab = await browser.open({ session: await ws.sessions.create() });
+    try {
+      await tab.execute({ action: 'OPEN_PAGE', parameters: { url: pages.url('controls') } });
+      const clicked = async (selector: string) => (await tab.execute({ action: 'CLICK_ELEMENT', parameters: { selector } })).data.clicked;
+      expect(await clicked('input[type=submit]')).toBe('input[type=submit] "Send order"');
+      expect(await clicked('select')).toBe('select "Country"');
+      expect(await clicked('input[type=checkbox]')).toBe('input[type=checkbox] "Gift wrap"');
+      expect(await clicked('input[type=text]')).toBe('input[type=text] "Your name"');
+    } finally {
+      await tab.close();
+    }
   });
 
   it('tells the model each command once, in words that say what the executor does', async () => {

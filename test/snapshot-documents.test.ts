@@ -6,6 +6,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserExecutor } from '../src/index.js';
 import { RefTable } from '../src/browser/ref-table.js';
@@ -21,6 +22,15 @@ const PAGES: Readonly<Record<string, string>> = {
 <button onclick="logClick(this)">Host button</button><iframe src="/inner?doc=Old"></iframe>`,
   '/start': `<!doctype html><title>Start</title><script>${LOG}</script><p id="log">none</p>
 <button onclick="logClick(this)">Stay here</button><a href="/slow">Go slow</a>\n${SHARED}`,
+  '/two-frames': `<!doctype html><title>Two frames</title><script>${LOG}</script><p id="log">none</p>
+<iframe id="pay" src="/inner?doc=Pay"></iframe><iframe id="ad" src="/inner?doc=Ad1"></iframe>`,
+  // Page script that breaks or fakes what a document token could be read from: the refs must still be told apart.
+  '/no-performance': `<!doctype html><title>No performance</title><script>${LOG}; window.performance = null;</script><p id="log">none</p>
+<button onclick="logClick(this)">First doc</button><a href="/fake-performance">Next</a>`,
+  '/fake-performance': `<!doctype html><title>Fake performance</title><script>${LOG}; Object.defineProperty(window, 'performance', { value: { now: () => 0, timeOrigin: 1 } });</script>
+<p id="log">none</p><button onclick="logClick(this)">Second doc</button><a href="/no-performance">Back</a>`,
+  // A page too large to read in the executor's time (its snapshot takes seconds): what opening it did cannot be read.
+  '/huge': `<!doctype html><title>Huge</title><body><script>for (let i = 0; i < 20000; i++) document.body.append(Object.assign(document.createElement('button'), { textContent: 'Button ' + i }));</script>`,
   '/counter': `<!doctype html><title>Counter</title>
 <button onclick="this.textContent = 'Clicked ' + (++window.clicks)">Click me</button><ul id="list"></ul>\n${SHARED}
 <script>window.clicks = 0;</script>`,
@@ -62,6 +72,12 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
+/** What the page's #log says was clicked. */
+const logOf = (page: Page): Promise<string> =>
+  page.evaluate(
+    () => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('log').textContent,
+  );
+
 /** The ref on the first line matching `line`. */
 const refOf = (text: string | undefined, line: RegExp): string => {
   const found = (text ?? '').split('\n').find((l) => line.test(l));
@@ -75,10 +91,7 @@ describe('refs and documents', () => {
     const sessionId = await executor.createSession();
     const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
     const page = executor.page(sessionId);
-    const log = () =>
-      page.evaluate(
-        () => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('log').textContent,
-      );
+    const log = () => logOf(page);
     // Not the first page of the tab: Playwright's refs of the main frame's later documents start with `f` too.
     await run('OPEN_PAGE', { url: `${base}/plain` });
     await run('OPEN_PAGE', { url: `${base}/host` });
@@ -105,14 +118,61 @@ describe('refs and documents', () => {
     await executor.closeSession(sessionId);
   });
 
+  it('keeps the refs of one iframe when another navigates (an ad that rotates), and refuses only the navigated one', async () => {
+    const sessionId = await executor.createSession();
+    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const page = executor.page(sessionId);
+    await run('OPEN_PAGE', { url: `${base}/two-frames` });
+    await page.frameLocator('#pay').getByText('Pay A').waitFor();
+    await page.frameLocator('#ad').getByText('Ad1 A').waitFor();
+    const shot = await run('GET_DOM', {});
+    const pay = refOf(shot.snapshot?.text, /button "Pay A"/);
+    const ad = refOf(shot.snapshot?.text, /button "Ad1 A"/);
+    await page.evaluate(() => {
+      (globalThis as unknown as { document: { querySelector(s: string): { src: string } } }).document.querySelector('#ad').src = '/inner?doc=Ad2';
+    });
+    await page.frameLocator('#ad').getByText('Ad2 A').waitFor();
+    const log = () => logOf(page);
+    const staleAd = await run('CLICK_ELEMENT', { selector: `ref=${ad}` });
+    expect({ success: staleAd.success, code: staleAd.error?.code, log: await log() }).toEqual({ success: false, code: 'SNAPSHOT_STALE', log: 'none' });
+    expect(await run('CLICK_ELEMENT', { selector: `ref=${pay}` })).toMatchObject({ success: true });
+    expect(await log()).toBe('clicked Pay A');
+    await executor.closeSession(sessionId);
+  });
+
+  it('tells documents apart on pages that replace or fake window.performance', async () => {
+    const sessionId = await executor.createSession();
+    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const first = await run('OPEN_PAGE', { url: `${base}/no-performance` });
+    expect(first.success, first.error?.message).toBe(true);
+    const old = refOf(first.snapshot?.text, /button "First doc"/);
+    expect(await run('CLICK_ELEMENT', { selector: `ref=${old}` })).toMatchObject({ success: true });
+    const next = await run('CLICK_ELEMENT', { selector: `ref=${refOf(first.snapshot?.text, /link "Next"/)}` });
+    expect(next.success, next.error?.message).toBe(true);
+    expect(next.snapshot?.text).toContain('button "Second doc"');
+    // Back to the first page: a new document of the same page, where Playwright's refs start again.
+    const back = await run('CLICK_ELEMENT', { selector: `ref=${refOf(next.snapshot?.text, /link "Back"/)}` });
+    expect(back.snapshot?.text).toContain('button "First doc"');
+    const stale = await run('CLICK_ELEMENT', { selector: `ref=${old}` });
+    expect({ success: stale.success, code: stale.error?.code }).toEqual({ success: false, code: 'SNAPSHOT_STALE' });
+    await executor.closeSession(sessionId);
+  });
+
+  it('reports an action that ran as done when the page after it cannot be read, so it is not done twice', async () => {
+    const sessionId = await executor.createSession();
+    const open = await executor.execute({ sessionId, action: 'OPEN_PAGE', parameters: { url: `${base}/huge` } });
+    expect(open.success, open.error?.message).toBe(true);
+    expect(open.data).toMatchObject({ status: 200, page: expect.stringMatching(/^not read \(BROWSER_TIMEOUT: .*\); GET_DOM reads it again$/) as unknown });
+    expect(open.snapshot).toBeUndefined();
+    expect(open.page.url).toBe(`${base}/huge`);
+    await executor.closeSession(sessionId);
+  });
+
   it('credits a snapshot taken before the new document finished loading to that document', async () => {
     const sessionId = await executor.createSession();
     const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
     const page = executor.page(sessionId);
-    const log = () =>
-      page.evaluate(
-        () => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('log').textContent,
-      );
+    const log = () => logOf(page);
     const open = await run('OPEN_PAGE', { url: `${base}/start` });
     const stay = refOf(open.snapshot?.text, /button "Stay here"/);
     // The click commits the navigation; the result is read before DOMContentLoaded (the server holds the rest).

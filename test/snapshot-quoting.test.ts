@@ -118,6 +118,24 @@ describe('awkward names', () => {
     ]);
   });
 
+  it('takes an escape past the last code point as text, and finds a name with quotes by a query written with them', () => {
+    const aria = ['- paragraph [ref=e1]: "odd \\UFFFFFFFF end"', '- button "Say \\"hi\\" now" [ref=e2]'].join('\n');
+    expect(() => parseAriaSnapshot(aria)).not.toThrow();
+    const found = compactSnapshot(aria, { id: 's1', url: 'http://x/', title: 'Quotes', query: 'say "hi"' });
+    expect(found.matches).toBe(1);
+    expect(found.text).toContain('button "Say \\"hi\\" now" [ref=e2]');
+  });
+
+  it('never cuts a character in half: a title of emoji cut to the budget stays well formed', () => {
+    const aria = Array.from({ length: 40 }, (_, i) => `- paragraph: "🚀 Launch ${'🎉'.repeat(30)} ${i}"`).join('\n');
+    for (const budget of [250, 400]) {
+      for (let page = 1; page <= 3; page++) {
+        const { text } = compactSnapshot(aria, { id: 's1', url: `http://x/${'😀'.repeat(100)}`, title: `a${'😀'.repeat(200)}`, budget, page });
+        expect(text, text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      }
+    }
+  });
+
   it('quotes page text that reads like a control line, so only real controls read as controls', async () => {
     const open = await executor.execute({ sessionId: session, action: 'OPEN_PAGE', parameters: { url: server.url('forged') } });
     const text = open.snapshot?.text ?? '';

@@ -129,8 +129,10 @@ function unescape(body: string): string | undefined {
     const digits = HEX_DIGITS[e];
     if (digits !== undefined) {
       const hex = body.slice(i + 1, i + 1 + digits);
-      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== digits) return undefined;
-      out += String.fromCodePoint(parseInt(hex, 16));
+      const code = parseInt(hex, 16);
+      // Past the last code point (\UFFFFFFFF): malformed, as fromCodePoint would throw.
+      if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== digits || code > 0x10ffff) return undefined;
+      out += String.fromCodePoint(code);
       i += digits;
     } else if (ESCAPES[e] !== undefined) out += ESCAPES[e];
     else return undefined;

@@ -326,17 +326,21 @@ export function browserInstructions(secrets?: Readonly<Record<string, string>>):
 
 /**
  * The page a result shows, as an observation of the tab: a whole snapshot makes every older
- * one obsolete (and the changes read against them); page 2 of a snapshot, a query's matches and
- * the changes since the last snapshot are views, obsolete only once a whole snapshot (or, for
- * a page, a newer one of the same number) follows: asking for page 2 keeps page 1 in the
- * prompt, and changes stay while the snapshot they are read against does.
+ * one obsolete, and the changes read against them. Page 2 of a snapshot, a query's matches and
+ * the changes after an action are views: obsolete once a whole snapshot follows, or a newer one
+ * of the same view (page 2 again, the same query); asking for page 2 keeps page 1 in the prompt,
+ * and changes stay until a whole snapshot follows.
  */
 export function resultObservation(result: ExecutionResult, key: string): Observation | undefined {
   if (result.changes !== undefined) return { key, text: result.changes.text, view: `changes ${result.changes.id}` };
   const snapshot = result.snapshot;
   if (snapshot === undefined) return undefined;
-  if (snapshot.matches !== undefined) return { key, text: snapshot.text, view: `query ${snapshot.id}` };
-  return { key, text: snapshot.text, ...(snapshot.page.number > 1 && { view: `page ${snapshot.page.number}` }) };
+  const page = snapshot.page.number > 1 ? `page ${snapshot.page.number}` : undefined;
+  if (snapshot.query !== undefined) {
+    const words = snapshot.query.toLowerCase().split(/\s+/).join(' ');
+    return { key, text: snapshot.text, view: `query ${JSON.stringify(words)}${page === undefined ? '' : ` ${page}`}` };
+  }
+  return { key, text: snapshot.text, ...(page !== undefined && { view: page }) };
 }
 
 /**
@@ -359,10 +363,10 @@ export function renderResult(
       ? []
       : [`[${result.error?.code ?? 'BROWSER_ERROR'}] ${result.error?.message ?? ''}`]
     : [`${status} (${result.timing.durationMs} ms)`];
-  const data = Object.entries(result.data).map(
-    ([k, v]) => `${k}: ${typeof v === 'string' && brief && !/^\s|\s$|[\n\r]/.test(v) && v !== '' ? v : JSON.stringify(v)}`,
-  );
-  if (data.length > 0) lines.push(data.join(', '));
+  // Brief: a line a field, a text as it is unless it would read as something else (quotes, blank ends, line breaks).
+  const plain = (v: string) => v !== '' && !/^["\s]|\s$|[\n\r]/.test(v);
+  const data = Object.entries(result.data).map(([k, v]) => `${k}: ${typeof v === 'string' && brief && plain(v) ? v : JSON.stringify(v)}`);
+  if (data.length > 0) lines.push(...(brief ? data : [data.join(', ')]));
   // The snapshot's (or the changes') first line names the page; without either, a line does.
   if (result.changes !== undefined) {
     if (options.changes !== false) lines.push(result.changes.text);

@@ -16,7 +16,7 @@ import { redactSecrets } from '../protocol/interpolation.js';
 import { hostAllowed, SNAPSHOT_REF, selectorProblem, urlProblem } from '../protocol/security.js';
 import type { ExecutorCommand, SecurityPolicy } from '../protocol/types.js';
 import { describeElement, firstLine, hostOf, pageError, pageState, redactStrings, resolverRules, settle, type DomElement } from './page-helpers.js';
-import { locateRef, readDocument, refTargets } from './ref-documents.js';
+import { locateRef, readDocument, refTargets, TabDocuments } from './ref-documents.js';
 import { RefTable } from './ref-table.js';
 import { renderSnapshot, snapshotEntries, type PageSnapshot } from './snapshot.js';
 import { diffSnapshots, type SnapshotChanges } from './snapshot-diff.js';
@@ -72,8 +72,8 @@ export interface ExecutionResult {
 interface Tab {
   context: BrowserContext;
   page: Page;
-  /** Bumped when any iframe navigates: refs shown inside an iframe before are stale (its refs restart in a new document). */
-  frames: number;
+  /** Which document the page, and each iframe, shows: refs of one since left are stale (Playwright's restart in each). */
+  documents: TabDocuments;
   /** The ids its snapshots gave elements. */
   refs: RefTable;
   nextSnapshot: number;
@@ -156,11 +156,8 @@ export class BrowserExecutor {
         });
       }
       const page = await context.newPage();
-      const tab: Tab = { context, page, frames: 0, refs: new RefTable(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
-      // Over-cautious for a navigation within an iframe's document (an #anchor): its refs are refused, and a GET_DOM shows new ones.
-      page.on('framenavigated', (frame) => {
-        if (frame !== page.mainFrame()) tab.frames++;
-      });
+      const documents = await TabDocuments.open(page);
+      const tab: Tab = { context, page, documents, refs: new RefTable(), nextSnapshot: 1, secrets: options.secrets ?? {}, closedTabs: [] };
       // A navigation the page starts on its own (a meta refresh, a script, a form) and the allowlist stops is remembered:
       // the command it happened during (or the next one) fails with URL_NOT_ALLOWED, instead of showing an error page.
       page.on('requestfailed', (request) => {
@@ -228,7 +225,7 @@ export class BrowserExecutor {
       success: error === undefined,
       action: command.action,
       data,
-      page: await pageState(tab.page),
+      page: await pageState(tab.page, this.#timeout()),
       ...(snapshot !== undefined && { snapshot }),
       ...(changes !== undefined && { changes }),
       timing: { startedAt: started.toISOString(), durationMs: Math.round((performance.now() - t0) * 10) / 10 },
@@ -271,7 +268,7 @@ export class BrowserExecutor {
   /** The session's page now: its URL and title (secrets hidden). */
   async state(id: string): Promise<{ url: string; title: string }> {
     const tab = this.#tab(id);
-    return redactStrings(await pageState(tab.page), tab.secrets);
+    return redactStrings(await pageState(tab.page, this.#timeout()), tab.secrets);
   }
 
   /** A snapshot of the session's page now (what GET_DOM returns; secrets hidden). */
@@ -302,14 +299,14 @@ export class BrowserExecutor {
         await settle(tab.page, this.#timeout());
         const status = response?.status() ?? null;
         // The model wrote the address: a snapshot of the page it asked for need not repeat it.
-        return { data: { status }, ...(await this.#after(tab, url)) };
+        return this.#withPage(tab, { status }, url);
       }
       case 'CLICK_ELEMENT': {
         const target = await this.#locate(tab, text('selector'));
         const element = await describeElement(target);
         await target.click();
         await settle(tab.page, this.#timeout());
-        return { data: { clicked: element }, ...(await this.#after(tab)) };
+        return this.#withPage(tab, { clicked: element });
       }
       case 'INPUT_TEXT': {
         const target = await this.#locate(tab, text('selector'));
@@ -330,11 +327,11 @@ export class BrowserExecutor {
             );
           }
           await target.selectOption({ index: options.indexOf(matches[0] as { label: string; value: string }) });
-          return { data: { selected: (matches[0] as { label: string }).label }, ...(await this.#after(tab)) };
+          return this.#withPage(tab, { selected: (matches[0] as { label: string }).label });
         }
         await target.fill(value);
         await settle(tab.page, this.#timeout());
-        return { data: { typed: redactSecrets(value, tab.secrets) === value ? value.length : '(a secret)' }, ...(await this.#after(tab)) };
+        return this.#withPage(tab, { typed: redactSecrets(value, tab.secrets) === value ? value.length : '(a secret)' });
       }
       case 'SAVE_VARIABLE': {
         const target = await this.#locate(tab, text('selector'));
@@ -364,6 +361,19 @@ export class BrowserExecutor {
    * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
    * else (a new document, no snapshot yet, lines that moved, or changes no shorter than the page) a whole snapshot.
    */
+  /**
+   * An action's result with the page after it. A page that cannot be read now (it keeps loading documents, say) does not
+   * make the action that ran a failure, or a model told to RETRY would click twice: the result says the page was not read.
+   */
+  async #withPage(tab: Tab, data: JsonObject, opened?: string): Promise<{ data: JsonObject; snapshot?: PageSnapshot; changes?: SnapshotChanges }> {
+    try {
+      return { data, ...(await this.#after(tab, opened)) };
+    } catch (cause) {
+      const e = pageError(cause, this.security.allowedDomains !== undefined);
+      return { data: { ...data, page: `not read (${e.code}: ${e.message}); GET_DOM reads it again` } };
+    }
+  }
+
   async #after(tab: Tab, opened?: string): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
     const previous = tab.last;
     const read = await this.#read(tab);
@@ -385,7 +395,7 @@ export class BrowserExecutor {
   /** Reads the page's lines (a new snapshot id), each ref tied to the document it was read from. */
   async #read(tab: Tab): Promise<{ id: string; document: string; entries: Entry[]; url: string; title: string }> {
     const id = `s${tab.nextSnapshot++}`;
-    const read = await readDocument(tab.page, () => tab.frames, this.#timeout());
+    const read = await readDocument(tab.documents, this.#timeout());
     const url = tab.page.url();
     const target = refTargets(read, { url, snapshot: id });
     const entries = snapshotEntries(read.aria, { hide: read.passwords, ref: (r) => tab.refs.idFor(target(r)) });
@@ -416,7 +426,7 @@ export class BrowserExecutor {
     const problem = selectorProblem(selector, this.security);
     if (problem !== undefined) throw new GolemError('SELECTOR_NOT_ALLOWED', problem, { details: { selector } });
     const ref = /^ref=(.*)$/.exec(selector.trim())?.[1]?.trim() ?? (SNAPSHOT_REF.test(selector.trim()) ? selector.trim() : undefined);
-    if (ref !== undefined) return locateRef(tab, ref, selector);
+    if (ref !== undefined) return locateRef(tab, ref, selector, this.#timeout());
     const target = tab.page.locator(selector);
     try {
       await target.first().waitFor({ state: 'attached', timeout: this.#timeout() });

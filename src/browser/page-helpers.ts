@@ -38,20 +38,45 @@ export async function settle(page: Page, timeout: number): Promise<void> {
   await page.waitForLoadState('load', { timeout: Math.min(timeout, 1_000) }).catch(() => undefined);
 }
 
-export async function pageState(page: Page): Promise<{ url: string; title: string }> {
-  return { url: page.url(), title: await page.title().catch(() => '') };
+/** What a promise gives, or `fallback` when it fails or takes longer than `ms` (a page whose script never yields answers nothing). */
+export async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  try {
+    return await Promise.race([promise.catch(() => fallback), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
+export async function pageState(page: Page, timeout = 5_000): Promise<{ url: string; title: string }> {
+  return { url: page.url(), title: await within(page.title(), timeout, '') };
+}
+
+/** The element a command acted on, in a few words: its tag (an input's type too) and its name (`button "Buy"`). */
 export async function describeElement(target: Locator): Promise<string> {
   return target
     .evaluate((node) => {
       const el = node as unknown as DomElement & { labels?: ArrayLike<{ innerText?: string }> | null };
-      // A checkbox or a field is known by its label: "input" alone says nothing of which one was clicked.
-      const label = el.labels?.[0]?.innerText;
+      // The first that says something: an empty string (an input's innerText) is no name. A label is read to its first
+      // line (a select inside its label would bring every option along).
+      const firstLine = (text: string | null | undefined) => (text ?? '').trim().split('\n')[0]?.trim() ?? '';
+      const control = ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
       const name =
-        el.getAttribute('aria-label') ?? (label !== undefined && label.trim() !== '' ? label : undefined) ?? el.innerText ?? el.getAttribute('value') ?? '';
+        [
+          el.getAttribute('aria-label'),
+          el.labels?.[0]?.innerText,
+          control ? undefined : el.innerText,
+          el.tagName === 'INPUT' ? el.getAttribute('value') : undefined,
+          el.getAttribute('title'),
+          el.getAttribute('placeholder'),
+        ]
+          .map(firstLine)
+          .find((n) => n !== '') ?? '';
       const type = el.tagName === 'INPUT' ? el.getAttribute('type') : null;
-      return `${el.tagName.toLowerCase()}${type === null ? '' : `[type=${type}]`}${name.trim() === '' ? '' : ` "${name.trim().slice(0, 60)}"`}`;
+      return `${el.tagName.toLowerCase()}${type === null ? '' : `[type=${type}]`}${name === '' ? '' : ` "${name.slice(0, 60)}"`}`;
     })
     .catch(() => 'element');
 }

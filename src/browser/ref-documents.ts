@@ -1,114 +1,175 @@
 /**
  * Which document a snapshot, and each ref it shows, belongs to. Playwright's refs restart in
  * every new document (an iframe's keep their `f<n>` prefix while it loads others), so a ref
- * is only as good as knowing its document: the page's main document is told by a token read
- * just before and after the snapshot (the same both times, or the snapshot is read again),
- * an iframe's by the tab's count of iframe navigations. Nothing here waits on the page
- * beyond one evaluation per check.
+ * is only as good as knowing its document. The page's main document is told by Chromium's
+ * loader id (asked over the DevTools protocol, so no script of the page can fake or break it),
+ * read just before and after the snapshot: the same both times, or the snapshot is read again.
+ * An iframe's document is told by that iframe's own count of navigations.
  */
-import type { Locator, Page } from 'playwright-core';
+import type { CDPSession, Frame, Locator, Page } from 'playwright-core';
 import { GolemError } from '../core/errors.js';
 import { parseAriaSnapshot, type AriaNode } from './aria-tree.js';
+import { within } from './page-helpers.js';
 import type { RefTable, RefTarget } from './ref-table.js';
 
 /** Times a snapshot is read again when a navigation lands while it is read. */
 const ATTEMPTS = 3;
 
-/**
- * A token of the page's main document: its time origin, new for each document the tab loads, kept across navigations
- * within the document (history.pushState, #anchors). Undefined while there is no document to ask (mid-navigation).
- */
-export async function documentOf(page: Page): Promise<string | undefined> {
-  return page.evaluate(() => String(performance.timeOrigin)).catch(() => undefined);
+/** A tab's documents: its main frame's, through a DevTools session, and each iframe's navigations. */
+export class TabDocuments {
+  readonly #page: Page;
+  readonly #cdp: CDPSession;
+  readonly #ids = new WeakMap<Frame, number>();
+  readonly #navigations = new WeakMap<Frame, number>();
+  #nextId = 1;
+
+  private constructor(page: Page, cdp: CDPSession) {
+    this.#page = page;
+    this.#cdp = cdp;
+    page.on('framenavigated', (frame) => {
+      if (frame !== page.mainFrame()) this.#navigations.set(frame, (this.#navigations.get(frame) ?? 0) + 1);
+    });
+  }
+
+  static async open(page: Page): Promise<TabDocuments> {
+    return new TabDocuments(page, await page.context().newCDPSession(page));
+  }
+
+  /**
+   * The main frame's document now: new for each document the tab loads, kept across #anchors and history.pushState.
+   * Undefined when the tab does not answer in time (a page whose script never yields holds the answer back) or is closing.
+   */
+  async main(timeout: number): Promise<string | undefined> {
+    const tree = this.#cdp.send('Page.getFrameTree') as Promise<{ frameTree: { frame: { loaderId: string } } }>;
+    return within(
+      tree.then((t) => t.frameTree.frame.loaderId),
+      timeout,
+      undefined,
+    );
+  }
+
+  /** An iframe's document now: which frame, and how many times it has navigated. */
+  frame(frame: Frame): string {
+    let id = this.#ids.get(frame);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#ids.set(frame, id);
+    }
+    return `${id}.${this.#navigations.get(frame) ?? 0}`;
+  }
+
+  /** The document of the iframe an element of the page is, or undefined when it is none (or is gone). */
+  async frameOf(iframe: Locator): Promise<Frame | undefined> {
+    const handle = await iframe.elementHandle({ timeout: 1_000 }).catch(() => null);
+    const frame = (await handle?.contentFrame().catch(() => null)) ?? undefined;
+    await handle?.dispose().catch(() => undefined);
+    return frame;
+  }
+
+  get page(): Page {
+    return this.#page;
+  }
 }
 
-/** An aria snapshot with the documents it is of: `frames` is -1 when an iframe loaded another document meanwhile. */
+/** An aria snapshot with the documents it is of. */
 export interface DocumentSnapshot {
   aria: string;
   document: string;
-  frames: number;
-  /** The document's title and its password fields' values (to show as dots), read with the second token. */
+  /** The document of each iframe the snapshot shows, by the iframe's Playwright ref ('-' when it navigated meanwhile). */
+  frames: ReadonlyMap<string, string>;
+  /** The document's title and its password fields' values (to show as dots). */
   title: string;
   passwords: string[];
 }
 
-/** The document's token, title and password fields' values, in one round trip. */
-async function factsOf(page: Page): Promise<{ document: string; title: string; passwords: string[] } | undefined> {
-  return page
-    .evaluate(() => {
-      const d = (globalThis as unknown as { document: { title: string; querySelectorAll(s: string): ArrayLike<{ value?: string }> } }).document;
-      return {
-        document: String(performance.timeOrigin),
-        title: d.title,
-        passwords: Array.from(d.querySelectorAll('input[type=password]'), (e) => e.value ?? ''),
-      };
-    })
-    .catch(() => undefined);
+/** The document's title and password fields' values, in one round trip. Page script can change what these say, not what they are of. */
+async function factsOf(page: Page, timeout: number): Promise<{ title: string; passwords: string[] }> {
+  const facts = page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { title: string; querySelectorAll(s: string): ArrayLike<{ value?: string }> } }).document;
+    return { title: String(d.title), passwords: Array.from(d.querySelectorAll('input[type=password]'), (e) => String(e.value ?? '')) };
+  });
+  return within(facts, timeout, { title: '', passwords: [] });
 }
 
 /**
  * The page's aria snapshot, of one main document for certain: a navigation that commits while it is read (before its
- * DOMContentLoaded, say) is seen, and the snapshot read again of the new document.
+ * DOMContentLoaded, say) is seen, and the snapshot read again of the new document. Each iframe it shows is tied to its
+ * document then (one round trip an iframe).
  */
-export async function readDocument(page: Page, frames: () => number, timeout: number): Promise<DocumentSnapshot> {
-  let unsure: DocumentSnapshot | undefined;
+export async function readDocument(documents: TabDocuments, timeout: number): Promise<DocumentSnapshot> {
+  const page = documents.page;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const before = await documentOf(page);
-    const framesBefore = frames();
-    let aria: string;
+    const before = await documents.main(timeout);
+    const framesBefore = new Map(page.frames().map((f) => [f, documents.frame(f)]));
+    let aria: string | undefined;
     try {
       aria = await page.ariaSnapshot({ mode: 'ai' });
     } catch (cause) {
       // A document torn down under the read (a navigation): read the next one, unless it keeps happening.
       if (attempt === ATTEMPTS) throw cause;
-      await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
-      continue;
     }
-    // Read after the snapshot with what else it needs, so a snapshot costs three round trips to the page, not five.
-    const after = await factsOf(page);
-    if (before !== undefined && before === after?.document) {
-      if (frames() === framesBefore) return { aria, ...after, frames: framesBefore };
-      // An iframe loaded another document during the read: its refs may be of either one, so none of them will do.
-      unsure = { aria, ...after, frames: -1 };
+    const after = await documents.main(timeout);
+    if (aria !== undefined && before !== undefined && before === after) {
+      const [facts, frames] = await Promise.all([factsOf(page, timeout), framesOf(documents, aria, framesBefore)]);
+      return { aria, document: after, frames, ...facts };
     }
     await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
   }
-  if (unsure !== undefined) return unsure;
   throw new GolemError('BROWSER_TIMEOUT', `the page loaded another document each of the ${ATTEMPTS} times it was read; use GET_DOM again once it settles`);
 }
 
-/** Where the snapshot shows a ref: its role, name, and whether it is inside an iframe. */
+/** Each iframe of the snapshot and its document, '-' for one that navigated while the snapshot was read. */
+async function framesOf(documents: TabDocuments, aria: string, before: ReadonlyMap<Frame, string>): Promise<Map<string, string>> {
+  const iframes: string[] = [];
+  const walk = (nodes: readonly AriaNode[]): void => {
+    for (const node of nodes) {
+      if (node.role === 'iframe' && node.ref !== undefined) iframes.push(node.ref);
+      walk(node.children);
+    }
+  };
+  walk(parseAriaSnapshot(aria));
+  const out = new Map<string, string>();
+  for (const ref of iframes) {
+    const frame = await documents.frameOf(documents.page.locator(`aria-ref=${ref}`));
+    const now = frame === undefined ? undefined : documents.frame(frame);
+    out.set(ref, now !== undefined && before.get(frame as Frame) === now ? now : '-');
+  }
+  return out;
+}
+
+/** Where the snapshot shows a ref: its role, name, and the iframe it is inside of (its Playwright ref), if any. */
 interface Shown {
   role: string;
   name?: string;
-  inFrame: boolean;
+  iframe?: string;
 }
 
 function shownRefs(aria: string): Map<string, Shown> {
   const shown = new Map<string, Shown>();
-  const walk = (nodes: readonly AriaNode[], inFrame: boolean): void => {
+  const walk = (nodes: readonly AriaNode[], iframe: string | undefined): void => {
     for (const node of nodes) {
-      if (node.ref !== undefined) shown.set(node.ref, { role: node.role, ...(node.name !== undefined && { name: node.name }), inFrame });
+      if (node.ref !== undefined)
+        shown.set(node.ref, { role: node.role, ...(node.name !== undefined && { name: node.name }), ...(iframe !== undefined && { iframe }) });
       // An iframe's own ref is its parent's; what it holds is another document's.
-      walk(node.children, inFrame || node.role === 'iframe');
+      walk(node.children, node.role === 'iframe' ? (node.ref ?? '?') : iframe);
     }
   };
-  walk(parseAriaSnapshot(aria), false);
+  walk(parseAriaSnapshot(aria), undefined);
   return shown;
 }
 
 /**
- * What each Playwright ref of a snapshot stands for. A ref inside an iframe is tied to the iframe navigations counted
- * when it was read. (Not every ref starting with `f` is in an iframe: Playwright prefixes the main frame's refs too
- * once it has left its first document.)
+ * What each Playwright ref of a snapshot stands for: a ref inside an iframe is tied to that iframe's document. (Not every
+ * ref starting with `f` is in an iframe: Playwright prefixes the main frame's refs too once it has left its first
+ * document.)
  */
 export function refTargets(read: DocumentSnapshot, shot: { url: string; snapshot: string }): (playwrightRef: string) => RefTarget {
   const shown = shownRefs(read.aria);
   return (playwrightRef) => {
-    const where = shown.get(playwrightRef) ?? { role: 'element', inFrame: /^f/.test(playwrightRef) };
+    const where = shown.get(playwrightRef) ?? { role: 'element' };
     return {
       document: read.document,
-      ...(where.inFrame && { frames: read.frames }),
+      ...(where.iframe !== undefined && { frame: read.frames.get(where.iframe) ?? '-' }),
       playwrightRef,
       role: where.role,
       ...(where.name !== undefined && { name: where.name }),
@@ -118,8 +179,8 @@ export function refTargets(read: DocumentSnapshot, shot: { url: string; snapshot
   };
 }
 
-/** The element a snapshot's ref names: SNAPSHOT_STALE when its document (the page's or an iframe's) was left, or it is gone. */
-export async function locateRef(tab: { page: Page; refs: RefTable; frames: number }, ref: string, selector: string): Promise<Locator> {
+/** The element a snapshot's ref names: SNAPSHOT_STALE when its document (the page's or its iframe's) was left, or it is gone. */
+export async function locateRef(tab: { documents: TabDocuments; refs: RefTable }, ref: string, selector: string, timeout: number): Promise<Locator> {
   const details = { details: { selector } };
   const target = /^e\d+$/.test(ref) ? tab.refs.lookup(ref) : 'unknown';
   if (target === 'unknown')
@@ -131,19 +192,33 @@ export async function locateRef(tab: { page: Page; refs: RefTable; frames: numbe
   if (target === 'forgotten')
     throw new GolemError('SNAPSHOT_STALE', `${ref} is from a snapshot too old to use; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
   const again = 'Use GET_DOM for a fresh snapshot and RETRY with its refs';
-  if (target.document !== (await documentOf(tab.page)))
+  const page = tab.documents.page;
+  const now = await tab.documents.main(timeout);
+  if (now === undefined) throw new GolemError('BROWSER_TIMEOUT', `the page did not answer in ${timeout} ms; try again, or GET_DOM once it does`, details);
+  if (target.document !== now)
     throw new GolemError(
       'SNAPSHOT_STALE',
       `snapshot ${target.snapshot} was taken of an earlier page (${target.url}), the one ${ref} is on; the page has changed since. ${again}`,
       details,
     );
-  if (target.frames !== undefined && target.frames !== tab.frames)
-    throw new GolemError(
-      'SNAPSHOT_STALE',
-      `${ref} (${target.role}${target.name === undefined ? '' : ` ${JSON.stringify(target.name)}`}) is in a frame that has loaded another document since snapshot ${target.snapshot}. ${again}`,
-      details,
-    );
-  const element = tab.page.getByRef(target.playwrightRef);
+  const element = page.getByRef(target.playwrightRef);
+  if (target.frame !== undefined) {
+    // The element's own frame now: another document than the one shown (or one that changed while shown) is refused.
+    const frame = await element
+      .elementHandle({ timeout: 1_000 })
+      .then(async (handle) => {
+        const owner = await handle.ownerFrame();
+        await handle.dispose();
+        return owner;
+      })
+      .catch(() => null);
+    if (frame === null || target.frame === '-' || tab.documents.frame(frame) !== target.frame)
+      throw new GolemError(
+        'SNAPSHOT_STALE',
+        `${ref} (${target.role}${target.name === undefined ? '' : ` ${JSON.stringify(target.name)}`}) is in a frame that has loaded another document since it was shown. ${again}`,
+        details,
+      );
+  }
   if ((await element.count()) === 0)
     throw new GolemError('SNAPSHOT_STALE', `${ref} is no longer on the page; use GET_DOM for a fresh snapshot and RETRY with its refs`, details);
   return element;

@@ -10,13 +10,13 @@
 const KEPT = 20_000;
 
 export interface RefTarget {
-  /** The page's document it was shown in (a token of that document: see page-documents.ts). */
+  /** The page's document it was shown in (Chromium's loader id of that document: see ref-documents.ts). */
   document: string;
   /**
-   * For an element inside an iframe: the tab's count of iframe navigations when it was shown (Playwright's refs
-   * restart in an iframe's new document, with the same prefix); -1 when an iframe navigated while the snapshot was read.
+   * For an element inside an iframe: that iframe's document when it was shown (`<frame>.<navigations>`: Playwright's
+   * refs restart in an iframe's new document, with the same prefix); '-' when it navigated while the snapshot was read.
    */
-  frames?: number;
+  frame?: string;
   /** Playwright's ref for `page.getByRef`. */
   playwrightRef: string;
   /** Its role and name as shown (for messages). */
@@ -27,7 +27,7 @@ export interface RefTarget {
   snapshot: string;
 }
 
-const keyOf = (t: RefTarget): string => `${t.document}|${t.frames ?? ''}|${t.playwrightRef}`;
+const keyOf = (t: RefTarget): string => `${t.document}|${t.frame ?? ''}|${t.playwrightRef}`;
 
 export class RefTable {
   readonly #limit: number;

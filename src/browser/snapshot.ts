@@ -27,6 +27,8 @@ export interface PageSnapshot {
   page: { number: number; of: number };
   /** With a query: the lines that matched it. */
   matches?: number;
+  /** The query, as asked (trimmed). */
+  query?: string;
 }
 
 export interface CompactOptions {
@@ -122,7 +124,7 @@ export function renderSnapshot(unredacted: readonly Entry[], options: Omit<Compa
     interactive: all.reduce((n, e) => n + e.interactive, 0),
     omitted: all.length - (end - start),
     page: { number, of },
-    ...(found !== undefined && { matches: found.matches }),
+    ...(found !== undefined && { matches: found.matches, query: query as string }),
   };
 }
 
@@ -156,7 +158,14 @@ function fitPages(
 
 /** Text cut to `max` characters, an ellipsis at the cut. */
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  return text.length <= max ? text : `${headOf(text, max - 1)}…`;
+}
+
+/** The first `n` UTF-16 units of a text, one fewer when the last would be half of a character (an emoji's). */
+export function headOf(text: string, n: number): string {
+  const end = Math.max(0, n);
+  const last = text.charCodeAt(end - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 }
 
 /** A line cut to `max` tokens, an ellipsis at the cut. */
@@ -186,7 +195,12 @@ function matching(entries: readonly Entry[], query: string): { entries: Entry[];
     .toLowerCase()
     .split(/\s+/)
     .filter((w) => w !== '');
-  const hits = (e: Entry) => words.every((w) => e.text.toLowerCase().includes(w) || (e.role?.toLowerCase().includes(w) ?? false));
+  // Names are JSON-quoted on their lines: a word with a quote or a backslash is looked for as the line writes it.
+  const written = words.map((w) => JSON.stringify(w).slice(1, -1));
+  const hits = (e: Entry) => {
+    const text = e.text.toLowerCase();
+    return words.every((w, i) => text.includes(w) || text.includes(written[i] as string) || (e.role?.toLowerCase().includes(w) ?? false));
+  };
   const keep = new Set<number>();
   let matches = 0;
   entries.forEach((e, i) => {
@@ -253,7 +267,7 @@ function leftOut(
     while (last < entries.length && (entries[last] as Entry).depth > 0) last++;
     const out = Math.max(0, Math.min(last, start) - i) + Math.max(0, last - Math.max(i, end));
     if (out <= 0) return;
-    const name = `${e.text.slice(0, 60)}${out < last - i ? ' (part)' : ''}`;
+    const name = `${headOf(e.text, 60)}${out < last - i ? ' (part)' : ''}`;
     const cost = count(name);
     full = tokens + cost > CUT.where;
     if (full) return;

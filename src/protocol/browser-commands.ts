@@ -36,15 +36,15 @@ export const BROWSER_COMMAND_INPUTS = {
 
 /**
  * What each command does, as the model is told: in envelope mode in the system prompt of
- * every step, in tool mode as the tools' descriptions. Each is whole without the others'
- * context (a worker may offer any of them), and short: they are paid for at every step.
+ * every step, in tool mode as the tools' descriptions. The five are offered together (one
+ * refers to another rather than say it twice), and short: they are paid for at every step.
  */
 export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   OPEN_PAGE: 'Open a URL; answers as CLICK_ELEMENT.',
   CLICK_ELEMENT:
-    'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector. Answers with the lines changed since the last snapshot (+ added, ~ now, - removed), or a snapshot after a page load. Stale refs are refused: GET_DOM, then RETRY.',
-  INPUT_TEXT: "Replace a field's text, or pick a select's option by label; answers as CLICK_ELEMENT.",
-  SAVE_VARIABLE: "Save an element's text or a field's value; ${variableName} in a later url or text becomes it.",
+    'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector; click a checkbox or radio button to change it. Answers with the lines changed since the last snapshot (+ added, ~ changed, as now, - removed; the others are as they were), or a snapshot after a page load. Stale refs are refused: GET_DOM, then RETRY.',
+  INPUT_TEXT: "Replace a field's text, or pick a select's option by label; selector and answer as CLICK_ELEMENT.",
+  SAVE_VARIABLE: "Save an element's text or a field's value as variableName; ${that name} in a later url or text is replaced by it.",
   GET_DOM: 'The page as a snapshot, repeated items a line each; a long one comes in pages; "query": only the lines with all its words.',
 };
 
