@@ -156,7 +156,7 @@ describe('a page over the budget', () => {
     expect(outcome.status).toBe('done');
     const system = model.calls[0]?.system ?? '';
     expect(system).toContain('- GET_DOM {"page"?: integer, "query"?: string}: The page as a snapshot');
-    expect(system).toContain('a long one comes in pages; "query": only the lines with all its words');
+    expect(system).toContain('"query": only the lines with all its words');
     const last = JSON.stringify(model.calls.at(-1)?.messages);
     expect(last).toContain('lines match \\"Teal\\"');
     expect(last).toContain('Teal kettle 1.8 L [ref=');

@@ -41,11 +41,12 @@ export const BROWSER_COMMAND_INPUTS = {
  */
 export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   OPEN_PAGE: 'Open a URL; answers as CLICK_ELEMENT.',
+  // What a result or an error says by itself (a stale ref's way out, the next page of a long snapshot) is not told here.
   CLICK_ELEMENT:
-    'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector; click a checkbox or radio button to change it. Answers with the lines changed since the last snapshot (+ added, ~ changed, as now, - removed; the others are as they were), or a snapshot after a page load. Stale refs are refused: GET_DOM, then RETRY.',
+    'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector; click a checkbox or radio button to change it. Answers with the lines changed since the last snapshot (+ added, ~ changed, as now, - removed; the others are as they were), or a snapshot after a page load.',
   INPUT_TEXT: "Replace a field's text, or pick a select's option by label; selector and answer as CLICK_ELEMENT.",
   SAVE_VARIABLE: "Save an element's text or a field's value as variableName; ${that name} in a later url or text is replaced by it.",
-  GET_DOM: 'The page as a snapshot, repeated items a line each; a long one comes in pages; "query": only the lines with all its words.',
+  GET_DOM: 'The page as a snapshot, repeated items a line each; "query": only the lines with all its words.',
 };
 
 let definitions: CommandSpec[] | undefined;
