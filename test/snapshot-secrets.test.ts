@@ -20,7 +20,14 @@ let server: PageServer;
 let executor: BrowserExecutor;
 
 beforeAll(async () => {
-  server = await startPageServer({ echo: PAGE });
+  server = await startPageServer({
+    echo: PAGE,
+    // A page whose script replaces what reading the password fields would use (an old polyfill's Array.from, say).
+    meddled: `<!doctype html><title>Meddled</title><label>Password <input type="password" value="prefilled-Pa55"></label>
+<script>Array.from = function (x) { return Array.prototype.slice.call(x); }; document.querySelectorAll = () => { throw new Error('no'); };</script>`,
+    buttons: `<!doctype html><title>Buttons</title><button id="long">${'x'.repeat(45)}correct-horse-battery-staple</button>
+<input type="password" id="bare" value="attr-secret-2">`,
+  });
   executor = await BrowserExecutor.launch({ timeoutMs: 2_000, countTokens: countOpenAiTokens });
 });
 
@@ -53,6 +60,27 @@ describe('secrets in snapshots', () => {
       const same = (text = '') => text.replace(/^Snapshot s\d+/, '').replace(/"(sesame\d+|\$\{code\})"/g, '');
       expect(same(a.snapshot?.text)).toBe(same(b.snapshot?.text));
     }
+    await executor.closeSession(sessionId);
+  });
+
+  it('hides password fields even on a page that replaces the functions reading them', async () => {
+    const sessionId = await executor.createSession();
+    const open = await executor.execute({ sessionId, action: 'OPEN_PAGE', parameters: { url: server.url('meddled') } });
+    expect(open.success, open.error?.message).toBe(true);
+    expect(open.snapshot?.text).toMatch(/textbox "Password" \[ref=e\d+\]: ••••••/);
+    expect(JSON.stringify(open)).not.toContain('prefilled-Pa55');
+    await executor.closeSession(sessionId);
+  });
+
+  it('never shows part of a secret, nor a password value, in what a click reached', async () => {
+    const secret = 'correct-horse-battery-staple';
+    const sessionId = await executor.createSession({ secrets: { pass: secret } });
+    await executor.execute({ sessionId, action: 'OPEN_PAGE', parameters: { url: server.url('buttons') } });
+    const long = await executor.execute({ sessionId, action: 'CLICK_ELEMENT', parameters: { selector: '#long' } });
+    expect(long.data.clicked).toBe(`button "${'x'.repeat(45)}\${pass}"`);
+    expect(JSON.stringify(long)).not.toContain(secret.slice(0, 8));
+    const bare = await executor.execute({ sessionId, action: 'CLICK_ELEMENT', parameters: { selector: '#bare' } });
+    expect(bare.data.clicked).toBe('input[type=password]');
     await executor.closeSession(sessionId);
   });
 });

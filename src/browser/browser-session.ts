@@ -364,7 +364,7 @@ export function renderResult(
       : [`[${result.error?.code ?? 'BROWSER_ERROR'}] ${result.error?.message ?? ''}`]
     : [`${status} (${result.timing.durationMs} ms)`];
   // Brief: a line a field, a text as it is unless it would read as something else (quotes, blank ends, line breaks).
-  const plain = (v: string) => v !== '' && !/^["\s]|\s$|[\n\r]/.test(v);
+  const plain = (v: string) => v !== '' && !/^["\s]|\s$|[\n\r\u2028\u2029\u0085]/.test(v);
   const data = Object.entries(result.data).map(([k, v]) => `${k}: ${typeof v === 'string' && brief && plain(v) ? v : JSON.stringify(v)}`);
   if (data.length > 0) lines.push(...(brief ? data : [data.join(', ')]));
   // The snapshot's (or the changes') first line names the page; without either, a line does.

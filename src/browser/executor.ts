@@ -303,7 +303,7 @@ export class BrowserExecutor {
       }
       case 'CLICK_ELEMENT': {
         const target = await this.#locate(tab, text('selector'));
-        const element = await describeElement(target);
+        const element = await describeElement(target, tab.secrets);
         await target.click();
         await settle(tab.page, this.#timeout());
         return this.#withPage(tab, { clicked: element });
@@ -370,7 +370,7 @@ export class BrowserExecutor {
       return { data, ...(await this.#after(tab, opened)) };
     } catch (cause) {
       const e = pageError(cause, this.security.allowedDomains !== undefined);
-      return { data: { ...data, page: `not read (${e.code}: ${e.message}); GET_DOM reads it again` } };
+      return { data: { ...data, snapshot: `not read (${e.code}: ${e.message}); GET_DOM reads it again` } };
     }
   }
 
@@ -398,7 +398,7 @@ export class BrowserExecutor {
     const read = await readDocument(tab.documents, this.#timeout());
     const url = tab.page.url();
     const target = refTargets(read, { url, snapshot: id });
-    const entries = snapshotEntries(read.aria, { hide: read.passwords, ref: (r) => tab.refs.idFor(target(r)) });
+    const entries = snapshotEntries(read.aria, { hide: read.passwords ?? 'all', ref: (r) => tab.refs.idFor(target(r)) });
     return { id, document: read.document, entries, url, title: read.title };
   }
 

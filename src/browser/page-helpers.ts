@@ -55,30 +55,42 @@ export async function pageState(page: Page, timeout = 5_000): Promise<{ url: str
   return { url: page.url(), title: await within(page.title(), timeout, '') };
 }
 
-/** The element a command acted on, in a few words: its tag (an input's type too) and its name (`button "Buy"`). */
-export async function describeElement(target: Locator): Promise<string> {
-  return target
+/**
+ * The element a command acted on, in a few words: its tag (an input's type too) and its name
+ * (`button "Buy"`), secrets hidden before the name is cut to 60 characters (a cut first could
+ * leave part of one that no longer matches).
+ */
+export async function describeElement(target: Locator, secrets: Readonly<Record<string, string>>): Promise<string> {
+  // No named functions in the page function: a bundler's helpers for their names (esbuild's __name) are not in the page.
+  const seen = await target
     .evaluate((node) => {
       const el = node as unknown as DomElement & { labels?: ArrayLike<{ innerText?: string }> | null };
-      // The first that says something: an empty string (an input's innerText) is no name. A label is read to its first
-      // line (a select inside its label would bring every option along).
-      const firstLine = (text: string | null | undefined) => (text ?? '').trim().split('\n')[0]?.trim() ?? '';
+      const type = el.tagName === 'INPUT' ? (el.getAttribute('type') ?? 'text').toLowerCase() : null;
       const control = ['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName);
-      const name =
-        [
-          el.getAttribute('aria-label'),
-          el.labels?.[0]?.innerText,
-          control ? undefined : el.innerText,
-          el.tagName === 'INPUT' ? el.getAttribute('value') : undefined,
-          el.getAttribute('title'),
-          el.getAttribute('placeholder'),
-        ]
-          .map(firstLine)
-          .find((n) => n !== '') ?? '';
-      const type = el.tagName === 'INPUT' ? el.getAttribute('type') : null;
-      return `${el.tagName.toLowerCase()}${type === null ? '' : `[type=${type}]`}${name === '' ? '' : ` "${name.slice(0, 60)}"`}`;
+      // The first that says something (an input's innerText is ''), read to its first line: a select inside its label
+      // would bring every option along. A password field's value is never a name.
+      const names = [
+        el.getAttribute('aria-label'),
+        el.labels?.[0]?.innerText,
+        control ? undefined : el.innerText,
+        type !== null && type !== 'password' && type !== 'hidden' ? el.getAttribute('value') : undefined,
+        el.getAttribute('title'),
+        el.getAttribute('placeholder'),
+      ].map((text) => (text ?? '').trim().split('\n')[0]?.trim() ?? '');
+      return { tag: el.tagName.toLowerCase(), type, name: names.find((n) => n !== '') ?? '' };
     })
-    .catch(() => 'element');
+    .catch(() => undefined);
+  if (seen === undefined) return 'element';
+  const name = redactSecrets(seen.name, secrets);
+  const shown = name.length > 60 ? `${headOf(name, 59)}…` : name;
+  return `${seen.tag}${seen.type === null ? '' : `[type=${seen.type}]`}${shown === '' ? '' : ` "${shown}"`}`;
+}
+
+/** The first `n` UTF-16 units of a text, one fewer when the last would be half of a character (an emoji's). */
+export function headOf(text: string, n: number): string {
+  const end = Math.max(0, n);
+  const last = text.charCodeAt(end - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 }
 
 /** Every string in a value (keys stay as they are) with the secrets hidden. */

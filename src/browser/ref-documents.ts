@@ -22,12 +22,16 @@ export class TabDocuments {
   readonly #ids = new WeakMap<Frame, number>();
   readonly #navigations = new WeakMap<Frame, number>();
   #nextId = 1;
+  #crashed = false;
 
   private constructor(page: Page, cdp: CDPSession) {
     this.#page = page;
     this.#cdp = cdp;
     page.on('framenavigated', (frame) => {
       if (frame !== page.mainFrame()) this.#navigations.set(frame, (this.#navigations.get(frame) ?? 0) + 1);
+    });
+    page.on('crash', () => {
+      this.#crashed = true;
     });
   }
 
@@ -36,16 +40,37 @@ export class TabDocuments {
   }
 
   /**
-   * The main frame's document now: new for each document the tab loads, kept across #anchors and history.pushState.
-   * Undefined when the tab does not answer in time (a page whose script never yields holds the answer back) or is closing.
+   * The main frame now: its document (new for each document the tab loads, kept across #anchors and
+   * history.pushState) and its frame id. Undefined when the tab does not answer in time (a page whose script never
+   * yields holds the answer back), has crashed or is closing.
    */
-  async main(timeout: number): Promise<string | undefined> {
-    const tree = this.#cdp.send('Page.getFrameTree') as Promise<{ frameTree: { frame: { loaderId: string } } }>;
+  async main(timeout: number): Promise<{ document: string; frameId: string } | undefined> {
+    if (this.#crashed || this.#page.isClosed()) return undefined;
+    const tree = this.#cdp.send('Page.getFrameTree') as Promise<{ frameTree: { frame: { id: string; loaderId: string } } }>;
     return within(
-      tree.then((t) => t.frameTree.frame.loaderId),
+      tree.then((t) => ({ document: t.frameTree.frame.loaderId, frameId: t.frameTree.frame.id })),
       timeout,
       undefined,
     );
+  }
+
+  /**
+   * The document's title and its password fields' values, read in a world of Golem's own (the page's script cannot
+   * change what Array, String or querySelectorAll do there); undefined when they cannot be read.
+   */
+  async facts(frameId: string, timeout: number): Promise<{ title: string; passwords: string[] } | undefined> {
+    const read = (async () => {
+      const { executionContextId } = (await this.#cdp.send('Page.createIsolatedWorld', { frameId, worldName: 'golem-facts' })) as {
+        executionContextId: number;
+      };
+      const { result } = (await this.#cdp.send('Runtime.evaluate', {
+        expression: `({ title: String(document.title), passwords: Array.from(document.querySelectorAll('input[type=password]'), (e) => String(e.value)) })`,
+        contextId: executionContextId,
+        returnByValue: true,
+      })) as { result: { value?: { title: string; passwords: string[] } } };
+      return result.value;
+    })();
+    return within(read, timeout, undefined);
   }
 
   /** An iframe's document now: which frame, and how many times it has navigated. */
@@ -58,9 +83,10 @@ export class TabDocuments {
     return `${id}.${this.#navigations.get(frame) ?? 0}`;
   }
 
-  /** The document of the iframe an element of the page is, or undefined when it is none (or is gone). */
+  /** The document of the iframe an element of the page is, or undefined when it is none or is gone (not waited for). */
   async frameOf(iframe: Locator): Promise<Frame | undefined> {
-    const handle = await iframe.elementHandle({ timeout: 1_000 }).catch(() => null);
+    if ((await iframe.count().catch(() => 0)) !== 1) return undefined;
+    const handle = await iframe.elementHandle({ timeout: 500 }).catch(() => null);
     const frame = (await handle?.contentFrame().catch(() => null)) ?? undefined;
     await handle?.dispose().catch(() => undefined);
     return frame;
@@ -77,41 +103,38 @@ export interface DocumentSnapshot {
   document: string;
   /** The document of each iframe the snapshot shows, by the iframe's Playwright ref ('-' when it navigated meanwhile). */
   frames: ReadonlyMap<string, string>;
-  /** The document's title and its password fields' values (to show as dots). */
+  /** The document's title, and its password fields' values (to show as dots); undefined when they could not be read. */
   title: string;
-  passwords: string[];
+  passwords: string[] | undefined;
 }
 
-/** The document's title and password fields' values, in one round trip. Page script can change what these say, not what they are of. */
-async function factsOf(page: Page, timeout: number): Promise<{ title: string; passwords: string[] }> {
-  const facts = page.evaluate(() => {
-    const d = (globalThis as unknown as { document: { title: string; querySelectorAll(s: string): ArrayLike<{ value?: string }> } }).document;
-    return { title: String(d.title), passwords: Array.from(d.querySelectorAll('input[type=password]'), (e) => String(e.value ?? '')) };
-  });
-  return within(facts, timeout, { title: '', passwords: [] });
-}
+const unanswered = (timeout: number) =>
+  new GolemError('BROWSER_TIMEOUT', `the page did not answer in ${timeout} ms (a script that never yields, or a crashed tab); GET_DOM tries again`);
 
 /**
  * The page's aria snapshot, of one main document for certain: a navigation that commits while it is read (before its
- * DOMContentLoaded, say) is seen, and the snapshot read again of the new document. Each iframe it shows is tied to its
- * document then (one round trip an iframe).
+ * DOMContentLoaded, say) is seen, and the snapshot read again of the new document. A page that does not answer fails at
+ * once: waiting for it again would only multiply the wait. Each iframe it shows is tied to its document then.
  */
 export async function readDocument(documents: TabDocuments, timeout: number): Promise<DocumentSnapshot> {
   const page = documents.page;
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const before = await documents.main(timeout);
+    if (before === undefined) throw unanswered(timeout);
     const framesBefore = new Map(page.frames().map((f) => [f, documents.frame(f)]));
     let aria: string | undefined;
     try {
       aria = await page.ariaSnapshot({ mode: 'ai' });
     } catch (cause) {
-      // A document torn down under the read (a navigation): read the next one, unless it keeps happening.
-      if (attempt === ATTEMPTS) throw cause;
+      // A document torn down under the read (a navigation): read the next one, unless it keeps happening. A timeout is
+      // a page that does not answer.
+      if (attempt === ATTEMPTS || (cause as Error)?.name === 'TimeoutError') throw cause;
     }
     const after = await documents.main(timeout);
-    if (aria !== undefined && before !== undefined && before === after) {
-      const [facts, frames] = await Promise.all([factsOf(page, timeout), framesOf(documents, aria, framesBefore)]);
-      return { aria, document: after, frames, ...facts };
+    if (after === undefined) throw unanswered(timeout);
+    if (aria !== undefined && before.document === after.document) {
+      const [facts, frames] = await Promise.all([documents.facts(after.frameId, timeout), framesOf(documents, aria, framesBefore)]);
+      return { aria, document: after.document, frames, title: facts?.title ?? '', passwords: facts?.passwords };
     }
     await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
   }
@@ -128,13 +151,15 @@ async function framesOf(documents: TabDocuments, aria: string, before: ReadonlyM
     }
   };
   walk(parseAriaSnapshot(aria));
-  const out = new Map<string, string>();
-  for (const ref of iframes) {
-    const frame = await documents.frameOf(documents.page.locator(`aria-ref=${ref}`));
-    const now = frame === undefined ? undefined : documents.frame(frame);
-    out.set(ref, now !== undefined && before.get(frame as Frame) === now ? now : '-');
-  }
-  return out;
+  // All at once: a page of many iframes (ads, embeds) pays one round trip, not one an iframe.
+  const found = await Promise.all(iframes.map((ref) => documents.frameOf(documents.page.locator(`aria-ref=${ref}`))));
+  return new Map(
+    iframes.map((ref, i) => {
+      const frame = found[i];
+      const now = frame === undefined ? undefined : documents.frame(frame);
+      return [ref, now !== undefined && before.get(frame as Frame) === now ? now : '-'];
+    }),
+  );
 }
 
 /** Where the snapshot shows a ref: its role, name, and the iframe it is inside of (its Playwright ref), if any. */
@@ -194,8 +219,8 @@ export async function locateRef(tab: { documents: TabDocuments; refs: RefTable }
   const again = 'Use GET_DOM for a fresh snapshot and RETRY with its refs';
   const page = tab.documents.page;
   const now = await tab.documents.main(timeout);
-  if (now === undefined) throw new GolemError('BROWSER_TIMEOUT', `the page did not answer in ${timeout} ms; try again, or GET_DOM once it does`, details);
-  if (target.document !== now)
+  if (now === undefined) throw unanswered(timeout);
+  if (target.document !== now.document)
     throw new GolemError(
       'SNAPSHOT_STALE',
       `snapshot ${target.snapshot} was taken of an earlier page (${target.url}), the one ${ref} is on; the page has changed since. ${again}`,

@@ -6,6 +6,7 @@
  */
 import { redactSecrets } from '../protocol/interpolation.js';
 import type { Entry } from './snapshot-layout.js';
+import { headOf } from './page-helpers.js';
 import { redactEntries } from './snapshot.js';
 
 /** What an action's result carries instead of a whole snapshot when the page stayed the same document. */
@@ -87,7 +88,7 @@ export function diffSnapshots(unredactedBefore: readonly Entry[], unredactedAfte
       const container = after[entry.parent];
       const where =
         top === i && container !== undefined && !(added.has(i - 1) && (after[i - 1] as Entry).parent === entry.parent)
-          ? ` (in ${container.text.length > 50 ? `${container.text.slice(0, 50)}…` : container.text})`
+          ? ` (in ${container.text.length > 50 ? `${headOf(container.text, 50)}…` : container.text})`
           : '';
       lines.push(`+ ${'  '.repeat(entry.depth - (after[top] as Entry).depth)}${entry.text}${where}`);
     } else if (previous.text !== entry.text) {

@@ -6,6 +6,7 @@
  * the snapshot says what was left out and how to see it.
  */
 import { redactSecrets } from '../protocol/interpolation.js';
+import { headOf } from './page-helpers.js';
 import { parseAriaSnapshot } from './aria-tree.js';
 import { layout, type Entry } from './snapshot-layout.js';
 
@@ -38,8 +39,8 @@ export interface CompactOptions {
   /** Token budget for the whole text (default 2,000). */
   budget?: number;
   countTokens?: (text: string) => number;
-  /** Values to hide wherever they appear (password fields' values). */
-  hide?: readonly string[];
+  /** Field values to show as dots (password fields' values); 'all' when they could not be read (every field's, then). */
+  hide?: readonly string[] | 'all';
   /** Secrets, hidden as ${name}. */
   secrets?: Readonly<Record<string, string>>;
   /** The ref shown for Playwright's (default: Playwright's own). */
@@ -62,8 +63,9 @@ export function compactSnapshot(aria: string, options: CompactOptions): PageSnap
 
 /** The snapshot's lines, before any budget. */
 export function snapshotEntries(aria: string, options: Pick<CompactOptions, 'hide' | 'ref'>): Entry[] {
-  const hidden = new Set((options.hide ?? []).filter((v) => v !== ''));
-  return layout(parseAriaSnapshot(aria), { ref: options.ref ?? ((r) => r), hidden: (value) => hidden.has(value) });
+  const hide = options.hide ?? [];
+  const hidden = new Set(hide === 'all' ? [] : hide.filter((v) => v !== ''));
+  return layout(parseAriaSnapshot(aria), { ref: options.ref ?? ((r) => r), hidden: (value) => hide === 'all' || hidden.has(value) });
 }
 
 /**
@@ -159,13 +161,6 @@ function fitPages(
 /** Text cut to `max` characters, an ellipsis at the cut. */
 function cut(text: string, max: number): string {
   return text.length <= max ? text : `${headOf(text, max - 1)}…`;
-}
-
-/** The first `n` UTF-16 units of a text, one fewer when the last would be half of a character (an emoji's). */
-export function headOf(text: string, n: number): string {
-  const end = Math.max(0, n);
-  const last = text.charCodeAt(end - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 }
 
 /** A line cut to `max` tokens, an ellipsis at the cut. */

@@ -45,7 +45,7 @@ export const BROWSER_COMMAND_DESCRIPTIONS: Record<CommandAction, string> = {
   CLICK_ELEMENT:
     'Click "ref=e7" (the element shown [ref=e7]) or a CSS selector; click a checkbox or radio button to change it. Answers with the lines changed since the last snapshot (+ added, ~ changed, as now, - removed; the others are as they were), or a snapshot after a page load.',
   INPUT_TEXT: "Replace a field's text, or pick a select's option by label; selector and answer as CLICK_ELEMENT.",
-  SAVE_VARIABLE: "Save an element's text or a field's value as variableName; ${that name} in a later url or text is replaced by it.",
+  SAVE_VARIABLE: "Save an element's text or a field's value as variableName (say price); ${price} in a later url or text is replaced by it.",
   GET_DOM: 'The page as a snapshot, repeated items a line each; "query": only the lines with all its words.',
 };
 
