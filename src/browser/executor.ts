@@ -358,10 +358,6 @@ export class BrowserExecutor {
   }
 
   /**
-   * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
-   * else (a new document, no snapshot yet, lines that moved, or changes no shorter than the page) a whole snapshot.
-   */
-  /**
    * An action's result with the page after it. A page that cannot be read now (it keeps loading documents, say) does not
    * make the action that ran a failure, or a model told to RETRY would click twice: the result says the page was not read.
    */
@@ -374,6 +370,10 @@ export class BrowserExecutor {
     }
   }
 
+  /**
+   * The page after an action: what changed since the previous snapshot when the page is still the document it was of,
+   * else (a new document, no snapshot yet, lines that moved, or changes no shorter than the page) a whole snapshot.
+   */
   async #after(tab: Tab, opened?: string): Promise<{ snapshot: PageSnapshot } | { changes: SnapshotChanges }> {
     const previous = tab.last;
     const read = await this.#read(tab);
