@@ -130,10 +130,12 @@ export async function readDocument(documents: TabDocuments, timeout: number): Pr
       // a page that does not answer.
       if (attempt === ATTEMPTS || (cause as Error)?.name === 'TimeoutError') throw cause;
     }
+    // The password fields are read before the second look: when it finds the same document, they are of it too.
+    const facts = aria === undefined ? undefined : await documents.facts(before.frameId, timeout);
     const after = await documents.main(timeout);
     if (after === undefined) throw unanswered(timeout);
     if (aria !== undefined && before.document === after.document) {
-      const [facts, frames] = await Promise.all([documents.facts(after.frameId, timeout), framesOf(documents, aria, framesBefore)]);
+      const frames = await framesOf(documents, aria, framesBefore);
       return { aria, document: after.document, frames, title: facts?.title ?? '', passwords: facts?.passwords };
     }
     await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
