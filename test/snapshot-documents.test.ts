@@ -78,6 +78,26 @@ const logOf = (page: Page): Promise<string> =>
     () => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('log').textContent,
   );
 
+/** A fresh browser session: its id, a command runner, its page and what its #log says. */
+async function openTab() {
+  const sessionId = await executor.createSession();
+  const page = executor.page(sessionId);
+  const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+  return { sessionId, page, run, log: () => logOf(page) };
+}
+
+/** Loads /inner?doc=<doc> into the page's iframe `selector`, and waits for its button. */
+async function loadFrame(page: Page, selector: string, doc: string): Promise<void> {
+  await page.evaluate(
+    ([s, d]) => {
+      (globalThis as unknown as { document: { querySelector(q: string): { src: string } } }).document.querySelector(s as string).src =
+        `/inner?doc=${d as string}`;
+    },
+    [selector, doc],
+  );
+  await page.frameLocator(selector).getByText(`${doc} A`).waitFor();
+}
+
 /** The ref on the first line matching `line`. */
 const refOf = (text: string | undefined, line: RegExp): string => {
   const found = (text ?? '').split('\n').find((l) => line.test(l));
@@ -88,10 +108,7 @@ const refOf = (text: string | undefined, line: RegExp): string => {
 
 describe('refs and documents', () => {
   it('refuses a ref of an iframe document since replaced, gives the new one new refs, and keeps the main frame refs', async () => {
-    const sessionId = await executor.createSession();
-    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
-    const page = executor.page(sessionId);
-    const log = () => logOf(page);
+    const { sessionId, run, page, log } = await openTab();
     // Not the first page of the tab: Playwright's refs of the main frame's later documents start with `f` too.
     await run('OPEN_PAGE', { url: `${base}/plain` });
     await run('OPEN_PAGE', { url: `${base}/host` });
@@ -100,10 +117,7 @@ describe('refs and documents', () => {
     const old = refOf(before.snapshot?.text, /button "Old A"/);
     const host = refOf(before.snapshot?.text, /button "Host button"/);
 
-    await page.evaluate(() => {
-      (globalThis as unknown as { document: { querySelector(s: string): { src: string } } }).document.querySelector('iframe').src = '/inner?doc=New';
-    });
-    await page.frameLocator('iframe').getByText('New A').waitFor();
+    await loadFrame(page, 'iframe', 'New');
     const after = await run('GET_DOM', {});
     const fresh = refOf(after.snapshot?.text, /button "New A"/);
 
@@ -119,22 +133,16 @@ describe('refs and documents', () => {
   });
 
   it('keeps the refs of one iframe when another navigates (an ad that rotates), and refuses only the navigated one', async () => {
-    const sessionId = await executor.createSession();
-    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
-    const page = executor.page(sessionId);
+    const { sessionId, run, page, log } = await openTab();
     await run('OPEN_PAGE', { url: `${base}/two-frames` });
     await page.frameLocator('#pay').getByText('Pay A').waitFor();
     await page.frameLocator('#ad').getByText('Ad1 A').waitFor();
     const shot = await run('GET_DOM', {});
     const pay = refOf(shot.snapshot?.text, /button "Pay A"/);
     const ad = refOf(shot.snapshot?.text, /button "Ad1 A"/);
-    await page.evaluate(() => {
-      (globalThis as unknown as { document: { querySelector(s: string): { src: string } } }).document.querySelector('#ad').src = '/inner?doc=Ad2';
-    });
-    await page.frameLocator('#ad').getByText('Ad2 A').waitFor();
+    await loadFrame(page, '#ad', 'Ad2');
     // A snapshot of the new ad first: Playwright's refs of that document then exist, and one may be the old ref's twin.
     await run('GET_DOM', {});
-    const log = () => logOf(page);
     const staleAd = await run('CLICK_ELEMENT', { selector: `ref=${ad}` });
     expect({ success: staleAd.success, code: staleAd.error?.code, log: await log() }).toEqual({ success: false, code: 'SNAPSHOT_STALE', log: 'none' });
     expect(await run('CLICK_ELEMENT', { selector: `ref=${pay}` })).toMatchObject({ success: true });
@@ -143,8 +151,7 @@ describe('refs and documents', () => {
   });
 
   it('tells documents apart on pages that replace or fake window.performance', async () => {
-    const sessionId = await executor.createSession();
-    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const { sessionId, run } = await openTab();
     const first = await run('OPEN_PAGE', { url: `${base}/no-performance` });
     expect(first.success, first.error?.message).toBe(true);
     const old = refOf(first.snapshot?.text, /button "First doc"/);
@@ -171,10 +178,7 @@ describe('refs and documents', () => {
   });
 
   it('credits a snapshot taken before the new document finished loading to that document', async () => {
-    const sessionId = await executor.createSession();
-    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
-    const page = executor.page(sessionId);
-    const log = () => logOf(page);
+    const { sessionId, run, page, log } = await openTab();
     const open = await run('OPEN_PAGE', { url: `${base}/start` });
     const stay = refOf(open.snapshot?.text, /button "Stay here"/);
     // The click commits the navigation; the result is read before DOMContentLoaded (the server holds the rest).
@@ -202,8 +206,7 @@ describe('refs and documents', () => {
   });
 
   it("diffs the model's next action from the last snapshot the model was shown, not one taken for someone else", async () => {
-    const sessionId = await executor.createSession();
-    const run = (action: string, parameters: Record<string, string>) => executor.execute({ sessionId, action, parameters });
+    const { sessionId, run } = await openTab();
     await run('OPEN_PAGE', { url: `${base}/counter` });
     const shown = await run('GET_DOM', {});
     // The page changes on its own; a human (or the UI) looks at it.
