@@ -5,6 +5,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { GolemError } from '../core/errors.js';
+import { headOf } from '../core/text.js';
 import { redactSecrets } from '../protocol/interpolation.js';
 import type { SecurityPolicy } from '../protocol/types.js';
 
@@ -84,13 +85,6 @@ export async function describeElement(target: Locator, secrets: Readonly<Record<
   const name = redactSecrets(seen.name, secrets);
   const shown = name.length > 60 ? `${headOf(name, 59)}…` : name;
   return `${seen.tag}${seen.type === null ? '' : `[type=${seen.type}]`}${shown === '' ? '' : ` "${shown}"`}`;
-}
-
-/** The first `n` UTF-16 units of a text, one fewer when the last would be half of a character (an emoji's). */
-export function headOf(text: string, n: number): string {
-  const end = Math.max(0, n);
-  const last = text.charCodeAt(end - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 }
 
 /** Every string in a value (keys stay as they are) with the secrets hidden. */

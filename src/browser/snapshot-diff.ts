@@ -6,7 +6,7 @@
  */
 import { redactSecrets } from '../protocol/interpolation.js';
 import type { Entry } from './snapshot-layout.js';
-import { headOf } from './page-helpers.js';
+import { headOf } from '../core/text.js';
 import { redactEntries } from './snapshot.js';
 
 /** What an action's result carries instead of a whole snapshot when the page stayed the same document. */

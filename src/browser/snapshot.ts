@@ -6,7 +6,7 @@
  * the snapshot says what was left out and how to see it.
  */
 import { redactSecrets } from '../protocol/interpolation.js';
-import { headOf } from './page-helpers.js';
+import { headOf } from '../core/text.js';
 import { parseAriaSnapshot } from './aria-tree.js';
 import { layout, type Entry } from './snapshot-layout.js';
 

@@ -4,6 +4,7 @@
  * `maxChars` characters, and every cut is named by its path. Pure: the value given is not changed.
  */
 import type { JsonValue } from '../core/blocks.js';
+import { headOf } from '../core/text.js';
 
 /** One cut: where (a dot path, list items by index: `state.runtime.rows`, `blocks.0.props.fields`), and what was left out. */
 export interface JsonCut {
@@ -49,7 +50,7 @@ function shrink(value: JsonValue, level: Level, path: string, depth: number, cut
   if (typeof value === 'string') {
     if (value.length <= level.text) return value;
     cuts.push({ path, what: `a text of ${count(value.length)} characters, its first ${count(level.text)} shown (ending in "…")` });
-    return `${cutText(value, level.text)}…`;
+    return `${headOf(value, level.text)}…`;
   }
   if (value === null || typeof value !== 'object') return value;
   const entries = Array.isArray(value) ? null : Object.entries(value);
@@ -67,12 +68,6 @@ function shrink(value: JsonValue, level: Level, path: string, depth: number, cut
   if (entries.length > level.keys) cuts.push({ path, what: `${kind}, its first ${count(level.keys)} shown` });
   // fromEntries defines own properties: a "__proto__" key stays a key.
   return Object.fromEntries(entries.slice(0, level.keys).map(([key, inner]) => [key, shrink(inner, level, join(path, key), depth + 1, cuts)]));
-}
-
-/** The first `length` characters, not ending inside a surrogate pair. */
-function cutText(text: string, length: number): string {
-  const code = text.charCodeAt(length - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
 }
 
 function join(path: string, key: string): string {
