@@ -398,7 +398,7 @@ export class BrowserExecutor {
     const read = await readDocument(tab.documents, this.#timeout());
     const url = tab.page.url();
     const target = refTargets(read, { url, snapshot: id });
-    const entries = snapshotEntries(read.aria, { hide: read.passwords ?? 'all', ref: (r) => tab.refs.idFor(target(r)) });
+    const entries = snapshotEntries(read.tree, { hide: read.passwords ?? 'all', ref: (r) => tab.refs.idFor(target(r)) });
     return { id, document: read.document, entries, url, title: read.title };
   }
 

@@ -23,6 +23,8 @@ export class TabDocuments {
   readonly #navigations = new WeakMap<Frame, number>();
   #nextId = 1;
   #crashed = false;
+  /** The facts' world in the main document it was made in. */
+  #world: { document: string; contextId: number } | undefined;
 
   private constructor(page: Page, cdp: CDPSession) {
     this.#page = page;
@@ -56,21 +58,28 @@ export class TabDocuments {
 
   /**
    * The document's title and its password fields' values, read in a world of Golem's own (the page's script cannot
-   * change what Array, String or querySelectorAll do there); undefined when they cannot be read.
+   * change what Array, String or querySelectorAll do there); undefined when they cannot be read. The world is made once a
+   * document: later reads of the same document go straight to it.
    */
-  async facts(frameId: string, timeout: number): Promise<{ title: string; passwords: string[] } | undefined> {
-    const read = (async () => {
-      const { executionContextId } = (await this.#cdp.send('Page.createIsolatedWorld', { frameId, worldName: 'golem-facts' })) as {
-        executionContextId: number;
-      };
+  async facts(main: { document: string; frameId: string }, timeout: number): Promise<{ title: string; passwords: string[] } | undefined> {
+    const read = async (fresh: boolean) => {
+      if (fresh || this.#world?.document !== main.document) {
+        const world = (await this.#cdp.send('Page.createIsolatedWorld', { frameId: main.frameId, worldName: 'golem-facts' })) as { executionContextId: number };
+        this.#world = { document: main.document, contextId: world.executionContextId };
+      }
       const { result } = (await this.#cdp.send('Runtime.evaluate', {
         expression: `({ title: String(document.title), passwords: Array.from(document.querySelectorAll('input[type=password]'), (e) => String(e.value)) })`,
-        contextId: executionContextId,
+        contextId: this.#world.contextId,
         returnByValue: true,
       })) as { result: { value?: { title: string; passwords: string[] } } };
       return result.value;
-    })();
-    return within(read, timeout, undefined);
+    };
+    // A world gone with its document (a navigation within the same load) is made again, once.
+    return within(
+      read(false).catch(() => read(true)),
+      timeout,
+      undefined,
+    );
   }
 
   /** An iframe's document now: which frame, and how many times it has navigated. */
@@ -99,7 +108,8 @@ export class TabDocuments {
 
 /** An aria snapshot with the documents it is of. */
 export interface DocumentSnapshot {
-  aria: string;
+  /** The aria snapshot, read into its tree once (the refs' documents and the lines are both drawn from it). */
+  tree: AriaNode[];
   document: string;
   /** The document of each iframe the snapshot shows, by the iframe's Playwright ref ('-' when it navigated meanwhile). */
   frames: ReadonlyMap<string, string>;
@@ -131,12 +141,13 @@ export async function readDocument(documents: TabDocuments, timeout: number): Pr
       if (attempt === ATTEMPTS || (cause as Error)?.name === 'TimeoutError') throw cause;
     }
     // The password fields are read before the second look: when it finds the same document, they are of it too.
-    const facts = aria === undefined ? undefined : await documents.facts(before.frameId, timeout);
+    const facts = aria === undefined ? undefined : await documents.facts(before, timeout);
     const after = await documents.main(timeout);
     if (after === undefined) throw unanswered(timeout);
     if (aria !== undefined && before.document === after.document) {
-      const frames = await framesOf(documents, aria, framesBefore);
-      return { aria, document: after.document, frames, title: facts?.title ?? '', passwords: facts?.passwords };
+      const tree = parseAriaSnapshot(aria);
+      const frames = await framesOf(documents, tree, framesBefore);
+      return { tree, document: after.document, frames, title: facts?.title ?? '', passwords: facts?.passwords };
     }
     await page.waitForLoadState('domcontentloaded', { timeout }).catch(() => undefined);
   }
@@ -144,7 +155,7 @@ export async function readDocument(documents: TabDocuments, timeout: number): Pr
 }
 
 /** Each iframe of the snapshot and its document, '-' for one that navigated while the snapshot was read. */
-async function framesOf(documents: TabDocuments, aria: string, before: ReadonlyMap<Frame, string>): Promise<Map<string, string>> {
+async function framesOf(documents: TabDocuments, tree: readonly AriaNode[], before: ReadonlyMap<Frame, string>): Promise<Map<string, string>> {
   const iframes: string[] = [];
   const walk = (nodes: readonly AriaNode[]): void => {
     for (const node of nodes) {
@@ -152,7 +163,7 @@ async function framesOf(documents: TabDocuments, aria: string, before: ReadonlyM
       walk(node.children);
     }
   };
-  walk(parseAriaSnapshot(aria));
+  walk(tree);
   // All at once: a page of many iframes (ads, embeds) pays one round trip, not one an iframe.
   const found = await Promise.all(iframes.map((ref) => documents.frameOf(documents.page.locator(`aria-ref=${ref}`))));
   return new Map(
@@ -171,7 +182,7 @@ interface Shown {
   iframe?: string;
 }
 
-function shownRefs(aria: string): Map<string, Shown> {
+function shownRefs(tree: readonly AriaNode[]): Map<string, Shown> {
   const shown = new Map<string, Shown>();
   const walk = (nodes: readonly AriaNode[], iframe: string | undefined): void => {
     for (const node of nodes) {
@@ -181,7 +192,7 @@ function shownRefs(aria: string): Map<string, Shown> {
       walk(node.children, node.role === 'iframe' ? (node.ref ?? '?') : iframe);
     }
   };
-  walk(parseAriaSnapshot(aria), undefined);
+  walk(tree, undefined);
   return shown;
 }
 
@@ -191,7 +202,7 @@ function shownRefs(aria: string): Map<string, Shown> {
  * document.)
  */
 export function refTargets(read: DocumentSnapshot, shot: { url: string; snapshot: string }): (playwrightRef: string) => RefTarget {
-  const shown = shownRefs(read.aria);
+  const shown = shownRefs(read.tree);
   return (playwrightRef) => {
     const where = shown.get(playwrightRef) ?? { role: 'element' };
     return {

@@ -7,7 +7,7 @@
  */
 import { redactSecrets } from '../protocol/interpolation.js';
 import { headOf } from '../core/text.js';
-import { parseAriaSnapshot } from './aria-tree.js';
+import { parseAriaSnapshot, type AriaNode } from './aria-tree.js';
 import { layout, type Entry } from './snapshot-layout.js';
 
 /** What GET_DOM returns. */
@@ -61,11 +61,14 @@ export function compactSnapshot(aria: string, options: CompactOptions): PageSnap
   return renderSnapshot(snapshotEntries(aria, options), options);
 }
 
-/** The snapshot's lines, before any budget. */
-export function snapshotEntries(aria: string, options: Pick<CompactOptions, 'hide' | 'ref'>): Entry[] {
+/** The snapshot's lines, before any budget, from the aria snapshot's text or the tree read from it. */
+export function snapshotEntries(aria: string | readonly AriaNode[], options: Pick<CompactOptions, 'hide' | 'ref'>): Entry[] {
   const hide = options.hide ?? [];
   const hidden = new Set(hide === 'all' ? [] : hide.filter((v) => v !== ''));
-  return layout(parseAriaSnapshot(aria), { ref: options.ref ?? ((r) => r), hidden: (value) => hide === 'all' || hidden.has(value) });
+  return layout(typeof aria === 'string' ? parseAriaSnapshot(aria) : aria, {
+    ref: options.ref ?? ((r) => r),
+    hidden: (value) => hide === 'all' || hidden.has(value),
+  });
 }
 
 /**
