@@ -535,14 +535,14 @@ describe('run_command', () => {
     expect(run.describe({ command: 'git push origin main' })).toEqual({
       type: 'command',
       description: 'git push origin main',
-      details: { command: 'git push origin main', cwd: '.' },
+      details: { command: 'git push origin main', cwd: '.', riskReason: 'pushes to a remote (git push)' },
       risk: 'high',
     });
     expect(run.describe({ command: 'npm test', cwd: 'pkg' })).toEqual({
       type: 'command',
       description: 'npm test',
-      details: { command: 'npm test', cwd: 'pkg' },
-      risk: 'low',
+      details: { command: 'npm test', cwd: 'pkg', riskReason: "runs the project's scripts or build (npm test)" },
+      risk: 'medium',
     });
     expect(run.grantKey({ command: '  npm test \n' })).toBe('npm test');
     expect(run.grantKey({ command: 'npm test', cwd: 'pkg' })).toBe('npm test');
@@ -572,9 +572,9 @@ describe('run_command', () => {
     ['git diff HEAD~1 -- src', 'low'],
     ['git log --oneline | head -20', 'low'],
     ['grep -rn "foo|bar" src', 'low'],
-    ['npm test', 'low'],
-    ['npm run test -- --reporter dot', 'low'],
-    ['CI=1 npm test 2>&1 | tail -50', 'low'],
+    ['npm test', 'medium'],
+    ['npm run test -- --reporter dot', 'medium'],
+    ['CI=1 npm test 2>&1 | tail -50', 'medium'],
     ['pwd', 'low'],
     ['echo hello', 'low'],
     ['ls missing 2>/dev/null', 'low'],
@@ -583,7 +583,8 @@ describe('run_command', () => {
     ['rm notes.txt', 'medium'],
     ['git commit -m "wip"', 'medium'],
     ['echo hi > notes.txt', 'medium'],
-    ['echo $(whoami)', 'medium'],
+    ['echo $(whoami)', 'low'],
+    ['foo --bar', 'unknown'],
     ['ls; touch x', 'medium'],
     ['find . -exec touch {} +', 'medium'],
     ['git branch -D old', 'medium'],

@@ -310,6 +310,15 @@ describe('TerminalAdapter approval', () => {
     expect(await second).toEqual({ approved: 'session' });
     expect(t.text()).toBe(`${APPROVAL_TEXT}${ASK}y\n\n[Approval Required] second\nRisk: low\n\n${ASK}s\n`);
   });
+
+  it('shows an unknown risk, and the reason the action gives for its risk, without its control characters', async () => {
+    const t = setup();
+    const details = { command: 'foo --bar', cwd: '.', riskReason: 'runs \x1b[2Jfoo, a program the rules do not know' };
+    const answer = t.adapter.requestApproval({ ...approval, description: 'foo --bar', details, risk: 'unknown', workerPath: [] });
+    t.type('y');
+    expect(await answer).toEqual({ approved: true });
+    expect(t.text()).toContain('Risk: unknown (runs [2Jfoo, a program the rules do not know)\n');
+  });
 });
 
 describe('TerminalAdapter streaming', () => {

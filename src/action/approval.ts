@@ -11,7 +11,11 @@ export interface WorkerInfo {
   task: string;
 }
 
-export type Risk = 'low' | 'medium' | 'high';
+/**
+ * How risky a call looks to the user: 'unknown' when the rules cannot tell (a program they do not
+ * know); ranked low < medium < unknown < high.
+ */
+export type Risk = 'low' | 'medium' | 'high' | 'unknown';
 
 /** A supervised action waiting for the user's yes (seed 003 section 5). */
 export interface ApprovalRequest {

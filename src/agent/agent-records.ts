@@ -68,7 +68,7 @@ export const ApprovalRecord = z.strictObject({
   type: z.enum(['tool_call', 'file_write', 'command']),
   description: z.string(),
   details: JsonValue,
-  risk: z.enum(['low', 'medium', 'high']),
+  risk: z.enum(['low', 'medium', 'high', 'unknown']),
   workerPath: z.array(WorkerInfoSchema),
   status: z.enum(['pending', 'approved', 'denied']),
   answer: z.enum(['yes', 'no', 'always', 'session']).nullable(),

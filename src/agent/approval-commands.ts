@@ -33,7 +33,7 @@ export const approvalRequest = defineCommand({
     type: z.enum(['tool_call', 'file_write', 'command']),
     description: z.string(),
     details: JsonValue,
-    risk: z.enum(['low', 'medium', 'high']),
+    risk: z.enum(['low', 'medium', 'high', 'unknown']),
     workerPath: z.array(WorkerInfoSchema).min(1),
   }),
   reduce(payload, ctx) {

@@ -120,7 +120,7 @@ export interface ApprovalView {
   type: 'tool_call' | 'file_write' | 'command';
   description: string;
   details: unknown;
-  risk: 'low' | 'medium' | 'high';
+  risk: 'low' | 'medium' | 'high' | 'unknown';
   /** [root, ..., the worker asking]. */
   workerPath: { id: string; depth: number; task: string }[];
   createdAt: string;

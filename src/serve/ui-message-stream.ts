@@ -23,7 +23,7 @@ export interface UIInstancePart {
 /** What Golem tells of an approval with its request: the part's `approval.descriptor` on the client. */
 export interface ApprovalDescriptor {
   description: string;
-  risk: 'low' | 'medium' | 'high';
+  risk: 'low' | 'medium' | 'high' | 'unknown';
   /** The workers from the root to the one whose call waits (a sub-worker's call pauses its root's run). */
   workerPath: WorkerInfo[];
 }

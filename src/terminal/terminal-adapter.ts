@@ -167,8 +167,9 @@ export class TerminalAdapter implements UIAdapter {
       screen.endAnswer();
       screen.blankLine();
       screen.write(`${screen.paint('yellow', screen.paint('bold', '[Approval Required]'))} ${sanitize(request.description)}\n`);
-      const riskStyle = request.risk === 'high' ? 'red' : request.risk === 'medium' ? 'yellow' : 'green';
-      screen.write(`Risk: ${screen.paint(riskStyle, request.risk)}\n`);
+      const riskStyle = RISK_STYLE[request.risk];
+      const why = riskReasonOf(request.details);
+      screen.write(`Risk: ${screen.paint(riskStyle, request.risk)}${why === undefined ? '' : ` (${sanitize(why)})`}\n`);
       if (request.workerPath.length > 0) {
         screen.write(`Path: ${request.workerPath.map((w) => taskSlug(w.task)).join(' → ')}\n`);
       }
@@ -370,4 +371,13 @@ function diffStyle(line: string): Style | undefined {
   if (line.startsWith('+')) return 'green';
   if (line.startsWith('-')) return 'red';
   return undefined;
+}
+
+/** The color of each risk; unknown has its own, since the rules could not judge it. */
+const RISK_STYLE: Record<ApprovalRequest['risk'], Style> = { low: 'green', medium: 'yellow', unknown: 'magenta', high: 'red' };
+
+/** The reason an action gave for its risk (run_command's `riskReason`), if its details carry one. */
+function riskReasonOf(details: unknown): string | undefined {
+  if (typeof details !== 'object' || details === null || !('riskReason' in details)) return undefined;
+  return typeof details.riskReason === 'string' ? details.riskReason : undefined;
 }

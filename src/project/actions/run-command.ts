@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineAction, type Action } from '../../action/action.js';
-import { commandRisk } from '../command-risk.js';
+import { assessCommand } from '../command-risk.js';
 import { runShell } from '../shell.js';
 import { folderOf, projectFiles } from './context-files.js';
 
@@ -13,7 +13,7 @@ export interface RunCommandOptions {
   maxOutputBytes: number;
 }
 
-/** run_command: runs a shell command in the project; supervised, its risk judged by `commandRisk`. */
+/** run_command: runs a shell command in the project; supervised, its risk judged by `assessCommand` (the reason shown with the call's details). */
 export function runCommandAction(options: RunCommandOptions): Action {
   const { shell, defaultTimeoutMs, maxOutputBytes } = options;
   return defineAction({
@@ -37,7 +37,10 @@ export function runCommandAction(options: RunCommandOptions): Action {
         : result.exitCode === 0
           ? undefined
           : `it exited with ${result.exitCode === null ? 'no code' : result.exitCode}`,
-    describe: ({ command, cwd }) => ({ type: 'command', description: command, details: { command, cwd: cwd ?? '.' }, risk: commandRisk(command) }),
+    describe: ({ command, cwd }) => {
+      const { risk, reason } = assessCommand(command);
+      return { type: 'command', description: command, details: { command, cwd: cwd ?? '.', riskReason: reason }, risk };
+    },
     grantKey: ({ command }) => command.trim(),
   });
 }
