@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { BlobRef, type JsonObject } from '../core/blocks.js';
 import { BLOCK_DATA } from './block-data.js';
 import { BLOCK_DATA_LIMITS as LIMIT, IMAGE_DATA_URL } from './block-data-keys.js';
-import { riskyPattern, VALUE_LIMITS } from './rules.js';
+import { compilePattern, PATTERN_MAX, PATTERN_SYNTAX, VALUE_LIMITS } from './rules.js';
 
 export type ComponentKind = 'input' | 'display';
 
@@ -34,25 +34,16 @@ export interface ComponentSpec {
 
 const Count = z.number().int().min(0).max(VALUE_LIMITS.items);
 const DateText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date, YYYY-MM-DD');
-/** A pattern the whole text must match; compiled once to be sure it is one. */
+/** A pattern the whole text must match, in RE2 syntax (linear time whatever the text); compiled once to be sure it is one. */
 const Pattern = z
   .string()
   .min(1)
-  .max(500)
-  .refine(
-    (p) => {
-      try {
-        new RegExp(p, 'u');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'pattern is a regular expression (JavaScript, u flag) the whole value must match' },
-  )
-  .refine((p) => !riskyPattern(p), {
-    message: 'the pattern repeats a group that repeats or has alternatives ((a+)+, (a|b)*): it can take exponential time; write it without',
-  });
+  .max(PATTERN_MAX)
+  .superRefine((p, ctx) => {
+    const compiled = compilePattern(p);
+    if (!compiled.ok) ctx.addIssue({ code: 'custom', message: `not RE2 syntax (${compiled.reason}); write it in ${PATTERN_SYNTAX}` });
+  })
+  .describe(`A regular expression the whole value must match: ${PATTERN_SYNTAX}`);
 const Tone = z.enum(['neutral', 'info', 'success', 'warning', 'danger']);
 export const TONES = Tone.options;
 /**

@@ -1,10 +1,11 @@
 /**
  * What a model-built UI does without a model round trip (docs/ui-catalog.md): `${state...}`
  * templates, visibility rules, the built-in fields' value checks (their shape, `required`,
- * `min`/`max`, `pattern`) and action handlers compiled to `patch_ui_state` patches. Pure and
- * without imports: the page (web/src) runs the same code before a click is sent, and the
- * server again when it arrives, so the two cannot disagree.
+ * `min`/`max`, `pattern`) and action handlers compiled to `patch_ui_state` patches. Pure, and
+ * importing only re2js (the patterns' engine): the page (web/src) runs the same code before a
+ * click is sent, and the server again when it arrives, so the two cannot disagree.
  */
+import { RE2JS } from 're2js';
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -22,13 +23,30 @@ export const HANDLER_PATH = /^state\.(params|runtime)\.([A-Za-z0-9_$-]+)$/;
 /** Keys no state value can have: they would reach an object's prototype. */
 export const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** The longest pattern a field takes. */
+export const PATTERN_MAX = 500;
+/** What a model is told of a field pattern's syntax. */
+export const PATTERN_SYNTAX = 'RE2 syntax, like ripgrep and Go (no lookahead, lookbehind or backreferences; \\d \\w \\b are ASCII, \\p{L} any letter)';
+
+/** Patterns compiled lately (the page and the server judge the same few fields again and again). */
+const compiled = new Map<string, RE2JS>();
+
 /**
- * A pattern that can take exponential time (a repeated group that itself repeats or has
- * alternatives, as in (a+)+ or (a|a)*): refused when written, never run. The page and the
- * server both test user text against the patterns they take.
+ * A field's pattern compiled with RE2 (re2js), which matches in time linear in the text
+ * whatever the pattern (no backtracking, so `(a+){30}` cannot freeze the page or the server);
+ * the reason when RE2 refuses it (lookaround and backreferences are not RE2 syntax).
  */
-export function riskyPattern(pattern: string): boolean {
-  return /\((?:[^()\\]|\\.)*(?:[*+|]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d*,)/.test(pattern);
+export function compilePattern(pattern: string): { ok: true; regex: RE2JS } | { ok: false; reason: string } {
+  const known = compiled.get(pattern);
+  if (known !== undefined) return { ok: true, regex: known };
+  try {
+    const regex = RE2JS.compile(pattern);
+    if (compiled.size >= 100) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(pattern, regex);
+    return { ok: true, regex };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message.replace(/^error parsing regexp: /, '') };
+  }
 }
 
 /** The value at a state path (undefined: none, or not a state path). */
@@ -189,14 +207,10 @@ export function valueProblem(field: RuleField, value: Json | undefined): string 
         ? `at most ${field.max} ${what}`
         : undefined;
   const pattern = (text: string, what: string) => {
-    if (field.pattern === undefined || riskyPattern(field.pattern)) return undefined;
-    let re: RegExp;
-    try {
-      re = new RegExp(`^(?:${field.pattern})$`, 'u');
-    } catch {
-      return undefined; // the engine refuses a pattern that does not compile
-    }
-    return re.test(text) ? undefined : `${what} does not match the pattern ${field.pattern}`;
+    if (field.pattern === undefined) return undefined;
+    const compiledPattern = compilePattern(field.pattern);
+    if (!compiledPattern.ok) return undefined; // the engine refuses a pattern that does not compile
+    return compiledPattern.regex.testExact(text) ? undefined : `${what} does not match the pattern ${field.pattern}`;
   };
   switch (field.type) {
     case 'text':

@@ -202,7 +202,7 @@ function patchUiStateDescription(catalog: UICatalog): string {
     catalog.describe(),
     'Templates: ${state.params.x} or ${state.runtime.x} in labels, descriptions, placeholders, titles, action labels and the value text of markdown, badge and code fields.',
     'visible (on a field, a block\'s props, an action): { path: "state.params.x", equals? | notEquals? | in? | truthy? }, or a list that must all hold.',
-    'Input fields take required (a checkbox or switch: it must be on), min/max and pattern where their type has them. A click on any action sends the values of every input field shown and checks their rules first, in the page and on the server: give a Cancel, or a button that only runs a handler, validate: false.',
+    'Input fields take required (a checkbox or switch: it must be on), min/max and pattern (RE2 syntax, the whole value must match) where their type has them. A click on any action sends the values of every input field shown and checks their rules first, in the page and on the server: give a Cancel, or a button that only runs a handler, validate: false.',
     'Fields of one key share one state value (state.params.{key} or state.runtime.{key}, as their block binds).',
     'Actions are buttons: { id, label, style: primary|secondary|danger, handler?, validate?, visible? }. An action with a handler ({ type: set, path, value } | { type: increment|decrement, path, by? } | { type: toggle, path } | { type: template, path, template }, or a list; path state.params.{key} or state.runtime.{key}) changes the state when clicked, without you; an action without one sends you the click and the form values.',
     'Layout: { type: single|column|row|grid|tabs, columns? (grid, 1-4) }; tabs show one block at a time, named by its title.',
