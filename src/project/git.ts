@@ -1,6 +1,7 @@
 /**
  * Git run as a program, never through a shell: in one place, with one environment that
- * cannot be redirected to another repository, and failures as GIT_ERROR.
+ * cannot be redirected to another repository, with nothing the repository's config names
+ * run (no fsmonitor, no hooks, no pager, no transport), and failures as GIT_ERROR.
  */
 import { spawn } from 'node:child_process';
 import { fail, GolemError } from '../core/errors.js';
@@ -26,6 +27,27 @@ const INHERITED_GIT_VARS = new Set([
   'GIT_COMMITTER_EMAIL',
 ]);
 
+/**
+ * Settings put before every command Golem runs, over whatever the repository's config
+ * (which a project, or a model that wrote into it, controls) says: run no fsmonitor
+ * program, no hook (reference-transaction and post-index-change fire on Golem's own
+ * update-ref and update-index), no pager, and reach no remote. Command-line settings win
+ * over every config file, `include.path` too.
+ */
+export const GIT_SAFETY = [
+  '--no-pager',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'core.quotePath=false',
+] as const;
+
 /** What a git command printed, and its exit code. */
 export interface GitResult {
   stdout: Buffer;
@@ -48,9 +70,12 @@ export class Git {
     return new Git(this.#cwd, { ...this.#env, ...env });
   }
 
-  /** Runs `git args`, feeding `input`; throws GIT_ERROR unless the exit code is allowed (0 by default). */
-  async exec(args: string[], options: { input?: Buffer | string; allow?: (code: number) => boolean } = {}): Promise<GitResult> {
-    const result = await runGit(['-c', 'core.quotePath=false', ...args], this.#cwd, this.#env, options.input);
+  /**
+   * Runs `git args` (after `GIT_SAFETY`), feeding `input`; throws GIT_ERROR unless the exit
+   * code is allowed (0 by default), or the signal's reason when it aborts the command.
+   */
+  async exec(args: string[], options: { input?: Buffer | string; allow?: (code: number) => boolean; signal?: AbortSignal } = {}): Promise<GitResult> {
+    const result = await runGit([...GIT_SAFETY, ...args], this.#cwd, this.#env, options.input, options.signal);
     if (!(options.allow ?? ((code) => code === 0))(result.code)) throw gitError(args, result);
     return result;
   }
@@ -69,15 +94,19 @@ export class Git {
   }
 }
 
-function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: Buffer | string | undefined): Promise<GitResult> {
+function runGit(args: string[], cwd: string, env: NodeJS.ProcessEnv, input: Buffer | string | undefined, signal: AbortSignal | undefined): Promise<GitResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], ...(signal !== undefined && { signal }) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error) =>
-      reject(new GolemError('GIT_ERROR', `could not run git: ${error.message}`, { cause: error, details: { command: commandLine(args) } })),
+      reject(
+        signal?.aborted === true && signal.reason instanceof Error
+          ? signal.reason
+          : new GolemError('GIT_ERROR', `could not run git: ${error.message}`, { cause: error, details: { command: commandLine(args) } }),
+      ),
     );
     child.on('close', (code) => resolvePromise({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? -1 }));
     // git may exit before reading all its input; its exit code says what went wrong.
@@ -100,7 +129,7 @@ function commandLine(args: string[]): string {
   return ['git', ...args].join(' ');
 }
 
-/** The environment git runs in: the process's, minus variables that redirect git, plus Golem as author. */
+/** The environment git runs in: the process's, minus variables that redirect git, plus Golem as author and no pager. */
 export function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (!INHERITED_GIT_VARS.has(key)) env[key] = value;
@@ -112,6 +141,8 @@ export function gitEnv(): NodeJS.ProcessEnv {
     GIT_COMMITTER_EMAIL: 'golem@localhost',
     GIT_LITERAL_PATHSPECS: '1',
     GIT_TERMINAL_PROMPT: '0',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
     LC_ALL: 'C',
   };
 }
