@@ -424,9 +424,9 @@ describe('confinement to the project', () => {
 
   it('refuses writes into .git', async () => {
     const { root } = setup();
-    await expect(call('write_file', { path: '.git/hooks/pre-commit', content: 'evil' }, disk(root))).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
+    await expect(call('write_file', { path: '.git/hooks/pre-commit', content: 'evil' }, disk(root))).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
     await expect(call('edit_file', { path: '.git/config', old_string: '[core]', new_string: '[evil]' }, disk(root))).rejects.toMatchObject({
-      code: 'PATH_OUTSIDE_PROJECT',
+      code: 'PATH_PROTECTED',
     });
     expect(existsSync(join(root, '.git/hooks/pre-commit'))).toBe(false);
     expect(read('.git/config')(root)).toBe('[core]\n');

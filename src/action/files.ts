@@ -19,9 +19,16 @@ export interface FileAccess {
   readonly kind: 'disk' | 'staged';
   /**
    * The path relative to the root, with '/' separators, after checking it stays inside
-   * the root (symbolic links included). Throws PATH_OUTSIDE_PROJECT.
+   * the root (symbolic links included). Throws PATH_OUTSIDE_PROJECT, and PATH_PROTECTED
+   * for a path in git's data or Golem's workspace.
    */
   relative(path: string): string;
+  /**
+   * Whether a project-relative path is not the project's (in `.git` or `.golem`, however
+   * spelled, or the workspace's own files kept elsewhere in the project): listings leave
+   * it out, and `relative` refuses it with PATH_PROTECTED.
+   */
+  hides?(rel: string): boolean;
   /** The file's bytes, or null when there is none. Throws PATH_OUTSIDE_PROJECT. */
   read(path: string): Promise<Buffer | null>;
   /** Writes (or, with null, deletes) a file. Throws PATH_OUTSIDE_PROJECT. */

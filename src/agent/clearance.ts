@@ -12,6 +12,7 @@ import type { Action } from '../action/action.js';
 import { recordsOf, type ClearanceRecord } from './agent-records.js';
 import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
 import { DiskFiles } from '../project/project-files.js';
+import { workspaceFiles } from './workspace-files.js';
 
 export interface ClearanceOptions {
   /** The actions a pending export may name (the user runs them by pushing). */
@@ -103,7 +104,7 @@ export class ClearanceApi {
     const root = item.metadata.root;
     if (typeof root !== 'string') throw fail('CORRUPT_RECORD', `clearance item ${item.id} does not say which project it belongs to`, { clearanceId: item.id });
     const shadowDir = typeof item.metadata.stagingDir === 'string' ? item.metadata.stagingDir : defaultStagingDir(root);
-    return GitStaging.open({ root, shadowDir });
+    return GitStaging.open({ root, shadowDir, hidden: workspaceFiles(this.#manager) });
   }
 
   async #runExport(item: ClearanceRecord, actions: readonly Action[]): Promise<string> {
@@ -114,7 +115,7 @@ export class ClearanceApi {
     const valid = action.validate(input);
     if (!valid.ok) throw valid.error;
     try {
-      const output = await action.run(valid.value, typeof root === 'string' ? { files: new DiskFiles(root) } : {});
+      const output = await action.run(valid.value, typeof root === 'string' ? { files: new DiskFiles(root, { hidden: workspaceFiles(this.#manager) }) } : {});
       return `The user ran it: ${JSON.stringify(output ?? null).slice(0, 2000)}`;
     } catch (error) {
       throw toGolemError(error);

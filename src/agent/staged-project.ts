@@ -15,6 +15,7 @@ import type { FileAccess } from '../action/files.js';
 import { defaultStagingDir, GitStaging, type StageRef } from '../project/git-staging.js';
 import { isBinary } from '../project/actions/context-files.js';
 import { DiskFiles } from '../project/project-files.js';
+import { workspaceFiles } from './workspace-files.js';
 
 /** Where the staging lives, and what it belongs to. */
 export interface StagedProjectScope {
@@ -30,13 +31,16 @@ export class StagedProject {
   readonly #manager: WorkspaceManager;
   readonly #root: string;
   readonly #stagingDir: string;
+  /** The workspace's own files and the shadow staging repository: not the project's files, wherever they are. */
+  readonly #hidden: string[];
   readonly #scope: StagedProjectScope;
 
   constructor(manager: WorkspaceManager, project: { root: string; stagingDir?: string }, scope: StagedProjectScope) {
     this.#manager = manager;
-    this.disk = new DiskFiles(project.root);
-    this.#root = project.root;
     this.#stagingDir = project.stagingDir ?? defaultStagingDir(project.root);
+    this.#hidden = [...workspaceFiles(manager), this.#stagingDir];
+    this.disk = new DiskFiles(project.root, { hidden: this.#hidden });
+    this.#root = project.root;
     this.#scope = scope;
   }
 
@@ -49,6 +53,7 @@ export class StagedProject {
       root: disk.root,
       kind: 'disk',
       relative: (path) => disk.relative(path),
+      hides: (rel) => disk.hides(rel),
       read: async (path) => (await this.#staging()).view(refOf(open), disk).read(path),
       write: async (path, content) => {
         // Writing a file with staged changes would put the unreviewed staged version on disk.
@@ -149,7 +154,7 @@ export class StagedProject {
   #staging(): Promise<GitStaging> {
     const shared = this.#scope.shared;
     if (shared.staging === undefined) {
-      const opening = GitStaging.open({ root: this.#root, shadowDir: this.#stagingDir });
+      const opening = GitStaging.open({ root: this.#root, shadowDir: this.#stagingDir, hidden: this.#hidden });
       shared.staging = opening;
       opening.catch(() => {
         if (shared.staging === opening) delete shared.staging; // try again next time

@@ -87,6 +87,7 @@ export const ERROR_CODES = {
   HOST_NOT_ALLOWED: { status: 403, meaning: 'the request names a host this server does not answer for (DNS rebinding)' },
   ORIGIN_NOT_ALLOWED: { status: 403, meaning: "the request comes from a page of another origin than the server's own" },
   PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
+  PATH_PROTECTED: { status: 403, meaning: "a path is in git's data (.git) or Golem's workspace (.golem), which project actions may not read or change" },
   FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },
   // MCP servers (golem/mcp)

@@ -314,9 +314,15 @@ describe('GitStaging in a git repository', () => {
     symlinkSync(outside, join(dir, 'link'));
     const staging = await open(dir);
     const view = staging.view(null, new DiskFiles(dir));
-    for (const path of ['../evil.txt', join(outside, 'evil.txt'), 'link/evil.txt', '.git/config', '.git/hooks/pre-commit']) {
-      expect((await failure(() => view.write(path, Buffer.from('x')))).code).toBe('PATH_OUTSIDE_PROJECT');
-      expect((await failure(() => staging.stage('item-1', null, changes({ [path]: 'x' }), 'Evil'))).code).toBe('PATH_OUTSIDE_PROJECT');
+    for (const [path, code] of [
+      ['../evil.txt', 'PATH_OUTSIDE_PROJECT'],
+      [join(outside, 'evil.txt'), 'PATH_OUTSIDE_PROJECT'],
+      ['link/evil.txt', 'PATH_OUTSIDE_PROJECT'],
+      ['.git/config', 'PATH_PROTECTED'],
+      ['.git/hooks/pre-commit', 'PATH_PROTECTED'],
+    ]) {
+      expect((await failure(() => view.write(path!, Buffer.from('x')))).code).toBe(code);
+      expect((await failure(() => staging.stage('item-1', null, changes({ [path!]: 'x' }), 'Evil'))).code).toBe(code);
     }
     expect((await failure(() => view.read('../evil.txt'))).code).toBe('PATH_OUTSIDE_PROJECT');
     expect(view.changes()).toEqual([]);

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fail } from '../core/errors.js';
 import type { FileAccess, FileChange } from '../action/files.js';
 import { Git, gitEnv, gitError } from './git.js';
-import { DiskFiles, writablePath } from './project-files.js';
+import { DiskFiles } from './project-files.js';
 import { StagedView, type StagingView } from './staged-view.js';
 
 export type { StagingView } from './staged-view.js';
@@ -38,6 +38,8 @@ export interface GitStagingOptions {
   root: string;
   /** Where to keep a bare shadow repository when the project is not in a git repository. */
   shadowDir: string;
+  /** The workspace's own files inside the project, never staged nor written (see `DiskFilesOptions.hidden`); the shadow repository is hidden too. */
+  hidden?: readonly string[];
 }
 
 /** A tree entry: file mode and blob id. */
@@ -74,12 +76,12 @@ export class GitStaging {
   readonly #prefix: string;
   readonly #disk: DiskFiles;
 
-  private constructor(root: string, mode: 'repository' | 'shadow', git: Git, prefix: string) {
+  private constructor(root: string, mode: 'repository' | 'shadow', git: Git, prefix: string, hidden: readonly string[]) {
     this.root = root;
     this.mode = mode;
     this.#git = git;
     this.#prefix = prefix;
-    this.#disk = new DiskFiles(root);
+    this.#disk = new DiskFiles(root, { hidden });
   }
 
   /**
@@ -89,17 +91,18 @@ export class GitStaging {
    */
   static async open(options: GitStagingOptions): Promise<GitStaging> {
     const root = realDirectory(options.root);
+    const hidden = [...(options.hidden ?? []), options.shadowDir];
     const env = gitEnv();
     const probe = await new Git(root, env).exec(['rev-parse', '--is-inside-work-tree'], { allow: () => true });
     if (probe.code === 0 && probe.stdout.toString('utf8').trim() === 'true') {
       const [gitDir = '', top = '', prefix = ''] = await new Git(root, env).lines(['rev-parse', '--absolute-git-dir', '--show-toplevel', '--show-prefix']);
-      return new GitStaging(root, 'repository', new Git(top, { ...env, GIT_DIR: gitDir }), prefix);
+      return new GitStaging(root, 'repository', new Git(top, { ...env, GIT_DIR: gitDir }), prefix, hidden);
     }
     if (probe.code !== 0 && !/not a git repository/i.test(probe.stderr)) throw gitError(['rev-parse', '--is-inside-work-tree'], probe);
     const shadow = resolve(options.shadowDir);
     await mkdir(shadow, { recursive: true });
     await new Git(shadow, env).exec(['init', '--bare', '-q', '--initial-branch=main', shadow]);
-    return new GitStaging(root, 'shadow', new Git(shadow, { ...env, GIT_DIR: shadow }), '');
+    return new GitStaging(root, 'shadow', new Git(shadow, { ...env, GIT_DIR: shadow }), '', hidden);
   }
 
   /**
@@ -162,7 +165,7 @@ export class GitStaging {
     checkRef(ref);
     const plans: Plan[] = [];
     for (const path of ref.files) {
-      writablePath(this.root, path);
+      this.#disk.writable(path);
       plans.push(await this.#plan(ref, path, await this.#disk.read(path)));
     }
     const conflicts = plans.filter((p) => p.action === 'conflict').map((p) => p.path);
@@ -253,7 +256,7 @@ export class GitStaging {
     if (!Array.isArray(changes)) throw fail('INVALID_ARGUMENT', 'changes must be a list', {});
     const out = new Map<string, Buffer | null>();
     for (const change of changes) {
-      const path = writablePath(this.root, change.path);
+      const path = this.#disk.writable(change.path);
       if (change.content !== null && !Buffer.isBuffer(change.content))
         throw fail('INVALID_ARGUMENT', `the content of "${path}" must be a Buffer or null`, { path });
       out.set(path, change.content);

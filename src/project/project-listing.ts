@@ -1,29 +1,39 @@
 /**
  * The files of a project under a folder: git's view in a repository (tracked, and
- * untracked but not ignored), a walk of the folder elsewhere.
+ * untracked but not ignored), a walk of the folder elsewhere. Never git's data nor
+ * Golem's workspace (`.git`, `.golem` however spelled, at any depth), nor what the
+ * caller hides.
  */
-import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { Git, gitEnv } from './git.js';
+import { protectedPart } from './protected-paths.js';
 
 /** The most files a walk outside git considers. */
 export const WALK_CAP = 50_000;
-/** Never listed nor searched when walking a folder: git's data, Golem's workspace, dependencies. */
-const SKIPPED_FOLDERS = new Set(['.git', '.golem', 'node_modules']);
+/** Never listed nor searched when walking a folder: dependencies. */
+const SKIPPED_FOLDERS = new Set(['node_modules']);
 
-const run = promisify(execFile);
-
-/** The project's files under `folder` (project-relative, sorted): git's view in a repository, a walk elsewhere. */
-export async function listProject(root: string, folder: string, signal: AbortSignal | undefined): Promise<{ paths: string[]; incomplete: boolean }> {
+/**
+ * The project's files under `folder` (project-relative, sorted): git's view in a repository,
+ * a walk elsewhere; without what is in `.git` or `.golem`, nor what `hides` says is not the project's.
+ */
+export async function listProject(
+  root: string,
+  folder: string,
+  signal: AbortSignal | undefined,
+  hides: (rel: string) => boolean = () => false,
+): Promise<{ paths: string[]; incomplete: boolean }> {
+  const skipped = (rel: string) => protectedPart(rel) !== undefined || hides(rel);
   const fromGit = await gitFiles(root, folder, signal);
-  if (fromGit !== null) return { paths: fromGit.filter((p) => !p.startsWith('.golem/')).sort(), incomplete: false };
+  if (fromGit !== null) return { paths: fromGit.filter((p) => !skipped(p)).sort(), incomplete: false };
   const paths: string[] = [];
   const walk = async (rel: string): Promise<boolean> => {
     signal?.throwIfAborted();
     const entries = await readdir(rel === '.' ? root : join(root, rel), { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = rel === '.' ? entry.name : `${rel}/${entry.name}`;
+      if (skipped(path)) continue;
       if (entry.isDirectory()) {
         if (!SKIPPED_FOLDERS.has(entry.name) && !(await walk(path))) return false;
       } else {
@@ -39,20 +49,21 @@ export async function listProject(root: string, folder: string, signal: AbortSig
 
 /** The files git sees under `folder` (tracked, and untracked but not ignored), or null outside a repository. */
 async function gitFiles(root: string, folder: string, signal: AbortSignal | undefined): Promise<string[] | null> {
-  const git = (args: string[]) =>
-    run('git', ['--literal-pathspecs', ...args], { cwd: root, maxBuffer: 256 * 1024 * 1024, ...(signal !== undefined && { signal }) });
+  const git = new Git(root, gitEnv());
+  const run = (args: string[]) => git.exec(args, signal === undefined ? {} : { signal });
   try {
-    const inside = await git(['rev-parse', '--is-inside-work-tree']);
-    if (inside.stdout.trim() !== 'true') return null;
+    const inside = await git.exec(['rev-parse', '--is-inside-work-tree'], { allow: () => true, ...(signal !== undefined && { signal }) });
+    if (inside.code !== 0 || inside.stdout.toString('utf8').trim() !== 'true') return null;
   } catch {
-    return null; // not a repository, or no git
+    signal?.throwIfAborted();
+    return null; // no git
   }
   const scope = folder === '.' ? [] : ['--', folder];
   const [listed, deleted] = await Promise.all([
-    git(['ls-files', '--cached', '--others', '--exclude-standard', '-z', ...scope]),
-    git(['ls-files', '--deleted', '-z', ...scope]),
+    run(['ls-files', '--cached', '--others', '--exclude-standard', '-z', ...scope]),
+    run(['ls-files', '--deleted', '-z', ...scope]),
   ]);
-  const gone = new Set(deleted.stdout.split('\0'));
+  const gone = new Set(deleted.stdout.toString('utf8').split('\0'));
   // An untracked repository inside the project is listed as 'folder/': it is not a file.
-  return [...new Set(listed.stdout.split('\0'))].filter((p) => p !== '' && !p.endsWith('/') && !gone.has(p));
+  return [...new Set(listed.stdout.toString('utf8').split('\0'))].filter((p) => p !== '' && !p.endsWith('/') && !gone.has(p));
 }

@@ -35,9 +35,14 @@ export class StagedView implements FileAccess {
     return this.#staged(rel) ?? this.#disk.read(rel);
   }
 
+  /** Whether the disk's files leave a path out (see FileAccess). */
+  hides(rel: string): boolean {
+    return this.#disk.hides?.(rel) ?? false;
+  }
+
   /** Records the write (null: a deletion); nothing is written. */
   async write(path: string, content: Buffer | null): Promise<void> {
-    this.#pending.set(writablePath(this.root, path), copy(content));
+    this.#pending.set(writablePath(this.root, this.#disk.relative(path)), copy(content));
   }
 
   /** The writes made through this view, one per path (the last), sorted by path. */

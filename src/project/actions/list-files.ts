@@ -12,7 +12,7 @@ export function listFilesAction(): Action {
   return defineAction({
     name: 'list_files',
     repeatable: true,
-    description: `Lists the project's files under a folder, one path per line relative to the project root, sorted; at most ${LIST_CAP}. In a git repository, files that .gitignore ignores are left out; elsewhere, node_modules, .git and .golem are.`,
+    description: `Lists the project's files under a folder, one path per line relative to the project root, sorted; at most ${LIST_CAP}. Git's data (.git) and Golem's workspace (.golem) are never listed; in a git repository, files that .gitignore ignores are left out too, and elsewhere node_modules is.`,
     input: z.object({
       path: z.string().min(1).optional().describe("The folder, relative to the project root (default '.')"),
       pattern: z
@@ -24,7 +24,7 @@ export function listFilesAction(): Action {
     run: async ({ path, pattern }, ctx) => {
       const files = projectFiles(ctx);
       const folder = await folderOf(files, path ?? '.');
-      const listing = await listProject(files.root, folder, ctx.signal);
+      const listing = await listProject(files.root, folder, ctx.signal, (rel) => files.hides?.(rel) ?? false);
       const paths = pattern === undefined ? listing.paths : listing.paths.filter(globFilter(pattern, folder));
       const where = `${folder === '.' ? 'the project' : `"${folder}"`}${pattern === undefined ? '' : ` matching "${pattern}"`}`;
       if (paths.length === 0) return `No files in ${where}.`;
