@@ -75,12 +75,13 @@ describe('regressions the fuzz found', () => {
     expect(events.map((e) => [e.type, e.code])).toEqual([
       ['STATE_SNAPSHOT', undefined],
       ['RUN_ERROR', 'INVALID_MESSAGE'],
-      ['RUN_ERROR', 'UNKNOWN_MESSAGE'],
+      ['RUN_ERROR', 'INVALID_MESSAGE'],
       ['STATE_SNAPSHOT', undefined],
     ]);
     // The reading is total, whatever the data.
     expect(readClientMessage(Buffer.from('null'))).toMatchObject({ ok: false, code: 'INVALID_MESSAGE' });
-    expect(readClientMessage(deep)).toMatchObject({ ok: false, code: 'UNKNOWN_MESSAGE', message: expect.stringContaining('of type object') });
+    expect(readClientMessage(deep)).toMatchObject({ ok: false, code: 'INVALID_MESSAGE', message: expect.stringContaining('deeper than 256 levels') });
+    expect(readClientMessage('{"type":[]}')).toMatchObject({ ok: false, code: 'UNKNOWN_MESSAGE', message: expect.stringContaining('of type object') });
   });
 
   it('an environment field named __proto__, constructor or toString is unknown, and no prototype is touched', async () => {

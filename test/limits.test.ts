@@ -212,3 +212,63 @@ describe('withTimeLimits', () => {
     expect(seen).toEqual(['p0 ', 'p1 ', 'p2 ']);
   });
 });
+
+describe('the deepest JSON a request may carry', () => {
+  /** `{"v":{"v":...1...}}` nested `depth` deep, as text (JSON.stringify would recurse). */
+  const nested = (depth: number) => `${'{"v":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  const DEEP = 20_000;
+
+  it('refuses a body nested past 256 levels with INVALID_ARGUMENT naming the limit, on every route that reads JSON, and takes one at the limit', async () => {
+    const ws = await workspace();
+    const server = await serve(ws, { page: false, agent: { model: scriptedModel([{ text: 'Taken.' }]) } });
+    cleanups.push(() => server.close());
+    const session = await ws.sessions.create();
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body,
+      });
+      return { status: res.status, json: (await res.json()) as { error?: { code: string; message: string } } };
+    };
+    const refusedDeep = { status: 400, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('deeper than 256 levels') as unknown } } };
+    const agui = (state: string) => `{"threadId":"t-deep","runId":"r","state":${state},"messages":[],"tools":[],"context":[],"forwardedProps":{}}`;
+    expect(await post('/api/agui', agui(nested(DEEP)))).toMatchObject(refusedDeep);
+    expect(
+      await post(
+        '/api/chat',
+        `{"id":"c-deep","trigger":"submit-message","messages":[{"id":"m","role":"user","parts":[{"type":"text","text":"hi"}],"metadata":${nested(DEEP)}}]}`,
+      ),
+    ).toMatchObject(refusedDeep);
+    expect(await post(`/api/sessions/${session.id}/messages`, `{"text":"hi","extra":${nested(DEEP)}}`)).toMatchObject(refusedDeep);
+    expect(await post('/api/sessions', nested(DEEP))).toMatchObject(refusedDeep);
+    // Nothing was started or written by the refused requests.
+    expect(ws.sessions.list().map((s) => s.id)).toEqual([session.id]);
+    // A state nested as deep as the limit is taken.
+    const atLimit = await fetch(`${server.url}/api/agui`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: agui(nested(255)).replace('"messages":[]', '"messages":[{"id":"u","role":"user","content":"hi"}]'),
+    });
+    expect(atLimit.status).toBe(200);
+    expect(await atLimit.text()).toContain('Taken.');
+  });
+
+  it('answers a socket message nested past 256 levels with a typed RUN_ERROR naming the limit, and goes on serving', async () => {
+    const ws = await workspace();
+    const server = await serve(ws, { page: false });
+    cleanups.push(() => server.close());
+    const socket = new WebSocket(`${server.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${server.token}` } });
+    const messages: { type: string; code?: string; message?: string }[] = [];
+    socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as { type: string }));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    // Under the 64 KiB a message may have, and past the stack of a recursive reader.
+    socket.send(`{"type":"UI_ACTION","instanceId":"form","actionId":"submit","values":${nested(10_000).replaceAll('"v":', '"":')}}`);
+    await expect
+      .poll(() => messages.find((m) => m.type === 'RUN_ERROR'))
+      .toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringContaining('deeper than 256 levels') });
+    socket.send('{"type":"SNAPSHOT_REQUEST"}');
+    await expect.poll(() => messages.filter((m) => m.type === 'STATE_SNAPSHOT').length).toBe(2);
+    socket.close();
+  });
+});

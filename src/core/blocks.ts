@@ -66,10 +66,10 @@ const JsonTree: z.ZodType<JsonValue> = z.lazy(() =>
 );
 
 /** How deep a JSON value may nest: far beyond any real one, and well within what validation follows without running out of stack. */
-const MAX_JSON_DEPTH = 256;
+export const MAX_JSON_DEPTH = 256;
 
 /** Whether a value's arrays and objects nest deeper than `limit` (a cycle does), counted without recursion. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 0]];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const [inner, depth] = next;

@@ -4,6 +4,7 @@
  * any JSON, `null`), the answer is the message or a refusal with its code, never a throw.
  */
 import type { RawData } from 'ws';
+import { parseJsonText } from './json-body.js';
 
 /** What a page may send; a UI_ACTION's fields are checked by `applyUiAction`. */
 export type ClientMessage = { type: 'SNAPSHOT_REQUEST' } | { type: 'UI_ACTION'; instanceId?: unknown; actionId?: unknown; values?: unknown; count?: unknown };
@@ -15,12 +16,9 @@ export type ClientMessageReading = { ok: true; message: ClientMessage } | { ok: 
 
 /** Reads one frame's data (text or binary, read as UTF-8). */
 export function readClientMessage(data: RawData | string): ClientMessageReading {
-  let value: unknown;
-  try {
-    value = JSON.parse(typeof data === 'string' ? data : textOf(data)) as unknown;
-  } catch {
-    return { ok: false, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' };
-  }
+  const read = parseJsonText(typeof data === 'string' ? data : textOf(data));
+  if (!read.ok) return { ok: false, code: 'INVALID_MESSAGE', message: `a message is one JSON object; this one ${read.problem}` };
+  const value = read.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { ok: false, code: 'INVALID_MESSAGE', message: 'a message is one JSON object' };
   const message = value as { type?: unknown };

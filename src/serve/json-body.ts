@@ -1,10 +1,11 @@
 /**
  * A request's JSON body, read once with a size limit (the declared length is looked at
  * first, then the bytes as they come, so a body without a length cannot run over either):
- * INVALID_ARGUMENT when it is too large or not JSON. And what is read from it, checked with
- * a schema: INVALID_ARGUMENT naming the path of each problem.
+ * INVALID_ARGUMENT when it is too large, not JSON, or nested deeper than 256 levels. And what
+ * is read from it, checked with a schema: INVALID_ARGUMENT naming the path of each problem.
  */
 import type { z } from 'zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 
 /** The most bytes a JSON body may have (1 MiB). */
@@ -37,11 +38,28 @@ export async function readJsonBody(request: Request, maxBytes: number = MAX_BODY
   }
   const text = new TextDecoder().decode(Buffer.concat(chunks));
   if (text.trim() === '') return {};
+  const read = parseJsonText(text);
+  if (!read.ok) throw new GolemError('INVALID_ARGUMENT', `the request body ${read.problem}`, { details: { maxDepth: MAX_JSON_DEPTH } });
+  return read.value;
+}
+
+/** JSON text read, or what is wrong with it (`is not JSON`, `nests deeper than 256 levels`). */
+export type JsonTextReading = { ok: true; value: unknown } | { ok: false; problem: string };
+
+/**
+ * JSON text from a client (a request body, a socket message), parsed and refused when it nests
+ * deeper than 256 levels: the one place the server reads a client's JSON, so no route hands a
+ * value deeper than the stack to a validator, a serializer or the prompt. Never throws.
+ */
+export function parseJsonText(text: string): JsonTextReading {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
-    throw new GolemError('INVALID_ARGUMENT', 'the request body is not JSON');
+    return { ok: false, problem: 'is not JSON' };
   }
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, problem: `nests deeper than ${MAX_JSON_DEPTH} levels (the limit)` };
+  return { ok: true, value };
 }
 
 /** Where a value sits in a request, and what a problem at its root is called. */
