@@ -151,6 +151,11 @@ describe('createGolemHandler behind the servers apps use', () => {
     const refused = (options: GolemHandlerOptions) => expect(createGolemHandler(ws, options)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await refused({ token: 'x'.repeat(32), auth: false });
     await refused({ token: 'short' });
+    // A token a guesser could find: one letter, however long (issue 35, finding 14).
+    await expect(createGolemHandler(ws, { token: 't'.repeat(64) })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('openssl rand -hex 32') as unknown,
+    });
     await refused({ ...byHeader, mcp: true });
     await refused({ basePath: 'no-slash' });
     await refused({ basePath: '/golem', page: true });
@@ -164,13 +169,14 @@ describe('createGolemHandler: who may call it', () => {
     const ws = await workspace();
     const generated = await handlerOf(ws);
     expect(generated.token).toMatch(/^[0-9a-f]{64}$/);
-    const given = await handlerOf(ws, { token: 't'.repeat(24) });
-    expect(given.token).toBe('t'.repeat(24));
+    const chosen = 'c0ffee42deadbeef8badf00d13572468'; // 32 hex characters: 128 bits
+    const given = await handlerOf(ws, { token: chosen });
+    expect(given.token).toBe(chosen);
     const get = (path: string, token?: string) =>
       given.fetch(new Request(`http://app.test${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }));
     expect((await get('/api/state')).status).toBe(401);
     expect((await get('/api/state', generated.token as string)).status).toBe(401);
-    expect((await get('/api/state', 't'.repeat(24))).status).toBe(200);
+    expect((await get('/api/state', chosen)).status).toBe(200);
     expect(((await (await get('/api/state')).json()) as Refusal).error.code).toBe('UNAUTHORIZED');
     const mcp = await given.fetch(new Request('http://app.test/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
     expect(mcp.status).toBe(401);

@@ -19,6 +19,7 @@ import { clearanceCommand, findSession, pickSession, sessionsCommand } from './c
 import { historyPath, InputHistory } from './input-history.js';
 import { mcpCommand, projectMcp, serveMcpStdio } from './mcp.js';
 import { serveCommand } from './serve.js';
+import { weakTokenMessage } from '../serve/token-strength.js';
 import { commandError, optionError } from './usage-errors.js';
 import type { CliIo } from './io.js';
 import { doctor, type DoctorReport } from '../core/doctor.js';
@@ -140,6 +141,11 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     const port = Number(values.port ?? env.GOLEM_PORT ?? 4173);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       io.stderr(`golem: --port takes a port number (0 to 65535), not "${values.port ?? env.GOLEM_PORT}"\n`);
+      return 2;
+    }
+    const tokenWeakness = env.GOLEM_TOKEN === undefined || env.GOLEM_TOKEN === '' ? undefined : weakTokenMessage(env.GOLEM_TOKEN, 'GOLEM_TOKEN');
+    if (tokenWeakness !== undefined) {
+      io.stderr(`golem: ${tokenWeakness}\n`);
       return 2;
     }
     return withWorkspace(dir, io, async (ws) => {

@@ -9,6 +9,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { GolemError } from '../core/errors.js';
+import { checkTokenStrength } from './token-strength.js';
 import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import { MCP_PACKAGES } from '../mcp/connection.js';
@@ -31,8 +32,9 @@ export interface GolemHandlerOptions {
   page?: string | boolean;
   /**
    * The bearer token every API and MCP request must carry (`Authorization: Bearer <token>`),
-   * as `golem serve` wants it: at least 16 characters. Default: 32 random bytes, hex (read it
-   * back as `handler.token`). Not with `auth`.
+   * as `golem serve` wants it: at least 128 bits of randomness (32 random hex characters;
+   * `openssl rand -hex 32` makes one), and a weaker one is refused with INVALID_ARGUMENT.
+   * Default: 32 random bytes, hex (read it back as `handler.token`). Not with `auth`.
    */
   token?: string;
   /**
@@ -150,7 +152,8 @@ export async function assembleHandler(
       auth,
       ...(options.user !== undefined && { user: options.user }),
       page,
-      health: () => ({ ok: true, version: stream.version }),
+      // Open to load balancers, so it says that the server is up and nothing else (no version, count or path).
+      health: () => ({ ok: true }),
       ...(checked.mcp && { mcp: mcpRoute(ws, options.agent) }),
     });
   } catch (error) {
@@ -196,7 +199,7 @@ function checkOptions(options: GolemHandlerOptions): { basePath: string | undefi
   if (options.auth !== undefined && options.token !== undefined) {
     throw new GolemError('INVALID_ARGUMENT', 'give either a token or an auth option, not both: auth replaces the token check');
   }
-  if (options.token !== undefined && options.token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
+  if (options.token !== undefined) checkTokenStrength(options.token);
   if (options.user !== undefined && options.mcp === true) {
     throw new GolemError('INVALID_ARGUMENT', "mcp cannot be on with users: Golem's MCP tools read and change every session, whoever asks");
   }

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { GolemError } from '../core/errors.js';
+import { checkTokenStrength } from './token-strength.js';
 import { importOptional } from '../core/optional-import.js';
 import type { Workspace } from '../create-workspace.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
@@ -34,7 +35,7 @@ export interface ServeOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
-  /** Default: 32 random bytes, hex. */
+  /** Default: 32 random bytes, hex. One given needs at least 128 bits of randomness (see `createGolemHandler`), or INVALID_ARGUMENT. */
   token?: string;
   /** Origins allowed besides the server's own. */
   allowedOrigins?: readonly string[];
@@ -91,7 +92,7 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     throw new GolemError('INVALID_ARGUMENT', `serving on ${host} would expose the workspace beyond this machine; pass exposed: true if that is meant`);
   }
   const token = options.token ?? randomBytes(32).toString('hex');
-  if (token.length < 16) throw new GolemError('INVALID_ARGUMENT', 'the token must have at least 16 characters');
+  checkTokenStrength(token);
   // ws loads here, not with Golem: only a server needs it.
   const [{ WebSocketServer }, { getRequestListener }] = await Promise.all([
     importOptional(() => import('ws'), SERVE_PACKAGES),
