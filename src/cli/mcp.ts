@@ -19,7 +19,8 @@ import { MCP_PACKAGES, type McpAuthOptions, type McpConnectOptions } from '../mc
 import { actionNameOf, describeHints, toolTrust } from '../mcp/tool-action.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { CliIo } from './io.js';
-import { allow, commandLine, describeServer, splitAllowed } from './mcp-allow.js';
+import { allow, splitAllowed } from './mcp-allow.js';
+import { commandLine, describeServer } from './mcp-consent.js';
 
 export const MCP_USAGE = `golem mcp list | add <name> -- <command> [args...] | add <name> --url <url> | allow [name...] | remove <name> | tools [name] | serve`;
 
@@ -75,7 +76,7 @@ function allowServers(names: string[], io: CliIo): number {
   if (unknown.length > 0) throw new GolemError('MCP_SERVER_NOT_FOUND', `no MCP server ${unknown.map((n) => `"${n}"`).join(', ')} in ${MCP_CONFIG_FILE}`);
   const chosen = Object.fromEntries(Object.entries(servers).filter(([n]) => names.length === 0 || names.includes(n)));
   allow(io.cwd, chosen);
-  for (const [name, config] of Object.entries(chosen)) io.stdout(`Allowed MCP server "${name}": ${describeServer(config)}\n`);
+  for (const [name, config] of Object.entries(chosen)) io.stdout(`Allowed ${describeServer(io.cwd, name, config)}\n`);
   if (Object.keys(chosen).length === 0) io.stdout(`No MCP servers in ${MCP_CONFIG_FILE}.\n`);
   return 0;
 }
@@ -139,8 +140,9 @@ function add(name: string | undefined, command: string[], options: McpCommandOpt
 async function tools(ws: Workspace, only: string | undefined, io: CliIo, json: boolean): Promise<number> {
   const servers = readMcpConfig(io.cwd);
   if (only !== undefined && servers[only] === undefined) throw new GolemError('MCP_SERVER_NOT_FOUND', `no MCP server "${only}" in ${MCP_CONFIG_FILE}`);
-  const { allowed, waiting } = splitAllowed(io.cwd, only === undefined ? servers : { [only]: servers[only] as McpServerConfig });
-  for (const [name, config] of Object.entries(waiting)) io.stderr(`${name}: not allowed to start yet (${describeServer(config)}): golem mcp allow ${name}\n`);
+  const { allowed, waiting, why } = splitAllowed(io.cwd, only === undefined ? servers : { [only]: servers[only] as McpServerConfig });
+  for (const [name, config] of Object.entries(waiting))
+    io.stderr(`${name}: not allowed to start yet. ${describeServer(io.cwd, name, config, why[name])}\nAllow it with: golem mcp allow ${name}\n`);
   const { connections, failures } = await ws.mcp.connectAll(allowed, { cwd: io.cwd, auth: signIn(io) });
   const report = connections.map((c) => ({
     server: c.name,
@@ -185,11 +187,10 @@ export async function projectMcp(ws: Workspace, io: CliIo, options: McpConnectOp
   }
   if (Object.keys(servers).length === 0) return { actions: [], problems: [] };
   // Nothing the project's file names starts before the user allowed it, as it is (mcp-allow.ts).
-  const { allowed, waiting } = splitAllowed(io.cwd, servers);
+  const { allowed, waiting, why } = splitAllowed(io.cwd, servers);
   const { connections, failures } = await ws.mcp.connectAll(allowed, { cwd: io.cwd, auth: signIn(io), ...options });
   const problems = Object.entries(waiting).map(
-    ([name, config]) =>
-      `MCP server "${name}" in ${MCP_CONFIG_FILE} is new or changed and was not started: ${describeServer(config)}. Allow it with: golem mcp allow ${name}`,
+    ([name, config]) => `Not started: ${describeServer(io.cwd, name, config, why[name])}\nAllow it with: golem mcp allow ${name}`,
   );
   problems.push(...failures.map((f) => `MCP server "${f.server}" is not available [${f.error.code}]: ${f.error.message}`));
   const seen = new Set<string>();

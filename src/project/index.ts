@@ -2,3 +2,4 @@
 export { defaultStagingDir, GitStaging, type StageRef } from './git-staging.js';
 export { DiskFiles, type DiskFilesOptions } from './project-files.js';
 export { projectActions } from './project-actions.js';
+export { isLoaderVariable } from './loader-variables.js';
