@@ -33,8 +33,8 @@ export interface PageHarness {
   /** Runs after the test, in reverse order of registration. */
   cleanups: (() => Promise<void>)[];
   started(agent: ServeAgentOptions | undefined, ws?: Workspace): Promise<{ ws: Workspace; server: GolemServer }>;
-  /** A tab on the page, connected; the test fails if the page logs an error. */
-  open(server: GolemServer, options?: OpenOptions): Promise<Page>;
+  /** A tab on the page, connected (an in-process server, or a `golem serve` process's address); the test fails if the page logs an error. */
+  open(server: Pick<GolemServer, 'pageUrl' | 'token'>, options?: OpenOptions): Promise<Page>;
 }
 
 export function pageHarness(): PageHarness {

@@ -2,7 +2,8 @@
  * The terminal's input: one readline interface for the chat prompt and the questions.
  * Lines typed while no prompt waits are kept for the chat prompt; dialogs run one at a time.
  * The chat prompt has a history (↑/↓, kept by a `LineHistory` across runs) and completion
- * (Tab); a question can be answered by a single key; a lone Esc interrupts like Ctrl-C.
+ * (Tab); a question can be answered by a single key, but not by keys typed as it came
+ * (see `ANSWER_DELAY_MS`); a lone Esc interrupts like Ctrl-C.
  */
 import { createInterface, type Interface } from 'node:readline';
 import { sanitize } from './ansi.js';
@@ -13,6 +14,13 @@ const BRACKETED_PASTE_OFF = '\x1b[?2004l';
 
 /** How many messages the chat prompt's history holds. */
 export const HISTORY_SIZE = 500;
+
+/**
+ * How long a question answered by a single key waits, after it appears and after the last
+ * key typed, before a key answers it: keys typed as it came (a follow-up the user was
+ * writing) are dropped, as a browser's permission prompt ignores input for as long.
+ */
+export const ANSWER_DELAY_MS = 500;
 
 /** Where the chat prompt's history is kept between runs. */
 export interface LineHistory {
@@ -44,6 +52,14 @@ export interface LineReaderOptions {
   complete?: Completer;
 }
 
+/** A prompt waiting for its line (see `LineReader.#reader`). */
+interface Question {
+  chat: boolean;
+  words: readonly string[];
+  resolve: (read: Read) => void;
+  armed: boolean;
+}
+
 /** Reads the lines typed at the terminal's prompts. */
 export class LineReader {
   readonly #input: NodeJS.ReadableStream;
@@ -63,8 +79,14 @@ export class LineReader {
   #pasteMode = false;
   #closed = false;
   readonly #typedAhead: string[] = [];
-  /** The prompt waiting; the first letters of its `words` answer it at once, without Enter. */
-  #reader: { chat: boolean; words: readonly string[]; resolve: (read: Read) => void } | undefined;
+  /**
+   * The prompt waiting; the first letters of its `words` answer it at once, without Enter.
+   * Such a question is not `armed` until the keyboard has been quiet since it appeared.
+   */
+  #reader: Question | undefined;
+  /** When the last key came (performance.now()), and whether keys were dropped at the question waiting. */
+  #lastKeyAt = -Infinity;
+  #dropped = false;
   /** The word a key just answered: the next line, if it is the rest of that word or empty (typed out of habit), is dropped. */
   #answeredWord: string | undefined;
   #dialogs: Promise<void> = Promise.resolve();
@@ -107,6 +129,13 @@ export class LineReader {
       if (this.#terminal && historyOf(rl)[0] === raw) historyOf(rl).shift();
       const word = this.#answeredWord;
       this.#answeredWord = undefined;
+      // Enter at a question that does not take answers yet: the line (already emptied) is dropped.
+      if (this.#reader?.armed === false) {
+        this.#dropped = true;
+        this.#screen.typedLine();
+        rl.prompt();
+        return;
+      }
       if (word !== undefined && this.#pieces.length === 0 && word.startsWith(word.charAt(0) + raw.trim().toLowerCase())) {
         if (this.#reader === undefined) this.#screen.typedAhead();
         else {
@@ -182,19 +211,48 @@ export class LineReader {
       return Promise.resolve({ kind: 'end' });
     }
     return new Promise((resolve) => {
-      this.#reader = { chat, words: this.#terminal ? words.map((w) => w.toLowerCase()) : [], resolve };
-      if (this.#terminal) {
-        // A question answered by a key starts empty: what was typed before it does not answer it.
-        if (words.length > 0 && rl.line !== '') {
-          rl.write(null, { ctrl: true, name: 'e' });
-          rl.write(null, { ctrl: true, name: 'u' });
-        }
+      const keyed = this.#terminal && words.length > 0;
+      const reader: Question = { chat, words: this.#terminal ? words.map((w) => w.toLowerCase()) : [], resolve, armed: !keyed };
+      this.#reader = reader;
+      if (keyed) {
+        // A question answered by a key starts empty, and takes no key until the keyboard has been quiet a moment.
+        this.#dropped = false;
+        this.#clearLine(rl);
+        rl.setPrompt('');
+        rl.prompt();
+        this.#armWhenQuiet(rl, reader, prompt, performance.now());
+      } else if (this.#terminal) {
         rl.setPrompt(prompt);
         rl.prompt();
       } else {
         this.#screen.write(prompt);
       }
     });
+  }
+
+  /**
+   * Offers the question's answer line once no key came for `ANSWER_DELAY_MS`, since it
+   * appeared (`shownAt`) and since the last key; until then keys are dropped (`#onKey`).
+   */
+  #armWhenQuiet(rl: Interface, reader: Question, prompt: string, shownAt: number): void {
+    const wait = ANSWER_DELAY_MS - (performance.now() - Math.max(shownAt, this.#lastKeyAt));
+    if (wait > 0) {
+      setTimeout(() => this.#armWhenQuiet(rl, reader, prompt, shownAt), wait).unref();
+      return;
+    }
+    if (this.#reader !== reader || this.#closed) return;
+    reader.armed = true;
+    this.#clearLine(rl);
+    if (this.#dropped) this.#screen.write(this.#screen.paint('dim', '(the keys typed as the question came were not taken as an answer)') + '\n');
+    rl.setPrompt(prompt);
+    rl.prompt();
+  }
+
+  /** Empties the line being typed (what readline holds and shows). */
+  #clearLine(rl: Interface): void {
+    if (rl.line === '') return;
+    rl.write(null, { ctrl: true, name: 'e' });
+    rl.write(null, { ctrl: true, name: 'u' });
   }
 
   /**
@@ -254,15 +312,22 @@ export class LineReader {
    * A key at the terminal, after readline has taken it in: the marks of a bracketed paste;
    * a lone Esc (not the start of an arrow key's sequence) interrupts like Ctrl-C, except at
    * the chat prompt; a question's answer key (the first letter of one of its words) sends
-   * itself, without Enter.
+   * itself, without Enter, once the question is armed (before, every key is dropped).
    */
   #onKey(rl: Interface, text: string | undefined, key: { name?: string; sequence?: string } | undefined): void {
+    this.#lastKeyAt = performance.now();
     if (key?.name === 'paste-start') this.#pasting = true;
     else if (key?.name === 'paste-end') this.#pasting = false;
     if (this.#pasting || this.#closed) return;
     const reader = this.#reader;
     if (key?.name === 'escape' && key.sequence === '\x1b') {
       if (reader?.chat !== true) this.#onSigint();
+      return;
+    }
+    // A question not yet armed: the key (typed before the user could have read it) is dropped.
+    if (reader?.armed === false) {
+      if (rl.line !== '') this.#dropped = true;
+      this.#clearLine(rl);
       return;
     }
     if (reader === undefined || text === undefined || text.length !== 1) return;

@@ -7,6 +7,7 @@ import './messages.css';
 import './ui-blocks.css';
 import './ui-fields.css';
 import './ui-layout.css';
+import './approval-dialog.css';
 
 // Before the first paint: no flash of the other theme.
 applyTheme(readTheme());

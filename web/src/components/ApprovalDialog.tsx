@@ -1,24 +1,36 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { showBidiControls } from '../../../src/core/text.js';
 import type { ApprovalAnswerBody, ApprovalView } from '../../../src/serve/api-types.js';
+import { useActivationGuard } from '../use-activation-guard.js';
 
 interface Props {
   approval: ApprovalView;
   onAnswer: (body: ApprovalAnswerBody) => Promise<void>;
 }
 
-/** The oldest approval the agent waits for, as a modal; the next state read closes it in every tab. */
+const APPROVING = new Set(['approval-yes', 'approval-always', 'approval-session']);
+const isApproving = (target: EventTarget | null) => target instanceof HTMLElement && APPROVING.has(target.dataset.testid ?? '');
+
+/**
+ * The oldest approval the agent waits for, as a modal; the next state read closes it in every tab.
+ * Golem's own: its system band (the shield, "Golem asks", the worker and the action) is drawn by
+ * this component alone, never by the model's UI. Approving takes a deliberate act: focus opens
+ * on the dialog, not a button, and Yes, Always and This session take no press for a moment after
+ * it opens or its question changes, nor while keys are being typed (`useActivationGuard`).
+ */
 export function ApprovalDialog({ approval, onAnswer }: Props) {
   const [refusing, setRefusing] = useState(false);
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
-  const first = useRef<HTMLButtonElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
   const reasonInput = useRef<HTMLInputElement>(null);
+  const guard = useActivationGuard(approval.id, isApproving);
 
   useEffect(() => {
     setRefusing(false);
     setReason('');
     setBusy(false);
-    first.current?.focus();
+    dialog.current?.focus();
   }, [approval.id]);
   useEffect(() => {
     if (refusing) reasonInput.current?.focus();
@@ -29,75 +41,128 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
     await onAnswer(body);
     setBusy(false);
   };
+  const approve = (e: MouseEvent, body: ApprovalAnswerBody) => {
+    if (guard.allow(e)) void answer(body);
+  };
+  const waiting = guard.armed ? 'false' : 'true';
+  const asker = approval.workerPath.at(-1);
 
   return (
-    <div class="overlay">
-      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="approval-title" data-testid="approval-dialog">
-        <header class="dialog-head">
-          <h2 id="approval-title">Approval required</h2>
+    <div class="approval-overlay">
+      <div
+        ref={dialog}
+        class="approval-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="approval-title"
+        aria-describedby="approval-description"
+        tabIndex={-1}
+        data-testid="approval-dialog"
+        data-armed={guard.armed ? 'true' : 'false'}
+        onKeyDown={guard.onKeyDown}
+      >
+        <header class="approval-system" data-testid="approval-system">
+          <GolemShield />
+          <span class="approval-system-text">
+            <span class="approval-brand">Golem asks</span>
+            <span class="approval-who" data-testid="approval-who">
+              {asker === undefined || approval.workerPath.length <= 1 ? 'for the agent' : `for worker “${showBidiControls(asker.task)}”`} ·{' '}
+              <code>{showBidiControls(approval.action)}</code>
+            </span>
+          </span>
           <span class={`risk risk-${approval.risk}`} data-testid="approval-risk">
             {approval.risk} risk
           </span>
         </header>
-        <p class="approval-description" data-testid="approval-description">
-          {approval.description}
-        </p>
-        <dl class="approval-facts">
-          <dt>Action</dt>
-          <dd>
-            <code>{approval.action}</code> <span class="muted">({approval.type.replace('_', ' ')})</span>
-          </dd>
-          <dt>Asked by</dt>
-          <dd data-testid="approval-path">{approval.workerPath.map((w) => w.task).join(' → ')}</dd>
-        </dl>
-        {/* Long details scroll: focusable, so a keyboard can scroll them too. */}
-        <pre class="approval-details" tabIndex={0} aria-label="The call in full">
-          {pretty(approval.details)}
-        </pre>
-        {refusing && (
-          <label class="reason">
-            <span>Reason (optional)</span>
-            <input
-              ref={reasonInput}
-              type="text"
-              data-testid="approval-reason"
-              value={reason}
-              onInput={(e) => setReason(e.currentTarget.value)}
-              onKeyDown={(e) => {
-                if (e.key === 'Enter') void answer(reason.trim() === '' ? { answer: 'no' } : { answer: 'no', reason: reason.trim() });
-              }}
-            />
-          </label>
-        )}
-        <div class="dialog-buttons">
-          <button ref={first} type="button" class="btn btn-primary" data-testid="approval-yes" disabled={busy} onClick={() => void answer({ answer: 'yes' })}>
-            Yes
-          </button>
-          <button type="button" class="btn btn-secondary" data-testid="approval-always" disabled={busy} onClick={() => void answer({ answer: 'always' })}>
-            Always
-          </button>
-          <button type="button" class="btn btn-secondary" data-testid="approval-session" disabled={busy} onClick={() => void answer({ answer: 'session' })}>
-            This session
-          </button>
-          <span class="spacer" />
-          {refusing ? (
+        <div class="approval-body">
+          <h2 id="approval-title">Allow this {approval.type.replace('_', ' ')}?</h2>
+          <p class="approval-description" id="approval-description" data-testid="approval-description">
+            {showBidiControls(approval.description)}
+          </p>
+          <dl class="approval-facts">
+            <dt>Asked by</dt>
+            <dd data-testid="approval-path">{approval.workerPath.map((w) => showBidiControls(w.task)).join(' → ')}</dd>
+          </dl>
+          {/* Long details scroll: focusable, so a keyboard can scroll them too. */}
+          <pre class="approval-details" tabIndex={0} aria-label="The call in full" data-testid="approval-details">
+            {showBidiControls(pretty(approval.details))}
+          </pre>
+          {refusing && (
+            <label class="reason">
+              <span>Reason (optional)</span>
+              <input
+                ref={reasonInput}
+                type="text"
+                data-testid="approval-reason"
+                value={reason}
+                onInput={(e) => setReason(e.currentTarget.value)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') void answer(reason.trim() === '' ? { answer: 'no' } : { answer: 'no', reason: reason.trim() });
+                }}
+              />
+            </label>
+          )}
+          <div class="approval-buttons">
             <button
               type="button"
-              class="btn btn-danger"
-              data-testid="approval-send-no"
+              class="btn btn-primary"
+              data-testid="approval-yes"
               disabled={busy}
-              onClick={() => void answer(reason.trim() === '' ? { answer: 'no' } : { answer: 'no', reason: reason.trim() })}
+              aria-disabled={waiting}
+              onClick={(e) => approve(e, { answer: 'yes' })}
             >
-              Send no
+              Yes
             </button>
-          ) : (
-            <button type="button" class="btn btn-danger-outline" data-testid="approval-no" disabled={busy} onClick={() => setRefusing(true)}>
-              No
+            <button
+              type="button"
+              class="btn btn-secondary"
+              data-testid="approval-always"
+              disabled={busy}
+              aria-disabled={waiting}
+              onClick={(e) => approve(e, { answer: 'always' })}
+            >
+              Always
             </button>
-          )}
+            <button
+              type="button"
+              class="btn btn-secondary"
+              data-testid="approval-session"
+              disabled={busy}
+              aria-disabled={waiting}
+              onClick={(e) => approve(e, { answer: 'session' })}
+            >
+              This session
+            </button>
+            <span class="spacer" />
+            {refusing ? (
+              <button
+                type="button"
+                class="btn btn-danger"
+                data-testid="approval-send-no"
+                disabled={busy}
+                onClick={() => void answer(reason.trim() === '' ? { answer: 'no' } : { answer: 'no', reason: reason.trim() })}
+              >
+                Send no
+              </button>
+            ) : (
+              <button type="button" class="btn btn-danger-outline" data-testid="approval-no" disabled={busy} onClick={() => setRefusing(true)}>
+                No
+              </button>
+            )}
+          </div>
         </div>
       </div>
     </div>
+  );
+}
+
+/** Golem's mark: a shield, drawn here and nowhere the model's UI can draw. */
+function GolemShield() {
+  return (
+    <svg class="approval-shield" viewBox="0 0 24 24" width="22" height="22" aria-hidden="true" focusable="false">
+      <path d="M12 2 4 5v6c0 5 3.4 9.4 8 11 4.6-1.6 8-6 8-11V5l-8-3Z" fill="currentColor" />
+      <path d="m8.5 12.2 2.4 2.4 4.6-4.8" fill="none" stroke="var(--approval-band)" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" />
+    </svg>
   );
 }
 
