@@ -294,7 +294,13 @@ describe('search_files', () => {
     const root = project({ 'a.txt': 'x' });
     const error = await call('search_files', { pattern: 'foo(' }, disk(root)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GolemError);
-    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^"foo\(" is not a valid JavaScript regular expression/) });
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^"foo\(" is not a pattern search_files takes \(RE2 syntax/) });
+    // What JavaScript has and RE2 does not (lookaround, backreferences) is refused the same way, saying so.
+    for (const pattern of ['a(?=b)', '(a)\\1'])
+      await expect(call('search_files', { pattern }, disk(root))).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringContaining('no lookahead, lookbehind or backreferences'),
+      });
   });
 
   it('answers FILE_NOT_FOUND for a path that is not there', async () => {

@@ -75,19 +75,39 @@ export async function serveCommand(ws: Workspace, options: ServeCommandOptions, 
       : `  Model: ${options.model.provider}:${options.model.modelId}\n`,
   );
   io.stdout('Press Ctrl-C to stop.\n');
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  let stop = () => undefined as void;
-  await new Promise<void>((resolve) => {
-    stop = () => resolve();
-    if (options.signal?.aborted === true) return resolve();
-    options.signal?.addEventListener('abort', stop, { once: true });
-    for (const signal of signals) process.once(signal, stop);
+  let stop = (_by: NodeJS.Signals | 'abort') => undefined as void;
+  const onSignal = (signal: NodeJS.Signals) => stop(signal);
+  const onAbort = () => stop('abort');
+  const by = await new Promise<NodeJS.Signals | 'abort'>((resolve) => {
+    stop = resolve;
+    if (options.signal?.aborted === true) return resolve('abort');
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    for (const signal of SIGNALS) process.on(signal, onSignal);
   });
-  for (const signal of signals) process.off(signal, stop);
-  options.signal?.removeEventListener('abort', stop);
+  for (const signal of SIGNALS) process.off(signal, onSignal);
+  options.signal?.removeEventListener('abort', onAbort);
+  // Stopped by a signal, the process ends even if something will not (a command that ignores its own signal):
+  // a second signal ends it at once, and so does a close, or a wait after it, longer than a few seconds.
+  const forced = by === 'abort' ? undefined : forceExit(by);
   await server.close();
   io.stderr('Stopped.\n');
+  forced?.unref();
   return 0;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** How long the process may take to end after a signal before it ends without waiting. */
+const CLOSE_LIMIT_MS = 10_000;
+
+/** Ends the process on a second signal, or CLOSE_LIMIT_MS after the first (the timer holds the process until then; unref it once closed). */
+function forceExit(first: NodeJS.Signals): NodeJS.Timeout {
+  const code = first === 'SIGINT' ? 130 : 143;
+  for (const signal of SIGNALS) process.once(signal, () => process.exit(code));
+  return setTimeout(() => {
+    process.stderr.write(`golem: not ended ${CLOSE_LIMIT_MS / 1000} s after ${first}; stopped without waiting.\n`);
+    process.exit(code);
+  }, CLOSE_LIMIT_MS);
 }
 
 /** The addresses serve() takes without `exposed`. */

@@ -89,6 +89,7 @@ export const ERROR_CODES = {
   PATH_OUTSIDE_PROJECT: { status: 403, meaning: 'a path leads outside the project root' },
   PATH_PROTECTED: { status: 403, meaning: "a path is in git's data (.git) or Golem's workspace (.golem), which project actions may not read or change" },
   FILE_NOT_FOUND: { status: 404, meaning: 'no file at this path' },
+  SEARCH_TIMEOUT: { status: 504, meaning: 'a search of the project took longer than its time budget and was stopped' },
   GIT_ERROR: { status: 500, meaning: 'a git command failed' },
   // MCP servers (golem/mcp)
   MCP_CONFIG_INVALID: { status: 400, meaning: "an MCP server's configuration (.mcp.json) is not valid" },

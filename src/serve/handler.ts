@@ -94,6 +94,8 @@ export interface HandlerParts {
   onEvent: (listener: (event: object) => void) => () => void;
   /** A worker's `onEvent` that streams its run as AG-UI events to the pages. */
   workerEvents: (threadId: string, runId?: string) => (event: WorkerEvent) => void;
+  /** Starts resuming the runs of processes that died (in the background): `serve()` once it listens. */
+  resumeRuns: () => void;
 }
 
 /**
@@ -107,7 +109,9 @@ export interface HandlerParts {
  * app.all('/golem/*', mount(golem.fetch)) // Hono, with `mount` from 'hono/mount'
  */
 export async function createGolemHandler(ws: Workspace, options: GolemHandlerOptions = {}): Promise<GolemHandler> {
-  return (await assembleHandler(ws, options)).handler;
+  const parts = await assembleHandler(ws, options);
+  parts.resumeRuns();
+  return parts.handler;
 }
 
 /** createGolemHandler, with the parts `serve()` needs besides. */
@@ -191,6 +195,7 @@ export async function assembleHandler(
       return () => void listeners.delete(listener);
     },
     workerEvents,
+    resumeRuns: () => host.runs.resumeRuns(),
   };
 }
 

@@ -113,19 +113,26 @@ export class ServeRuns {
   /** Sessions a change is being made to (an edit, a version switch, a claim) before a run starts: taken before any await. */
   readonly #reserved = new Set<string>();
   readonly #leases: RunLeases | undefined;
-  readonly #sweeper: NodeJS.Timeout | undefined;
+  #sweeper: NodeJS.Timeout | undefined;
   #sweeping = false;
   #closed = false;
 
   constructor(options: ServeRunsOptions) {
     this.#o = options;
-    if (options.agent !== undefined) {
-      const leases = (this.#leases = new RunLeases(options.ws.manager, options.agent.lease));
-      // Runs whose process died or stalls are looked for at once, then every half lease.
-      this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(leases.ttlMs / 2)));
-      this.#sweeper.unref();
-      setImmediate(() => void this.#takeOver());
-    }
+    if (options.agent !== undefined) this.#leases = new RunLeases(options.ws.manager, options.agent.lease);
+  }
+
+  /**
+   * Starts taking over the runs whose process died or stalls (at once, then every half
+   * lease), each resumed in the background. A server calls it once it listens, so a resumed
+   * run never keeps it from answering.
+   */
+  resumeRuns(): void {
+    const leases = this.#leases;
+    if (leases === undefined || this.#sweeper !== undefined || this.#closed) return;
+    this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(leases.ttlMs / 2)));
+    this.#sweeper.unref();
+    setImmediate(() => void this.#takeOver());
   }
 
   /** The sessions running here now. */

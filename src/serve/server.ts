@@ -202,6 +202,8 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
   // A page opened by an allowed name calls back from that name's origin.
   const named = (options.allowedHosts ?? []).map((name) => `http://${name.replace(/:\d+$/, '')}:${port}`);
   origins = new Set([url, `http://localhost:${port}`, `http://127.0.0.1:${port}`, ...named, ...(options.allowedOrigins ?? [])]);
+  // Runs of a process that died are resumed once the server listens, never before.
+  parts.resumeRuns();
 
   const asking = new Set<AbortController>();
   const onUiAction = (listener: (event: UIActionEvent) => void) => {
