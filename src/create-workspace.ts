@@ -205,7 +205,11 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     return value;
   };
   const sessions = new SessionManager(manager, prompts);
-  const worker = (workerOptions: WorkerOptions) => new Worker(manager, workerOptions, { sessions });
+  const worker = (workerOptions: WorkerOptions) => {
+    // The agent may write in its project: no renderer the page shows may come from there.
+    if (workerOptions.project !== undefined) catalog.excludeProject(workerOptions.project.root);
+    return new Worker(manager, workerOptions, { sessions });
+  };
   const browser = new BrowserApi(manager, sessions, worker);
   const blobs = new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) });
   const mcp = new McpApi({ blobs });

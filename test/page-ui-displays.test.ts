@@ -3,7 +3,7 @@
  * serve` and a scripted agent: markdown, table (sorted by a header's button), progress, badge,
  * metric, image (a blob, a data URL; an image elsewhere named in markdown is never reached),
  * line, bar and pie charts as SVG, code, a registered component without a renderer (its value
- * as JSON) and one with a renderer the page loads. Every text the model controls carries
+ * as JSON) and one with a renderer the page runs in a sandboxed frame. Every text the model controls carries
  * `<script>`, `onerror` and `javascript:`. Light and dark, desktop and phone, axe-core.
  * Screenshots: test-results/screenshots/ui-displays-*.
  */
@@ -297,7 +297,8 @@ describe('the catalog’s display fields', () => {
     await card.getByTestId('field-load-json').waitFor();
     expect(await card.getByTestId('field-load-json').textContent()).toBe('0.75');
     expect(await card.getByTestId('field-load').getByTestId('field-fallback-note').textContent()).toBe('Shown as JSON: its renderer failed (no canvas here).');
-    const stars = card.getByTestId('stars');
+    // Drawn in its sandboxed frame (page-ui-renderer-frame.test.ts tests the frame itself).
+    const stars = page.frameLocator('[data-testid="field-stars"] iframe').getByTestId('stars');
     await stars.waitFor();
     expect(await stars.getAttribute('data-theme')).toBe('light');
     await stars.getByRole('button', { name: '4 of 5' }).click();
@@ -306,7 +307,7 @@ describe('the catalog’s display fields', () => {
     await expect.poll(() => ws.ui.get('custom')?.instance.state.params.stars).toBe(4);
     await page.getByTestId('message').filter({ hasText: 'Noted 1.' }).waitFor();
     await everyView(h, built, 'custom', 'ui-displays-custom', async (shown) => {
-      await shown.getByTestId('stars').waitFor();
+      await shown.getByTestId('field-stars').locator('iframe').contentFrame().getByTestId('stars').waitFor();
     });
     expect(await pwned(page)).toBeUndefined();
   });

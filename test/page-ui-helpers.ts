@@ -18,8 +18,8 @@ export const attack = (where: string): string =>
 
 export const pwned = (page: Page): Promise<unknown> => page.evaluate<unknown>('window.__pwned');
 
-/** Elements the attacks would make if model text were drawn as HTML. */
-export const MARKUP = 'script, iframe, object, embed, [onerror], [onclick], a[href^="javascript:"], img[src="x"]';
+/** Elements the attacks would make if model text were drawn as HTML (a registered renderer's own sandboxed frame aside). */
+export const MARKUP = 'script, iframe:not(.custom-frame[sandbox="allow-scripts"]), object, embed, [onerror], [onclick], a[href^="javascript:"], img[src="x"]';
 
 export interface Built {
   ws: Workspace;

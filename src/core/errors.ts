@@ -63,6 +63,7 @@ export const ERROR_CODES = {
     meaning: "a user's click on a model-built UI was refused; details.code says why (a seed 004 code, INVALID_VALUE or INVALID_MESSAGE)",
   },
   UI_PATCH_REJECTED: { status: 422, meaning: 'a patch_ui_state call was refused; details.errors has the seed 004 codes' },
+  RENDERER_IN_PROJECT: { status: 403, meaning: "a component's renderer is inside an agent's project, where the agent could rewrite it" },
   ELEMENT_AMBIGUOUS: { status: 409, meaning: 'the selector matches more than one element, or the option more than one choice' },
   BROWSER_UNAVAILABLE: { status: 503, meaning: 'the browser (playwright-core and Chromium) could not be started' },
   BROWSER_SESSION_NOT_FOUND: { status: 404, meaning: 'no open browser session with this id' },

@@ -51,6 +51,8 @@ export class ServeHost {
   #closed = false;
 
   constructor(ws: Workspace, adapter: BrowserAdapter, broadcast: Broadcast, agent?: ServeAgentOptions) {
+    // The agent may write in its project: a renderer from there is refused before anything serves (RENDERER_IN_PROJECT).
+    if (agent?.project !== undefined) ws.ui.catalog.excludeProject(agent.project.root);
     this.#ws = ws;
     this.#adapter = adapter;
     this.#broadcast = broadcast;

@@ -1,36 +1,42 @@
 /**
  * The routes of the UI catalog (docs/ui-catalog.md) on `golem serve` and the handler:
  * - `GET /api/ui/catalog`: the components the page can draw, and the image hosts allowed;
- * - `GET /ui/components/<type>.js`: a registered component's renderer (page code, no token:
- *   a module import carries no header);
+ * - `GET /ui/components/<type>.html?v=<sha256>`: the sandboxed frame a registered component's
+ *   renderer runs in (renderer-frame.ts), holding the snapshot `register` took; its ETag is the
+ *   snapshot's sha256, which the catalog's URL carries (no token: a frame's address carries no header);
  * - `POST /api/ui/<instanceId>/files/<key>`: a file for a `file` field, held as a blob, at most
  *   the field's `maxBytes`; its reference is what the click then sends;
  * - `GET /api/ui/<instanceId>/files/<sha256>`: a file the instance holds, as a download.
  * Instances are those the request's user may see (`host.uiRecord`), as for images.
  */
-import { readFile } from 'node:fs/promises';
 import type { Context, Hono as HonoApp } from 'hono';
 import { GolemError } from '../core/errors.js';
 import { accepts, VALUE_LIMITS } from '../ui/rules.js';
 import type { ServeHost } from './host.js';
+import { rendererFrame, RENDERER_FRAME_CSP } from './renderer-frame.js';
 
 const FILE_REF = /^[0-9a-f]{64}$/;
 
 export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) => string | null): void {
   const catalog = host.workspace.ui.catalog;
-  app.get('/api/ui/catalog', (c) => c.json(catalog.view((type) => `/ui/components/${encodeURIComponent(type)}.js`)));
+  app.get('/api/ui/catalog', (c) => c.json(catalog.view((type, sha256) => `/ui/components/${encodeURIComponent(type)}.html?v=${sha256}`)));
 
-  app.get('/ui/components/:file', async (c) => {
-    const type = /^(.+)\.js$/.exec(c.req.param('file'))?.[1];
-    const renderer = type === undefined ? undefined : catalog.get(type)?.renderer;
-    if (renderer === undefined) return c.text('no such component renderer\n', 404);
-    const code = await readFile(renderer).catch(() => undefined);
-    if (code === undefined) return c.text(`the renderer of "${type ?? ''}" cannot be read\n`, 500);
-    return c.body(new Uint8Array(code), 200, {
-      'content-type': 'text/javascript; charset=utf-8',
+  app.get('/ui/components/:file', (c) => {
+    const type = /^(.+)\.html$/.exec(c.req.param('file'))?.[1];
+    const renderer = type === undefined ? undefined : catalog.renderer(type);
+    const asked = c.req.query('v');
+    // Only the snapshot taken at register, and only under its own hash when one is named.
+    if (renderer === undefined || (asked !== undefined && asked !== renderer.sha256)) return c.text('no such component renderer\n', 404);
+    const etag = `"${renderer.sha256}"`;
+    const headers = {
+      etag,
+      'cache-control': asked === undefined ? 'no-cache' : 'public, max-age=31536000, immutable',
+      'content-security-policy': RENDERER_FRAME_CSP,
       'x-content-type-options': 'nosniff',
-      'cache-control': 'no-cache',
-    });
+      'referrer-policy': 'no-referrer',
+    };
+    if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
+    return c.body(rendererFrame(renderer.code), 200, { ...headers, 'content-type': 'text/html; charset=utf-8' });
   });
 
   app.post('/api/ui/:instanceId/files/:key', async (c) => {

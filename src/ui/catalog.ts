@@ -3,12 +3,13 @@
  * component's type, whether it takes input or shows a value, its own props (Zod), the value
  * it takes or shows, a line for the model and an example. The patch engine checks every field
  * a call writes with it; `patch_ui_state`'s input schema and description are generated from
- * it; `ws.ui.catalog.register` adds a user's own component (with a renderer the page loads).
+ * it; `ws.ui.catalog.register` adds a user's own component (with a renderer, read once and run on the page in a sandboxed frame).
  */
 import { z } from 'zod';
 import { GolemError } from '../core/errors.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { builtinComponents, type ComponentKind, type ComponentSpec } from './components.js';
+import { projectHolding, realPathOf, rendererInProject, snapshotRenderer, type RendererSnapshot } from './renderer-snapshot.js';
 
 export type { ComponentKind, ComponentSpec };
 import { ActionConfig, Block, FieldBase, InputFieldBase, Layout, Visible } from './schema.js';
@@ -25,6 +26,9 @@ const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$|^localhos
 export class UICatalog {
   readonly #components = new Map<string, ComponentSpec & { schema: z.ZodType }>();
   readonly #imageHosts = new Set<string>();
+  readonly #renderers = new Map<string, RendererSnapshot>();
+  /** Agents' project roots (real paths): no renderer may come from inside one. */
+  readonly #projects = new Set<string>();
   #union: z.ZodType | undefined;
   #defs: JsonObject | undefined;
 
@@ -34,13 +38,36 @@ export class UICatalog {
 
   /**
    * Adds a component. Its type must be new (DUPLICATE_ID), and its example a valid field of it (INVALID_ARGUMENT).
+   * Its renderer, if any, is read here, once: the page is served this snapshot, whatever the
+   * file becomes. A renderer inside an agent's project (`excludeProject`, which `ws.worker`
+   * and the server call with their project's root) is RENDERER_IN_PROJECT; a missing one FILE_NOT_FOUND.
    * @example ws.ui.catalog.register({ type: 'rating', kind: 'input', description: 'stars', props: { max: z.number().int() }, value: z.number(), example: { label: 'Stars', key: 'stars', type: 'rating', max: 5 } })
    */
   register(spec: ComponentSpec): void {
     if (!TYPE.test(spec.type)) throw new GolemError('INVALID_ARGUMENT', `"${spec.type}" is not a component type: a letter, then letters, digits, - or _`);
     if (this.#components.has(spec.type)) throw new GolemError('DUPLICATE_ID', `the catalog has a component "${spec.type}" already`);
     if (spec.kind !== 'input' && spec.kind !== 'display') throw new GolemError('INVALID_ARGUMENT', `a component's kind is "input" or "display"`);
+    const renderer = spec.renderer === undefined ? undefined : snapshotRenderer(spec.type, spec.renderer, this.#projects);
     this.#add(spec);
+    if (renderer !== undefined) this.#renderers.set(spec.type, renderer);
+  }
+
+  /**
+   * Names an agent's project folder (a path or a file: URL): renderers registered after from
+   * inside it are refused, and a renderer registered before from inside it makes this call
+   * fail, both with RENDERER_IN_PROJECT. `ws.worker({ project })` and the server's agent call it.
+   */
+  excludeProject(root: string | URL): void {
+    const project = realPathOf(root, 'the project');
+    this.#projects.add(project);
+    for (const [type, renderer] of this.#renderers)
+      if (projectHolding(renderer.path, [project]) !== undefined) throw rendererInProject(type, renderer.path, project);
+  }
+
+  /** The renderer of a component as registered: its code and sha256 (undefined: none). */
+  renderer(type: string): { code: string; sha256: string } | undefined {
+    const snapshot = this.#renderers.get(type);
+    return snapshot === undefined ? undefined : { code: snapshot.code, sha256: snapshot.sha256 };
   }
 
   #add(spec: ComponentSpec): void {
@@ -119,10 +146,13 @@ export class UICatalog {
     return issue === undefined ? undefined : { path: issue.path.map(String), message: issue.message };
   }
 
-  /** The catalog as the page sees it: `rendererUrl(type)` names where a renderer is served. */
-  view(rendererUrl: (type: string) => string): CatalogView {
+  /** The catalog as the page sees it: `rendererUrl(type, sha256)` names where a renderer's frame is served. */
+  view(rendererUrl: (type: string, sha256: string) => string): CatalogView {
     return {
-      components: this.components().map((c) => ({ type: c.type, kind: c.kind, ...(c.renderer !== undefined && { renderer: rendererUrl(c.type) }) })),
+      components: this.components().map((c) => {
+        const renderer = this.#renderers.get(c.type);
+        return { type: c.type, kind: c.kind, ...(renderer !== undefined && { renderer: rendererUrl(c.type, renderer.sha256) }) };
+      }),
       imageHosts: this.imageHosts,
     };
   }

@@ -28,8 +28,11 @@ export interface ComponentSpec {
   example: JsonObject;
   /** Checks across the field's members (an option list that is needed, min below max). */
   refine?: (field: Record<string, unknown>, issue: (path: (string | number)[], message: string) => void) => void;
-  /** A file path: an ES module whose `render(element, ctx)` draws the component on the page. */
-  renderer?: string;
+  /**
+   * A file (a path or a file: URL): an ES module whose `render(element, ctx)` draws the component
+   * on the page, in a sandboxed frame. Read once, at register; never inside an agent's project.
+   */
+  renderer?: string | URL;
 }
 
 const Count = z.number().int().min(0).max(VALUE_LIMITS.items);
