@@ -74,4 +74,25 @@ describe('the terminal approval question', () => {
     const turns = (await golemJson<{ turns: { role: string; blocks: { text?: string }[] }[] }>(p.dir, 'sessions', 'show', session)).turns;
     expect(turns.filter((turn) => turn.role === 'user').map((turn) => turn.blocks.map((b) => b.text ?? '').join(''))).toEqual(['tidy up']);
   });
+
+  it("shows a command's hidden direction controls by their codes, and the model's link with where it goes", async () => {
+    const p = project();
+    // A right-to-left override turns "cat notes<RLO>hs.txt" into what reads as "cat notestxt.sh".
+    const script = p.script([
+      { text: 'Your [bank](https://evil.example/login) and [https://good.example](https://evil.example/x).', ...runCommand('cat notes\u202ehs.txt') },
+      { text: 'Not run.' },
+    ]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await t.type('show the notes');
+    const screen = await t.waitFor(APPROVAL);
+    expect(screen).toContain('[Approval Required] cat notes⟨U+202E⟩hs.txt');
+    expect(screen).not.toContain('\u202e');
+    expect(screen).toContain('Your bank (https://evil.example/login) and https://good.example (https://evil.example/x).');
+    await t.keys('n');
+    await t.waitFor('Reason (optional):');
+    await t.type('it hides its name');
+    await t.waitFor('Golem: Not run.');
+    expect(existsSync(join(p.dir, 'notes\u202ehs.txt'))).toBe(false);
+  });
 });

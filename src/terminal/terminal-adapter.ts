@@ -21,6 +21,7 @@ import type {
   UIMessage,
   WorkerEvent,
 } from '../agent/ui-adapter.js';
+import { showBidiControls } from '../core/text.js';
 import { colorsWanted, sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, APPROVAL_WORDS, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
 import { taskSlug, WorkerBoxes, type BoxedEvent } from './boxes.js';
@@ -166,13 +167,15 @@ export class TerminalAdapter implements UIAdapter {
       const screen = this.#screen;
       screen.endAnswer();
       screen.blankLine();
-      screen.write(`${screen.paint('yellow', screen.paint('bold', '[Approval Required]'))} ${sanitize(request.description)}\n`);
+      // What the user approves shows its direction controls by their codes (showBidiControls): none can turn it round.
+      screen.write(`${screen.paint('yellow', screen.paint('bold', '[Approval Required]'))} ${showBidiControls(sanitize(request.description))}\n`);
       const riskStyle = RISK_STYLE[request.risk];
       const why = riskReasonOf(request.details);
-      screen.write(`Risk: ${screen.paint(riskStyle, request.risk)}${why === undefined ? '' : ` (${sanitize(why)})`}\n`);
+      screen.write(`Risk: ${screen.paint(riskStyle, request.risk)}${why === undefined ? '' : ` (${showBidiControls(sanitize(why))})`}\n`);
       if (request.workerPath.length > 0) {
-        screen.write(`Path: ${request.workerPath.map((w) => taskSlug(w.task)).join(' → ')}\n`);
+        screen.write(`Path: ${request.workerPath.map((w) => showBidiControls(taskSlug(w.task))).join(' → ')}\n`);
       }
+      for (const line of toolChangeLines(request.details)) screen.write(`${sanitize(line)}\n`);
       screen.write('\n');
       for (;;) {
         const read = await this.#input.read(APPROVAL_PROMPT, false, APPROVAL_WORDS); // one key answers, no Enter
@@ -380,4 +383,17 @@ const RISK_STYLE: Record<ApprovalRequest['risk'], Style> = { low: 'green', mediu
 function riskReasonOf(details: unknown): string | undefined {
   if (typeof details !== 'object' || details === null || !('riskReason' in details)) return undefined;
   return typeof details.riskReason === 'string' ? details.riskReason : undefined;
+}
+
+/** What an MCP server changed in the tool asked about (`details.changed`), as lines: the description and input schema, before and now. */
+function toolChangeLines(details: unknown): string[] {
+  const changed = (details as { changed?: { before?: Record<string, unknown>; now?: Record<string, unknown> } } | null)?.changed;
+  if (changed?.before === undefined || changed.now === undefined) return [];
+  const lines = ['The MCP server changed this tool:'];
+  const [before, now] = [changed.before, changed.now];
+  if (before.description !== now.description)
+    lines.push(`  description before: ${String(before.description)}`, `  description now:    ${String(now.description)}`);
+  const [schemaBefore, schemaNow] = [JSON.stringify(before.inputSchema), JSON.stringify(now.inputSchema)];
+  if (schemaBefore !== schemaNow) lines.push(`  input schema before: ${schemaBefore}`, `  input schema now:    ${schemaNow}`);
+  return lines;
 }
