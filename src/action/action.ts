@@ -82,6 +82,13 @@ export interface Action<I = unknown, O = unknown> {
    * its outcome is unknown. Default false.
    */
   readonly repeatable: boolean;
+  /**
+   * Reads again what `trust`, `grantKey` and `describe` depend on, just before a call is put
+   * to the trust policy: an MCP tool lists its server's tools again, so a tool the server
+   * changed is decided on as it is now, even before the server's notice of the change arrives.
+   * A failure fails the call (nothing runs on a stale decision).
+   */
+  recheck?(signal?: AbortSignal): Promise<void>;
   /** How a run's output is shown to the model (default: as JSON). */
   render?(output: O): string;
   /**
@@ -203,8 +210,10 @@ export function defineJsonSchemaAction<O>(definition: {
   name: string;
   description: string;
   inputSchema: JsonObject;
-  trust?: Trust;
+  /** The mode, or a function giving it at each call (a tool whose configured trust holds only while it is unchanged). */
+  trust?: Trust | (() => Trust);
   run(input: JsonObject, ctx: ActionContext): Promise<O> | O;
+  recheck?(signal?: AbortSignal): Promise<void>;
   describe?(input: JsonObject): ApprovalDescription;
   grantKey?(input: JsonObject): string;
   repeatable?: boolean;
@@ -226,10 +235,13 @@ export function defineJsonSchemaAction<O>(definition: {
     throw new GolemError('INVALID_ARGUMENT', `the input schema of action "${definition.name}" does not compile: ${(cause as Error).message}`, { cause });
   }
   const name = definition.name;
+  const trust = definition.trust ?? 'autonomous';
   return {
     name,
     description: definition.description,
-    trust: definition.trust ?? 'autonomous',
+    get trust(): Trust {
+      return typeof trust === 'function' ? trust() : trust;
+    },
     jsonSchema: schema,
     validate: (input: unknown): Result<JsonObject> =>
       check(input) ? { ok: true, value: input as JsonObject } : invalid(name, (check.errors ?? []).map(issueOf)),
@@ -241,6 +253,7 @@ export function defineJsonSchemaAction<O>(definition: {
     ...(definition.render !== undefined && { render: (output: O) => (definition.render as (o: O) => string)(output) }),
     ...(definition.failed !== undefined && { failed: (output: O) => (definition.failed as (o: O) => string | undefined)(output) }),
     ...(definition.media !== undefined && { media: (output: O) => (definition.media as (o: O) => Media[])(output) }),
+    ...(definition.recheck !== undefined && { recheck: (signal?: AbortSignal) => (definition.recheck as (s?: AbortSignal) => Promise<void>)(signal) }),
     toTool: () => ({ name, description: definition.description, inputSchema: schema }),
   };
 }

@@ -21,6 +21,7 @@ import type { McpAuthOptions } from './auth-options.js';
 export type { McpAuthOptions } from './auth-options.js';
 import { resourceActions, type McpResource } from './resource-actions.js';
 import { actionNameOf, NOT_KEPT, toolActions, toolFingerprint, type McpPart, type McpTool, type McpToolOutput } from './tool-action.js';
+import { ToolVersions } from './tool-versions.js';
 
 /** Where a connection keeps what a server sends as bytes (the workspace's blobs). */
 export interface McpBlobSink {
@@ -89,6 +90,7 @@ export class McpConnection {
   readonly #options: McpConnectOptions;
   #client: Client | undefined;
   #tools: McpTool[] = [];
+  readonly #versions = new ToolVersions();
   #actions: Action[] = [];
   #closed = false;
   /** Calls in flight, failed at once when the transport breaks (not left to their time limit). */
@@ -333,13 +335,12 @@ export class McpConnection {
       }
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    const actions: Action[] = toolActions(
-      this.name,
-      this.config,
-      tools,
-      (tool, input, signal) => this.callTool(tool, input, signal),
-      (tool) => this.#tools.find((t) => t.name === tool),
-    ) as Action[];
+    const actions: Action[] = toolActions(this.name, this.config, tools, (tool, input, signal) => this.callTool(tool, input, signal), {
+      current: (tool) => this.#tools.find((t) => t.name === tool),
+      first: (tool) => this.#versions.first(tool),
+      previous: (tool) => this.#versions.previous(tool),
+      recheck: (signal) => this.#recheck(signal),
+    }) as Action[];
     if (client.getServerCapabilities()?.resources !== undefined) actions.push(...resourceActions(this, this.config));
     const names = new Set(tools.map((t) => actionNameOf(this.name, t.name)));
     const clash = actions.slice(tools.length).find((a) => names.has(a.name));
@@ -349,8 +350,20 @@ export class McpConnection {
         `MCP server "${this.name}" has a tool that would be the action ${clash.name}, which Golem gives its resources`,
         { details: { server: this.name, action: clash.name } },
       );
+    this.#versions.update(this.name, this.#tools, tools);
     this.#tools = tools;
     this.#actions = actions;
+  }
+
+  /** Lists the tools again before a call is decided; a list that changed is told, as a list_changed notification is. */
+  async #recheck(signal: AbortSignal | undefined): Promise<void> {
+    const before = this.#fingerprints();
+    await this.#request((client) => this.#readTools(client), signal);
+    if (this.#fingerprints() !== before) this.#options.onToolsChanged?.(this.actions());
+  }
+
+  #fingerprints(): string {
+    return this.#tools.map((t) => toolFingerprint(this.name, t)).join();
   }
 
   /** One request, reconnecting first if the connection broke, failing fast if it breaks meanwhile. */
@@ -382,9 +395,9 @@ export class McpConnection {
 
   /** Connects again; a tool list that changed meanwhile is told, as a list_changed notification is. */
   async #reconnect(): Promise<void> {
-    const before = this.#tools.map((t) => toolFingerprint(this.name, t)).join();
+    const before = this.#fingerprints();
     await this.#connect();
-    if (this.#tools.map((t) => toolFingerprint(this.name, t)).join() !== before) this.#options.onToolsChanged?.(this.actions());
+    if (this.#fingerprints() !== before) this.#options.onToolsChanged?.(this.actions());
   }
 
   async #restart(): Promise<void> {

@@ -3,7 +3,10 @@
  * tool's JSON Schema before the call, its trust from the configuration (supervised unless
  * said otherwise), its annotations shown in the approval prompt and setting the risk and
  * whether a call may be repeated, and its grants bound to a fingerprint of the tool, so a
- * tool that changes after "always" asks again.
+ * tool that changes after "always" asks again. A per-tool "autonomous" is bound the same way,
+ * to the tool as the connection first listed it; each call lists the tools again first, so a
+ * change the server has not yet announced is caught too; and the approval then shows what
+ * changed (`details.changed`: the description and input schema before and now).
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, defineJsonSchemaAction, type Action, type ApprovalDescription, type Trust } from '../action/action.js';
@@ -40,6 +43,27 @@ export type McpPart =
 /** What runs a call on the server (the connection, which reconnects and applies the time limit). */
 export type CallTool = (tool: string, input: JsonObject, signal: AbortSignal | undefined) => Promise<McpToolOutput>;
 
+/** What a connection knows of a tool's versions, by the tool's name (each undefined when it knows none). */
+export interface ToolHistory {
+  /** The tool as the server lists it now. */
+  current(tool: string): McpTool | undefined;
+  /** The tool as the connection first listed it: what the configured per-tool trust was given for. */
+  first(tool: string): McpTool | undefined;
+  /** The tool as it was before its latest change. */
+  previous(tool: string): McpTool | undefined;
+  /** Lists the server's tools again (before each call is decided). */
+  recheck(signal?: AbortSignal): Promise<void>;
+}
+
+/** A tool's change, as an approval shows it: its description and input schema before, and now. */
+export interface McpToolChange {
+  before: { description: string; inputSchema: JsonObject };
+  now: { description: string; inputSchema: JsonObject };
+}
+
+/** No history: an action that knows only the tool it was made from. */
+const NO_HISTORY: ToolHistory = { current: () => undefined, first: () => undefined, previous: () => undefined, recheck: async () => undefined };
+
 /** The sha256 of bytes a connection without blob storage did not keep. */
 export const NOT_KEPT = '(not kept)';
 
@@ -62,10 +86,17 @@ export function toolFingerprint(server: string, tool: McpTool): string {
     .slice(0, 32);
 }
 
-/** The trust of a tool: the config's per-tool mode, else the server's default, else supervised. */
-export function toolTrust(config: McpServerConfig, tool: string): Trust {
+/**
+ * The trust of a tool: the config's per-tool mode, else the server's default, else supervised.
+ * With `changed`, a per-tool "autonomous" was given for another version of the tool, and the
+ * tool is supervised (a server's default covers whatever tools it has, changed or not).
+ */
+export function toolTrust(config: McpServerConfig, tool: string, changed = false): Trust {
   const trust = config.trust;
-  if (trust?.tools !== undefined && Object.hasOwn(trust.tools, tool)) return trust.tools[tool] as Trust;
+  if (trust?.tools !== undefined && Object.hasOwn(trust.tools, tool)) {
+    const mode = trust.tools[tool] as Trust;
+    return changed && mode === 'autonomous' ? 'supervised' : mode;
+  }
   return trust?.default ?? 'supervised';
 }
 
@@ -94,8 +125,8 @@ export function toolActions(
   config: McpServerConfig,
   tools: readonly McpTool[],
   call: CallTool,
-  /** The tool as the server lists it now (an action made earlier is asked about the tool of today). */
-  current: (tool: string) => McpTool | undefined = () => undefined,
+  /** The tool's versions (an action made earlier is asked about the tool of today). */
+  history: ToolHistory = NO_HISTORY,
 ): Action<JsonObject, McpToolOutput>[] {
   const byName = new Map<string, string>();
   return tools.map((tool) => {
@@ -107,7 +138,7 @@ export function toolActions(
       });
     }
     byName.set(name, tool.name);
-    return toolAction(server, config, tool, name, call, current);
+    return toolAction(server, config, tool, name, call, history);
   });
 }
 
@@ -117,9 +148,9 @@ function toolAction(
   tool: McpTool,
   name: string,
   call: CallTool,
-  current: (tool: string) => McpTool | undefined,
+  history: ToolHistory,
 ): Action<JsonObject, McpToolOutput> {
-  const fingerprint = toolFingerprint(server, tool);
+  const now = () => history.current(tool.name) ?? tool;
   const hints = describeHints(tool);
   const summary = (tool.description ?? tool.title ?? tool.annotations?.title ?? tool.name).trim();
   const a = tool.annotations ?? {};
@@ -128,18 +159,14 @@ function toolAction(
       name,
       description: `${summary}\n(Tool "${tool.name}" of the MCP server "${server}"; ${hints}.)`,
       inputSchema: tool.inputSchema,
-      trust: toolTrust(config, tool.name),
+      trust: () => toolTrust(config, tool.name, toolFingerprint(server, history.first(tool.name) ?? tool) !== toolFingerprint(server, now())),
+      recheck: (signal) => history.recheck(signal),
       // Running it again does no harm if the server says it only reads or is idempotent.
       repeatable: a.readOnlyHint === true || a.idempotentHint === true,
       run: (input, ctx) => call(tool.name, input, ctx.signal),
-      describe: (input): ApprovalDescription => ({
-        type: 'tool_call',
-        description: `${server} · ${tool.name} ${canonicalJson(input)} (MCP; ${hints})`,
-        details: { server, tool: tool.name, input, annotations: a as JsonObject, fingerprint },
-        risk: toolRisk(tool),
-      }),
+      describe: (input) => describeCall(server, now(), input, history.previous(tool.name)),
       // "Always" and "session" cover this tool as the user saw it: a changed tool asks again, even through an action made before the change.
-      grantKey: () => `mcp:${toolFingerprint(server, current(tool.name) ?? tool)}`,
+      grantKey: () => `mcp:${toolFingerprint(server, now())}`,
       render: renderOutput,
       media: (output) => output.content.flatMap((p) => (p.type === 'image' && p.sha256 !== NOT_KEPT ? [{ sha256: p.sha256, mediaType: p.mediaType }] : [])),
       failed: (output) => (output.isError ? textOf(output) || 'the tool reported an error' : undefined),
@@ -154,6 +181,40 @@ function toolAction(
       },
     );
   }
+}
+
+/** A call put to the user: the tool as it is now, and, when it changed, what it was before. */
+function describeCall(server: string, tool: McpTool, input: JsonObject, previous: McpTool | undefined): ApprovalDescription {
+  const hints = describeHints(tool);
+  const changed: McpToolChange | undefined =
+    previous === undefined
+      ? undefined
+      : {
+          before: { description: previous.description ?? '', inputSchema: previous.inputSchema },
+          now: { description: tool.description ?? '', inputSchema: tool.inputSchema },
+        };
+  const what = changed === undefined ? [] : changedParts(changed);
+  return {
+    type: 'tool_call',
+    description: `${server} · ${tool.name} ${canonicalJson(input)} (MCP; ${hints})${what.length > 0 ? `; the server changed this tool's ${what.join(' and ')}` : ''}`,
+    details: {
+      server,
+      tool: tool.name,
+      input,
+      annotations: (tool.annotations ?? {}) as JsonObject,
+      fingerprint: toolFingerprint(server, tool),
+      ...(changed !== undefined && { changed: changed as unknown as JsonObject }),
+    },
+    risk: toolRisk(tool),
+  };
+}
+
+/** Which of a change's parts differ: `description`, `input schema` (none when only annotations changed). */
+function changedParts(change: McpToolChange): string[] {
+  const parts: string[] = [];
+  if (change.before.description !== change.now.description) parts.push('description');
+  if (canonicalJson(change.before.inputSchema) !== canonicalJson(change.now.inputSchema)) parts.push('input schema');
+  return parts;
 }
 
 function textOf(output: McpToolOutput): string {

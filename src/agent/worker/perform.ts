@@ -132,6 +132,8 @@ async function perform(ctx: WorkerContext, asked: Call, signal: AbortSignal | un
         output: `${name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`,
       };
     }
+    // What the decision reads, read again now (an MCP tool the server changed is decided on as it is now).
+    await action.recheck?.(signal);
     const decision = decideTrust(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
     switch (decision.kind) {
       case 'run':
