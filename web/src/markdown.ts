@@ -39,6 +39,25 @@ export function safeHref(href: string): string | null {
   }
 }
 
+/**
+ * Where a link goes, to show after its text when the text says something else: the host of an
+ * http(s) address (punycode, as the browser goes there), the address of a mailto. Null when the
+ * text is the address itself (an autolink, `<https://…>`, `www.…`), which says it already.
+ */
+export function linkHost(text: string, href: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return null;
+  }
+  const where = url.protocol === 'mailto:' ? decodeURIComponent(url.pathname) : url.host;
+  const said = text.trim().replace(/\/$/, '');
+  const forms = [href, url.href, `${url.protocol}//${url.host}${url.pathname}${url.search}${url.hash}`, where].map((f) => f.replace(/\/$/, ''));
+  const bare = (f: string) => f.replace(/^[a-z]+:(\/\/)?/i, '');
+  return forms.some((f) => f === said || bare(f) === said) ? null : where;
+}
+
 const NAMED: Record<string, string> = {
   amp: '&',
   lt: '<',

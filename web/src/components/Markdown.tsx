@@ -1,13 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo } from 'preact/hooks';
 import { highlight, type Highlighted } from '../highlight.js';
-import { decodeEntities, markdownTokens, safeHref, type Token, type Tokens } from '../markdown.js';
+import { decodeEntities, linkHost, markdownTokens, safeHref, type Token, type Tokens } from '../markdown.js';
 import { CopyButton } from './CopyButton.js';
 
 /**
  * Model or user text drawn as markdown: headings, lists, tables, links, code. Each token
  * becomes an element here; HTML written in the text shows as text, and a link opens only
- * if it is http(s) or mailto, in a new tab that cannot reach back to this one.
+ * if it is http(s) or mailto, in a new tab that cannot reach back to this one, its host shown
+ * after a text that says something else.
  */
 export function Markdown({ text, testId = 'message-text' }: { text: string; testId?: string }) {
   const tokens = useMemo(() => markdownTokens(text), [text]);
@@ -143,9 +144,12 @@ function span(token: Tokens.Generic, key: number): ComponentChildren {
           </span>
         );
       }
+      // Where it goes, not what it says: its host after a text that says something else, its whole address on hover.
+      const host = linkHost(decodeEntities(t.text), href);
       return (
-        <a key={key} href={href} target="_blank" rel="noopener noreferrer" title={t.title ?? href}>
+        <a key={key} href={href} target="_blank" rel="noopener noreferrer" title={href}>
           {label}
+          {host !== null && <span class="md-link-host"> ({host})</span>}
         </a>
       );
     }
