@@ -16,6 +16,7 @@ import { printRows, type ReliabilityRow } from './lib.js';
 import { commandsTarget } from './fuzz-commands.js';
 import { mcpServerTarget } from './fuzz-mcp.js';
 import { Tally, type FuzzTarget } from './fuzz-kit.js';
+import { regexTarget } from './fuzz-regex.js';
 import { socketParseTarget, socketTarget, uiActionTarget } from './fuzz-socket.js';
 import { contentBlocksTarget, environmentTarget, envelopesTarget, uiEngineTarget, uiWorkspaceTarget } from './fuzz-targets.js';
 
@@ -33,6 +34,7 @@ export const FUZZ_TARGETS: readonly FuzzTarget[] = [
   commandsTarget,
   mcpServerTarget,
   socketTarget,
+  regexTarget,
 ];
 
 /** Cases in all at scale 1. */

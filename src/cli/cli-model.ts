@@ -3,7 +3,7 @@
  * `scripted:<file.json>`, which replays a JSON list of responses with the scripted
  * model (a test double, for demos and tests).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { JsonObject } from '../core/blocks.js';
@@ -37,17 +37,18 @@ const ScriptFile = z.array(
 export function cliModel(spec: string, options: { cwd: string; env: NodeJS.ProcessEnv; ws: Workspace }): ModelAdapter {
   if (!spec.startsWith('scripted:')) return resolveModel(spec, { env: options.env });
   const path = resolve(options.cwd, spec.slice('scripted:'.length));
-  let steps: z.infer<typeof ScriptFile>;
-  try {
-    steps = ScriptFile.parse(JSON.parse(readFileSync(path, 'utf8')));
-  } catch (error) {
-    const reason = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') : (error as Error).message;
-    throw new GolemError(
-      'INVALID_ARGUMENT',
-      `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... }, { "toolCalls": [{ "name": ..., "input": {...} }] } or { "hold": true }`,
-      { cause: error },
-    );
-  }
+  let steps = readScript(path);
+  // A script rewritten while the process runs is played from its next call (a fuzz driver gives each case its own).
+  const version = () => {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat === undefined ? undefined : `${stat.mtimeMs}:${stat.size}`;
+  };
+  let read = version();
+  const current = () => {
+    const changed = version();
+    if (changed !== undefined && changed !== read) [steps, read] = [readScript(path), changed];
+    return steps;
+  };
   const modelId = path;
   const { ws } = options;
   /** The hold steps stopped in this process, by conversation: the script goes on past them. */
@@ -76,8 +77,9 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
       const { done: answered, conversation } = await taken(options.sessionId);
       let done = answered;
       for (const held of stopped.get(conversation) ?? []) if (held <= done) done++;
-      const step = steps[done];
-      if (step === undefined) throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the script ${path} has ${steps.length} steps, and all of them were answered`);
+      const script = current();
+      const step = script[done];
+      if (step === undefined) throw new GolemError('MODEL_SCRIPT_EXHAUSTED', `the script ${path} has ${script.length} steps, and all of them were answered`);
       if ('hold' in step) {
         await new Promise<void>((resolve) => {
           if (options.signal?.aborted === true) resolve();
@@ -95,4 +97,18 @@ export function cliModel(spec: string, options: { cwd: string; env: NodeJS.Proce
     },
     { provider: 'scripted', modelId },
   );
+}
+
+/** A script file's steps (INVALID_ARGUMENT saying what is wrong with it). */
+function readScript(path: string): z.infer<typeof ScriptFile> {
+  try {
+    return ScriptFile.parse(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error) {
+    const reason = error instanceof z.ZodError ? error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`).join('; ') : (error as Error).message;
+    throw new GolemError(
+      'INVALID_ARGUMENT',
+      `cannot read the script ${path}: ${reason}. It must be a JSON list of { "text": ... }, { "toolCalls": [{ "name": ..., "input": {...} }] } or { "hold": true }`,
+      { cause: error },
+    );
+  }
 }
