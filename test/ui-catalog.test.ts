@@ -180,7 +180,7 @@ describe("patch_ui_state's tool comes from the catalog", () => {
     const ws = await workspace();
     const action = ws.ui.action();
     const types = ws.ui.catalog.components().map((c) => c.type);
-    expect(types).toHaveLength(21);
+    expect(types).toHaveLength(22);
     const tool = action.toTool();
     for (const type of types) expect(tool.description).toContain(`${type} (`);
     expect(fieldTypes(tool.inputSchema)).toEqual(types);

@@ -10,6 +10,7 @@ import { BlobRef, type JsonObject } from '../core/blocks.js';
 import { BLOCK_DATA } from './block-data.js';
 import { BLOCK_DATA_LIMITS as LIMIT, IMAGE_DATA_URL } from './block-data-keys.js';
 import { compilePattern, PATTERN_MAX, PATTERN_SYNTAX, VALUE_LIMITS } from './rules.js';
+import { keptOutText, SECRET_MAX } from './secret-values.js';
 
 export type ComponentKind = 'input' | 'display';
 
@@ -33,6 +34,8 @@ export interface ComponentSpec {
    * on the page, in a sandboxed frame. Read once, at register; never inside an agent's project.
    */
   renderer?: string | URL;
+  /** Its value is a secret (a password): kept out of the log, the state, the transcript and the prompt (secret-values.ts). */
+  secret?: boolean;
 }
 
 const Count = z.number().int().min(0).max(VALUE_LIMITS.items);
@@ -128,6 +131,15 @@ export function builtinComponents(hosts: { imageHost: (host: string) => boolean 
       value: z.string(),
       example: { label: 'Name', key: 'name', type: 'text', required: true },
       refine: ordered,
+    },
+    {
+      type: 'password',
+      kind: 'input',
+      description: `a password or other secret, masked on the page; its value never reaches you, the transcript or the state: a click says only "${keptOutText('x'.repeat(12))}", and get_ui_state shows none`,
+      props: { placeholder: z.string().max(200).optional() },
+      value: z.string().max(SECRET_MAX),
+      example: { label: 'Database password', key: 'dbPassword', type: 'password', required: true },
+      secret: true,
     },
     {
       type: 'number',

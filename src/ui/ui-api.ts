@@ -11,6 +11,7 @@ import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
 import { UICatalog } from './catalog.js';
 import { copyJson, isPlainJson } from './json-copy.js';
 import { clickPatches, type UIClick } from './ui-click.js';
+import { keepSecretsOut } from './secret-values.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
@@ -24,6 +25,8 @@ export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: f
 
 export class UIApi {
   readonly #manager: WorkspaceManager;
+  /** The secret values of the last accepted click on each instance, by key: in this process's memory only. */
+  readonly #secrets = new Map<string, Record<string, string>>();
   /** The components the model can build with (built-in and registered): `ws.ui.catalog.register(...)` adds one. */
   readonly catalog: UICatalog;
 
@@ -96,6 +99,29 @@ export class UIApi {
     if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
       return refused('INVALID_MESSAGE', 'a click is { instanceId, actionId, values?, count? }');
     const current = typeof payload.instanceId === 'string' ? this.get(payload.instanceId) : undefined;
+    // A password's value goes no further than this: the log, the state and the agent get what stands for it.
+    const split = keepSecretsOut(current?.instance, payload, (type) => this.catalog.get(type)?.secret === true);
+    if (!split.ok) return refused(split.code, split.message);
+    payload = split.payload;
+    const answered = await this.#checked(payload, current);
+    if (answered.ok && current !== undefined) {
+      if (Object.keys(split.secrets).length > 0) this.#secrets.set(current.id, split.secrets);
+      else this.#secrets.delete(current.id);
+    }
+    return answered;
+  }
+
+  /**
+   * A password (a `secret` field's value) the user gave in the last accepted click on the
+   * instance, for code of your own (an action that signs in with it); undefined when none.
+   * Held in this process's memory only: never logged, stored, shown to the model or kept
+   * across a restart.
+   */
+  secret(instanceId: string, key: string): string | undefined {
+    return this.#secrets.get(instanceId)?.[key];
+  }
+
+  async #checked(payload: JsonObject, current: UIInstanceRecord | undefined): Promise<UIClickResponse> {
     const plan = clickPatches(current?.instance, payload as Partial<UIClick>, this.catalog, (sha256) => this.#manager.workspace().blobs.get(sha256));
     if (!plan.ok) return this.#clicked(payload);
     const done = (version: number): UIClickResponse => ({

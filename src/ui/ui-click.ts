@@ -119,9 +119,10 @@ export function clickPatches(instance: UIInstance | undefined, message: Partial<
       if (problem !== undefined) return fail('INVALID_VALUE', `${target.field.label} (${key}): ${problem}`);
     }
   const patches: PatchOperation[] = [];
+  // A secret field's value (what stands for it: the real one never comes here) is written nowhere.
+  const written = (t: { field: FieldConfig; block: Block }) => catalog.get(t.field.type)?.secret !== true && fieldShown(t.block, t.field, typed);
   for (const [key, value] of Object.entries(values))
-    for (const bind of new Set((inputs.get(key) ?? []).filter((t) => fieldShown(t.block, t.field, typed)).map((t) => t.bind)))
-      patches.push({ op: 'set', path: `${bind}.${key}`, value });
+    for (const bind of new Set((inputs.get(key) ?? []).filter(written).map((t) => t.bind))) patches.push({ op: 'set', path: `${bind}.${key}`, value });
   // The count input is no field: its value has its own member, and one fixed key (the engine checks its shape).
   const count = message.count;
   if (count !== undefined) {

@@ -4,6 +4,7 @@ import { INPUT_TYPES, liveState, type InstanceEdits, type RawEdit } from '../for
 import { inputTypes, UiContext } from '../ui-context.js';
 import { fieldShown, isVisible } from '../ui-rules.js';
 import type { Reveal } from '../use-forms.js';
+import { AgentLabel } from './AgentLabel.js';
 import type { LoadImage } from './BlockData.js';
 import { ActionBar, domId, type InstanceView } from './UiBlockView.js';
 import { UiLayout } from './UiLayout.js';
@@ -135,13 +136,14 @@ function InstanceCard({ id, instance, version, edits, fieldErrors, reveal, count
   };
   return (
     <div
-      class={`ui-instance${sending ? ' sending' : ''}${sent ? ' sent' : ''}`}
+      class={`ui-instance agent-frame${sending ? ' sending' : ''}${sent ? ' sent' : ''}`}
       data-testid="ui-instance"
       data-instance-id={id}
       data-version={version}
       data-status={meta?.status}
       data-sent={sent}
     >
+      <AgentLabel />
       <header class="ui-head">
         <h3>{meta?.pageKey ?? id}</h3>
         <span class="ui-meta">

@@ -1,9 +1,11 @@
 /**
  * A block drawn as a dialog over the page (props.modal): named by its title, focus moved into
  * it and kept there, closed by its button or Escape (on this page, until the instance changes).
+ * Framed and labelled as built by the agent, and drawn under Golem's approval dialog.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { AgentLabel } from './AgentLabel.js';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -36,25 +38,35 @@ export function UiModal({ title, titleId, onClose, children }: { title: string; 
       first.focus();
     }
   };
+  // Marked as the agent's, in a strip above what the model wrote (which scrolls under it): never Golem's own prompt.
   return (
     <div class="overlay ui-modal-overlay">
       <div
         ref={dialog}
-        class="dialog ui-modal"
+        class="agent-frame ui-modal"
         role="dialog"
         aria-modal="true"
-        aria-labelledby={titleId}
+        aria-labelledby={`${titleId}-by ${titleId}`}
         tabIndex={-1}
         data-testid="ui-modal"
         onKeyDown={onKeyDown}
       >
-        <header class="dialog-head">
-          <h2 id={titleId}>{title}</h2>
-          <button type="button" class="btn btn-secondary btn-small ui-modal-close" data-testid="ui-modal-close" aria-label={`Close ${title}`} onClick={onClose}>
-            ×
-          </button>
-        </header>
-        {children}
+        <AgentLabel id={`${titleId}-by`} />
+        <div class="ui-modal-body">
+          <header class="dialog-head">
+            <h2 id={titleId}>{title}</h2>
+            <button
+              type="button"
+              class="btn btn-secondary btn-small ui-modal-close"
+              data-testid="ui-modal-close"
+              aria-label={`Close ${title}`}
+              onClick={onClose}
+            >
+              ×
+            </button>
+          </header>
+          {children}
+        </div>
       </div>
     </div>
   );

@@ -1,6 +1,6 @@
 /**
- * The one-control input fields: text, textarea, number, date, select, radio, checkbox, switch
- * and slider. Every text is the model's, drawn as text.
+ * The one-control input fields: text, textarea, password, number, date, select, radio,
+ * checkbox, switch and slider. Every text is the model's, drawn as text.
  */
 import { FieldError, FieldShell, Required } from './FieldShell.js';
 import { ariaRequired, described, descriptionId, numberProp, stringProp, type FieldProps } from './field-props.js';
@@ -28,6 +28,26 @@ export function TextInput(props: FieldProps) {
       ) : (
         <input {...common} type="text" onInput={(e) => set(e.currentTarget.value)} />
       )}
+    </FieldShell>
+  );
+}
+
+/** A password (the catalog's `password`): masked, never filled from the browser's saved passwords, and sent only with a click. */
+export function PasswordInput(props: FieldProps) {
+  const { field, inputId, text, set } = props;
+  return (
+    <FieldShell props={props}>
+      <input
+        id={inputId}
+        type="password"
+        autoComplete="new-password"
+        data-testid={testId(props)}
+        value={text}
+        placeholder={stringProp(field.placeholder)}
+        required={field.required === true}
+        {...described(props)}
+        onInput={(e) => set(e.currentTarget.value)}
+      />
     </FieldShell>
   );
 }

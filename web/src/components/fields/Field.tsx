@@ -7,7 +7,7 @@ import type { JSX } from 'preact';
 import { boundState, displayText, fieldValue, type InstanceEdits, type LiveState, type RawEdit } from '../../form-values.js';
 import type { FieldConfig, UIBlock, UIInstance } from '../../types.js';
 import { fillTemplate } from '../../ui-rules.js';
-import { CheckInput, DateInput, NumberInput, RadioInput, SelectInput, SliderInput, TextInput } from './BasicInputs.js';
+import { CheckInput, DateInput, NumberInput, PasswordInput, RadioInput, SelectInput, SliderInput, TextInput } from './BasicInputs.js';
 import { ChartField } from './Chart.js';
 import { CustomField } from './CustomField.js';
 import { TableField } from './DataTable.js';
@@ -21,6 +21,7 @@ import { MultiselectInput, TagsInput } from './ListInputs.js';
 const COMPONENTS: Record<string, (props: FieldProps) => JSX.Element> = {
   text: TextInput,
   textarea: TextInput,
+  password: PasswordInput,
   number: NumberInput,
   date: DateInput,
   select: SelectInput,
