@@ -11,16 +11,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { checkAccessibility, DESKTOP, pageHarness, PHONE, say, shot } from './helpers-page.js';
 import { golemServe, killServe, until, type ServeProcess } from './helpers-serve-process.js';
 
 const h = pageHarness();
-const servers: ServeProcess[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) await killServe(server);
-});
 
 type ApprovalState = { approvals: { id: string; action: string; details: unknown }[] };
 
@@ -30,7 +26,8 @@ async function served(script: unknown[], viewport: { width: number; height: numb
   execFileSync('mkfifo', [join(dir, 'pipe')]);
   writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
   const server = await golemServe(dir);
-  servers.push(server);
+  // Killed after the tab closes (the harness runs its cleanups last first): the page sees no reset connection.
+  h.cleanups.push(() => killServe(server));
   const page = await h.open({ pageUrl: `http://127.0.0.1:${server.port}/#token=${server.token}`, token: server.token }, { viewport, colorScheme });
   return { dir, server, page };
 }
@@ -115,6 +112,10 @@ describe('the approval dialog in the page, against golem serve', () => {
       expect(text).toContain('cat notes⟨U+202E⟩hs.txt');
       expect(text).not.toContain('\u202e');
     }
+    // The call's line in the chat behind says the same.
+    expect(await page.getByTestId('tool-call').and(page.locator('[data-name="run_command"]')).first().locator('.tool-gist').textContent()).toBe(
+      'cat notes⟨U+202E⟩hs.txt',
+    );
     // The server holds the command as the model wrote it: only its showing changed.
     expect((await pending(server))[0]?.details).toMatchObject({ command });
     for (const [size, viewport] of [

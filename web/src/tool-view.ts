@@ -4,6 +4,8 @@
  * are model-facing text, often JSON: parsed safely here, shown as is when they are not.
  */
 
+import { showBidiControls } from '../../src/core/text.js';
+
 export type ToolStatus = 'running' | 'ok' | 'staged' | 'failed' | 'stopped' | 'unanswered';
 
 export interface ToolResultText {
@@ -52,20 +54,27 @@ export function argsOf(input: unknown): Record<string, unknown> | null {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
-/** Pretty-printed arguments, whole. */
+/** Pretty-printed arguments, whole, their bidirectional controls shown by their codes. */
 export function prettyArgs(input: unknown): string {
   if (input === undefined || input === '') return '';
   const args = typeof input === 'string' ? (argsOf(input) ?? input) : input;
-  if (typeof args === 'string') return args;
+  if (typeof args === 'string') return showBidiControls(args);
   try {
-    return JSON.stringify(args, null, 2) ?? '';
+    return showBidiControls(JSON.stringify(args, null, 2) ?? '');
   } catch {
     return '(the arguments cannot be shown)';
   }
 }
 
-/** What the summary line shows after the action's name: the command, the file, or the arguments in short. */
+/**
+ * What the summary line shows after the action's name: the command, the file, or the arguments
+ * in short, their bidirectional controls shown by their codes (a command reads as it runs).
+ */
 export function gist(input: unknown): string {
+  return showBidiControls(gistOf(input));
+}
+
+function gistOf(input: unknown): string {
   const args = argsOf(input);
   if (args === null) return typeof input === 'string' ? input : '';
   const first = ['command', 'path', 'pattern', 'query', 'url', 'task', 'instanceId', 'newInstanceId'].find((k) => typeof args[k] === 'string');
