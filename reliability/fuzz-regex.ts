@@ -16,8 +16,15 @@ import { ERROR_CODES, UI_PATCH_ERROR_CODES } from '../src/index.js';
 import { golemServe, killServe, until, type ServeProcess } from '../test/helpers-serve-process.js';
 import { Broken, countedAsync, ensure, type FuzzTarget, type Tally } from './fuzz-kit.js';
 
-/** The slowest /health answer the server may give while it runs the patterns. */
+/** The slowest /health answer the server may give while it runs the patterns (`npm run fuzz`). */
 export const HEALTH_LIMIT_MS = 100;
+
+/**
+ * The limit in force: HEALTH_LIMIT_MS, unless GOLEM_FUZZ_HEALTH_MS says otherwise. `npm test` runs this
+ * target beside other test files on two cores, where an idle server's answer can take 150 ms; there it
+ * holds the server to 1 s, which still catches a pattern that holds the loop (that never ends).
+ */
+export const healthLimitMs = (): number => Number(process.env.GOLEM_FUZZ_HEALTH_MS ?? HEALTH_LIMIT_MS);
 
 const atom = fc.constantFrom('a', 'ab', '\\w', '\\s', '\\d', '.', '[a-z]', '\\w\\s?', 'a|ab', 'x', '\\p{L}');
 const quantifier = fc.oneof(
@@ -114,10 +121,10 @@ class RegexFuzz {
     this.#slow = undefined;
     // /health, every 20 ms, from a thread of its own (so the driver's own work does not delay the asking): a slow
     // answer is counted against the case then running.
-    const prober = new Worker(PROBER, { eval: true, workerData: { url: `http://127.0.0.1:${this.#server.port}/health`, limit: HEALTH_LIMIT_MS } });
+    const prober = new Worker(PROBER, { eval: true, workerData: { url: `http://127.0.0.1:${this.#server.port}/health`, limit: healthLimitMs() } });
     prober.on('message', (slow: { ms: number; error?: string }) => {
       this.#slowest = Math.max(this.#slowest, slow.ms);
-      this.#slow ??= slow.error ?? `/health took ${Math.round(slow.ms)} ms or more twice in a row (the limit is ${HEALTH_LIMIT_MS} ms)`;
+      this.#slow ??= slow.error ?? `/health took ${Math.round(slow.ms)} ms or more twice in a row (the limit is ${healthLimitMs()} ms)`;
     });
     this.#prober = prober;
   }
@@ -236,7 +243,7 @@ const fuzz = new RegexFuzz();
 /** Model-given patterns in search_files and field patterns, against a real golem serve, /health within 100 ms throughout. */
 export const regexTarget: FuzzTarget = {
   name: 'regex',
-  check: `model-given regular expressions (search_files, field patterns) on a real golem serve; /health within ${HEALTH_LIMIT_MS} ms`,
+  check: `model-given regular expressions (search_files, field patterns) on a real golem serve; /health answering throughout (within ${HEALTH_LIMIT_MS} ms, or GOLEM_FUZZ_HEALTH_MS)`,
   runs: 8,
   setup: () => fuzz.setup(),
   teardown: () => fuzz.teardown(),
