@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace } from '../src/index.js';
 import { pageHarness, stripes } from './helpers-page.js';
-import { attack, buildInstance, everyView, instancePatches, MARKUP, pwned } from './page-ui-helpers.js';
+import { attack, buildInstance, everyView, instancePatches, MARKUP, pwned, STARS_RENDERER } from './page-ui-helpers.js';
 
 const h = pageHarness();
 
@@ -214,27 +214,7 @@ describe('the catalog’s display fields', () => {
   it('a registered component: its renderer draws it and sets its value; without one, or when it throws, its value as JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'golem-renderer-'));
     const renderer = join(dir, 'rating.js');
-    // A renderer as a user would write one: DOM calls, text only, a cleanup.
-    writeFileSync(
-      renderer,
-      `export function render(element, { field, value, setValue, theme }) {
-  element.replaceChildren();
-  const row = document.createElement('div');
-  row.dataset.testid = 'stars';
-  row.dataset.theme = theme;
-  for (let i = 1; i <= field.max; i++) {
-    const star = document.createElement('button');
-    star.type = 'button';
-    star.textContent = i <= (value ?? 0) ? '★' : '☆';
-    star.setAttribute('aria-label', i + ' of ' + field.max);
-    star.addEventListener('click', () => setValue(i));
-    row.append(star);
-  }
-  element.append(row);
-  return () => element.replaceChildren();
-}
-`,
-    );
+    writeFileSync(renderer, STARS_RENDERER);
     const broken = join(dir, 'broken.js');
     writeFileSync(broken, `export function render() { throw new Error('no canvas here'); }\n`);
     const ws = await createWorkspace();

@@ -18,6 +18,25 @@ export const attack = (where: string): string =>
 
 export const pwned = (page: Page): Promise<unknown> => page.evaluate<unknown>('window.__pwned');
 
+/** A rating renderer as a user would write one (DOM calls, text only, a cleanup): stars from 1 to field.max, a click sets the value. */
+export const STARS_RENDERER = `export function render(element, { field, value, setValue, theme }) {
+  element.replaceChildren();
+  const row = document.createElement('div');
+  row.dataset.testid = 'stars';
+  row.dataset.theme = theme;
+  for (let i = 1; i <= field.max; i++) {
+    const star = document.createElement('button');
+    star.type = 'button';
+    star.textContent = i <= (value ?? 0) ? '★' : '☆';
+    star.setAttribute('aria-label', i + ' of ' + field.max);
+    star.addEventListener('click', () => setValue(i));
+    row.append(star);
+  }
+  element.append(row);
+  return () => element.replaceChildren();
+}
+`;
+
 /** Elements the attacks would make if model text were drawn as HTML (a registered renderer's own sandboxed frame aside). */
 export const MARKUP = 'script, iframe:not(.custom-frame[sandbox="allow-scripts"]), object, embed, [onerror], [onclick], a[href^="javascript:"], img[src="x"]';
 

@@ -16,33 +16,18 @@ import { pathToFileURL } from 'node:url';
 import type { Frame, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, GolemError, type ComponentSpec, type JsonObject } from '../src/index.js';
+import { createWorkspace, GolemError, type ComponentSpec, type JsonObject, type Workspace } from '../src/index.js';
 import { createGolemHandler } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { deployAction } from './helpers.js';
 import { checkAccessibility, DESKTOP, pageHarness, PHONE, say, shot } from './helpers-page.js';
-import { buildInstance, instancePatches, pwned } from './page-ui-helpers.js';
+import { buildInstance, instancePatches, pwned, STARS_RENDERER } from './page-ui-helpers.js';
 
 const h = pageHarness();
 
 const temp = () => realpathSync(mkdtempSync(join(tmpdir(), 'golem-renderer-')));
 
-const STARS = `export function render(element, { field, value, setValue, theme }) {
-  element.replaceChildren();
-  const row = document.createElement('div');
-  row.dataset.testid = 'stars';
-  row.dataset.theme = theme;
-  for (let i = 1; i <= field.max; i++) {
-    const star = document.createElement('button');
-    star.type = 'button';
-    star.textContent = i <= (value ?? 0) ? '★' : '☆';
-    star.setAttribute('aria-label', i + ' of ' + field.max);
-    star.addEventListener('click', () => setValue(i));
-    row.append(star);
-  }
-  element.append(row);
-}
-`;
+const STARS = STARS_RENDERER;
 
 const rating = (renderer: string | URL): ComponentSpec => ({
   type: 'rating',
@@ -94,14 +79,19 @@ async function frameWith(page: Page, selector: string): Promise<Frame> {
   }
 }
 
+/** A workspace with the rating component registered, its renderer in a folder of its own. */
+async function ratingWorkspace(): Promise<{ ws: Workspace; file: string }> {
+  const file = join(temp(), 'rating.js');
+  writeFileSync(file, STARS);
+  const ws = await createWorkspace();
+  h.cleanups.push(() => ws.close());
+  ws.ui.catalog.register(rating(file));
+  return { ws, file };
+}
+
 describe('a registered component’s renderer', () => {
   it('is the snapshot taken at register, served under its hash: a change on disk afterwards changes nothing', async () => {
-    const dir = temp();
-    const file = join(dir, 'rating.js');
-    writeFileSync(file, STARS);
-    const ws = await createWorkspace();
-    h.cleanups.push(() => ws.close());
-    ws.ui.catalog.register(rating(file));
+    const { ws, file } = await ratingWorkspace();
     // Rewritten after register, as an agent with write access did.
     writeFileSync(file, `export function render(element) { element.textContent = 'rewritten'; }\n`);
     const built = await buildInstance(h, 'custom', ratingForm(), { ws });
@@ -245,12 +235,7 @@ describe('a registered component’s renderer', () => {
   });
 
   it('a benign renderer draws in its frame, sized to it, and its setValue is the value the click sends', async () => {
-    const dir = temp();
-    const file = join(dir, 'rating.js');
-    writeFileSync(file, STARS);
-    const ws = await createWorkspace();
-    h.cleanups.push(() => ws.close());
-    ws.ui.catalog.register(rating(file));
+    const { ws } = await ratingWorkspace();
     const built = await buildInstance(h, 'custom', ratingForm([{ label: 'Note', key: 'note', type: 'text' }]), { ws });
     const { page, card } = built;
     const iframe = card.locator('iframe');
