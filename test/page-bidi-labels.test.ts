@@ -31,7 +31,10 @@ describe('labels of a model-built UI on the page', () => {
                 bind: 'state.params',
                 props: {
                   title: `Pay ${RLO}eciovni`,
-                  fields: [{ label: `Amount${RLO} (EUR)`, key: 'amount', type: 'text', description: `\u2067Due\u2069 today` }],
+                  fields: [
+                    { label: `Amount${RLO} (EUR)`, key: 'amount', type: 'text', description: `\u2067Due\u2069 today` },
+                    { label: 'Account', key: 'account', type: 'radio', options: [{ label: `Savings ${RLO}tnuocca`, value: 'savings' }] },
+                  ],
                 },
               },
             ],
@@ -51,6 +54,7 @@ describe('labels of a model-built UI on the page', () => {
     expect(shown).toContain('Amount (EUR)');
     expect(shown).toContain('Due today');
     expect(shown).toContain('Send won');
+    expect(shown).toContain('Savings tnuocca');
     expect(shown).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
     // The instance keeps what the model wrote: only the drawing leaves the controls out.
     expect(JSON.stringify(ws.ui.get('pay')?.instance.blocks)).toContain(RLO);

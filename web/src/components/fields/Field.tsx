@@ -6,6 +6,7 @@
 import type { JSX } from 'preact';
 import { boundState, displayText, fieldValue, type InstanceEdits, type LiveState, type RawEdit } from '../../form-values.js';
 import type { FieldConfig, UIBlock, UIInstance } from '../../types.js';
+import { stripBidiControls } from '../../../../src/core/text.js';
 import { fillTemplate } from '../../ui-rules.js';
 import { CheckInput, DateInput, NumberInput, PasswordInput, RadioInput, SelectInput, SliderInput, TextInput } from './BasicInputs.js';
 import { ChartField } from './Chart.js';
@@ -63,6 +64,8 @@ export function Field({ instanceId, instance, block, field, edits, state, error,
     label: fillTemplate(field.label, state),
     ...(typeof field.description === 'string' && { description: fillTemplate(field.description, state) }),
     ...(typeof field.placeholder === 'string' && { placeholder: fillTemplate(field.placeholder, state) }),
+    // Choices are labels too: drawn without bidi controls, as fillTemplate draws the others.
+    ...(Array.isArray(field.options) && { options: field.options.map((o) => ({ ...o, label: stripBidiControls(o.label) })) }),
   };
   let value = fieldValue(instance, block, field, edits);
   if (TEMPLATED_VALUES.has(field.type) && typeof value === 'string' && !Object.hasOwn(boundState(instance, block), field.key))
