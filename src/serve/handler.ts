@@ -140,9 +140,10 @@ export async function assembleHandler(
       for (const out of translator.translate(event)) broadcast(out);
     };
   };
-  const stream = new UIStream(ws.manager);
   const adapter = new BrowserAdapter(broadcast);
+  // The host first: it refuses an agent whose project holds a registered renderer, before anything listens.
   const host = new ServeHost(ws, adapter, broadcast, options.agent);
+  const stream = new UIStream(ws.manager);
   const close = async () => {
     await host.close();
     await adapter.shutdown();
