@@ -124,7 +124,7 @@ describe('golem doctor', () => {
     expect(report.healthy).toBe(false);
     expect(report.indexDrift).toEqual([`session/${s.id}`]);
     expect(report.violations.map((v) => v.code)).toEqual(['BLOB_FILE_MISSING']);
-    expect(report.repaired).toEqual({ blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] });
+    expect(report.repaired).toEqual({ blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [], holdsReleased: [], unusedBlobsCollected: [] });
     await ws.close();
   });
 });

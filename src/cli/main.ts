@@ -51,7 +51,8 @@ Commands:
   mcp serve         Golem as an MCP server over stdio (UIs, sessions, clearance)
   status            Open (or create) the workspace and print its summary
   doctor [--repair] Check the workspace (invariants, index against the store, blob files);
-                    --repair fixes reference counts and deletes orphan blob files
+                    --repair fixes reference counts, deletes orphan blob files, releases
+                    UI uploads never sent within their hour and collects unused blobs
 
 Options:
   --dir <path>      The workspace folder (default: ./.golem, or $GOLEM_DIR)
@@ -179,7 +180,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
   }
   if (command === 'doctor' && rest.length === 0) {
     return withWorkspace(dir, io, async (ws) => {
-      const report = await doctor(ws.manager, { repair: values.repair });
+      const report = await doctor(ws.manager, { repair: values.repair, lapsed: ws.ui.uploads.lapsedHolds() });
       if (values.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
       else io.stdout(formatDoctor(report));
       return report.healthy ? 0 : 1;
@@ -378,17 +379,33 @@ export function formatDoctor(report: DoctorReport): string {
   for (const sha256 of report.repaired.blobCounts) lines.push(`repaired  the reference count of blob ${sha256}`);
   for (const sha256 of report.repaired.orphanBlobsDeleted) lines.push(`repaired  deleted orphan blob file ${sha256}`);
   for (const name of report.repaired.partialWritesDeleted) lines.push(`repaired  deleted partial blob write ${name}`);
+  for (const line of report.repaired.holdsReleased) lines.push(`released  ${line}`);
+  for (const sha256 of report.repaired.unusedBlobsCollected) lines.push(`repaired  collected unused blob ${sha256}`);
   for (const v of report.violations) lines.push(`problem   [${v.code}] ${v.message}`);
   for (const sha256 of report.orphanBlobs) lines.push(`problem   [BLOB_ORPHAN] blob file ${sha256} is named by no record (golem doctor --repair deletes it)`);
   for (const name of report.partialWrites)
     lines.push(`problem   [BLOB_PARTIAL_WRITE] ${name} is a blob write a crash cut short (golem doctor --repair deletes it)`);
   for (const id of report.indexDrift) lines.push(`problem   [INDEX_DRIFT] ${id} differs between the index and the store`);
-  const problems = report.violations.length + report.orphanBlobs.length + report.partialWrites.length + report.indexDrift.length;
-  const repairable = report.violations.some((v) => v.code === 'BLOB_COUNT') || report.orphanBlobs.length > 0 || report.partialWrites.length > 0;
+  for (const line of report.lapsedHolds) lines.push(`problem   [UPLOAD_STALE] ${line} (golem doctor --repair releases it)`);
+  for (const sha256 of report.unusedBlobs)
+    lines.push(`problem   [BLOB_UNUSED] blob ${sha256} is referenced and held by nothing (golem doctor --repair collects it)`);
+  const problems =
+    report.violations.length +
+    report.orphanBlobs.length +
+    report.partialWrites.length +
+    report.indexDrift.length +
+    report.lapsedHolds.length +
+    report.unusedBlobs.length;
+  const repairable =
+    report.violations.some((v) => v.code === 'BLOB_COUNT') ||
+    report.orphanBlobs.length > 0 ||
+    report.partialWrites.length > 0 ||
+    report.lapsedHolds.length > 0 ||
+    report.unusedBlobs.length > 0;
   lines.push(
     report.healthy
       ? 'The workspace is sound.'
-      : `${problems} problem(s).${repairable ? ' golem doctor --repair fixes counts, orphan files and partial writes.' : ''}`,
+      : `${problems} problem(s).${repairable ? ' golem doctor --repair fixes counts, orphan files, partial writes, stale uploads and unused blobs.' : ''}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -3,25 +3,42 @@
  * (the invariants of invariants.ts, on the whole workspace as stored; the index, for what it
  * holds in memory, equal to a rebuild from the store; blob
  * files and records in agreement) and, with `repair`, mends what can be mended safely
- * through the write path: reference counts (`blob:recount`) and orphan blob files (bytes
- * no record names, as a crash between storing bytes and committing their record leaves).
+ * through the write path: reference counts (`blob:recount`), orphan blob files (bytes
+ * no record names, as a crash between storing bytes and committing their record leaves),
+ * holds whose time is up (the UI's uploads no click sent, given as `lapsed`) and blobs
+ * registered long ago that nothing references or holds (`blob:collect`).
  */
 import { checkInvariants, type InvariantViolation } from './invariants.js';
 import type { WorkspaceManager } from './manager.js';
 import { unwrap } from './errors.js';
 import { ownerOf } from './workspace-index.js';
 
+/**
+ * Holds whose time is up, that a part above the core keeps (the UI's uploads no click sent
+ * within their window: `ws.ui.uploads`), for the doctor to report and, repairing, release.
+ */
+export interface LapsedHolds {
+  /** One line for each hold whose time is up. */
+  list(): string[];
+  /** Releases them (through the write path); one line for each released. */
+  release(): Promise<string[]>;
+}
+
 export interface DoctorReport {
   /** The invariants that do not hold (after repairs, when repairing). */
   violations: InvariantViolation[];
   /** Blob files no record names. */
   orphanBlobs: string[];
+  /** Blobs registered over `staleAfterMs` ago that nothing references or holds. */
+  unusedBlobs: string[];
+  /** Holds whose time is up (`lapsed`: the UI's uploads no click sent within their window). */
+  lapsedHolds: string[];
   /** Blob writes a crash cut short (temporary files), older than `staleAfterMs`: nothing will finish them. */
   partialWrites: string[];
   /** Records where the index and the store disagree ("collection/key"); empty when the index equals a rebuild. */
   indexDrift: string[];
   /** What `repair` did. */
-  repaired: { blobCounts: string[]; orphanBlobsDeleted: string[]; partialWritesDeleted: string[] };
+  repaired: { blobCounts: string[]; orphanBlobsDeleted: string[]; partialWritesDeleted: string[]; holdsReleased: string[]; unusedBlobsCollected: string[] };
   /** True when nothing is wrong (any more). */
   healthy: boolean;
 }
@@ -33,11 +50,16 @@ export interface DoctorReport {
  * until its record commits. `staleAfterMs` (default 10 minutes) is how old a partial
  * write must be to count as left by a crash rather than under way.
  */
-export async function doctor(manager: WorkspaceManager, options: { repair?: boolean; staleAfterMs?: number } = {}): Promise<DoctorReport> {
+export async function doctor(
+  manager: WorkspaceManager,
+  options: { repair?: boolean; staleAfterMs?: number; lapsed?: LapsedHolds } = {},
+): Promise<DoctorReport> {
   await manager.refresh();
   const staleAfterMs = options.staleAfterMs ?? 10 * 60_000;
-  const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [] };
+  const repaired: DoctorReport['repaired'] = { blobCounts: [], orphanBlobsDeleted: [], partialWritesDeleted: [], holdsReleased: [], unusedBlobsCollected: [] };
   if (options.repair === true) {
+    // Lapsed holds first: bytes they alone held go with them, and are not left as unused blobs.
+    repaired.holdsReleased = (await options.lapsed?.release()) ?? [];
     const before = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
     if (before.some((v) => v.code === 'BLOB_COUNT')) repaired.blobCounts = unwrap(await manager.dispatch({ type: 'blob:recount', payload: {} })).fixed;
     for (const sha256 of await orphans(manager)) {
@@ -50,13 +72,35 @@ export async function doctor(manager: WorkspaceManager, options: { repair?: bool
       await manager.blobStorage.removePartialWrite?.(name);
       repaired.partialWritesDeleted.push(name);
     }
+    // Blobs registered a while ago that nothing took up (a recent one may be about to be referenced).
+    if (unusedBlobs(manager, staleAfterMs).length > 0) {
+      const before = new Date(manager.now().getTime() - staleAfterMs).toISOString();
+      repaired.unusedBlobsCollected = unwrap(await manager.dispatch({ type: 'blob:collect', payload: { before } })).collected;
+    }
   }
   const violations = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
   const orphanBlobs = await orphans(manager);
   const indexDrift = await drift(manager);
   const partialWrites = await stalePartialWrites(manager, staleAfterMs);
-  const healthy = violations.length === 0 && orphanBlobs.length === 0 && indexDrift.length === 0 && partialWrites.length === 0;
-  return { violations, orphanBlobs, partialWrites, indexDrift, repaired, healthy };
+  const unused = unusedBlobs(manager, staleAfterMs);
+  const lapsedHolds = options.lapsed?.list() ?? [];
+  const healthy =
+    violations.length === 0 &&
+    orphanBlobs.length === 0 &&
+    indexDrift.length === 0 &&
+    partialWrites.length === 0 &&
+    unused.length === 0 &&
+    lapsedHolds.length === 0;
+  return { violations, orphanBlobs, unusedBlobs: unused, lapsedHolds, partialWrites, indexDrift, repaired, healthy };
+}
+
+/** Blobs registered over `staleAfterMs` ago (by the workspace's clock) that nothing references or holds. */
+function unusedBlobs(manager: WorkspaceManager, staleAfterMs: number): string[] {
+  const before = manager.now().getTime() - staleAfterMs;
+  return [...manager.workspace().blobs.values()]
+    .filter((b) => b.refCount === 0 && Date.parse(b.createdAt) < before)
+    .map((b) => b.sha256)
+    .sort();
 }
 
 async function stalePartialWrites(manager: WorkspaceManager, staleAfterMs: number): Promise<string[]> {

@@ -58,6 +58,10 @@ export const ERROR_CODES = {
   SNAPSHOT_STALE: { status: 409, meaning: 'the selector refers to a page snapshot that no longer matches the page' },
   ELEMENT_NOT_FOUND: { status: 404, meaning: 'no element on the page matches the selector' },
   UI_FIELD_NOT_FOUND: { status: 404, meaning: 'the UI instance has no field of this key and type (or the user sees no such instance)' },
+  UPLOAD_QUOTA: {
+    status: 413,
+    meaning: "the file would take the UI uploads held (uploaded, not yet sent by a click) past the instance's or the user's cap; details say which",
+  },
   UI_ACTION_REFUSED: {
     status: 422,
     meaning: "a user's click on a model-built UI was refused; details.code says why (a seed 004 code, INVALID_VALUE or INVALID_MESSAGE)",

@@ -76,7 +76,7 @@ export {
 } from './plugin.js';
 
 // ---- the plugin API: helpers for an extension's reducers ----------------------
-export { makeTurn, putSession, requireLoaded, requireSession, stored, withLength } from './commands/kit.js';
+export { applyBlobDelta, makeTurn, newBlobRecord, putSession, requireLoaded, requireSession, stored, withLength } from './commands/kit.js';
 export { appendTurn } from './commands/turn.js';
 
 // ---- the read model ----------------------------------------------------------
@@ -88,7 +88,7 @@ export type { BranchInfo } from './turn-tree.js';
 export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './blob-api.js';
 export { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 export { checkInvariants, type InvariantViolation } from './invariants.js';
-export { doctor, type DoctorReport } from './doctor.js';
+export { doctor, type DoctorReport, type LapsedHolds } from './doctor.js';
 
 // ---- the store boundary ------------------------------------------------------
 export type { Appended, CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, StreamCheck, Write } from './store.js';

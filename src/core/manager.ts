@@ -213,6 +213,11 @@ export class WorkspaceManager {
     return this.#newId();
   }
 
+  /** The time by the clock commands are stamped with (an injected one in tests). */
+  now(): Date {
+    return this.#clock();
+  }
+
   /** The types of every command this workspace handles. */
   commandTypes(): string[] {
     return [...this.#commands.keys()];

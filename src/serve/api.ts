@@ -18,6 +18,7 @@ import { GolemError } from '../core/errors.js';
 import { mountAgui } from './agui.js';
 import { mountChat } from './chat.js';
 import { mountUiRoutes } from './ui-files.js';
+import type { UploadLimits } from '../ui/ui-uploads.js';
 import type { ServeHost } from './host.js';
 import { ApprovalAnswerSchema } from './views.js';
 import type { PageFiles } from './page.js';
@@ -56,6 +57,8 @@ export async function createApi(
     health: () => object;
     /** Golem's MCP server (Streamable HTTP, stateless) at /mcp, behind the same auth. */
     mcp?: (request: Request) => Promise<Response>;
+    /** How long files uploaded for file fields are held unsent, and the caps on their bytes. */
+    uploads?: Partial<UploadLimits>;
   },
 ): Promise<HonoApp> {
   // Hono loads with the server, not with Golem.
@@ -123,7 +126,7 @@ export async function createApi(
   });
   app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
-  mountUiRoutes(app, host, user);
+  mountUiRoutes(app, host, user, options.uploads);
   mountAgui(app, host);
   mountChat(app, host);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));

@@ -20,6 +20,7 @@ import { ServeHost, type ServeAgentOptions } from './host.js';
 import { DEFAULT_PAGE_DIR, loadPage } from './page.js';
 import { pageTranslator } from './run-events.js';
 import { UIStream } from './ui-stream.js';
+import { uploadLimits, type UploadLimits } from '../ui/ui-uploads.js';
 
 export interface GolemHandlerOptions {
   /** The agent that answers messages (none: clients read, answer approvals and decide clearance, but cannot chat). */
@@ -70,6 +71,13 @@ export interface GolemHandlerOptions {
    * refused with it: its tools read and change every session of the workspace, whoever asks.
    */
   mcp?: boolean;
+  /**
+   * Files uploaded for the file fields of model-built UIs: how long one no click sent is held
+   * (`holdMs`, default one hour), and how many bytes of those one instance and one user may hold
+   * (`instanceBytes`, default 64 MiB; `userBytes`, default 256 MiB): past a cap an upload is
+   * refused with UPLOAD_QUOTA (413) before it is stored.
+   */
+  uploads?: Partial<UploadLimits>;
 }
 
 /** Golem for a server of your own: see createGolemHandler. */
@@ -144,7 +152,14 @@ export async function assembleHandler(
   // The host first: it refuses an agent whose project holds a registered renderer, before anything listens.
   const host = new ServeHost(ws, adapter, broadcast, options.agent);
   const stream = new UIStream(ws.manager);
+  // Uploads no click sent are let go once their window passes, whether or not anyone uploads again (any process may do it).
+  const sweep = setInterval(
+    () => void ws.ui.uploads.releaseStale({ holdMs: checked.uploads.holdMs }).catch(() => undefined),
+    Math.max(1000, Math.min(checked.uploads.holdMs, 60_000)),
+  );
+  sweep.unref();
   const close = async () => {
+    clearInterval(sweep);
     await host.close();
     await adapter.shutdown();
     stream.close();
@@ -160,6 +175,7 @@ export async function assembleHandler(
       // Open to load balancers, so it says that the server is up and nothing else (no version, count or path).
       health: () => ({ ok: true }),
       ...(checked.mcp && { mcp: mcpRoute(ws, options.agent) }),
+      uploads: checked.uploads,
     });
   } catch (error) {
     await close();
@@ -201,7 +217,8 @@ export async function assembleHandler(
 }
 
 /** The options that need checking, checked (INVALID_ARGUMENT says what is wrong), before anything starts. */
-function checkOptions(options: GolemHandlerOptions): { basePath: string | undefined; mcp: boolean } {
+function checkOptions(options: GolemHandlerOptions): { basePath: string | undefined; mcp: boolean; uploads: UploadLimits } {
+  const uploads = uploadLimits(options.uploads);
   if (options.auth !== undefined && options.token !== undefined) {
     throw new GolemError('INVALID_ARGUMENT', 'give either a token or an auth option, not both: auth replaces the token check');
   }
@@ -217,7 +234,7 @@ function checkOptions(options: GolemHandlerOptions): { basePath: string | undefi
   if (basePath !== undefined && options.page !== undefined && options.page !== false) {
     throw new GolemError('INVALID_ARGUMENT', "the page cannot be served under a basePath: it calls the API at the origin's /api");
   }
-  return { basePath, mcp: options.mcp ?? options.user === undefined };
+  return { basePath, mcp: options.mcp ?? options.user === undefined, uploads };
 }
 
 /** Golem's MCP server (Streamable HTTP, stateless): the MCP SDK loads with the first request to /mcp. */

@@ -29,6 +29,7 @@ import { requestGuard } from './request-guard.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { elicitOnPage } from './elicitation.js';
 import { applyUiAction, handledAction, type UIActionEvent, type UIActionMessage } from './ui-actions.js';
+import type { UploadLimits } from '../ui/ui-uploads.js';
 
 export interface ServeOptions {
   /** Default 127.0.0.1. */
@@ -50,6 +51,8 @@ export interface ServeOptions {
   agent?: ServeAgentOptions;
   /** The built page's folder (default: Golem's dist/web); false serves the API and socket only. */
   page?: string | false;
+  /** How long files uploaded for UI file fields are held unsent, and the caps on their bytes (see `createGolemHandler`). */
+  uploads?: Partial<UploadLimits>;
 }
 
 export interface GolemServer {
@@ -98,7 +101,16 @@ export async function serve(ws: Workspace, options: ServeOptions = {}): Promise<
     importOptional(() => import('ws'), SERVE_PACKAGES),
     importOptional(() => import('@hono/node-server'), SERVE_PACKAGES),
   ]);
-  const parts = await assembleHandler(ws, { ...(options.agent !== undefined && { agent: options.agent }), page: options.page ?? true, token }, TOKEN_REFUSAL);
+  const parts = await assembleHandler(
+    ws,
+    {
+      ...(options.agent !== undefined && { agent: options.agent }),
+      ...(options.uploads !== undefined && { uploads: options.uploads }),
+      page: options.page ?? true,
+      token,
+    },
+    TOKEN_REFUSAL,
+  );
   const { handler, host: agentHost, stream, adapter } = parts;
   const actionListeners = new Set<(event: UIActionEvent) => void>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE });

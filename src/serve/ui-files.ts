@@ -5,19 +5,24 @@
  *   renderer runs in (renderer-frame.ts), holding the snapshot `register` took; its ETag is the
  *   snapshot's sha256, which the catalog's URL carries (no token: a frame's address carries no header);
  * - `POST /api/ui/<instanceId>/files/<key>`: a file for a `file` field, held as a blob, at most
- *   the field's `maxBytes`; its reference is what the click then sends;
+ *   the field's `maxBytes`; its reference is what the click then sends. Held until a click sends
+ *   it, another file replaces it, it is removed or its window passes, and capped per instance
+ *   and per user (`ws.ui.uploads`, UPLOAD_QUOTA);
+ * - `DELETE /api/ui/<instanceId>/files/<sha256>`: the user's upload of that file, not yet sent, let go;
  * - `GET /api/ui/<instanceId>/files/<sha256>`: a file the instance holds, as a download.
  * Instances are those the request's user may see (`host.uiRecord`), as for images.
  */
 import type { Context, Hono as HonoApp } from 'hono';
 import { GolemError } from '../core/errors.js';
+import { fileFieldBlobs } from '../ui/instance-checks.js';
 import { accepts, VALUE_LIMITS } from '../ui/rules.js';
+import type { UploadLimits } from '../ui/ui-uploads.js';
 import type { ServeHost } from './host.js';
 import { rendererFrame, RENDERER_FRAME_CSP } from './renderer-frame.js';
 
 const FILE_REF = /^[0-9a-f]{64}$/;
 
-export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) => string | null): void {
+export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) => string | null, uploads: Partial<UploadLimits> = {}): void {
   const catalog = host.workspace.ui.catalog;
   app.get('/api/ui/catalog', (c) => c.json(catalog.view((type, sha256) => `/ui/components/${encodeURIComponent(type)}.html?v=${sha256}`)));
 
@@ -52,9 +57,16 @@ export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) 
     if (!accepts(accept, mediaType)) throw new GolemError('INVALID_ARGUMENT', `the field "${key}" takes ${(accept ?? []).join(', ')}, not ${mediaType}`);
     const max = typeof field.maxBytes === 'number' ? field.maxBytes : VALUE_LIMITS.fileBytes;
     const bytes = await readLimited(c.req.raw, max);
-    // Held: the instance's state refers to it once the click sends it, and nothing of a turn does.
-    const blob = await host.workspace.blobs.register(bytes, { mediaType, filename: name, hold: true });
-    return c.json({ sha256: blob.sha256, name, mediaType, size: bytes.byteLength }, 201);
+    // Held until a click sends it, another file replaces it, it is removed, or its window passes; capped (UPLOAD_QUOTA).
+    const held = await host.workspace.ui.uploads.upload({ instanceId: record.id, key, bytes, mediaType, filename: name, owner: user(c) }, uploads);
+    return c.json({ sha256: held.sha256, name, mediaType, size: bytes.byteLength }, 201);
+  });
+
+  // The page's Remove: a file uploaded and not yet sent is let go at once.
+  app.delete('/api/ui/:instanceId/files/:sha256', async (c) => {
+    const record = host.uiRecord(user(c), c.req.param('instanceId'));
+    await host.workspace.ui.uploads.remove(record.id, c.req.param('sha256').toLowerCase(), user(c));
+    return c.body(null, 204);
   });
 
   app.get('/api/ui/:instanceId/files/:sha256', async (c) => {
@@ -62,7 +74,7 @@ export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) 
     const sha256 = c.req.param('sha256');
     const record = host.uiRecord(user(c), instanceId);
     const absent = () => new GolemError('BLOB_NOT_FOUND', `no file ${sha256} on the UI "${instanceId}"`);
-    if (!FILE_REF.test(sha256) || !heldFiles(record.instance).has(sha256)) throw absent();
+    if (!FILE_REF.test(sha256) || !fileFieldBlobs(record.instance).has(sha256)) throw absent();
     const blob = host.workspace.blobs.get(sha256);
     if (blob === undefined) throw absent();
     const bytes = await host.workspace.blobs.read(sha256);
@@ -73,20 +85,6 @@ export function mountUiRoutes(app: HonoApp, host: ServeHost, user: (c: Context) 
       'content-security-policy': "default-src 'none'; sandbox",
     });
   });
-}
-
-/** The files the instance's file fields hold (their bound values). */
-function heldFiles(instance: ReturnType<ServeHost['uiRecord']>['instance']): Set<string> {
-  const held = new Set<string>();
-  for (const block of instance.blocks) {
-    const state = block.bind === 'state.runtime' ? instance.state.runtime : instance.state.params;
-    for (const field of block.props?.fields ?? []) {
-      const value = field.type === 'file' && Object.hasOwn(state, field.key) ? state[field.key] : undefined;
-      const sha256 = value !== null && typeof value === 'object' && !Array.isArray(value) ? value.sha256 : undefined;
-      if (typeof sha256 === 'string') held.add(sha256);
-    }
-  }
-  return held;
 }
 
 function decodeName(header: string | undefined): string {

@@ -58,3 +58,17 @@ export function fieldImageBlobs(instance: UIInstance): string[] {
   }
   return out;
 }
+
+/** The files the instance's file fields hold (their bound values' `sha256`): what a click sent, kept while the state names it. */
+export function fileFieldBlobs(instance: UIInstance): Set<string> {
+  const held = new Set<string>();
+  for (const block of instance.blocks) {
+    const state = block.bind === 'state.runtime' ? instance.state.runtime : instance.state.params;
+    for (const field of block.props?.fields ?? []) {
+      const value = field.type === 'file' && Object.hasOwn(state, field.key) ? state[field.key] : undefined;
+      const sha256 = value !== null && typeof value === 'object' && !Array.isArray(value) ? value.sha256 : undefined;
+      if (typeof sha256 === 'string') held.add(sha256);
+    }
+  }
+  return held;
+}

@@ -15,6 +15,7 @@ import { keepSecretsOut } from './secret-values.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
+import { UIUploads } from './ui-upload-api.js';
 
 /** What a click did: the action, the values it wrote, and the instance's version after; or why it was refused. */
 export type UIClickResponse =
@@ -29,10 +30,13 @@ export class UIApi {
   readonly #secrets = new Map<string, Record<string, string>>();
   /** The components the model can build with (built-in and registered): `ws.ui.catalog.register(...)` adds one. */
   readonly catalog: UICatalog;
+  /** Files uploaded for file fields, held until a click sends them, they are replaced or removed, or their window passes. */
+  readonly uploads: UIUploads;
 
   constructor(manager: WorkspaceManager, catalog: UICatalog = new UICatalog()) {
     this.#manager = manager;
     this.catalog = catalog;
+    this.uploads = new UIUploads(manager);
   }
 
   /**

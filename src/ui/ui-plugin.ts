@@ -16,6 +16,7 @@ import { isPlainJson } from './json-copy.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
 import { clickPatches, type UIClick } from './ui-click.js';
 import { UIInstance } from './schema.js';
+import { settleUploads, uiUploadCommand, uiUploadExpireCommand, UIUploadRecord, uiUploadRemoveCommand } from './ui-uploads.js';
 
 /** An instance as stored: its id, the schema instance, and a version counted up by every accepted call. */
 export const UIInstanceRecord = z.strictObject({
@@ -70,9 +71,11 @@ function applyCall(call: unknown, ctx: ReducerContext, catalog: UICatalog, built
     );
   }
   const before = uiInstance(ctx.index, outcome.instanceId);
+  // The instance's uploads follow it: sent ones kept while its state names them (ui-uploads.ts).
+  const uploads = settleUploads(ctx, outcome.instanceId, outcome.kind === 'delete' ? undefined : outcome.instance);
   if (outcome.kind === 'delete') {
     const result: UIPatchResult = { kind: 'delete', instanceId: outcome.instanceId, instance: undefined, version: before?.version ?? 0, jsonPatch: [] };
-    return { writes: [{ op: 'delete' as const, collection: 'ui_instance', key: outcome.instanceId }], result };
+    return { writes: [{ op: 'delete' as const, collection: 'ui_instance', key: outcome.instanceId }, ...uploads.writes], effects: uploads.effects, result };
   }
   const record: UIInstanceRecord = {
     id: outcome.instanceId,
@@ -83,7 +86,7 @@ function applyCall(call: unknown, ctx: ReducerContext, catalog: UICatalog, built
     updatedAt: ctx.now,
   };
   const result: UIPatchResult = { kind: outcome.kind, instanceId: record.id, instance: record.instance, version: record.version, jsonPatch: outcome.jsonPatch };
-  return { writes: [{ op: 'put' as const, collection: 'ui_instance', key: record.id, value: record }], result };
+  return { writes: [{ op: 'put' as const, collection: 'ui_instance', key: record.id, value: record }, ...uploads.writes], effects: uploads.effects, result };
 }
 
 /** The `ui:patch` command, checking fields with `catalog` (the workspace's, which its user may add to). */
@@ -126,14 +129,14 @@ export const uiClickCommand = (catalog: UICatalog) =>
         (sha256) => ctx.index.blobs.get(sha256),
       );
       if (!plan.ok) throw fail('UI_ACTION_REFUSED', plan.message, { code: plan.code });
-      const { writes, result: patch } = applyCall({ instanceId: click.instanceId, patches: plan.patches }, ctx, catalog, undefined);
+      const { writes, effects, result: patch } = applyCall({ instanceId: click.instanceId, patches: plan.patches }, ctx, catalog, undefined);
       const result: UIClickResult = {
         action: { id: plan.action.id, label: plan.action.label, handled: plan.action.handler !== undefined },
         values: plan.values,
         ...(plan.count !== undefined && { count: plan.count }),
         patch,
       };
-      return { writes, result };
+      return { writes, effects, result };
     },
   });
 
@@ -153,16 +156,23 @@ export function onUiChange(events: WorkspaceManager['events'], listener: (result
 
 /** The UI domain, its fields checked with `catalog` (the built-in components when none is given). */
 export function uiExtension(catalog: UICatalog = builtinCatalog()): WorkspaceExtension {
-  return { name: 'ui', collections: { ui_instance: UIInstanceRecord }, commands: [uiPatchCommand(catalog), uiClickCommand(catalog)] };
+  return {
+    name: 'ui',
+    collections: { ui_instance: UIInstanceRecord, ui_upload: UIUploadRecord },
+    commands: [uiPatchCommand(catalog), uiClickCommand(catalog), uiUploadCommand, uiUploadRemoveCommand, uiUploadExpireCommand],
+  };
 }
 
 declare module '../core/manager.js' {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface CommandMap extends CommandMapOf<ReturnType<typeof uiPatchCommand> | ReturnType<typeof uiClickCommand>> {}
+  interface CommandMap extends CommandMapOf<
+    ReturnType<typeof uiPatchCommand> | ReturnType<typeof uiClickCommand> | typeof uiUploadCommand | typeof uiUploadRemoveCommand | typeof uiUploadExpireCommand
+  > {}
 }
 
 declare module '../core/workspace-index.js' {
   interface CollectionMap {
     ui_instance: UIInstanceRecord;
+    ui_upload: UIUploadRecord;
   }
 }

@@ -4,7 +4,7 @@ import { blobRefsOf, Sha256 } from '../blocks.js';
 import { fail } from '../errors.js';
 import { ALL_SESSIONS, defineCommand, type ReducerContext } from '../plugin.js';
 import type { BlobRecord } from '../records.js';
-import { applyBlobDelta, stored } from './kit.js';
+import { applyBlobDelta, newBlobRecord, stored } from './kit.js';
 
 function requireBlob(ctx: ReducerContext, sha256: string): BlobRecord {
   const record = ctx.index.blobs.get(sha256);
@@ -30,28 +30,8 @@ export const blobRegister = defineCommand({
       const held: BlobRecord = { ...existing, refCount: existing.refCount + 1, holds: existing.holds + 1 };
       return stored('blob', held.sha256, held);
     }
-    const storedSize = await ctx.blobStorage.sizeOf(payload.sha256);
-    if (storedSize === null) {
-      throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${payload.sha256}; store them first (ws.blobs.register does both)`, {
-        sha256: payload.sha256,
-      });
-    }
-    if (storedSize !== payload.size) {
-      throw fail('INVALID_PAYLOAD', `blob ${payload.sha256} is ${storedSize} bytes in storage, not ${payload.size}`, {
-        sha256: payload.sha256,
-        size: storedSize,
-      });
-    }
-    const record: BlobRecord = {
-      sha256: payload.sha256,
-      size: payload.size,
-      mediaType: payload.mediaType,
-      filename: payload.filename ?? null,
-      refCount: payload.hold === true ? 1 : 0,
-      holds: payload.hold === true ? 1 : 0,
-      remoteIds: {},
-      createdAt: ctx.now,
-    };
+    const fresh = await newBlobRecord(ctx, payload);
+    const record: BlobRecord = payload.hold === true ? { ...fresh, refCount: 1, holds: 1 } : fresh;
     return stored('blob', record.sha256, record);
   },
 });

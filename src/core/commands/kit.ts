@@ -142,6 +142,37 @@ export function withLength(index: WorkspaceView, session: Session, added?: Turn)
   return { ...rest, ...(length !== undefined && { length }), createdAt, updatedAt };
 }
 
+/**
+ * The record of bytes the blob storage holds and no record names yet, nothing referencing or
+ * holding it: for a reducer that registers a blob as part of its own command. BLOB_NOT_STORED
+ * when the storage has no such bytes (store them, then dispatch again); INVALID_PAYLOAD when
+ * their size is not `size`.
+ */
+export async function newBlobRecord(
+  ctx: ReducerContext,
+  blob: { sha256: string; size: number; mediaType: string; filename?: string | null | undefined },
+): Promise<BlobRecord> {
+  const storedSize = await ctx.blobStorage.sizeOf(blob.sha256);
+  if (storedSize === null) {
+    throw fail('BLOB_NOT_STORED', `the blob storage holds no bytes for ${blob.sha256}; store them first (ws.blobs.register does both)`, {
+      sha256: blob.sha256,
+    });
+  }
+  if (storedSize !== blob.size) {
+    throw fail('INVALID_PAYLOAD', `blob ${blob.sha256} is ${storedSize} bytes in storage, not ${blob.size}`, { sha256: blob.sha256, size: storedSize });
+  }
+  return {
+    sha256: blob.sha256,
+    size: blob.size,
+    mediaType: blob.mediaType,
+    filename: blob.filename ?? null,
+    refCount: 0,
+    holds: 0,
+    remoteIds: {},
+    createdAt: ctx.now,
+  };
+}
+
 /** Adds up blob reference changes: +1 per reference of added blocks, -1 per reference of removed ones. */
 export function countRefs(delta: Map<string, number>, blocks: readonly ContentBlock[], sign: 1 | -1): Map<string, number> {
   for (const sha256 of blobRefsOf(blocks)) delta.set(sha256, (delta.get(sha256) ?? 0) + sign);
