@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest, WorkerEvent, WorkerInfo } from '../agent/ui-adapter.js';
 import { stripAnsi } from './ansi.js';
 import { TerminalAdapter } from './terminal-adapter.js';
@@ -63,6 +63,8 @@ describe('the footer of a live terminal', () => {
     const answer = t.adapter.requestApproval(approval);
     expect(t.footer()).not.toContain('Esc to interrupt');
     expect(t.footer()).toContain('[Approval Required] npm test');
+    // A key takes the answer only once the question offers its answer line (after the keyboard was quiet a moment).
+    await vi.waitFor(() => expect(t.text()).toContain('[y]es / [n]o'));
     t.input.write('y');
     expect(await answer).toEqual({ approved: true });
     expect(t.footer()).toContain('Esc to interrupt');
