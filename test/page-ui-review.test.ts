@@ -281,9 +281,14 @@ describe('the page, after review', () => {
     await expect.poll(() => status.textContent()).toBe('cv.txt (12 B)');
     // The input forgets the file once read: choosing it again is a change.
     expect(await field('cv').inputValue()).toBe('');
+    const cvSha = ws.ui.uploads.list()[0]?.sha256 ?? '';
+    expect(await ws.manager.blobStorage.has(cvSha)).toBe(true);
     await field('cv-remove').click();
     expect(await status.textContent()).toBe('No file yet (at most 5 MB).');
     expect(await field('cv-remove').count()).toBe(0);
+    // Removed before any click sent it: the server holds it no more, and its bytes are gone (issue 35, finding 9).
+    await expect.poll(() => ws.ui.uploads.list().length).toBe(0);
+    expect(await ws.manager.blobStorage.has(cvSha)).toBe(false);
 
     await field('topics').getByRole('checkbox', { name: 'ART' }).check();
     await field('skills-input').fill('writing');

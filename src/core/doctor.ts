@@ -73,16 +73,17 @@ export async function doctor(
       repaired.partialWritesDeleted.push(name);
     }
     // Blobs registered a while ago that nothing took up (a recent one may be about to be referenced).
-    if (unusedBlobs(manager, staleAfterMs).length > 0) {
+    const unused = await unusedBlobs(manager, staleAfterMs);
+    if (unused.length > 0) {
       const before = new Date(manager.now().getTime() - staleAfterMs).toISOString();
-      repaired.unusedBlobsCollected = unwrap(await manager.dispatch({ type: 'blob:collect', payload: { before } })).collected;
+      repaired.unusedBlobsCollected = unwrap(await manager.dispatch({ type: 'blob:collect', payload: { before, only: unused } })).collected;
     }
   }
   const violations = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
   const orphanBlobs = await orphans(manager);
   const indexDrift = await drift(manager);
   const partialWrites = await stalePartialWrites(manager, staleAfterMs);
-  const unused = unusedBlobs(manager, staleAfterMs);
+  const unused = await unusedBlobs(manager, staleAfterMs);
   const lapsedHolds = options.lapsed?.list() ?? [];
   const healthy =
     violations.length === 0 &&
@@ -94,13 +95,17 @@ export async function doctor(
   return { violations, orphanBlobs, unusedBlobs: unused, lapsedHolds, partialWrites, indexDrift, repaired, healthy };
 }
 
-/** Blobs registered over `staleAfterMs` ago (by the workspace's clock) that nothing references or holds. */
-function unusedBlobs(manager: WorkspaceManager, staleAfterMs: number): string[] {
+/**
+ * Blobs registered over `staleAfterMs` ago (by the workspace's clock) that nothing references or
+ * holds, their bytes stored (one whose bytes are gone is BLOB_FILE_MISSING, reported, not collected).
+ */
+async function unusedBlobs(manager: WorkspaceManager, staleAfterMs: number): Promise<string[]> {
   const before = manager.now().getTime() - staleAfterMs;
-  return [...manager.workspace().blobs.values()]
-    .filter((b) => b.refCount === 0 && Date.parse(b.createdAt) < before)
-    .map((b) => b.sha256)
-    .sort();
+  const out: string[] = [];
+  for (const b of manager.workspace().blobs.values()) {
+    if (b.refCount === 0 && Date.parse(b.createdAt) < before && (await manager.blobStorage.has(b.sha256))) out.push(b.sha256);
+  }
+  return out.sort();
 }
 
 async function stalePartialWrites(manager: WorkspaceManager, staleAfterMs: number): Promise<string[]> {

@@ -111,6 +111,13 @@ export class Api {
     return { sha256: ref.sha256, name: ref.name, mediaType: ref.mediaType, size: ref.size };
   }
 
+  /** Lets a file uploaded for a file field and not yet sent go (DELETE /api/ui/<instanceId>/files/<sha256>). */
+  async discardUiFile(instanceId: string, sha256: string): Promise<void> {
+    const headers = { authorization: `Bearer ${this.token}`, accept: 'application/json', 'content-type': 'application/json' };
+    const response = await fetch(`/api/ui/${enc(instanceId)}/files/${enc(sha256)}`, { method: 'DELETE', headers });
+    if (response.status === 401) this.onUnauthorized();
+  }
+
   private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';

@@ -1,7 +1,7 @@
 /**
  * What every field of a model-built UI may need beyond its own value, given once by the panel:
  * the server's catalog (renderers of registered components, allowed image hosts), the image
- * loader, and the file upload.
+ * loader, and the file upload and its removal.
  */
 import { createContext } from 'preact';
 import type { LoadImage } from './components/BlockData.js';
@@ -11,6 +11,8 @@ export interface UiServices {
   catalog: UiCatalog;
   loadImage: LoadImage;
   upload: (instanceId: string, key: string, file: File) => Promise<FileRef>;
+  /** Lets an uploaded file no click has sent go (the field's Remove): the server stops holding it. */
+  discard: (instanceId: string, sha256: string) => Promise<void>;
 }
 
 export const emptyCatalog: UiCatalog = { components: [], imageHosts: [] };
@@ -19,6 +21,7 @@ export const UiContext = createContext<UiServices>({
   catalog: emptyCatalog,
   loadImage: () => Promise.reject(new Error('no image loader')),
   upload: () => Promise.reject(new Error('no upload')),
+  discard: () => Promise.resolve(),
 });
 
 /** Whether a field type takes input: a built-in input type, or one the catalog registers as input. */

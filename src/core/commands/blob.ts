@@ -80,10 +80,13 @@ export const blobCollect = defineCommand({
   payload: z.strictObject({
     /** Only blobs registered before this time (default: all): leaves alone blobs a caller is about to reference. */
     before: z.iso.datetime({ offset: true }).optional(),
+    /** Only these blobs (default: any). */
+    only: z.array(Sha256).optional(),
   }),
   reduce(payload, ctx) {
     const before = payload.before === undefined ? Infinity : Date.parse(payload.before);
-    const unused = [...ctx.index.blobs.values()].filter((b) => b.refCount === 0 && Date.parse(b.createdAt) < before);
+    const only = payload.only === undefined ? undefined : new Set(payload.only);
+    const unused = [...ctx.index.blobs.values()].filter((b) => b.refCount === 0 && Date.parse(b.createdAt) < before && (only?.has(b.sha256) ?? true));
     return {
       writes: unused.map((b) => ({ op: 'delete' as const, collection: 'blob', key: b.sha256 })),
       effects: unused.map((b) => () => ctx.blobStorage.delete(b.sha256)),

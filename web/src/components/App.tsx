@@ -59,7 +59,12 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
   const loadImage = useMemo(() => imageLoader((instanceId, sha256) => api.uiImage(instanceId, sha256)), [api]);
   const uiServices = useMemo(
-    () => ({ catalog, loadImage, upload: (instanceId: string, key: string, file: File) => api.uploadUiFile(instanceId, key, file) }),
+    () => ({
+      catalog,
+      loadImage,
+      upload: (instanceId: string, key: string, file: File) => api.uploadUiFile(instanceId, key, file),
+      discard: (instanceId: string, sha256: string) => api.discardUiFile(instanceId, sha256),
+    }),
     [catalog, loadImage, api],
   );
   const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());

@@ -1,6 +1,7 @@
 /**
  * A file field: the file is uploaded as soon as it is chosen, and its reference is the value
- * the click sends; Remove takes it back (null is sent: the field is cleared). The input is
+ * the click sends; Remove takes it back (the server lets an unsent upload go, and null is sent:
+ * the field is cleared). Another file chosen replaces it on the server too. The input is
  * emptied once the file is read, so the same file can be chosen again.
  */
 import { useContext, useState } from 'preact/hooks';
@@ -19,7 +20,7 @@ const DEFAULT_MAX = 5 * 1024 * 1024;
 
 export function FileInput(props: FieldProps) {
   const { instanceId, field, inputId, value, set } = props;
-  const { upload } = useContext(UiContext);
+  const { upload, discard } = useContext(UiContext);
   const [state, setState] = useState<{ kind: 'idle' } | { kind: 'uploading'; name: string } | { kind: 'failed'; message: string }>({ kind: 'idle' });
   const accept = Array.isArray(field.accept) ? field.accept.filter((a): a is string => typeof a === 'string') : [];
   const maxBytes = Math.min(numberProp(field.maxBytes) ?? DEFAULT_MAX, DEFAULT_MAX);
@@ -69,6 +70,8 @@ export function FileInput(props: FieldProps) {
             aria-label={`Remove ${value.name}`}
             onClick={() => {
               setState({ kind: 'idle' });
+              // Not yet sent: the server lets it go now (one a click sent goes when the next click sends the empty field).
+              void discard(instanceId, value.sha256).catch(() => undefined);
               set(null);
             }}
           >
