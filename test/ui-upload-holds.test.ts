@@ -4,7 +4,8 @@
  * released and its bytes deleted (unless something else holds the same bytes); one never
  * submitted is released once its window has passed (an injected clock); held bytes are capped
  * per instance and per user (UPLOAD_QUOTA, 413, nothing stored); `golem doctor --repair`
- * releases what is past its window and collects blobs nothing references.
+ * releases what is past its window and collects blobs nothing references. On PostgreSQL, two
+ * servers on one store see each other's uploads: caps, replacements and the window hold across them.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +16,9 @@ import { run } from '../src/cli/main.js';
 import { createWorkspace, sha256Of, type PatchInput, type Workspace } from '../src/index.js';
 import type { SessionSummary } from '../src/serve/api-types.js';
 import { applyUiAction, createGolemHandler, serve, type GolemHandlerOptions, type GolemServer } from '../src/serve/index.js';
+import { postgresBlobStorage, postgresStore } from '../src/store/postgres/index.js';
 import { tempDir } from './helpers.js';
+import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -267,5 +270,43 @@ describe('held upload bytes are capped', () => {
     expect(refused.json.error?.message).toContain('you already hold 140 bytes of files not yet sent, and this file (70 bytes) would pass the cap of 150');
     expect(await blobState(ws, sha256Of(fileOf('a3', 70)))).toEqual({ registered: false, stored: false });
     expect((await post(url, as('bob'), 'b1', 'receipt', fileOf('b1', 70))).status).toBe(201);
+  });
+});
+
+describe('on PostgreSQL, two servers on one store', () => {
+  it("see each other's uploads: the cap counts both, a replacement through one releases the other's, and either sweeps past the window", async () => {
+    const schema = freshSchema();
+    const time = movableClock();
+    const open = async () => {
+      const ws = await createWorkspace({ store: postgresStore(PG_URL, { schema }), blobStorage: postgresBlobStorage(PG_URL, { schema }), clock: time.clock });
+      const server = await serve(ws, { page: false, uploads: { instanceBytes: 100 } });
+      cleanups.push(
+        () => ws.close(),
+        () => server.close(),
+      );
+      return { ws, upload: (key: string, bytes: Uint8Array) => post(server.url, { authorization: `Bearer ${server.token}` }, 'claim', key, bytes) };
+    };
+    const one = await open();
+    const two = await open();
+    await one.ws.ui.patch(form('claim'));
+    await two.ws.manager.refresh();
+    const first = fileOf('first', 60);
+    expect((await one.upload('receipt', first)).status).toBe(201);
+    // Through the other server: 60 bytes are held already, on the instance, whichever server took them.
+    const over = fileOf('over', 60);
+    expect(await two.upload('photo', over)).toMatchObject({ status: 413, json: { error: { code: 'UPLOAD_QUOTA' } } });
+    expect(await two.ws.manager.blobStorage.has(sha256Of(over))).toBe(false);
+    // Another file for the same field through the other server: the first is let go, its bytes deleted from the shared storage.
+    const second = fileOf('second', 60);
+    expect((await two.upload('receipt', second)).status).toBe(201);
+    await one.ws.manager.refresh();
+    expect(await blobState(one.ws, sha256Of(first))).toEqual(GONE);
+    expect(await blobState(one.ws, sha256Of(second))).toEqual(HELD);
+    // Past the window, the first server's sweep releases what the second took.
+    time.advance(HOUR);
+    expect((await one.ws.ui.uploads.releaseStale()).map((u) => u.sha256)).toEqual([sha256Of(second)]);
+    await two.ws.manager.refresh();
+    expect(await blobState(two.ws, sha256Of(second))).toEqual(GONE);
+    expect(two.ws.ui.uploads.list()).toEqual([]);
   });
 });
