@@ -113,6 +113,21 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }
 
+/** axe-core on the whole page, and a screenshot `<name>-<desktop|phone>-<light|dark>`, at each size and scheme. */
+export async function checkEverywhere(page: Page, name: string): Promise<void> {
+  for (const [size, viewport] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const) {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      await checkAccessibility(page, 'body');
+      await shot(page, `${name}-${size}-${scheme}`);
+    }
+  }
+}
+
 export async function say(page: Page, text: string): Promise<void> {
   await page.getByTestId('chat-input').fill(text);
   await page.getByTestId('send').click();

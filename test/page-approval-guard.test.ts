@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
-import { checkAccessibility, DESKTOP, pageHarness, PHONE, say, shot } from './helpers-page.js';
+import { checkEverywhere, DESKTOP, pageHarness, say, shot } from './helpers-page.js';
 import { golemServe, killServe, until, type ServeProcess } from './helpers-serve-process.js';
 
 const h = pageHarness();
@@ -118,17 +118,7 @@ describe('the approval dialog in the page, against golem serve', () => {
     );
     // The server holds the command as the model wrote it: only its showing changed.
     expect((await pending(server))[0]?.details).toMatchObject({ command });
-    for (const [size, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.setViewportSize(viewport);
-        await page.emulateMedia({ colorScheme: scheme });
-        await checkAccessibility(page, 'body');
-        await shot(page, `approval-own-${size}-${scheme}`);
-      }
-    }
+    await checkEverywhere(page, 'approval-own');
     await dialog.getByTestId('approval-no').click();
     await dialog.getByTestId('approval-send-no').click();
     await page.getByTestId('message').filter({ hasText: 'Not run.' }).waitFor();

@@ -121,9 +121,19 @@ export interface ApprovalView {
   description: string;
   details: unknown;
   risk: 'low' | 'medium' | 'high' | 'unknown';
+  /** Why the action judged the risk so (run_command's `details.riskReason`), when it said. */
+  riskReason?: string;
+  /** What an MCP server changed in the tool asked about since it was trusted (`details.changed`), when it did. */
+  toolChange?: ToolChangeView;
   /** [root, ..., the worker asking]. */
   workerPath: { id: string; depth: number; task: string }[];
   createdAt: string;
+}
+
+/** A tool's change as an approval shows it: its description and input schema before, and now. */
+export interface ToolChangeView {
+  before: { description: string; inputSchema: Record<string, unknown> };
+  now: { description: string; inputSchema: Record<string, unknown> };
 }
 
 export interface ClearanceView {

@@ -99,7 +99,16 @@ function endedOf(meta: Turn['meta']): TurnView['ended'] {
   return { status: 'failed', code, message };
 }
 
+const ToolVersion = z.object({ description: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
+/** What an approval's details may say besides the call: the reason for its risk, and a tool's change. */
+const ExplainedDetails = z.object({
+  riskReason: z.string().optional().catch(undefined),
+  changed: z.object({ before: ToolVersion, now: ToolVersion }).optional().catch(undefined),
+});
+
 export function approvalView(a: ApprovalRecord): ApprovalView {
+  const explained = ExplainedDetails.safeParse(a.details);
+  const { riskReason, changed } = explained.success ? explained.data : {};
   return {
     id: a.id,
     rootSessionId: a.rootSessionId,
@@ -108,6 +117,8 @@ export function approvalView(a: ApprovalRecord): ApprovalView {
     description: a.description,
     details: a.details,
     risk: a.risk,
+    ...(riskReason !== undefined && { riskReason }),
+    ...(changed !== undefined && { toolChange: changed }),
     workerPath: a.workerPath,
     createdAt: a.createdAt,
   };

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { showBidiControls } from '../../../src/core/text.js';
 import type { ApprovalAnswerBody, ApprovalView } from '../../../src/serve/api-types.js';
 import { useActivationGuard } from '../use-activation-guard.js';
+import { ApprovalToolChange } from './ApprovalToolChange.js';
 
 interface Props {
   approval: ApprovalView;
@@ -17,6 +18,8 @@ const isApproving = (target: EventTarget | null) => target instanceof HTMLElemen
  * this component alone, never by the model's UI. Approving takes a deliberate act: focus opens
  * on the dialog, not a button, and Yes, Always and This session take no press for a moment after
  * it opens or its question changes, nor while keys are being typed (`useActivationGuard`).
+ * It says why it asks: the reason for the risk beside its label, and what an MCP server changed
+ * in a tool since it was trusted.
  */
 export function ApprovalDialog({ approval, onAnswer }: Props) {
   const [refusing, setRefusing] = useState(false);
@@ -69,8 +72,17 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
               {asker === undefined || approval.workerPath.length <= 1 ? 'for the agent' : `for worker “${showBidiControls(asker.task)}”`} ·{' '}
               <code>{showBidiControls(approval.action)}</code>
             </span>
+            {approval.riskReason !== undefined && (
+              <span class="approval-risk-reason" id="approval-risk-reason" data-testid="approval-risk-reason">
+                Why: {showBidiControls(approval.riskReason)}
+              </span>
+            )}
           </span>
-          <span class={`risk risk-${approval.risk}`} data-testid="approval-risk">
+          <span
+            class={`risk risk-${approval.risk}`}
+            data-testid="approval-risk"
+            aria-describedby={approval.riskReason === undefined ? undefined : 'approval-risk-reason'}
+          >
             {approval.risk} risk
           </span>
         </header>
@@ -83,6 +95,7 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
             <dt>Asked by</dt>
             <dd data-testid="approval-path">{approval.workerPath.map((w) => showBidiControls(w.task)).join(' → ')}</dd>
           </dl>
+          {approval.toolChange !== undefined && <ApprovalToolChange change={approval.toolChange} />}
           {/* Long details scroll: focusable, so a keyboard can scroll them too. */}
           <pre class="approval-details" tabIndex={0} aria-label="The call in full" data-testid="approval-details">
             {showBidiControls(pretty(approval.details))}

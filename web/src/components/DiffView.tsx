@@ -1,9 +1,9 @@
-/** A unified diff, line by line: additions green, removals red, hunks blue, file headers bold. */
-export function DiffView({ diff, testId = 'clearance-diff' }: { diff: string; testId?: string }) {
+/** A unified diff, line by line: additions green, removals red, hunks blue, file headers bold; `label` names the region. */
+export function DiffView({ diff, testId = 'clearance-diff', label = 'Diff' }: { diff: string; testId?: string; label?: string }) {
   const lines = diff.replace(/\n$/, '').split('\n');
   return (
     // Focusable: a long diff scrolls, by keyboard too.
-    <pre class="diff" data-testid={testId} tabIndex={0} role="region" aria-label="Diff">
+    <pre class="diff" data-testid={testId} tabIndex={0} role="region" aria-label={label}>
       {diff.trim() === '' ? (
         <span class="muted">(empty diff)</span>
       ) : (
