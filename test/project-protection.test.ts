@@ -239,7 +239,7 @@ describe('another user’s agent and the workspace’s files (a folder that is n
     const ws = await createWorkspace({ dir: join(root, dir) });
     const cleanup: (() => Promise<void>)[] = [() => ws.close()];
     try {
-      const [blobs, db] = workspacePaths as [string, string, string, string];
+      const [blobs, db, blobsSpelled, dbSpelled] = workspacePaths as [string, string, string, string];
       const script: ScriptedResponse[] = [];
       const model = scriptedModel((_prompt, call) => script[call] ?? { text: 'Done.' });
       const golem = await createGolemHandler(ws, { ...byHeader, agent: { model, actions: projectActions(), project: { root } } });
@@ -277,8 +277,8 @@ describe('another user’s agent and the workspace’s files (a folder that is n
           { name: 'list_files', input: { path: blobs }, callId: 'list-blobs' },
           { name: 'read_file', input: { path: `${blobs}/${sha256}` }, callId: 'read-blob' },
           { name: 'read_file', input: { path: db }, callId: 'read-db' },
-          { name: 'read_file', input: { path: `${workspacePaths[2]}/${sha256}` }, callId: 'read-spelled' },
-          { name: 'read_file', input: { path: workspacePaths[3] }, callId: 'read-db-spelled' },
+          { name: 'read_file', input: { path: `${blobsSpelled}/${sha256}` }, callId: 'read-spelled' },
+          { name: 'read_file', input: { path: dbSpelled }, callId: 'read-db-spelled' },
         ],
       });
       const bobs = (await bob('POST', '/api/sessions', {})).json as { id: string };
