@@ -163,6 +163,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const manager = new WorkspaceManager({
     store,
     blobStorage,
+    ...(dir !== undefined && { dir }),
     ...(options.clock !== undefined && { clock: options.clock }),
     ...(options.newId !== undefined && { newId: options.newId }),
     ...(options.actor !== undefined && { actor: options.actor }),

@@ -3,9 +3,11 @@
  * Their names are refused however they are spelled (any case, Unicode lookalikes that fold to
  * them, trailing dots and spaces, NTFS streams and 8.3 short names) at any depth, on every
  * write path (write_file, edit_file, a staging view, a staged push) and every read; a
- * workspace kept elsewhere inside the project is refused too. Golem's own git calls never run
- * what the repository's config names (fsmonitor, hooks, pager). Real git repositories, real
- * workspaces on disk, `createGolemHandler` with two users.
+ * workspace kept elsewhere inside the project is refused too, the whole of its folder (its
+ * chat history and whatever else it holds, on SQLite and on PostgreSQL), and search never
+ * reaches a hidden file. Golem's own git calls never run what the repository's config names
+ * (fsmonitor, hooks, pager). Real git repositories, real workspaces on disk and on
+ * PostgreSQL, `createGolemHandler` with two users.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,7 +19,10 @@ import { createGolemHandler, type GolemHandler, type GolemHandlerOptions } from 
 import { scriptedModel, type ScriptedModel, type ScriptedResponse } from '../src/test/index.js';
 import { GitStaging, type StageRef } from '../src/project/git-staging.js';
 import { DiskFiles } from '../src/project/project-files.js';
+import { workspaceFiles } from '../src/agent/workspace-files.js';
+import { historyPath, InputHistory } from '../src/cli/input-history.js';
 import { tempDir } from './helpers.js';
+import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const actions = projectActions();
 
@@ -294,5 +299,91 @@ describe('another user’s agent and the workspace’s files (a folder that is n
     } finally {
       for (const close of cleanup) await close();
     }
+  });
+});
+
+describe('a workspace kept in a folder of the project (`golem serve --dir data`)', () => {
+  const SECRET = 'sk-live-4711';
+
+  it.each([
+    ['SQLite', () => ({})],
+    ['PostgreSQL', () => ({ env: { GOLEM_DATABASE_URL: PG_URL, GOLEM_DATABASE_SCHEMA: freshSchema('protect') } })],
+  ])('on %s: all of the folder (chat history, logs, locks) is refused to every project action, and nothing is written there', async (_store, options) => {
+    const root = tempDir();
+    writeFileSync(join(root, 'notes.md'), 'a note\n');
+    const dir = join(root, 'data');
+    const ws = await createWorkspace({ dir, ...options() });
+    try {
+      // What Golem keeps there besides the store: the chat prompt's history (the CLI's), and whatever else lands in the folder.
+      mkdirSync(dir, { recursive: true });
+      new InputHistory(historyPath(dir, root)).add(`deploy with ${SECRET}`);
+      writeFileSync(join(dir, 'serve.log'), `started with ${SECRET}\n`);
+      const kept = () => ['history', 'serve.log', 'run.lock'].map((f) => (existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : null));
+      const before = kept();
+      expect(before).toEqual([`"deploy with ${SECRET}"\n`, `started with ${SECRET}\n`, null]);
+
+      // The files the worker, staging and clearance are given.
+      const ctx = { files: new DiskFiles(root, { hidden: workspaceFiles(ws.manager) }) };
+      for (const path of ['data/history', 'DATA/History', 'data./serve.log']) {
+        await expect(call('read_file', { path }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+        await expect(call('search_files', { pattern: 'sk', path }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+        await expect(call('write_file', { path, content: 'x' }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+        await expect(call('edit_file', { path, old_string: 'deploy', new_string: 'x' }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+      }
+      await expect(call('write_file', { path: 'data/run.lock', content: 'x' }, ctx)).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+      for (const path of ['data', 'Data']) {
+        await expect(call('list_files', { path }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+        await expect(call('run_command', { command: 'touch made-here', cwd: path }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+      }
+      expect(await call('list_files', {}, ctx)).toBe('notes.md');
+      expect(await call('search_files', { pattern: SECRET }, ctx)).toBe(`No matches for /${SECRET}/.`);
+
+      // A worker's run, whose writes are staged for clearance (manual mode), is refused the same.
+      const model = scriptedModel([
+        {
+          toolCalls: [
+            { name: 'read_file', input: { path: 'data/history' } },
+            { name: 'list_files', input: {} },
+            { name: 'search_files', input: { pattern: SECRET } },
+            { name: 'write_file', input: { path: 'data/history', content: '"rm -rf ~"\n' } },
+            { name: 'edit_file', input: { path: 'data/serve.log', old_string: 'started', new_string: 'stopped' } },
+            { name: 'write_file', input: { path: 'data/run.lock', content: 'x' } },
+          ],
+        },
+        { text: 'Done.' },
+      ]);
+      const session = await ws.sessions.create();
+      const outcome = await ws.worker({ session, model, actions: projectActions(), project: { root } }).run('look around');
+      expect(outcome.actions.map((a) => [a.name, a.ok])).toEqual([
+        ['read_file', false],
+        ['list_files', true],
+        ['search_files', true],
+        ['write_file', false],
+        ['edit_file', false],
+        ['write_file', false],
+      ]);
+      const told = JSON.stringify((await session.transcript()).flatMap((t) => t.blocks.filter((b) => b.type === 'tool_result')));
+      expect(told).not.toMatch(/deploy with|started with/); // what the files hold
+      expect(told).toContain(JSON.stringify({ type: 'text', text: 'notes.md' }));
+      expect(told.match(/is inside Golem's workspace, which actions may not read or change/g)).toHaveLength(4);
+      expect(ws.clearance.list()).toEqual([]);
+      expect(kept()).toEqual(before);
+      expect(existsSync(join(dir, 'made-here'))).toBe(false);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('search_files never reaches a hidden file: not read, not counted, not named', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'notes.md'), 'a note\n');
+    mkdirSync(join(root, 'data'));
+    writeFileSync(join(root, 'data', 'small.log'), `${SECRET}\n`);
+    // Over the 1 MiB a search reads: a search that reached it would say it skipped one large file.
+    writeFileSync(join(root, 'data', 'big.log'), `${SECRET}\n${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const ctx = { files: new DiskFiles(root, { hidden: [join(root, 'data')] }) };
+    expect(await call('search_files', { pattern: SECRET }, ctx)).toBe(`No matches for /${SECRET}/.`);
+    expect(await call('search_files', { pattern: 'note|sk-' }, ctx)).toBe('notes.md:1: a note');
+    expect(await call('list_files', {}, ctx)).toBe('notes.md');
   });
 });

@@ -1,14 +1,19 @@
 /**
- * Where a workspace keeps its own files on disk (its SQLite database and blob folder), so
- * that a project that contains them (a workspace kept in `data/` rather than `.golem/`)
- * never shows them to a model: project actions refuse them like `.golem`.
+ * Where a workspace keeps its own files on disk (its folder, and a database or blob folder
+ * kept elsewhere), so that a project that contains them (a workspace kept in `data/` rather
+ * than `.golem/`) never shows them to a model: project actions refuse them like `.golem`.
  */
 import type { WorkspaceManager } from '../core/manager.js';
 
-/** The absolute paths of the workspace's database (with its WAL and journal files) and blob folder, those it has. */
+/**
+ * The absolute paths of the workspace's folder (all of it: database, blobs, chat history and
+ * whatever else Golem keeps there, on any store), and of the database (with its WAL and
+ * journal files) and blob folder where they lie outside it.
+ */
 export function workspaceFiles(manager: WorkspaceManager): string[] {
   const paths: string[] = [];
-  const { blobStorage: blobs, store } = manager;
+  const { blobStorage: blobs, store, dir } = manager;
+  if (dir !== undefined) paths.push(dir);
   if ('dir' in blobs && typeof blobs.dir === 'string') paths.push(blobs.dir);
   if ('path' in store && typeof store.path === 'string' && store.path !== ':memory:') {
     const db = store.path;

@@ -86,6 +86,8 @@ type Attempt = Result<{ seq: number; payload: unknown; change: Change<unknown>; 
 export interface WorkspaceManagerOptions {
   store: Store;
   blobStorage: BlobStorage;
+  /** The workspace's folder on disk (createWorkspace's `dir`), whatever its store: what it holds is never a project's. */
+  dir?: string;
   /** The clock commands are stamped with (inject one for deterministic tests). */
   clock?: () => Date;
   /** The id generator (default: UUID v7, which sorts by creation time). */
@@ -103,6 +105,8 @@ export type { CacheOptions } from './session-cache.js';
 export class WorkspaceManager {
   readonly store: Store;
   readonly blobStorage: BlobStorage;
+  /** The workspace's folder on disk (its files, the chat history), when it has one. */
+  readonly dir: string | undefined;
   readonly events: EventBus<WorkspaceEvents>;
   /** This handle on the workspace (one per process that opened it): a run lease's holder, told to every guard. */
   readonly instanceId: string;
@@ -128,6 +132,7 @@ export class WorkspaceManager {
   constructor(options: WorkspaceManagerOptions) {
     this.store = options.store;
     this.blobStorage = options.blobStorage;
+    this.dir = options.dir;
     this.#clock = options.clock ?? (() => new Date());
     this.#newId = options.newId ?? (() => uuidv7());
     this.#actor = options.actor ?? null;

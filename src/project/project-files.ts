@@ -15,7 +15,7 @@ import { foldedPath, protectedPart } from './protected-paths.js';
 export interface DiskFilesOptions {
   /**
    * Absolute paths of files and folders that are not the project's though they may lie
-   * inside it: the workspace's database and blobs, a shadow staging repository. Refused
+   * inside it: the workspace's folder, database and blobs, a shadow staging repository. Refused
    * like `.golem` (PATH_PROTECTED), and left out of listings.
    */
   hidden?: readonly string[];

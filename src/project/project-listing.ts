@@ -2,10 +2,11 @@
  * The files of a project under a folder: git's view in a repository (tracked, and
  * untracked but not ignored), a walk of the folder elsewhere. Never git's data nor
  * Golem's workspace (`.git`, `.golem` however spelled, at any depth), nor what the
- * caller hides.
+ * files' `hides` leaves out: those are dropped as they are found, before any caller sees them.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FileAccess } from '../action/files.js';
 import { Git, gitEnv } from './git.js';
 import { protectedPart } from './protected-paths.js';
 
@@ -15,16 +16,17 @@ export const WALK_CAP = 50_000;
 const SKIPPED_FOLDERS = new Set(['node_modules']);
 
 /**
- * The project's files under `folder` (project-relative, sorted): git's view in a repository,
- * a walk elsewhere; without what is in `.git` or `.golem`, nor what `hides` says is not the project's.
+ * The files of `files`' project under `folder` (project-relative, sorted): git's view in a
+ * repository, a walk elsewhere; without what is in `.git` or `.golem`, nor what `files.hides`
+ * says is not the project's (a hidden folder is not walked).
  */
 export async function listProject(
-  root: string,
+  files: Pick<FileAccess, 'root' | 'hides'>,
   folder: string,
   signal: AbortSignal | undefined,
-  hides: (rel: string) => boolean = () => false,
 ): Promise<{ paths: string[]; incomplete: boolean }> {
-  const skipped = (rel: string) => protectedPart(rel) !== undefined || hides(rel);
+  const root = files.root;
+  const skipped = (rel: string) => protectedPart(rel) !== undefined || files.hides?.(rel) === true;
   const fromGit = await gitFiles(root, folder, signal);
   if (fromGit !== null) return { paths: fromGit.filter((p) => !skipped(p)).sort(), incomplete: false };
   const paths: string[] = [];

@@ -24,7 +24,7 @@ export function listFilesAction(): Action {
     run: async ({ path, pattern }, ctx) => {
       const files = projectFiles(ctx);
       const folder = await folderOf(files, path ?? '.');
-      const listing = await listProject(files.root, folder, ctx.signal, (rel) => files.hides?.(rel) ?? false);
+      const listing = await listProject(files, folder, ctx.signal);
       const paths = pattern === undefined ? listing.paths : listing.paths.filter(globFilter(pattern, folder));
       const where = `${folder === '.' ? 'the project' : `"${folder}"`}${pattern === undefined ? '' : ` matching "${pattern}"`}`;
       if (paths.length === 0) return `No files in ${where}.`;

@@ -35,7 +35,7 @@ export function searchFilesAction(): Action {
         let candidates: string[];
         let incomplete = false;
         if (await isFolder(files.root, rel)) {
-          const listing = await listProject(files.root, rel, ctx.signal);
+          const listing = await listProject(files, rel, ctx.signal);
           candidates = glob === undefined ? listing.paths : listing.paths.filter(globFilter(glob, rel));
           incomplete = listing.incomplete;
         } else {
