@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createWorkspace, GolemError, resolveModel, type Workspace } from '../src/index.js';
 import { serve } from '../src/serve/index.js';
+import { parseJsonText, readJsonBody } from '../src/serve/json-body.js';
 import { scriptedModel } from '../src/test/index.js';
 import { startFakeProvider, type FakeProvider } from './servers/fake-provider.js';
 import { tempDir } from './helpers.js';
@@ -252,6 +253,23 @@ describe('the deepest JSON a request may carry', () => {
     });
     expect(atLimit.status).toBe(200);
     expect(await atLimit.text()).toContain('Taken.');
+  });
+
+  it('takes JSON nested exactly 256 levels and refuses 257; only a refusal for depth names the limit in its details', async () => {
+    expect(parseJsonText(nested(256))).toEqual({ ok: true, value: JSON.parse(nested(256)) as unknown });
+    expect(parseJsonText(`[${nested(255)}]`)).toMatchObject({ ok: true });
+    expect(parseJsonText(nested(257))).toMatchObject({ ok: false, reason: 'depth', problem: expect.stringContaining('deeper than 256 levels') });
+    expect(parseJsonText(`[${nested(256)}]`)).toMatchObject({ ok: false, reason: 'depth' });
+    expect(parseJsonText('{"v":')).toEqual({ ok: false, reason: 'syntax', problem: 'is not JSON' });
+
+    const read = (text: string) => readJsonBody(new Request('http://golem.test/', { method: 'POST', body: text })).catch((error: unknown) => error);
+    expect(await read(nested(256))).toEqual(JSON.parse(nested(256)));
+    expect(await read(nested(257))).toMatchObject({ code: 'INVALID_ARGUMENT', details: { maxDepth: 256 } });
+    for (const wrong of ['{"v":', `${'{"v":'.repeat(300)}`, 'x'.repeat(1024 * 1024 + 1)]) {
+      const refused = await read(wrong);
+      expect(refused, wrong.slice(0, 20)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect((refused as GolemError).details, wrong.slice(0, 20)).toEqual({});
+    }
   });
 
   it('answers a socket message nested past 256 levels with a typed RUN_ERROR naming the limit, and goes on serving', async () => {

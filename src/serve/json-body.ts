@@ -39,12 +39,16 @@ export async function readJsonBody(request: Request, maxBytes: number = MAX_BODY
   const text = new TextDecoder().decode(Buffer.concat(chunks));
   if (text.trim() === '') return {};
   const read = parseJsonText(text);
-  if (!read.ok) throw new GolemError('INVALID_ARGUMENT', `the request body ${read.problem}`, { details: { maxDepth: MAX_JSON_DEPTH } });
+  if (!read.ok) {
+    // The limit is named only where it is what the body broke.
+    const details = read.reason === 'depth' ? { details: { maxDepth: MAX_JSON_DEPTH } } : {};
+    throw new GolemError('INVALID_ARGUMENT', `the request body ${read.problem}`, details);
+  }
   return read.value;
 }
 
-/** JSON text read, or what is wrong with it (`is not JSON`, `nests deeper than 256 levels`). */
-export type JsonTextReading = { ok: true; value: unknown } | { ok: false; problem: string };
+/** JSON text read, or what is wrong with it: its syntax (`is not JSON`) or its depth (`nests deeper than 256 levels`). */
+export type JsonTextReading = { ok: true; value: unknown } | { ok: false; reason: 'syntax' | 'depth'; problem: string };
 
 /**
  * JSON text from a client (a request body, a socket message), parsed and refused when it nests
@@ -56,9 +60,9 @@ export function parseJsonText(text: string): JsonTextReading {
   try {
     value = JSON.parse(text) as unknown;
   } catch {
-    return { ok: false, problem: 'is not JSON' };
+    return { ok: false, reason: 'syntax', problem: 'is not JSON' };
   }
-  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, problem: `nests deeper than ${MAX_JSON_DEPTH} levels (the limit)` };
+  if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return { ok: false, reason: 'depth', problem: `nests deeper than ${MAX_JSON_DEPTH} levels (the limit)` };
   return { ok: true, value };
 }
 
