@@ -1,14 +1,15 @@
 /**
  * The token of a real `golem serve` process, and what answers without it (issue 35, finding
- * 14): a GOLEM_TOKEN a guesser could find (short, one letter repeated, a word repeated, mostly
- * one character) is refused before anything listens, with how to make a good one; a random
- * one of 128 bits or more is taken. /health answers without the token, for load balancers,
+ * 14): a GOLEM_TOKEN a guesser could find (short, one letter repeated, a word repeated whole
+ * or in part, a run such as abcd… or qwerty…, mostly one character) is refused before anything
+ * listens, with how to make a good one; a random one of 128 bits or more is taken. /health answers without the token, for load balancers,
  * and says only that the server is up: no version, path, count or name.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tokenWeakness } from '../src/serve/token-strength.js';
 import { tempDir } from './helpers.js';
 import { golemServe, killServe, until, type ServeProcess } from './helpers-serve-process.js';
 
@@ -41,9 +42,34 @@ async function refusedStart(token: string): Promise<string> {
   return failure.message;
 }
 
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
+/** Weak by length and alphabet alone, or a text repeated whole. */
+const WEAK = ['a'.repeat(16), 'a'.repeat(64), 'ab'.repeat(32), 'password'.repeat(6), `${'a'.repeat(63)}b`, randomBytes(8).toString('hex')];
+/** Long enough by length and alphabet, but patterned: repeated in part, in sequence, a keyboard's rows. */
+const PATTERNED = [
+  ALPHABET.repeat(3).slice(0, 64),
+  '0123456789'.repeat(7).slice(0, 64),
+  `${'password'.repeat(5)}pass`,
+  ((part) => `${part}${part}${randomBytes(4).toString('hex')}`)(randomBytes(8).toString('hex')), // 96 random bits, 40 hex characters
+  `${ALPHABET}0123456789${ALPHABET.toUpperCase()}`,
+  'zyxwvutsrqponmlkjihgfedcba9876543210',
+  'qwertyuiopasdfghjklzxcvbnm1234567890',
+];
+
+describe('the token estimate', () => {
+  it('finds every patterned token weak, and no random one of 128 bits or more (hex, base64url, printable)', () => {
+    for (const token of [...WEAK, ...PATTERNED]) expect(tokenWeakness(token), token).toBeDefined();
+    const printable = (n: number) => [...randomBytes(n)].map((b) => String.fromCharCode(33 + (b % 94))).join('');
+    for (let i = 0; i < 2000; i++) {
+      for (const token of [randomBytes(16).toString('hex'), randomBytes(32).toString('hex'), randomBytes(32).toString('base64url'), printable(24)])
+        expect(tokenWeakness(token), token).toBeUndefined();
+    }
+  });
+});
+
 describe('GOLEM_TOKEN', () => {
   it('refuses a token a guesser could find, saying why and how to make one, before anything listens', async () => {
-    for (const weak of ['a'.repeat(16), 'a'.repeat(64), 'ab'.repeat(32), 'password'.repeat(6), `${'a'.repeat(63)}b`, randomBytes(8).toString('hex')]) {
+    for (const weak of [...WEAK, ...PATTERNED]) {
       const message = await refusedStart(weak);
       expect(message).toMatch(/^golem serve exited with 2: /);
       expect(message).toContain('GOLEM_TOKEN');
@@ -56,7 +82,7 @@ describe('GOLEM_TOKEN', () => {
   });
 
   it('takes a random token of 128 bits (32 hex characters) or more, and the API wants exactly it', async () => {
-    for (const token of [randomBytes(16).toString('hex'), randomBytes(32).toString('base64url')]) {
+    for (const token of [randomBytes(16).toString('hex'), randomBytes(32).toString('hex'), randomBytes(32).toString('base64url')]) {
       // GOLEM_TOKEN given here wins over the helper's own random one.
       const server = await started({ GOLEM_TOKEN: token });
       expect(server.output()).toContain(`#token=${token}`);
