@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createWorkspace, type PatchInput, type Prompt, type UIInstanceList, type UIStateRead, type Workspace } from '../src/index.js';
+import { createWorkspace, userInstanceId, type PatchInput, type Prompt, type UIInstanceList, type UIStateRead, type Workspace } from '../src/index.js';
 import { createMcpServer } from '../src/mcp/index.js';
 import { applyUiAction, createGolemHandler, serve } from '../src/serve/index.js';
 import { scriptedModel, type ScriptedResponse } from '../src/test/index.js';
@@ -326,8 +326,9 @@ describe("golem serve's agent", () => {
       return id;
     };
     const ann = await say('ann', 'a sign-up form');
-    expect(ws.ui.get('signup')?.builtBy).toBe(ann);
-    await applyUiAction(ws.ui, { instanceId: 'signup', actionId: 'submit', values: { email: 'ann@example.com', plan: 'pro' } });
+    // Kept under Ann's prefix (ids are per user): the app reads it by userInstanceId.
+    expect(ws.ui.get(userInstanceId('ann', 'signup'))?.builtBy).toBe(ann);
+    await applyUiAction(ws.ui, { instanceId: userInstanceId('ann', 'signup'), actionId: 'submit', values: { email: 'ann@example.com', plan: 'pro' } });
     // An instance no agent built may be any user's: with users, no agent reads it.
     await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'app-made', patches: [] });
 

@@ -222,17 +222,20 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
     // The thread's UI instances: those its agents built. One that joins is sent whole; one that leaves (deleted, or
     // built on since by another thread) is removed, so the client's state stays the server's.
     const ours = (builtBy: string | undefined) => builtBy !== undefined && host.rootOf(builtBy) === threadId;
+    // With users, keyed by the ids the user's agent gave them (ui-scope.ts).
+    const shown = host.uiIdsOf(threadId);
     const mine = new Set(uiInstances(view()).flatMap((ui) => (ours(ui.builtBy) ? [ui.id] : [])));
-    const instances = Object.fromEntries(uiInstances(view()).flatMap((ui) => (mine.has(ui.id) ? [[ui.id, ui.instance]] : [])));
+    const instances = Object.fromEntries(uiInstances(view()).flatMap((ui) => (mine.has(ui.id) ? [[shown(ui.id), ui.instance]] : [])));
     send([...translator.start(), { type: 'STATE_SNAPSHOT', timestamp: Date.now(), snapshot: { instances } } as RunEvent]);
     const offPatch = onUiChange(host.workspace.manager.events, (result) => {
       const id = result.instanceId;
       const was = mine.has(id);
       const is = result.kind !== 'delete' && ours(view().collection('ui_instance').get(id)?.builtBy);
       let delta: JsonPatchOperation[];
-      if (was && is) delta = instanceDelta(result);
-      else if (is) delta = [{ op: 'add', path: `/instances/${escapePointer(id)}`, value: result.instance as JsonValue }];
-      else if (was) delta = [{ op: 'remove', path: `/instances/${escapePointer(id)}` }];
+      const key = shown(id);
+      if (was && is) delta = instanceDelta({ ...result, instanceId: key });
+      else if (is) delta = [{ op: 'add', path: `/instances/${escapePointer(key)}`, value: result.instance as JsonValue }];
+      else if (was) delta = [{ op: 'remove', path: `/instances/${escapePointer(key)}` }];
       else return;
       if (is) mine.add(id);
       else mine.delete(id);

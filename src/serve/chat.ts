@@ -254,9 +254,11 @@ class ChatRoute {
     const run = new ChatRun(log, context, start);
     this.#runs.set(log, run);
     this.#paused.delete(session.id);
+    const shown = host.uiIdsOf(session.id);
     const off = onUiChange(host.workspace.manager.events, (result, builtBy) => {
       if (builtBy === undefined || host.rootOf(builtBy) !== session.id) return;
-      run.push({ instanceId: result.instanceId, version: result.version, instance: result.instance ?? null }, log.entries().length);
+      // With users, by the id the user's agent gave it (ui-scope.ts).
+      run.push({ instanceId: shown(result.instanceId), version: result.version, instance: result.instance ?? null }, log.entries().length);
     });
     log.follow((entry) => {
       if (entry.type !== 'end') return;

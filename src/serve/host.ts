@@ -25,6 +25,7 @@ import type { UIActionEvent } from './ui-actions.js';
 import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { SessionAccess } from './session-access.js';
 import { uiInstance, uiInstances, type UIInstanceRecord } from '../ui/ui-plugin.js';
+import { shownInstanceId, storedInstanceId, userScope } from '../ui/ui-scope.js';
 import { imageBlobs } from '../ui/block-data.js';
 import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
@@ -61,13 +62,13 @@ export class ServeHost {
     const ownerOf = (sessionId: string) => this.#access.ownerOf(sessionId);
     // The UI tools (patch_ui_state, get_ui_state, list_ui_instances) the agent was not given its own of. The reads show
     // a session's agent its conversation's instances, and of those its user's alone (not, with users, one of no known
-    // builder: it may be another user's); any other is refused as an id no instance has.
+    // builder: it may be another user's); any other is refused as an id no instance has. With users, each user's ids
+    // are their own: the instances are kept under the user's prefix (ui-scope.ts), so no user takes an id from another.
     const ui = ws.ui.actions({
       sees: (instance, sessionId) => (instance.builtBy === undefined ? ownerOf(sessionId) === undefined : ownerOf(instance.builtBy) === ownerOf(sessionId)),
+      scope: (sessionId) => this.#scope(ownerOf(sessionId) ?? null),
     });
-    const actions = [...given, ...ui.filter((a) => !given.some((g) => g.name === a.name))];
-    // One user's agent neither reads nor changes another user's UI (instance ids are the model's, easy to guess).
-    this.#actions = actions.map((a) => (a.name === 'patch_ui_state' ? usersOwn(a, ownerOf, (id) => uiInstance(ws.manager.workspace(), id)) : a));
+    this.#actions = [...given, ...ui.filter((a) => !given.some((g) => g.name === a.name))];
     this.#clearance = new ClearanceApi(ws.manager, { actions: this.#actions });
     this.#access = new SessionAccess(ws);
     this.#runs = new ServeRuns({ ws, adapter, agent, actions: this.#actions, broadcast, changed: (id) => this.#change(['sessions'], id) });
@@ -166,7 +167,10 @@ export class ServeHost {
       .map((w): WorkerView => ({ id: w.id, parentSessionId: w.parentSessionId, depth: w.depth, task: w.task, status: w.status, result: w.result }));
     // An allow-list: an instance built after this read (by another conversation, or another process) is not shown until a read names it.
     // With users, only what this session's agent built: an instance of no known builder may be another user's.
-    const shown = uiInstances(view).flatMap((ui) => ((ui.builtBy === undefined ? user === null : this.rootOf(ui.builtBy) === record.id) ? [ui.id] : []));
+    // With users, by the ids their agent gave (ui-scope.ts), as uiRecord and uiImage take them.
+    const shown = uiInstances(view).flatMap((ui) =>
+      (ui.builtBy === undefined ? user === null : this.rootOf(ui.builtBy) === record.id) ? [this.shownUiId(user, ui.id)] : [],
+    );
     return {
       session: { ...this.#summary(record, turns.length), head: record.head },
       turns,
@@ -198,10 +202,28 @@ export class ServeHost {
     return record;
   }
 
+  /** The instance `user` calls `instanceId` (their agent's id for it: ui-scope.ts), when they may see it. */
   #visibleUi(user: string | null, instanceId: string): UIInstanceRecord | undefined {
-    const record = uiInstance(this.#ws.manager.workspace(), instanceId);
-    const builtBy = record?.builtBy;
-    return record === undefined || (user !== null && (builtBy === undefined || this.#access.ownerOf(builtBy) !== user)) ? undefined : record;
+    const view = this.#ws.manager.workspace();
+    const visible = (record: UIInstanceRecord) => user === null || (record.builtBy !== undefined && this.#access.ownerOf(record.builtBy) === user);
+    const record = uiInstance(view, storedInstanceId(view, this.#scope(user), instanceId, visible));
+    return record !== undefined && visible(record) ? record : undefined;
+  }
+
+  /** The id `user` knows a stored instance by: the one their agent gave it, without their prefix (ui-scope.ts). */
+  shownUiId(user: string | null, instanceId: string): string {
+    return shownInstanceId(this.#scope(user), instanceId);
+  }
+
+  /** How the user of session `sessionId` knows each instance (see shownUiId): for the streams of their threads. */
+  uiIdsOf(sessionId: string): (instanceId: string) => string {
+    const user = this.#access.ownerOf(sessionId) ?? null;
+    return (instanceId) => this.shownUiId(user, instanceId);
+  }
+
+  /** The prefix `user`'s instances are kept under (none without users). */
+  #scope(user: string | null): string | undefined {
+    return user === null ? undefined : userScope(user);
   }
 
   // --- changes ---
@@ -448,36 +470,4 @@ export class ServeHost {
     if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`);
     return session;
   }
-}
-
-/**
- * `patch_ui_state` confined to the instances of the calling session's user: one built by
- * another user's agent is, to this agent, not there (INVALID_INSTANCE, as for an id no
- * instance has). Without users every session's owner is the same (none), and nothing is refused.
- */
-function usersOwn(
-  action: Action,
-  ownerOf: (sessionId: string) => string | undefined,
-  instance: (id: string) => { builtBy?: string | undefined } | undefined,
-): Action {
-  return {
-    ...action,
-    run: (input, ctx) => {
-      const call = input as { instanceId?: string; targetInstanceId?: string };
-      const caller = ctx.sessionId === undefined ? undefined : ownerOf(ctx.sessionId);
-      // Worded as the engine words an id no instance has, so the refusal tells nothing of whose it is.
-      const absent = (id: string, deleting: boolean) =>
-        deleting ? `there is no instance "${id}" to delete` : `there is no instance "${id}"; create it with instanceId "__CREATE__" and newInstanceId "${id}"`;
-      for (const [id, deleting] of [
-        [call.instanceId, false],
-        [call.targetInstanceId, true],
-      ] as const) {
-        const builtBy = id === undefined ? undefined : instance(id)?.builtBy;
-        if (id !== undefined && builtBy !== undefined && ownerOf(builtBy) !== caller) {
-          return { success: false, errors: [{ code: 'INVALID_INSTANCE', patchIndex: -1, path: '', message: absent(id, deleting) }] };
-        }
-      }
-      return action.run(input, ctx);
-    },
-  };
 }

@@ -30,6 +30,7 @@ export {
   type UIStateRead,
 } from './ui-read.js';
 export { UIUploads, type UploadInput } from './ui-upload-api.js';
+export { shownInstanceId, userInstanceId, userScope } from './ui-scope.js';
 export { DEFAULT_UPLOAD_LIMITS, UIUploadRecord, uiUploads, type UploadLimits } from './ui-uploads.js';
 export { onUiChange, uiExtension, uiInstance, uiInstances, UIInstanceRecord, type UIClickResult, type UIPatchResult } from './ui-plugin.js';
 export {

@@ -11,7 +11,7 @@ import { blockDataProblem } from './block-data.js';
 import { builtinCatalog, type UICatalog } from './catalog.js';
 import { boundValueProblem, duplicateActionId } from './instance-checks.js';
 import { copyJson, isPlainJson } from './json-copy.js';
-import { ActionConfig, Block, Layout, MetaStep, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
+import { ActionConfig, Block, Layout, MetaStep, SCOPED_UI_ID, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE_INSTANCE = '__CREATE__';
 export const DELETE_INSTANCE = '__DELETE__';
@@ -152,7 +152,8 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   const creating = instanceId === CREATE_INSTANCE;
   if (creating) {
     if (typeof newInstanceId !== 'string' || newInstanceId === '') return call('MISSING_VALUE', 'newInstanceId is required with "__CREATE__"');
-    if (!UI_ID.test(newInstanceId)) return call('INVALID_STRUCTURE', `"${newInstanceId}" is not an instance id: 1 to 100 letters, digits, _ . : or -`);
+    if (!UI_ID.test(newInstanceId) && !SCOPED_UI_ID.test(newInstanceId))
+      return call('INVALID_STRUCTURE', `"${newInstanceId}" is not an instance id: 1 to 100 letters, digits, _ . : or -`);
     if (existing(newInstanceId) !== undefined) return call('INSTANCE_EXISTS', `an instance "${newInstanceId}" exists already; patch it, or create another id`);
     id = newInstanceId;
     draft = {};
@@ -191,7 +192,8 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   }
 
   if (creating) {
-    draft.meta ??= { pageKey: id, step: { current: 1, total: 1 }, status: 'idle' };
+    // A user's instance (ui-scope.ts) is keyed by the id its model gave, not by the user's prefix.
+    draft.meta ??= { pageKey: SCOPED_UI_ID.test(id) ? id.slice(id.indexOf(':') + 1) : id, step: { current: 1, total: 1 }, status: 'idle' };
     draft.state ??= { params: {}, runtime: {} };
     draft.blocks ??= [];
     draft.actions ??= [];

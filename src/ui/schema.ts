@@ -15,6 +15,8 @@ export const FIELD_TYPES = [...INPUT_TYPES, ...DISPLAY_TYPES] as const;
 
 /** Ids of instances, blocks and actions: what a path can name. */
 export const UI_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
+/** An instance id kept under a user's prefix (ui-scope.ts): the prefix, then an id as the model may give one. */
+export const SCOPED_UI_ID = /^u[0-9a-f]{16}:[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
 const UiId = z.string().regex(UI_ID, 'an id is 1 to 100 letters, digits, _ . : or -, not starting with . : or -');
 
 /** Every `${...}` of a text, what it holds trimmed: a template of no state value (`${foo}`) is refused rather than shown as it is. */

@@ -16,6 +16,7 @@ import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
 import { UIUploads } from './ui-upload-api.js';
+import { shownErrors, storedInstanceId, storedPatchInput } from './ui-scope.js';
 
 /** What a click did: the action, the values it wrote, and the instance's version after; or why it was refused. */
 export type UIClickResponse =
@@ -168,27 +169,40 @@ export class UIApi {
    * The model's UI tools: `patch_ui_state` (autonomous unless `trust` says otherwise), and
    * `get_ui_state` and `list_ui_instances` (autonomous, repeatable), which read the instances
    * of the calling session's conversation (its worker tree's root session) and those no agent
-   * built; `sees` narrows what a session's agent reads further (golem serve: its user's own).
+   * built; `sees` narrows what a session's agent reads further (golem serve: its user's own), and
+   * `scope` keeps each user's ids apart (`createGolemHandler` with users: ui-scope.ts).
    * @example ws.worker({ session, model, actions: [...ws.ui.actions(), ...projectActions()] });
    */
   actions(options: { trust?: Action['trust'] } & UIReadOptions = {}): Action[] {
-    const { trust, ...read } = options;
-    return [this.action(trust === undefined ? {} : { trust }), ...uiReadActions(() => this.#manager.workspace(), read)];
+    const { trust: _trust, ...read } = options;
+    return [this.action(options), ...uiReadActions(() => this.#manager.workspace(), read)];
   }
 
-  /** `patch_ui_state` alone as an action (autonomous by default); `actions()` adds the tools that read. */
-  action(options: { trust?: Action['trust'] } = {}): Action {
+  /**
+   * `patch_ui_state` alone as an action (autonomous by default); `actions()` adds the tools that
+   * read. With `sees`, an instance another agent built that `sees` says no to is, to this one,
+   * not there; with `scope`, the ids are the caller's user's (ui-scope.ts).
+   */
+  action(options: { trust?: Action['trust'] } & UIReadOptions = {}): Action {
     const catalog = this.catalog;
+    const { sees, scope } = options;
     const action = defineAction({
       name: 'patch_ui_state',
       description: '',
       input: PatchUiStateInput,
       trust: options.trust ?? 'autonomous',
       run: async (input, ctx) => {
+        const { sessionId } = ctx;
+        const view = this.#manager.workspace();
+        const mine = (record: UIInstanceRecord) => sessionId === undefined || record.builtBy === undefined || (sees?.(record, sessionId) ?? true);
+        const prefix = sessionId === undefined ? undefined : scope?.(sessionId);
+        const { input: call, shown } = storedPatchInput(input as PatchInput, (id) => storedInstanceId(view, prefix, id, mine), prefix);
+        const refused = notMine(call, (id) => uiInstance(view, id), mine, shown);
+        if (refused !== undefined) return refused;
         // The instance remembers whose agent built it: a click on it goes to that session.
-        const response = await this.patch(input as PatchInput, ctx.sessionId === undefined ? {} : { builtBy: ctx.sessionId });
-        if (!response.success) return response;
-        return { success: true, kind: response.kind, instanceId: response.instanceId, version: response.version };
+        const response = await this.patch(call, sessionId === undefined ? {} : { builtBy: sessionId });
+        if (!response.success) return { success: false, errors: shownErrors(response.errors, shown) };
+        return { success: true, kind: response.kind, instanceId: shown.get(response.instanceId) ?? response.instanceId, version: response.version };
       },
     }) as Action;
     // The description and schema the model reads come from the catalog as it is when they are read (a component registered later is in them).
@@ -199,6 +213,32 @@ export class UIApi {
       toTool: { value: () => ({ name: action.name, description: patchUiStateDescription(catalog), inputSchema: { ...base, $defs: catalog.defs() } }) },
     });
   }
+}
+
+/**
+ * The refusal for a call naming an instance `mine` says no to (another user's): worded as the
+ * engine words an id no instance has, so it tells nothing of whose it is.
+ */
+function notMine(
+  call: PatchInput,
+  instance: (id: string) => UIInstanceRecord | undefined,
+  mine: (record: UIInstanceRecord) => boolean,
+  shown: ReadonlyMap<string, string>,
+): { success: false; errors: UIPatchError[] } | undefined {
+  const { instanceId, targetInstanceId } = call as PatchInput & { targetInstanceId?: string };
+  for (const [id, deleting] of [
+    [instanceId, false],
+    [targetInstanceId, true],
+  ] as const) {
+    const record = typeof id === 'string' ? instance(id) : undefined;
+    if (id === undefined || record === undefined || mine(record)) continue;
+    const named = shown.get(id) ?? id;
+    const message = deleting
+      ? `there is no instance "${named}" to delete`
+      : `there is no instance "${named}"; create it with instanceId "__CREATE__" and newInstanceId "${named}"`;
+    return { success: false, errors: [{ code: 'INVALID_INSTANCE', patchIndex: -1, path: '', message }] };
+  }
+  return undefined;
 }
 
 const PatchOperationInput = z.strictObject({

@@ -12,6 +12,7 @@ import type { WorkspaceView } from '../core/workspace-index.js';
 import { fitJson } from './fit-json.js';
 import type { UIPatchError } from './patch-engine.js';
 import { uiInstance, uiInstances, type UIInstanceRecord } from './ui-plugin.js';
+import { shownErrors, shownInstanceId, storedInstanceId } from './ui-scope.js';
 
 /** How long an instance's JSON may be in get_ui_state's answer before it is cut (characters). */
 export const UI_READ_MAX_CHARS = 20_000;
@@ -26,6 +27,11 @@ export interface UIReadOptions {
    * instance its conversation may read is read only when this says yes too.
    */
   sees?: (instance: UIInstanceRecord, sessionId: string) => boolean;
+  /**
+   * The prefix a session's agent's instance ids are kept under (`createGolemHandler` with users:
+   * its user's, ui-scope.ts), or undefined for none: the agent knows them by the ids it gave.
+   */
+  scope?: (sessionId: string) => string | undefined;
 }
 
 /** What get_ui_state answers: the instance as the page has it, or the refusal patch_ui_state would give for an unknown id. */
@@ -143,16 +149,29 @@ export function uiReadActions(view: () => WorkspaceView, options: UIReadOptions 
       description: GET_UI_STATE_DESCRIPTION,
       input: z.strictObject({ instanceId: z.string().min(1).max(200).describe('The instance to read (list_ui_instances names them)') }),
       repeatable: true,
-      run: ({ instanceId }, ctx) => readUiState(view(), instanceId, ctx.sessionId, options),
+      run: ({ instanceId }, ctx) => {
+        const [at, prefix] = [view(), scopeOf(ctx.sessionId, options)];
+        const stored = storedInstanceId(at, prefix, instanceId, (record) => readableBy(at, record, ctx.sessionId, options));
+        const read = readUiState(at, stored, ctx.sessionId, options);
+        return read.success ? { ...read, instanceId } : { ...read, errors: shownErrors(read.errors, new Map([[stored, instanceId]])) };
+      },
     }) as Action,
     defineAction({
       name: 'list_ui_instances',
       description: LIST_UI_INSTANCES_DESCRIPTION,
       input: z.strictObject({}),
       repeatable: true,
-      run: (_input, ctx) => listUiInstances(view(), ctx.sessionId, options),
+      run: (_input, ctx) => {
+        const list = listUiInstances(view(), ctx.sessionId, options);
+        const prefix = scopeOf(ctx.sessionId, options);
+        return { ...list, instances: list.instances.map((i) => ({ ...i, instanceId: shownInstanceId(prefix, i.instanceId) })) };
+      },
     }) as Action,
   ];
+}
+
+function scopeOf(sessionId: string | undefined, options: UIReadOptions): string | undefined {
+  return sessionId === undefined ? undefined : options.scope?.(sessionId);
 }
 
 function fieldCount(record: UIInstanceRecord): number {
