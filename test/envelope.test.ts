@@ -327,7 +327,7 @@ describe('envelope mode', () => {
       ],
     });
     expect(opened).toEqual(['README.md']);
-    expect(lastText(model.calls[1])).toBe('Result of open_file: failed\nopen_file failed: absolute paths are not allowed: /etc/README.md');
+    expect(lastText(model.calls[1])).toBe('Result of open_file: failed\nopen_file failed: INTERNAL: absolute paths are not allowed: /etc/README.md');
     expect(lastText(model.calls[2])).toBe('Result of open_file: failed\n{"success":false,"error":"no file readme.md"}');
     expect(lastText(model.calls[3])).toBe('Result of open_file: done\n{"success":true,"content":"# Golem"}');
     const results = (await session.transcript()).filter((t) => t.meta.commandResult !== undefined).map((t) => t.meta.commandResult);

@@ -294,7 +294,7 @@ describe('another user’s agent and the workspace’s files (a folder that is n
       expect(seen.get('list')).toBe(JSON.stringify({ type: 'text', text: 'notes.md' }));
       expect(seen.get('search')).toBe(JSON.stringify({ type: 'text', text: 'No matches for /receipt-\\d+/.' }));
       for (const id of ['search-blobs', 'list-blobs', 'read-blob', 'read-db', 'read-spelled', 'read-db-spelled'])
-        expect(seen.get(id), id).toMatch(/failed: .* is inside .*, which actions may not read or change/);
+        expect(seen.get(id), id).toMatch(/failed: PATH_PROTECTED: .* is inside .*, which actions may not read or change/);
       expect([...seen.values()].join('\n')).not.toContain('4711');
     } finally {
       for (const close of cleanup) await close();

@@ -180,7 +180,7 @@ describe('the worker tree', () => {
     const onEvent = (e: WorkerEvent) => e.type === 'action' && results.push(`${e.ok}:${typeof e.output === 'string' ? e.output : JSON.stringify(e.output)}`);
     await ws.worker({ session: chat, model, subWorkers: { maxDepth: 2 }, onEvent }).run('dig');
     expect(workersOf(ws).map((w) => w.depth)).toEqual([1, 2]);
-    expect(results[0]).toMatch(/^false:spawn_worker failed: a sub-worker at depth 3 would pass the depth limit of 2/);
+    expect(results[0]).toMatch(/^false:spawn_worker failed: WORKER_DEPTH_EXCEEDED: a sub-worker at depth 3 would pass the depth limit of 2/);
     await ws.close();
   });
 

@@ -1,6 +1,8 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createWorkspace, defineAction, type Prompt, type WorkerEvent } from '../src/index.js';
+import { createWorkspace, defineAction, projectActions, type Prompt, type WorkerEvent } from '../src/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { Reader } from './fixtures/reader.js';
 import { tempDir } from './helpers.js';
@@ -80,6 +82,41 @@ describe('the worker loop', () => {
     expect(texts[3]).toMatch(/Unknown action "teleport"\. The actions are: update_editable_status/);
     expect(results.every((p) => p.type === 'tool-result' && p.isError === true)).toBe(true);
     expect(reader.editableStatus.selected_book_name?.value).toBeNull();
+    await ws.close();
+  });
+
+  it("tells the model a failed call's error code with its message", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    const ws = await createWorkspace();
+    const session = await ws.sessions.create();
+    const broken = defineAction({
+      name: 'lookup',
+      description: 'Finds a topic in the books.',
+      input: z.object({ topic: z.string() }),
+      run: () => {
+        throw new Error('the index is gone');
+      },
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'read_file', input: { path: '.git/config' }, callId: 'protected' },
+          { name: 'read_file', input: { path: '../outside.md' }, callId: 'outside' },
+          { name: 'lookup', input: { topic: 'heart' }, callId: 'thrown' },
+        ],
+      },
+      { text: 'I could not read them.' },
+    ]);
+    const outcome = await ws.worker({ session, model, actions: [...projectActions(), broken], project: { root } }).run('read the git config');
+    expect(outcome.actions.map((a) => a.ok)).toEqual([false, false, false]);
+    const results = model.calls[1]?.messages.at(-1)?.content ?? [];
+    expect(results.map((p) => (p.type === 'tool-result' && p.output.type === 'text' ? p.output.text : ''))).toEqual([
+      'read_file failed: PATH_PROTECTED: ".git/config" is inside .git/ (git\'s data), which actions may not read or change',
+      expect.stringMatching(/^read_file failed: PATH_OUTSIDE_PROJECT: "\.\.\/outside\.md" is outside the project/),
+      'lookup failed: INTERNAL: the index is gone',
+    ]);
     await ws.close();
   });
 

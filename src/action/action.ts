@@ -7,7 +7,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
 import type { JsonObject } from '../core/blocks.js';
-import { fail, GolemError, type Result } from '../core/errors.js';
+import { fail, GolemError, toGolemError, type Result } from '../core/errors.js';
 import type { PromptTool } from '../models/prompt.js';
 import type { FileAccess } from './files.js';
 import type { ApprovalRequest, Risk } from './approval.js';
@@ -256,6 +256,16 @@ export function defineJsonSchemaAction<O>(definition: {
     ...(definition.recheck !== undefined && { recheck: (signal?: AbortSignal) => (definition.recheck as (s?: AbortSignal) => Promise<void>)(signal) }),
     toTool: () => ({ name, description: definition.description, inputSchema: schema }),
   };
+}
+
+/**
+ * What a model reads of a call that failed: the error's stable code, then its message
+ * (`PATH_PROTECTED: ".git/config" is inside .git/ ...`). A thrown value that is not a
+ * GolemError reads as INTERNAL.
+ */
+export function failureText(error: unknown): string {
+  const e = toGolemError(error);
+  return `${e.code}: ${e.message}`;
 }
 
 /** JSON with object keys sorted, so equal values give equal text. */

@@ -18,12 +18,12 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Action } from '../action/action.js';
+import { failureText, type Action } from '../action/action.js';
 import { environmentActions } from '../agent/worker/environment-actions.js';
 import type { Environment } from '../environment/environment.js';
 import type { ClearanceApi } from '../agent/clearance.js';
 import type { Worker, WorkerOptions } from '../agent/worker/index.js';
-import { GolemError, toGolemError } from '../core/errors.js';
+import { GolemError } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { SessionManager } from '../prompt/session-manager.js';
@@ -110,15 +110,14 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
     const action = byName.get(request.params.name);
     if (action === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool "${request.params.name}"; list_tools names them`);
     const input = action.validate(request.params.arguments ?? {});
-    if (!input.ok) return { content: [{ type: 'text', text: `${input.error.code}: ${input.error.message}` }], isError: true };
+    if (!input.ok) return { content: [{ type: 'text', text: failureText(input.error) }], isError: true };
     try {
       const output = await action.run(input.value, { signal: extra.signal });
       const text = action.render?.(output) ?? JSON.stringify(output, null, 2);
       const failed = action.failed !== undefined ? action.failed(output) !== undefined : isFailure(output);
       return { content: [{ type: 'text', text }], ...(failed && { isError: true }) };
     } catch (error) {
-      const e = toGolemError(error);
-      return { content: [{ type: 'text', text: `${e.code}: ${e.message}` }], isError: true };
+      return { content: [{ type: 'text', text: failureText(error) }], isError: true };
     }
   });
 

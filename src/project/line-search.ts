@@ -102,7 +102,7 @@ export class LineSearch {
           reject(
             fail(
               'SEARCH_TIMEOUT',
-              `SEARCH_TIMEOUT: the search took longer than its ${this.#budgetMs / 1000} s budget and was stopped; narrow it with path or glob, or a simpler pattern`,
+              `the search took longer than its ${this.#budgetMs / 1000} s budget and was stopped; narrow it with path or glob, or a simpler pattern`,
             ),
           );
         },

@@ -4,9 +4,9 @@
  * started when running it twice could do harm, run, and its result recorded in the mode's
  * way. Every failure becomes a result the model reads.
  */
-import type { Action, ActionContext } from '../../action/action.js';
+import { failureText, type Action, type ActionContext } from '../../action/action.js';
 import type { FileAccess } from '../../action/files.js';
-import { toGolemError, unwrap } from '../../core/errors.js';
+import { unwrap } from '../../core/errors.js';
 import { startedCall } from '../agent-plugin.js';
 import { decideTrust } from '../trust.js';
 import { approvalById, approve } from './approvals.js';
@@ -150,8 +150,7 @@ async function perform(ctx: WorkerContext, asked: Call, signal: AbortSignal | un
         return await defer(ctx, action, call);
     }
   } catch (error) {
-    const e = toGolemError(error);
-    return { name, input, ok: false, output: `${name} failed: ${e.message}` };
+    return { name, input, ok: false, output: `${name} failed: ${failureText(error)}` };
   }
 }
 
@@ -219,7 +218,6 @@ async function execute(
       ...media,
     };
   } catch (error) {
-    const e = toGolemError(error);
-    return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${e.message}` };
+    return { name: call.name, input: call.input, ok: false, output: `${call.name} failed: ${failureText(error)}` };
   }
 }
