@@ -4,7 +4,8 @@
  * values are taken out before the `ui:click` command is dispatched; what stays in their place
  * (in the click's values, so in the message the agent reads) says only that one was given and
  * how long it is. The values themselves are kept in the process's memory for code of the
- * user's own (`ws.ui.secret(instanceId, key)`), never written anywhere.
+ * user's own (`ws.ui.secret(instanceId, key)`), never written anywhere, and only as long as
+ * their instance lives.
  */
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import type { UIInstance } from './schema.js';
@@ -38,4 +39,38 @@ export function keepSecretsOut(instance: UIInstance | undefined, payload: JsonOb
     told[key] = keptOutText(value);
   }
   return { ok: true, payload: { ...payload, values: told }, secrets };
+}
+
+/** The instance a secret value was typed into: its id, and when it was made (an instance made again under the id is another). */
+type InstanceLife = { readonly id: string; readonly createdAt: string };
+
+/**
+ * The secret values of the last accepted click on each instance, by key, in this process's
+ * memory only, each kept with the instance it was typed into (its id and when it was made): a
+ * deleted instance's are dropped (`drop`), and so are those of one another process deleted,
+ * or deleted and made again, once this process hears of it (`prune`).
+ */
+export class SecretValues {
+  readonly #kept = new Map<string, { createdAt: string; values: Record<string, string> }>();
+
+  /** Keeps a click's secret values for `record` (none: drops what was kept for it). */
+  keep(record: InstanceLife, values: Record<string, string>): void {
+    if (Object.keys(values).length === 0) this.#kept.delete(record.id);
+    else this.#kept.set(record.id, { createdAt: record.createdAt, values });
+  }
+
+  /** The value of `key` kept for the instance `instanceId`, if any. */
+  get(instanceId: string, key: string): string | undefined {
+    return this.#kept.get(instanceId)?.values[key];
+  }
+
+  /** Drops what was kept for the instance `instanceId` (it was deleted). */
+  drop(instanceId: string): void {
+    this.#kept.delete(instanceId);
+  }
+
+  /** Drops what was kept for instances that are gone, or made again since (`current` reads an instance as the index has it now). */
+  prune(current: (instanceId: string) => InstanceLife | undefined): void {
+    for (const [instanceId, kept] of this.#kept) if (current(instanceId)?.createdAt !== kept.createdAt) this.#kept.delete(instanceId);
+  }
 }

@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { defineAction, type Action } from '../action/action.js';
 import type { WorkspaceManager } from '../core/manager.js';
-import { uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
+import { onUiChange, uiInstance, uiInstances, type UIInstanceRecord, type UIPatchResult } from './ui-plugin.js';
 import { BLOCK_DATA_DESCRIPTION } from './block-data.js';
 import { UICatalog } from './catalog.js';
 import { copyJson, isPlainJson } from './json-copy.js';
 import { clickPatches, type UIClick } from './ui-click.js';
-import { keepSecretsOut } from './secret-values.js';
+import { keepSecretsOut, SecretValues } from './secret-values.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
 import { uiReadActions, type UIReadOptions } from './ui-read.js';
@@ -27,8 +27,8 @@ export type UIPatchResponse = ({ success: true } & UIPatchResult) | { success: f
 
 export class UIApi {
   readonly #manager: WorkspaceManager;
-  /** The secret values of the last accepted click on each instance, by key: in this process's memory only. */
-  readonly #secrets = new Map<string, Record<string, string>>();
+  /** The secret values of the last accepted click on each live instance, by key: in this process's memory only. */
+  readonly #secrets = new SecretValues();
   /** The components the model can build with (built-in and registered): `ws.ui.catalog.register(...)` adds one. */
   readonly catalog: UICatalog;
   /** Files uploaded for file fields, held until a click sends them, they are replaced or removed, or their window passes. */
@@ -38,6 +38,11 @@ export class UIApi {
     this.#manager = manager;
     this.catalog = catalog;
     this.uploads = new UIUploads(manager);
+    // A deleted instance's passwords go with it: deleted here, or by another process (heard when this one catches up).
+    onUiChange(manager.events, (result) => result.kind === 'delete' && this.#secrets.drop(result.instanceId));
+    manager.events.on('index:rebuilt', (e) => {
+      if (e.collections === undefined || e.collections.includes('ui_instance')) this.#secrets.prune((id) => uiInstance(manager.workspace(), id));
+    });
   }
 
   /**
@@ -109,10 +114,7 @@ export class UIApi {
     if (!split.ok) return refused(split.code, split.message);
     payload = split.payload;
     const answered = await this.#checked(payload, current);
-    if (answered.ok && current !== undefined) {
-      if (Object.keys(split.secrets).length > 0) this.#secrets.set(current.id, split.secrets);
-      else this.#secrets.delete(current.id);
-    }
+    if (answered.ok && current !== undefined) this.#secrets.keep(current, split.secrets);
     return answered;
   }
 
@@ -120,10 +122,10 @@ export class UIApi {
    * A password (a `secret` field's value) the user gave in the last accepted click on the
    * instance, for code of your own (an action that signs in with it); undefined when none.
    * Held in this process's memory only: never logged, stored, shown to the model or kept
-   * across a restart.
+   * across a restart, and let go when the instance is deleted (here or by another process).
    */
   secret(instanceId: string, key: string): string | undefined {
-    return this.#secrets.get(instanceId)?.[key];
+    return this.#secrets.get(instanceId, key);
   }
 
   async #checked(payload: JsonObject, current: UIInstanceRecord | undefined): Promise<UIClickResponse> {
