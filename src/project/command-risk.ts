@@ -4,9 +4,11 @@
  * the line as risky as its riskiest part.
  */
 import type { Risk } from '../action/approval.js';
-import { judgeProgram, READS, worst, type Judge, type Verdict } from './command-rules.js';
-import { isLoaderVariable } from './loader-variables.js';
-import { readShellLine, type ShellWord, type SimpleCommand } from './shell-words.js';
+import { expandBraces } from './brace-expansion.js';
+import { judgeProgram } from './command-rules.js';
+import { high, medium, READS, unknown, worst, type Judge, type Verdict } from './command-verdict.js';
+import { readShellLine, type ShellRedirect, type ShellWord, type SimpleCommand } from './shell-words.js';
+import { assignedName, judgeVariables } from './variable-rules.js';
 
 /** A command line's risk and, in a few words, why. */
 export interface CommandRisk {
@@ -17,20 +19,26 @@ export interface CommandRisk {
 /** Folders a system program runs from: `/bin/rm` is judged as `rm`. */
 const SYSTEM_DIRS = /^\/(?:usr\/(?:local\/)?)?s?bin$|^\/opt\/homebrew\/bin$/;
 /** Words of the shell's own grammar in front of a command. */
-const KEYWORDS = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'while', 'until', 'time', 'done', 'fi', 'esac']);
+const KEYWORDS = new Set(['!', '{', '}', 'then', 'do', 'else', 'elif', 'if', 'while', 'until', 'time', 'done', 'fi', 'esac', 'coproc']);
 /** Commands whose words are data (for x in ...; case x in ...). */
 const SYNTAX = new Set(['for', 'case', 'select', 'in', 'function']);
+/** Files git runs or takes programs from: a write to one is a program git will run. */
+const GIT_RUNS = /(?:^|\/)\.git\/+(?:hooks(?:\/|$)|config$)/i;
 const MAX_DEPTH = 8;
 
 /**
  * How risky a command line looks, and why: 'high' for the obviously destructive or hidden
- * (rm -rf, git push, git reset --hard, sudo, curl | sh, dd, mkfs, chmod -R, writing to a device,
- * LD_PRELOAD or GIT_CONFIG_* in front of a command), 'unknown' when it runs a program the rules
- * do not know (a project script, a program named at run time), 'medium' when it writes, runs a
- * project's scripts or other programs (npm test, make, node -e, bash -c, sed -i, tee, > file,
- * find -exec, xargs, git -c, rg --pre, environment assignments...), 'low' only when every part
- * of it only reads (ls, cat, grep, git status/diff/log). `\rm`, `/bin/rm`, `"rm"` and `r''m`
- * are all `rm`. A hint for the user, not a sandbox.
+ * (rm -rf, git push, git reset --hard, sudo, curl | sh, dd, mkfs, chmod -R, writing to a device
+ * or to .git/hooks, PATH, LD_PRELOAD or GIT_CONFIG_* set however: in front of a command, by
+ * export, read or printf -v), 'unknown' when it runs a program the rules do not know (a project
+ * script, a program named at run time or by brace expansion), 'medium' when it writes, runs a
+ * project's scripts or other programs (npm test, make, cargo, node -e, bash -c, sed -i, tee,
+ * > file, find -exec, xargs, git -c, rg --pre, environment assignments...), 'low' only when
+ * every part of it only reads (ls, cat, grep, git status/diff/log) or sets a shell variable of
+ * a harmless name. `\rm`, `/bin/rm`, `"rm"` and `r''m` are all `rm`; wrappers (env, nice,
+ * timeout, xargs, busybox...) are seen through; abbreviated long options (`--recur`) count as
+ * the option; what a shell reads from a here-string, heredoc or `echo ... |` is judged too.
+ * A hint for the user, not a sandbox.
  */
 export function assessCommand(command: string): CommandRisk {
   const { verdict } = judgeLine(command, 0);
@@ -48,22 +56,26 @@ interface LineVerdict {
 }
 
 function judgeLine(line: string, depth: number): LineVerdict {
-  if (depth > MAX_DEPTH) return { verdict: { risk: 'unknown', reason: 'commands nested too deeply to read' }, tags: new Set() };
+  if (depth > MAX_DEPTH) return { verdict: unknown('commands nested too deeply to read'), tags: new Set() };
   const read = readShellLine(line);
-  if (read.problem !== undefined) return { verdict: { risk: 'unknown', reason: `the shell cannot read it (${read.problem})` }, tags: new Set() };
-  const verdicts: Verdict[] = [];
+  if (read.problem !== undefined) return { verdict: unknown(`the shell cannot read it (${read.problem})`), tags: new Set() };
   const tags = new Set<string>();
-  const judge: Judge = {
-    line: (text) => {
-      const inner = judgeLine(text, depth + 1);
-      for (const tag of inner.tags) tags.add(tag);
-      return inner.verdict;
-    },
-    words: (words) => judgeWords(words, judge, tags),
+  const judgeWith = (input: string | undefined): Judge => {
+    const judge: Judge = {
+      input,
+      line: (text) => {
+        const inner = judgeLine(text, depth + 1);
+        for (const tag of inner.tags) tags.add(tag);
+        return inner.verdict;
+      },
+      words: (words) => judgeWords(words, judge, tags),
+    };
+    return judge;
   };
-  for (const command of read.commands) verdicts.push(judgeCommand(command, judge, tags));
-  for (const nested of read.nested) verdicts.push(judge.line(nested));
-  if (tags.has('download') && tags.has('interpreter')) verdicts.push({ risk: 'high', reason: 'downloads code and runs it' });
+  const verdicts: Verdict[] = read.commands.map((command) => judgeCommand(command, judgeWith(commandInput(command)), tags));
+  for (const nested of read.nested) verdicts.push(judgeWith(undefined).line(nested));
+  if (read.assigned.length > 0) verdicts.push(judgeVariables(read.assigned, false));
+  if (tags.has('download') && tags.has('interpreter')) verdicts.push(high('downloads code and runs it'));
   return { verdict: worst(verdicts), tags };
 }
 
@@ -73,20 +85,38 @@ function judgeCommand(command: SimpleCommand, judge: Judge, tags: Set<string>): 
   return worst(verdicts);
 }
 
-function judgeRedirect({ op, target }: SimpleCommand['redirects'][number]): Verdict {
+/** What a command reads on its standard input when the line spells it: a here-string, a heredoc's body, what echo or printf pipes in. */
+function commandInput(command: SimpleCommand): string | undefined {
+  const input = command.redirects.filter((r) => r.op.startsWith('<') && r.op !== '<&' && r.op !== '<>').at(-1);
+  if (input?.op === '<<<') return input.target === undefined ? undefined : `${input.target.text}\n`;
+  if (input?.op === '<<' || input?.op === '<<-') return input.body;
+  if (input !== undefined || command.pipedFrom === undefined) return undefined;
+  const [program, ...args] = command.pipedFrom.words.map((w) => w.text);
+  if (program === 'cat' && args.length === 0) return commandInput(command.pipedFrom); // cat <<EOF | sh
+  if (program === 'echo') return args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a))).join(' ');
+  if (program === 'printf') return args.join(' ').replace(/\\n/g, '\n');
+  return undefined;
+}
+
+function judgeRedirect({ op, target }: ShellRedirect): Verdict {
   if (op.startsWith('<') && op !== '<>') return READS;
-  if (target === undefined) return { risk: 'unknown', reason: `a redirection (${op}) with no target` };
+  if (target === undefined) return unknown(`a redirection (${op}) with no target`);
   const to = target.text;
   if (!target.dynamic && (op === '>&' || op === '<&') && /^(?:\d+|-)$/.test(to)) return READS;
   if (!target.dynamic && /^\/dev\/(?:null|stdout|stderr|tty|fd\/\d+)$/.test(to)) return READS;
-  if (!target.dynamic && to.startsWith('/dev/')) return { risk: 'high', reason: `writes to the device ${to}` };
-  return { risk: 'medium', reason: target.dynamic ? 'writes to a file named when it runs' : `writes to ${to}` };
+  if (!target.dynamic && to.startsWith('/dev/')) return high(`writes to the device ${to}`);
+  if (GIT_RUNS.test(to)) return high(`writes to ${to}, git's hooks or configuration, which git runs`);
+  return medium(target.dynamic ? 'writes to a file named when it runs' : `writes to ${to}`);
 }
 
 /** A simple command's words: assignments, then the program and its arguments. */
 function judgeWords(all: ShellWord[], judge: Judge, tags: Set<string>): Verdict {
   let words = all;
-  while (words[0] !== undefined && !words[0].quoted && KEYWORDS.has(words[0].text)) words = words.slice(1);
+  while (words[0] !== undefined && !words[0].quoted && (KEYWORDS.has(words[0].text) || words[0].text === 'function')) {
+    const keyword = words[0].text;
+    words = words.slice(keyword === 'function' ? 2 : 1); // function NAME { body }: the body is judged
+    if (keyword === 'time') while (words[0]?.text === '-p' || words[0]?.text === '--') words = words.slice(1);
+  }
   const first = words[0];
   if (first === undefined) return READS;
   if (!first.quoted && SYNTAX.has(first.text)) return READS;
@@ -94,33 +124,47 @@ function judgeWords(all: ShellWord[], judge: Judge, tags: Set<string>): Verdict 
   let at = 0;
   const assigned: string[] = [];
   for (; at < words.length; at++) {
-    const name = /^([A-Za-z_]\w*)=/.exec(words[at]?.text ?? '')?.[1];
+    const word = words[at];
+    const name = word === undefined ? undefined : assignedName(word);
     if (name === undefined) break;
     assigned.push(name);
   }
-  if (assigned.length > 0) verdicts.push(judgeAssignments(assigned));
-  const program = words[at];
+  const expanded = expandWords(words.slice(at));
+  if (expanded.verdict !== undefined) verdicts.push(expanded.verdict);
+  const [program, ...args] = expanded.words;
+  verdicts.push(judgeVariables(assigned, program !== undefined));
   if (program === undefined) return worst(verdicts);
-  verdicts.push(judgeRun(program, words.slice(at + 1), judge, tags));
+  const run = judgeRun(program, args, judge, tags);
+  verdicts.push(run);
+  if (run.risk !== 'low' && run.risk !== 'high') {
+    const hook = args.find((a) => GIT_RUNS.test(a.text));
+    if (hook !== undefined) verdicts.push(high(`changes ${hook.text}, git's hooks or configuration, which git runs`));
+  }
   return worst(verdicts);
 }
 
-/** Environment assignments in front of a command (or `env NAME=value`): never low. */
-function judgeAssignments(names: string[]): Verdict {
-  const loaders = names.filter(isLoaderVariable);
-  if (loaders.length > 0) return { risk: 'high', reason: `${loaders.join(', ')} can make the program load or run other code` };
-  return { risk: 'medium', reason: `sets ${names.join(', ')} in the environment` };
+/** The words after brace expansion (`{rm,-rf,x}` is three words); unknown when the program's name comes from one. */
+function expandWords(words: ShellWord[]): { words: ShellWord[]; verdict?: Verdict } {
+  if (!words.some((w) => w.brace !== undefined)) return { words };
+  const out: ShellWord[] = [];
+  for (const word of words) {
+    const texts = word.brace === undefined ? [word.text] : expandBraces(word.brace);
+    if (texts === undefined) return { words, verdict: unknown(`a brace expansion too large to read (${word.text})`) };
+    out.push(...texts.map((text) => ({ text, dynamic: word.dynamic, quoted: word.quoted })));
+  }
+  const programBraced = words[0]?.brace !== undefined && out[0]?.text !== words[0]?.text;
+  return programBraced ? { words: out, verdict: unknown(`brace expansion spells the program (${words[0]?.text ?? ''})`) } : { words: out };
 }
 
 function judgeRun(program: ShellWord, args: ShellWord[], judge: Judge, tags: Set<string>): Verdict {
-  if (program.dynamic) return { risk: 'unknown', reason: 'runs a program named only when it runs' };
+  if (program.dynamic) return unknown('runs a program named only when it runs');
   const path = program.text;
   const slash = path.lastIndexOf('/');
   const name = slash < 0 ? path : path.slice(slash + 1);
   const verdict = judgeProgram(name, args, judge);
   if (verdict.tag !== undefined) tags.add(verdict.tag);
   if (slash >= 0 && !SYSTEM_DIRS.test(path.slice(0, slash)) && verdict.risk !== 'high') {
-    return { risk: 'unknown', reason: `runs ${path}, a program the rules do not know` };
+    return unknown(`runs ${path}, a program the rules do not know`);
   }
   return verdict;
 }

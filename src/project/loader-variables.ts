@@ -45,16 +45,38 @@ const LOADERS = new Set([
   'PATH',
   'SHELLOPTS',
   'BASHOPTS',
-  'IFS',
   'PS4',
+  'HOME',
+  'XDG_CONFIG_HOME',
+  'GIT_PROXY_COMMAND',
+  'GIT_SEQUENCE_EDITOR',
+  'MANPAGER',
+  'BROWSER',
+  'CC',
+  'CXX',
+  'GOFLAGS',
+  'GOTOOLCHAIN',
+  'GOENV',
+  'RUSTC',
+  'RUSTC_WRAPPER',
+  'GCONV_PATH',
+  'PYTHONWARNINGS',
+  'PYTHONUSERBASE',
+  'PYTHONBREAKPOINT',
+  'GEM_PATH',
+  'GEM_HOME',
+  'BUNDLE_GEMFILE',
+  'LUA_INIT',
+  'LUA_PATH',
+  'PERL5DB',
 ]);
 
 /**
  * Whether setting this variable can make a program load or run code other than the one it
  * names: NODE_OPTIONS, LD_PRELOAD, LD_LIBRARY_PATH, DYLD_*, PYTHONPATH, PERL5OPT, RUBYOPT,
- * BASH_ENV, JAVA_TOOL_OPTIONS, GIT_CONFIG_*, PATH...
+ * BASH_ENV, JAVA_TOOL_OPTIONS, GIT_CONFIG_*, CARGO_*, PATH, HOME (where configuration is read), CC...
  */
 export function isLoaderVariable(name: string): boolean {
   const upper = name.toUpperCase();
-  return LOADERS.has(upper) || upper.startsWith('DYLD_') || upper.startsWith('GIT_CONFIG') || upper.startsWith('NPM_CONFIG_');
+  return LOADERS.has(upper) || upper.startsWith('DYLD_') || upper.startsWith('GIT_CONFIG') || upper.startsWith('NPM_CONFIG_') || upper.startsWith('CARGO_');
 }
