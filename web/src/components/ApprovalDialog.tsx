@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { showBidiControls } from '../../../src/core/text.js';
 import type { ApprovalAnswerBody, ApprovalView } from '../../../src/serve/api-types.js';
-import { useActivationGuard } from '../use-activation-guard.js';
+import { useActivationGuard, type ActivationGuard } from '../use-activation-guard.js';
 import { ApprovalToolChange } from './ApprovalToolChange.js';
 
 interface Props {
@@ -9,7 +9,15 @@ interface Props {
   onAnswer: (body: ApprovalAnswerBody) => Promise<void>;
 }
 
-const APPROVING = new Set(['approval-yes', 'approval-always', 'approval-session']);
+/** The answers that approve, as their buttons say them; the first is the primary one. */
+const APPROVING_CHOICES = [
+  { answer: 'yes', label: 'Yes', testId: 'approval-yes' },
+  { answer: 'always', label: 'Always', testId: 'approval-always' },
+  { answer: 'session', label: 'This session', testId: 'approval-session' },
+] as const satisfies readonly { answer: ApprovalAnswerBody['answer']; label: string; testId: string }[];
+type ApprovingChoice = (typeof APPROVING_CHOICES)[number];
+
+const APPROVING = new Set<string>(APPROVING_CHOICES.map((c) => c.testId));
 const isApproving = (target: EventTarget | null) => target instanceof HTMLElement && APPROVING.has(target.dataset.testid ?? '');
 
 /**
@@ -44,10 +52,6 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
     await onAnswer(body);
     setBusy(false);
   };
-  const approve = (e: MouseEvent, body: ApprovalAnswerBody) => {
-    if (guard.allow(e)) void answer(body);
-  };
-  const waiting = guard.armed ? 'false' : 'true';
   const asker = approval.workerPath.at(-1);
 
   return (
@@ -116,36 +120,9 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
             </label>
           )}
           <div class="approval-buttons">
-            <button
-              type="button"
-              class="btn btn-primary"
-              data-testid="approval-yes"
-              disabled={busy}
-              aria-disabled={waiting}
-              onClick={(e) => approve(e, { answer: 'yes' })}
-            >
-              Yes
-            </button>
-            <button
-              type="button"
-              class="btn btn-secondary"
-              data-testid="approval-always"
-              disabled={busy}
-              aria-disabled={waiting}
-              onClick={(e) => approve(e, { answer: 'always' })}
-            >
-              Always
-            </button>
-            <button
-              type="button"
-              class="btn btn-secondary"
-              data-testid="approval-session"
-              disabled={busy}
-              aria-disabled={waiting}
-              onClick={(e) => approve(e, { answer: 'session' })}
-            >
-              This session
-            </button>
+            {APPROVING_CHOICES.map((choice, at) => (
+              <ApproveButton key={choice.answer} choice={choice} primary={at === 0} busy={busy} guard={guard} onApprove={(body) => void answer(body)} />
+            ))}
             <span class="spacer" />
             {refusing ? (
               <button
@@ -166,6 +143,34 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
         </div>
       </div>
     </div>
+  );
+}
+
+/**
+ * One approving button (Yes, Always, This session), wired to the dialog's activation guard: a
+ * press counts only when `guard` allows it, and the button is drawn as waiting until it is armed.
+ */
+function ApproveButton(props: {
+  choice: ApprovingChoice;
+  primary: boolean;
+  busy: boolean;
+  guard: ActivationGuard;
+  onApprove: (body: ApprovalAnswerBody) => void;
+}) {
+  const { choice, primary, busy, guard, onApprove } = props;
+  return (
+    <button
+      type="button"
+      class={primary ? 'btn btn-primary' : 'btn btn-secondary'}
+      data-testid={choice.testId}
+      disabled={busy}
+      aria-disabled={guard.armed ? 'false' : 'true'}
+      onClick={(e) => {
+        if (guard.allow(e)) onApprove({ answer: choice.answer });
+      }}
+    >
+      {choice.label}
+    </button>
   );
 }
 
