@@ -22,6 +22,7 @@ import { McpApi } from './mcp/mcp-api.js';
 import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
+import { RunService } from './agent/run-service.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
 import { PromptBuilder, type PromptStages } from './prompt/prompt-builder.js';
@@ -121,6 +122,11 @@ export interface Workspace {
   readonly ui: UIApi;
   /** MCP servers (`ws.mcp.connect(name, config)`): their tools as actions a worker takes like any other. */
   readonly mcp: McpApi;
+  /**
+   * The runs of the sessions' agents, as records in the store: start one (`claim`, then `run`),
+   * read them (`get`, `list`), cancel one from any process (`cancel`).
+   */
+  readonly runs: RunService;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -214,6 +220,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   const browser = new BrowserApi(manager, sessions, worker);
   const blobs = new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) });
   const mcp = new McpApi({ blobs });
+  let runs: RunService | undefined;
   return {
     manager,
     sessions,
@@ -231,6 +238,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     browser,
     ui: new UIApi(manager, catalog),
     mcp,
+    get runs() {
+      return (runs ??= new RunService(manager));
+    },
     topics() {
       const view = manager.workspace();
       const usage = new Map<string, TopicUsage>();
@@ -269,6 +279,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     close: async () => {
       if (browser.launched > 0) await browser.closeAll();
       if (mcp.busy) await mcp.closeAll();
+      runs?.dispose();
       await manager.close();
       await ownBlobs?.close();
     },

@@ -224,8 +224,9 @@ describe.each<Kind>(['sqlite', 'postgres'])('run leases on %s', (kind) => {
     await exited;
     await holdAs(child.pid as number, 'elsewhere', true);
     expect(leasesB.lapsed()).toEqual([]);
-    await holdAs(child.pid as number, 'alive');
-    expect(leasesB.lapsed().map((l) => l.runId)).toEqual(['alive']);
+    // (A run's id is its own: an ended run is not claimed again, so this is another run.)
+    await holdAs(child.pid as number, 'alive-again');
+    expect(leasesB.lapsed().map((l) => l.runId)).toEqual(['alive-again']);
     const held = await leasesB.claim(s.id, 'run-b', () => undefined);
     await b.manager.refresh();
     expect(b.manager.workspace().collection('run').get(s.id)).toMatchObject({ holder: b.manager.instanceId, runId: 'run-b', takeovers: 1 });

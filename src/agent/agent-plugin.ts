@@ -2,7 +2,7 @@
  * The agent domain of seed 003, added to every workspace through the extension
  * mechanism: the worker tree (`worker:*`), trust overrides (`trust:*`), grants
  * (`grant:*`), pending approvals (`approval:*`), started calls (`call:*`), clearance
- * items (`clearance:*`) and run leases (`run:*`). All of it is workspace state: it
+ * items (`clearance:*`), run leases and run records (`run:*`). All of it is workspace state: it
  * persists, replays and survives a restart. This file assembles the extension and declares its collections and commands;
  * each concept lives in its own file, and every name is re-exported here.
  */
@@ -11,6 +11,7 @@ import { ApprovalRecord, CallStart, ClearanceRecord, Grant, RunLease, TrustOverr
 import { approvalAnswer, approvalRequest } from './approval-commands.js';
 import { callStart } from './call-commands.js';
 import { runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
+import { RunRecord, runCancel } from './run-records.js';
 import { clearanceDecide, clearanceStage } from './clearance-commands.js';
 import { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 import { workerFinish, workerSpawn } from './worker-commands.js';
@@ -33,6 +34,7 @@ export {
 export { approvalAnswer, approvalRequest, callFingerprint, findApproval } from './approval-commands.js';
 export { callStart, startedCall } from './call-commands.js';
 export { leaseOf, live, runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
+export { isEnded, NO_USAGE, RUN_STATUSES, RunEnd, RunRecord, RunUsage, runCancel, type RunStatus } from './run-records.js';
 export { clearanceDecide, clearanceStage } from './clearance-commands.js';
 export { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 export { workerFinish, workerSpawn } from './worker-commands.js';
@@ -52,6 +54,7 @@ export const AGENT_COMMANDS = [
   runClaim,
   runRenew,
   runRelease,
+  runCancel,
 ] as const;
 
 /** The agent domain as a workspace extension (`createWorkspace` registers it). */
@@ -65,6 +68,7 @@ export const agentExtension: WorkspaceExtension = {
     call: CallStart,
     clearance: ClearanceRecord,
     run: RunLease,
+    run_record: RunRecord,
   },
   commands: AGENT_COMMANDS,
   guards: [runLeaseGuard],
@@ -87,5 +91,6 @@ declare module '../core/workspace-index.js' {
     call: CallStart;
     clearance: ClearanceRecord;
     run: RunLease;
+    run_record: RunRecord;
   }
 }

@@ -8,6 +8,10 @@ export {
   LeaseProcess,
   leaseOf,
   RunLease,
+  RunRecord,
+  RunUsage,
+  RUN_STATUSES,
+  type RunStatus,
   TrustOverrides,
   WorkerRecord,
   type AgentCommandMap,
@@ -32,5 +36,6 @@ export type {
 } from './ui-adapter.js';
 export { extractInstructions, type ActionRequest, type InstructionError } from './text-instructions.js';
 export { RunLeases, DEFAULT_LEASE_TTL_MS, processIdentity, type HeldLease, type RunLeaseOptions } from './run-leases.js';
+export { RunService, type RunClaim, type RunClaimOptions, type RunHandle, type RunListOptions, type RunPage, type RunResult } from './run-service.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './worker/index.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './envelope.js';

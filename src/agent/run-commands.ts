@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { defineCommand, fail, GolemError, Id, requireSession, type Command, type CommandGuard, type WorkspaceView, type Write } from '../core/index.js';
 import { LeaseProcess, type RunLease } from './agent-records.js';
+import { claimedRecord, endedRecord, RunEnd } from './run-records.js';
 
 /** How long a lease lasts unless renewed, at most (a day). */
 const MAX_TTL_MS = 86_400_000;
@@ -53,7 +54,8 @@ export const runClaim = defineCommand({
       expiresAt: after(ctx.now, payload.ttlMs),
       takeovers: (earlier?.takeovers ?? 0) + (earlier !== undefined && earlier.holder !== payload.holder ? 1 : 0),
     };
-    return { writes: [{ op: 'put', collection: 'run', key: lease.sessionId, value: lease }], result: lease };
+    // The run's own record (run-records.ts): a new run, or this one again (taken over, resumed).
+    return { writes: [{ op: 'put', collection: 'run', key: lease.sessionId, value: lease }, claimedRecord(ctx, lease)], result: lease };
   },
 });
 
@@ -82,11 +84,13 @@ export const runRenew = defineCommand({
 export const runRelease = defineCommand({
   type: 'run:release',
   description: "Releases the holder's lease on a session's run.",
-  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), runId: z.string().min(1) }),
+  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), runId: z.string().min(1), end: RunEnd.optional() }),
   reduce(payload, ctx) {
     const lease = ctx.index.collection('run').get(payload.sessionId);
     if (lease === undefined || lease.holder !== payload.holder || lease.runId !== payload.runId) return { writes: [], result: { released: false } };
-    return { writes: [{ op: 'delete', collection: 'run', key: lease.sessionId }], result: { released: true } };
+    // The run's record ends with it (or pauses), with what it used.
+    const writes: Write[] = [{ op: 'delete', collection: 'run', key: lease.sessionId }, ...endedRecord(ctx, payload.runId, payload.end)];
+    return { writes, result: { released: true } };
   },
 });
 

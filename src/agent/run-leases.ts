@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { GolemError, type WorkspaceManager } from '../core/index.js';
 import type { LeaseProcess, RunLease } from './agent-records.js';
 import { live, rootsWritten } from './run-commands.js';
+import type { RunEnd } from './run-records.js';
 
 export interface RunLeaseOptions {
   /** How long a lease lasts unless renewed (default 30 s); it is renewed every third of that. */
@@ -32,8 +33,8 @@ export interface RunLeaseOptions {
 export interface HeldLease {
   readonly sessionId: string;
   readonly runId: string;
-  /** Stops renewing and ends the lease (if it is still this run's). */
-  release(): Promise<void>;
+  /** Stops renewing and ends the lease (if it is still this run's), and the run's record with `end` (run-records.ts). */
+  release(end?: RunEnd): Promise<void>;
 }
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -79,7 +80,7 @@ export class RunLeases {
    * lease) and renews it until released. `onLost` is called once if a renewal finds the run
    * taken over or released: stop the run then (its writes to the session are refused).
    */
-  async claim(sessionId: string, runId: string, onLost: (error: GolemError) => void): Promise<HeldLease> {
+  async claim(sessionId: string, runId: string, onLost: (error: GolemError) => void, who: { by?: string; resumable?: boolean } = {}): Promise<HeldLease> {
     const holder = this.#manager.instanceId;
     const asked = Date.now();
     const earlier = this.#manager.workspace().collection('run').get(sessionId);
@@ -87,7 +88,16 @@ export class RunLeases {
     const takeOver = earlier !== undefined && this.#gone(earlier) ? { takeOver: earlier.holder } : {};
     const claimed = await this.#manager.dispatch({
       type: 'run:claim',
-      payload: { sessionId, holder, by: this.#by, process: this.#process, resumable: this.#resumable, runId, ttlMs: this.ttlMs, ...takeOver },
+      payload: {
+        sessionId,
+        holder,
+        by: who.by ?? this.#by,
+        process: this.#process,
+        resumable: who.resumable ?? this.#resumable,
+        runId,
+        ttlMs: this.ttlMs,
+        ...takeOver,
+      },
     });
     if (!claimed.ok) throw claimed.error;
     let released = false;
@@ -115,7 +125,7 @@ export class RunLeases {
     return {
       sessionId,
       runId,
-      release: async () => {
+      release: async (end?: RunEnd) => {
         if (released) return;
         released = true;
         clearInterval(timer);
@@ -124,7 +134,7 @@ export class RunLeases {
         await renewing;
         if (lost || this.#manager.closed) return;
         // Left to lapse when it cannot be released now (the store is down): a process that takes the run over finds it ended.
-        await this.#manager.dispatch({ type: 'run:release', payload: { sessionId, holder, runId } });
+        await this.#manager.dispatch({ type: 'run:release', payload: { sessionId, holder, runId, ...(end !== undefined && { end }) } });
       },
     };
   }

@@ -4,11 +4,10 @@
  * manual edits are staged for clearance (`/clearance` here, or `golem clearance`).
  * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
  */
-import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Action } from '../action/action.js';
 import { projectActions } from '../project/project-actions.js';
-import { RunLeases, type HeldLease } from '../agent/run-leases.js';
+import type { RunClaim } from '../agent/run-service.js';
 import { ClearanceApi, clearanceItems, toClearanceItem } from '../agent/clearance.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
 import { GolemError } from '../core/errors.js';
@@ -76,8 +75,6 @@ export async function chat(options: ChatOptions): Promise<number> {
   const clearance = new ClearanceApi(ws.manager, { actions });
   if (options.elicitation !== undefined) options.elicitation.ask = (request) => ui.requestInput(request);
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
-  // Its runs are resumed by the next golem here, not taken over by a golem serve (with another agent).
-  const leases = new RunLeases(ws.manager, { by: `golem in a terminal, pid ${process.pid} on ${hostname()}`, resumable: false });
   await ui.initialize();
 
   // The session open (undefined until a new one's first message), the id it has or will have, and the model.
@@ -91,14 +88,25 @@ export async function chat(options: ChatOptions): Promise<number> {
     return worker;
   };
 
-  /** Runs `body` holding the session's run lease (one run of a session at a time, here or in a golem serve), stoppable by Esc and Ctrl-C. */
-  const exclusive = async <T>(s: Session, body: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> => {
+  /**
+   * Runs `body` as a run of the session (ws.runs: one at a time, here or in a golem serve),
+   * stoppable by Esc and Ctrl-C, and by `golem runs cancel` from anywhere. `outcomeOf` says how
+   * a worker's run ended, for its record.
+   */
+  const exclusive = async <T>(s: Session, body: (signal: AbortSignal) => Promise<T>, outcomeOf: (value: T) => WorkerOutcome | undefined = () => undefined) => {
     const running = (controller = new AbortController());
-    let lease: HeldLease;
+    let claim: RunClaim;
     try {
-      lease = await leases.claim(s.id, randomUUID(), (error) => {
-        running.abort();
-        say(`This run was taken over by another process: ${error.message}`, 'warning');
+      claim = await ws.runs.claim(s.id, {
+        by: `golem in a terminal, pid ${process.pid} on ${hostname()}`,
+        // Its runs are resumed by the next golem here, not taken over by a golem serve (with another agent).
+        resumable: false,
+        signal: running.signal,
+        onStop: (error) =>
+          say(
+            error.code === 'RUN_CANCELLED' ? `This run was cancelled: ${error.message}` : `This run was taken over by another process: ${error.message}`,
+            'warning',
+          ),
       });
     } catch (error) {
       controller = undefined;
@@ -107,13 +115,24 @@ export async function chat(options: ChatOptions): Promise<number> {
       return undefined;
     }
     ui.setBusy(true);
+    let value: T | undefined;
+    let failure: { error: unknown } | undefined;
     try {
-      return await body(running.signal);
+      await claim.run(async ({ signal }) => {
+        try {
+          value = await body(signal);
+        } catch (error) {
+          failure = { error };
+          throw error;
+        }
+        return outcomeOf(value);
+      }).done;
     } finally {
       ui.setBusy(false);
       controller = undefined;
-      await lease.release();
     }
+    if (failure !== undefined) throw failure.error;
+    return value;
   };
 
   const runTurn = async (input: string | undefined) => {
@@ -125,10 +144,14 @@ export async function chat(options: ChatOptions): Promise<number> {
     session ??= await ws.sessions.create({ id: sessionId, label: input === undefined ? null : input.slice(0, 60) });
     const s = session;
     const w = workerOf(s) as Worker;
-    const outcome = await exclusive(s, async (signal) => {
-      if (input !== undefined && s.label === null) await s.update({ label: input.slice(0, 60) });
-      return w.run(input, { signal });
-    });
+    const outcome = await exclusive(
+      s,
+      async (signal) => {
+        if (input !== undefined && s.label === null) await s.update({ label: input.slice(0, 60) });
+        return w.run(input, { signal });
+      },
+      (done) => done,
+    );
     if (outcome !== undefined) report(outcome); // the worker told of new clearance items as it staged them
   };
 
@@ -210,7 +233,6 @@ export async function chat(options: ChatOptions): Promise<number> {
     return 0;
   } finally {
     offTools();
-    leases.dispose();
     await ui.shutdown();
   }
 }

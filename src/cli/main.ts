@@ -2,12 +2,10 @@
  * The `golem` command line. `run` takes its arguments and output streams so tests
  * can drive it in-process; `bin/golem.js` calls it with the real ones.
  */
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { RunLeases } from '../agent/run-leases.js';
 import { projectActions } from '../project/project-actions.js';
 import { GolemError } from '../core/errors.js';
 import type { Session } from '../prompt/session.js';
@@ -239,17 +237,11 @@ async function ask(
     }
     const session = await pickSession(ws, { session: options.session, fresh: options.fresh, label: message });
     // One run of the session at a time, here or in another process (SESSION_BUSY while a golem serve or golem runs it).
-    const leases = new RunLeases(ws.manager, { by: `golem ask, pid ${process.pid} on ${hostname()}`, resumable: false });
-    try {
-      const lease = await leases.claim(session.id, randomUUID(), () => undefined);
-      try {
-        return await answer(session, model);
-      } finally {
-        await lease.release();
-      }
-    } finally {
-      leases.dispose();
-    }
+    const claim = await ws.runs.claim(session.id, { by: `golem ask, pid ${process.pid} on ${hostname()}`, resumable: false });
+    let code = 1;
+    const { error } = await claim.run(async () => void (code = await answer(session, model))).done;
+    if (error !== undefined) throw error;
+    return code;
   });
 
   async function answer(session: Session, model: ModelAdapter): Promise<number> {

@@ -85,6 +85,9 @@ export const ERROR_CODES = {
   CLEARANCE_DECIDED: { status: 409, meaning: 'the clearance item was already pushed or discarded' },
   CLEARANCE_CONFLICT: { status: 409, meaning: 'the files changed since the item was staged and the changes cannot be merged' },
   LEASE_LOST: { status: 409, meaning: "the run's lease lapsed and another process took the run over; this one must stop" },
+  RUN_NOT_FOUND: { status: 404, meaning: 'no run has that id' },
+  RUN_ENDED: { status: 409, meaning: 'the run ended; a new request starts a new run' },
+  RUN_CANCELLED: { status: 409, meaning: 'the run was cancelled (ws.runs.cancel), from this process or another' },
   // golem serve
   SESSION_BUSY: { status: 409, meaning: "the session's agent is running (here or in another process); wait for it or stop it" },
   NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },

@@ -3,7 +3,6 @@
  * (patch_ui_state, get_ui_state, list_ui_instances), the sessions (list, read, fork, send a
  * message and get the agent's answer) and the clearance queue (list, diff).
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { defineAction, type Action } from '../action/action.js';
 import type { ClearanceApi } from '../agent/clearance.js';
@@ -12,17 +11,18 @@ import { answerText } from '../agent/worker/outcome.js';
 import { GolemError } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Turn } from '../core/records.js';
-import { RunLeases } from '../agent/run-leases.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
 import type { SessionManager } from '../prompt/session-manager.js';
 import type { UIApi } from '../ui/ui-api.js';
+import type { RunService } from '../agent/run-service.js';
 
 interface Served {
   readonly manager: WorkspaceManager;
   readonly sessions: SessionManager;
   readonly ui: UIApi;
   readonly clearance: ClearanceApi;
+  readonly runs: RunService;
   worker(options: WorkerOptions): Worker;
 }
 
@@ -88,20 +88,11 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
         // One run of a session at a time, here or in a golem serve or golem chat (SESSION_BUSY otherwise).
         const stop = new AbortController();
         ctx.signal?.addEventListener('abort', () => stop.abort(), { once: true });
-        const leases = new RunLeases(ws.manager, { by: `golem MCP server, pid ${process.pid}`, resumable: false });
-        let outcome;
-        try {
-          const lease = await leases.claim(session.id, randomUUID(), () => stop.abort());
-          try {
-            outcome = await ws
-              .worker({ session, model, actions, ...(options.project !== undefined && { project: options.project }) })
-              .run(text, { signal: stop.signal });
-          } finally {
-            await lease.release();
-          }
-        } finally {
-          leases.dispose();
-        }
+        const claim = await ws.runs.claim(session.id, { by: `golem MCP server, pid ${process.pid}`, resumable: false, signal: stop.signal });
+        const { outcome, error } = await claim.run(({ signal }) =>
+          ws.worker({ session, model, actions, ...(options.project !== undefined && { project: options.project }) }).run(text, { signal }),
+        ).done;
+        if (outcome === undefined) throw error ?? new GolemError('INTERNAL', 'the run ended without an outcome');
         return {
           sessionId: session.id,
           status: outcome.status,

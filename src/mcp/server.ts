@@ -7,6 +7,7 @@
  *   createMcpServer(ws)        an SDK `Server` to connect to any transport (stdio: golem mcp serve)
  *   mcpHttpHandler(ws)         a stateless Streamable HTTP handler: Request in, Response out
  */
+import type { RunService } from '../agent/run-service.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -36,6 +37,7 @@ export interface McpServedWorkspace {
   readonly sessions: SessionManager;
   readonly ui: UIApi;
   readonly clearance: ClearanceApi;
+  readonly runs: RunService;
   worker(options: WorkerOptions): Worker;
 }
 

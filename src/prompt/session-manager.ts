@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor, newestFirst, type CursorPoint } from '../core/page-cursor.js';
 import { fail, unwrap } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Session as SessionRecord } from '../core/records.js';
@@ -53,37 +54,22 @@ export class SessionManager {
   list(): SessionRecord[];
   list(page: { limit: number; cursor?: string }): { sessions: SessionRecord[]; cursor: string | undefined };
   list(page?: { limit: number; cursor?: string }): SessionRecord[] | { sessions: SessionRecord[]; cursor: string | undefined } {
-    const all = [...this.#manager.workspace().sessions.values()].sort(newestFirst);
+    const all = [...this.#manager.workspace().sessions.values()].sort((a, b) => newestFirst(pointOf(a), pointOf(b)));
     if (page === undefined) return all;
     if (!Number.isInteger(page.limit) || page.limit < 1) throw fail('INVALID_ARGUMENT', `limit is a whole number of at least 1, not ${String(page.limit)}`);
     let from = 0;
     if (page.cursor !== undefined) {
       const after = decodeCursor(page.cursor);
-      from = all.findIndex((s) => newestFirst(s, after) > 0);
+      from = all.findIndex((s) => newestFirst(pointOf(s), after) > 0);
       if (from === -1) from = all.length;
     }
     const sessions = all.slice(from, from + page.limit);
     const last = sessions.at(-1);
-    return { sessions, cursor: from + page.limit < all.length && last !== undefined ? encodeCursor(last) : undefined };
+    return { sessions, cursor: from + page.limit < all.length && last !== undefined ? encodeCursor(pointOf(last)) : undefined };
   }
 }
 
-/** Most recently updated first; ties by id, so the order is total and a page boundary is exact. */
-function newestFirst(a: Pick<SessionRecord, 'updatedAt' | 'id'>, b: Pick<SessionRecord, 'updatedAt' | 'id'>): number {
-  return b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id);
-}
-
-/** A page's cursor: where the last session of the page stands in the order (opaque to callers). */
-function encodeCursor(session: SessionRecord): string {
-  return Buffer.from(JSON.stringify([session.updatedAt, session.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Pick<SessionRecord, 'updatedAt' | 'id'> {
-  try {
-    const [updatedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof updatedAt === 'string' && typeof id === 'string') return { updatedAt, id };
-  } catch {
-    // falls through to the error below
-  }
-  throw fail('INVALID_ARGUMENT', `the cursor "${cursor.slice(0, 60)}" is not one list() returned`, { cursor: cursor.slice(0, 200) });
+/** Most recently updated first. */
+function pointOf(session: SessionRecord): CursorPoint {
+  return { at: session.updatedAt, id: session.id };
 }

@@ -8,7 +8,8 @@ import type { ContentBlock } from '../core/blocks.js';
 import { randomUUID } from 'node:crypto';
 import type { Action } from '../action/action.js';
 import { leaseOf, live } from '../agent/run-commands.js';
-import { RunLeases, type HeldLease, type RunLeaseOptions } from '../agent/run-leases.js';
+import type { RunLeaseOptions } from '../agent/run-leases.js';
+import { RunService, type RunClaim, type RunHandle } from '../agent/run-service.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Trust } from '../action/action.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
@@ -67,13 +68,13 @@ const LOG_KEPT_MS = 5 * 60_000;
 export interface Claim {
   runId: string;
   controller: AbortController;
-  lease: HeldLease;
+  claim: RunClaim;
 }
 
 interface Run {
   controller: AbortController;
   done: Promise<void>;
-  lease: HeldLease;
+  handle: RunHandle;
 }
 
 /** How long `close` waits for runs to end after aborting them. */
@@ -112,14 +113,15 @@ export class ServeRuns {
   readonly #started = new Map<string, RunStartOptions>();
   /** Sessions a change is being made to (an edit, a version switch, a claim) before a run starts: taken before any await. */
   readonly #reserved = new Set<string>();
-  readonly #leases: RunLeases | undefined;
+  /** The runs themselves (ws.runs' kind, with this server's lease): their leases and records. */
+  readonly #service: RunService | undefined;
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping = false;
   #closed = false;
 
   constructor(options: ServeRunsOptions) {
     this.#o = options;
-    if (options.agent !== undefined) this.#leases = new RunLeases(options.ws.manager, options.agent.lease);
+    if (options.agent !== undefined) this.#service = new RunService(options.ws.manager, options.agent.lease);
   }
 
   /**
@@ -128,9 +130,9 @@ export class ServeRuns {
    * run never keeps it from answering.
    */
   resumeRuns(): void {
-    const leases = this.#leases;
-    if (leases === undefined || this.#sweeper !== undefined || this.#closed) return;
-    this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(leases.ttlMs / 2)));
+    const service = this.#service;
+    if (service === undefined || this.#sweeper !== undefined || this.#closed) return;
+    this.#sweeper = setInterval(() => void this.#takeOver(), Math.max(50, Math.floor(service.ttlMs / 2)));
     this.#sweeper.unref();
     setImmediate(() => void this.#takeOver());
   }
@@ -187,8 +189,9 @@ export class ServeRuns {
    * run's id. A resumed run (no input, no options) starts as the session's last protocol run
    * here did (pausing on approvals, with the client's tools and context).
    */
-  async start(session: Session, input: string | ContentBlock[] | undefined, options?: RunStartOptions): Promise<string> {
-    return this.run(session, input, await this.claim(session.id), options ?? (input === undefined ? this.#started.get(session.id) : undefined)).runId;
+  async start(session: Session, input: string | ContentBlock[] | undefined, options?: RunStartOptions, runId?: string): Promise<string> {
+    const claim = await this.claim(session.id, runId, input === undefined);
+    return this.run(session, input, claim, options ?? (input === undefined ? this.#started.get(session.id) : undefined)).runId;
   }
 
   /**
@@ -236,18 +239,25 @@ export class ServeRuns {
   /**
    * Claims the session's run for this process (SESSION_BUSY while a run holds it, here or in
    * another process). The session stays reserved until the run starts or the claim is dropped.
+   * `resume`: the session's paused run goes on under its id (a new run otherwise).
    */
-  async claim(sessionId: string, runId: string = randomUUID()): Promise<Claim> {
+  async claim(sessionId: string, runId?: string, resume = false): Promise<Claim> {
     this.requireAgent();
     this.requireIdle(sessionId);
     this.#reserved.add(sessionId);
     try {
       const controller = new AbortController();
-      const lease = await (this.#leases as RunLeases).claim(sessionId, runId, (error) => {
-        controller.abort();
-        this.#o.adapter.updateStatus({ text: `This run was taken over by another process: ${error.message}`, level: 'warning' });
+      const held = await (this.#service as RunService).claim(sessionId, {
+        ...(runId !== undefined && { id: runId }),
+        resume,
+        signal: controller.signal,
+        onStop: (error) => {
+          const text =
+            error.code === 'RUN_CANCELLED' ? `This run was cancelled: ${error.message}` : `This run was taken over by another process: ${error.message}`;
+          this.#o.adapter.updateStatus({ text, level: 'warning' });
+        },
       });
-      const claim = { runId, controller, lease };
+      const claim = { runId: held.id, controller, claim: held };
       if (this.#closed) {
         await this.drop(sessionId, claim);
         throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
@@ -262,13 +272,13 @@ export class ServeRuns {
   /** Gives up a claim whose run will not start. */
   async drop(sessionId: string, claim: Claim): Promise<void> {
     this.#reserved.delete(sessionId);
-    await claim.lease.release();
+    await claim.claim.drop();
   }
 
   /** Runs the worker on a claimed session, in the background; returns the run's log (its `runId` the run's id). */
   run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim, options: RunStartOptions = {}): RunLog {
     const agent = this.requireAgent();
-    const { runId, controller, lease } = claim;
+    const { runId, controller } = claim;
     const log = new RunLog(session.id, runId);
     let worker: Worker;
     try {
@@ -312,16 +322,19 @@ export class ServeRuns {
       throw error;
     }
     let outcome: WorkerOutcome | undefined;
+    const handle = claim.claim.run(async ({ signal }) => {
+      if (input !== undefined) await labelled(session, typeof input === 'string' ? input : textOf(input));
+      return worker.run(input, { signal });
+    });
     const done = (async () => {
+      const ended = await handle.done;
+      outcome = ended.outcome;
       try {
-        if (input !== undefined) await labelled(session, typeof input === 'string' ? input : textOf(input));
-        outcome = await worker.run(input, { signal: controller.signal });
-        this.#report(outcome);
-        log.push({ type: 'end', end: { outcome } });
-      } catch (error) {
-        log.push({ type: 'end', end: { error: toGolemError(error) } });
+        if (outcome !== undefined) {
+          this.#report(outcome);
+          log.push({ type: 'end', end: { outcome } });
+        } else log.push({ type: 'end', end: { error: ended.error ?? toGolemError(new Error('the run ended without an outcome')) } });
       } finally {
-        await lease.release();
         this.#runs.delete(session.id);
         this.#o.changed(session.id);
         setTimeout(() => {
@@ -339,7 +352,7 @@ export class ServeRuns {
       }
     })();
     this.#logs.set(session.id, log);
-    this.#runs.set(session.id, { controller, done, lease });
+    this.#runs.set(session.id, { controller, done, handle });
     this.#reserved.delete(session.id);
     this.#o.changed(session.id);
     return log;
@@ -374,7 +387,7 @@ export class ServeRuns {
     const ending: Promise<void>[] = [];
     for (const [sessionId, run] of this.#runs) {
       if (waiting.has(sessionId)) {
-        ending.push(run.lease.release());
+        ending.push(run.handle.pause());
         continue;
       }
       run.controller.abort();
@@ -383,12 +396,12 @@ export class ServeRuns {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.all(ending), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
     clearTimeout(timer);
-    this.#leases?.dispose();
+    this.#service?.dispose();
   }
 
   /** Takes over the runs whose holder's lease lapsed (its process died or stalls), resuming each from the log. */
   async #takeOver(): Promise<void> {
-    if (this.#closed || this.#leases === undefined || this.#sweeping) return;
+    if (this.#closed || this.#service === undefined || this.#sweeping) return;
     this.#sweeping = true;
     const { manager } = this.#o.ws;
     const report = (error: unknown) => {
@@ -396,12 +409,12 @@ export class ServeRuns {
     };
     try {
       await manager.refresh();
-      for (const lease of this.#leases.lapsed()) {
+      for (const lease of this.#service.lapsed()) {
         const id = lease.sessionId;
         const session = this.#o.ws.sessions.get(id);
         if (this.#closed || this.busy(id) || session === undefined) continue;
-        // One that fails is reported, and the others are taken over all the same.
-        await this.start(session, undefined).catch((error: unknown) => {
+        // The same run goes on here, under its id. One that fails is reported, and the others are taken over all the same.
+        await this.start(session, undefined, undefined, lease.runId).catch((error: unknown) => {
           if (!elsewhere(error)) report(error);
         });
       }
