@@ -217,10 +217,11 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     if (workerOptions.project !== undefined) catalog.excludeProject(workerOptions.project.root);
     return new Worker(manager, workerOptions, { sessions });
   };
-  const browser = new BrowserApi(manager, sessions, worker);
+  let runs: RunService | undefined;
+  const runService = () => (runs ??= new RunService(manager));
+  const browser = new BrowserApi(manager, sessions, { worker, runs: runService });
   const blobs = new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) });
   const mcp = new McpApi({ blobs });
-  let runs: RunService | undefined;
   return {
     manager,
     sessions,
@@ -239,7 +240,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     ui: new UIApi(manager, catalog),
     mcp,
     get runs() {
-      return (runs ??= new RunService(manager));
+      return runService();
     },
     topics() {
       const view = manager.workspace();

@@ -299,5 +299,18 @@ describe('browser state in the workspace', () => {
     ]);
     const last = (await session.transcript()).filter((t) => t.role === 'user').at(-1);
     expect(JSON.stringify(last?.blocks)).toContain('not that one');
+    // A browser task is a run of its session like any other (ws.runs): recorded, and one at a time.
+    expect(ws.runs.list({ sessionId: session.id }).runs).toEqual([
+      expect.objectContaining({
+        status: 'succeeded',
+        outcome: 'done',
+        by: expect.stringContaining('browser task'),
+        usage: expect.objectContaining({ modelCalls: 4 }),
+      }),
+    ]);
+    const held = await ws.runs.claim(session.id);
+    await expect(browser.runTask({ goal: 'again', session, model })).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    await held.drop();
+    expect(ws.browser.sessions(session.id).filter((r) => r.status === 'open')).toEqual([]);
   });
 });

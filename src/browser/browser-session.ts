@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { GolemError, unwrap } from '../core/errors.js';
 import { defineAction, type Action, type ApprovalDescription, type Observation, type Trust } from '../action/action.js';
 import type { Worker, WorkerOptions, WorkerOutcome } from '../agent/worker/index.js';
+import type { RunService } from '../agent/run-service.js';
 import { BROWSER_COMMAND_DESCRIPTIONS, BROWSER_COMMAND_INPUTS } from '../protocol/browser-commands.js';
 import { redactSecrets, toExecutorCommand } from '../protocol/interpolation.js';
 import type { AIGeneratedCommand, CommandAction } from '../protocol/types.js';
@@ -157,27 +158,27 @@ export class BrowserSession {
   }
 }
 
+/** What runs a browser task's agent: a worker on its session, as a run of `ws.runs`. */
+export interface BrowserAgent {
+  worker: (options: WorkerOptions) => Worker;
+  runs: () => RunService;
+}
+
 /** A running Chromium serving one workspace's browser sessions. */
 export class LaunchedBrowser {
   readonly executor: BrowserExecutor;
   readonly #manager: WorkspaceManager;
   readonly #sessions: SessionManager;
-  readonly #worker: (options: WorkerOptions) => Worker;
+  readonly #agent: BrowserAgent;
   readonly #open = new Set<BrowserSession>();
   readonly #opening = new Set<string>();
   readonly #onClose: () => void;
 
   /** Use `ws.browser.launch(...)`. */
-  constructor(
-    manager: WorkspaceManager,
-    sessions: SessionManager,
-    worker: (options: WorkerOptions) => Worker,
-    executor: BrowserExecutor,
-    onClose: () => void = () => undefined,
-  ) {
+  constructor(manager: WorkspaceManager, sessions: SessionManager, agent: BrowserAgent, executor: BrowserExecutor, onClose: () => void = () => undefined) {
     this.#manager = manager;
     this.#sessions = sessions;
-    this.#worker = worker;
+    this.#agent = agent;
     this.executor = executor;
     this.#onClose = onClose;
   }
@@ -219,9 +220,19 @@ export class LaunchedBrowser {
   async runTask(options: BrowserTaskOptions): Promise<BrowserTaskResult> {
     const { goal, session: given, secrets, actions = [], signal, instructions, ...workerOptions } = options;
     const session = given ?? (await this.#sessions.create({ label: goal.slice(0, 80) }));
-    const tab = await this.open({ session, ...(secrets !== undefined && { secrets }) });
+    // A run of the session like any other (ws.runs): one at a time, listed, cancellable from any process.
+    const claim = await this.#agent
+      .runs()
+      .claim(session.id, { by: `a browser task, pid ${process.pid}`, resumable: false, ...(signal !== undefined && { signal }) });
+    let tab: BrowserSession;
     try {
-      const worker = this.#worker({
+      tab = await this.open({ session, ...(secrets !== undefined && { secrets }) });
+    } catch (error) {
+      await claim.drop();
+      throw error;
+    }
+    try {
+      const worker = this.#agent.worker({
         maxSteps: 25,
         ...workerOptions,
         session,
@@ -230,7 +241,9 @@ export class LaunchedBrowser {
         instructions: [instructions, browserInstructions(secrets)].filter((x) => x !== undefined).join('\n\n'),
         envelope: { security: this.executor.security, ...workerOptions.envelope },
       });
-      const outcome = await worker.run(goal, signal === undefined ? {} : { signal });
+      const ended = await claim.run(({ signal: stop }) => worker.run(goal, { signal: stop })).done;
+      if (ended.outcome === undefined) throw ended.error ?? new GolemError('INTERNAL', 'the browser task ended without an outcome');
+      const outcome = ended.outcome;
       const variables = tab.variables();
       await tab.close();
       return { outcome, session, browserSessionId: tab.id, variables };
@@ -255,12 +268,12 @@ export class BrowserApi {
   readonly #manager: WorkspaceManager;
   readonly #browsers = new Set<LaunchedBrowser>();
   readonly #sessions: SessionManager;
-  readonly #worker: (options: WorkerOptions) => Worker;
+  readonly #agent: BrowserAgent;
 
-  constructor(manager: WorkspaceManager, sessions: SessionManager, worker: (options: WorkerOptions) => Worker) {
+  constructor(manager: WorkspaceManager, sessions: SessionManager, agent: BrowserAgent) {
     this.#manager = manager;
     this.#sessions = sessions;
-    this.#worker = worker;
+    this.#agent = agent;
   }
 
   /**
@@ -268,7 +281,7 @@ export class BrowserApi {
    * it cannot. The workspace closes the browsers it launched when it closes.
    */
   async launch(options: ExecutorOptions = {}): Promise<LaunchedBrowser> {
-    const browser: LaunchedBrowser = new LaunchedBrowser(this.#manager, this.#sessions, this.#worker, await BrowserExecutor.launch(options), () =>
+    const browser: LaunchedBrowser = new LaunchedBrowser(this.#manager, this.#sessions, this.#agent, await BrowserExecutor.launch(options), () =>
       this.#browsers.delete(browser),
     );
     this.#browsers.add(browser);
