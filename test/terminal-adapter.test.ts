@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { approvalExplanation } from '../src/action/approval.js';
 import type { ApprovalRequest, WorkerEvent, WorkerInfo } from '../src/agent/ui-adapter.js';
 import { parseApprovalAnswer, parseClearanceAnswer } from '../src/terminal/answers.js';
 import { taskSlug } from '../src/terminal/boxes.js';
@@ -312,6 +313,20 @@ describe('TerminalAdapter approval', () => {
     expect(text).not.toContain('\x1b[2J');
     expect(text).toContain('  input schema before: {"type":"object","properties":{"text":{"type":"string"}}}\n');
     expect(text).toContain('  input schema now:    {"type":"object","properties":{"text":{"type":"string"},"to":{"type":"string"}}}\n');
+  });
+
+  it('reads why it asks as the page does (approvalExplanation): a malformed change or risk reason is left out', async () => {
+    const t = setup();
+    const details = {
+      riskReason: 7,
+      changed: { before: { description: 5, inputSchema: {} }, now: { description: 'Adds a note, and mails it.', inputSchema: {} } },
+    };
+    expect(approvalExplanation(details)).toEqual({});
+    const answer = t.adapter.requestApproval({ ...approval, type: 'tool_call', details, risk: 'medium', workerPath: [] });
+    await vi.waitFor(() => expect(t.text()).toContain(ASK));
+    t.input.end();
+    await answer;
+    expect(t.text()).toBe(`[Approval Required] ${approval.description}\nRisk: medium\n\n${ASK}\n`);
   });
 
   it('answers no when the input ends', async () => {

@@ -14,6 +14,8 @@
  * The page sends `SNAPSHOT_REQUEST` and `UI_ACTION` (see ui-actions.ts).
  */
 
+import type { ToolChange } from '../action/approval.js';
+
 /** GET /api/state: what every tab shows whatever session it is on. */
 export interface ServeState {
   /** Chat sessions (not sub-workers'), most recent first. */
@@ -131,10 +133,7 @@ export interface ApprovalView {
 }
 
 /** A tool's change as an approval shows it: its description and input schema before, and now. */
-export interface ToolChangeView {
-  before: { description: string; inputSchema: Record<string, unknown> };
-  now: { description: string; inputSchema: Record<string, unknown> };
-}
+export type ToolChangeView = ToolChange;
 
 export interface ClearanceView {
   id: string;

@@ -1,5 +1,6 @@
 /** The API's views of the workspace's records (api-types.ts), as `ServeHost` returns them. */
 import { z } from 'zod';
+import { approvalExplanation } from '../action/approval.js';
 import type { ApprovalRecord, ClearanceRecord } from '../agent/agent-plugin.js';
 import type { ApprovalResult } from '../agent/ui-adapter.js';
 import type { Turn } from '../core/records.js';
@@ -99,16 +100,7 @@ function endedOf(meta: Turn['meta']): TurnView['ended'] {
   return { status: 'failed', code, message };
 }
 
-const ToolVersion = z.object({ description: z.string(), inputSchema: z.record(z.string(), z.unknown()) });
-/** What an approval's details may say besides the call: the reason for its risk, and a tool's change. */
-const ExplainedDetails = z.object({
-  riskReason: z.string().optional().catch(undefined),
-  changed: z.object({ before: ToolVersion, now: ToolVersion }).optional().catch(undefined),
-});
-
 export function approvalView(a: ApprovalRecord): ApprovalView {
-  const explained = ExplainedDetails.safeParse(a.details);
-  const { riskReason, changed } = explained.success ? explained.data : {};
   return {
     id: a.id,
     rootSessionId: a.rootSessionId,
@@ -117,8 +109,7 @@ export function approvalView(a: ApprovalRecord): ApprovalView {
     description: a.description,
     details: a.details,
     risk: a.risk,
-    ...(riskReason !== undefined && { riskReason }),
-    ...(changed !== undefined && { toolChange: changed }),
+    ...approvalExplanation(a.details),
     workerPath: a.workerPath,
     createdAt: a.createdAt,
   };

@@ -21,6 +21,7 @@ import type {
   UIMessage,
   WorkerEvent,
 } from '../agent/ui-adapter.js';
+import { approvalExplanation, type ToolChange } from '../action/approval.js';
 import { showBidiControls } from '../core/text.js';
 import { colorsWanted, sanitize, type Style } from './ansi.js';
 import { APPROVAL_PROMPT, APPROVAL_WORDS, CLEARANCE_PROMPT, parseApprovalAnswer, parseClearanceAnswer } from './answers.js';
@@ -170,12 +171,12 @@ export class TerminalAdapter implements UIAdapter {
       // What the user approves shows its direction controls by their codes (showBidiControls): none can turn it round.
       screen.write(`${screen.paint('yellow', screen.paint('bold', '[Approval Required]'))} ${showBidiControls(sanitize(request.description))}\n`);
       const riskStyle = RISK_STYLE[request.risk];
-      const why = riskReasonOf(request.details);
+      const { riskReason: why, toolChange } = approvalExplanation(request.details);
       screen.write(`Risk: ${screen.paint(riskStyle, request.risk)}${why === undefined ? '' : ` (${showBidiControls(sanitize(why))})`}\n`);
       if (request.workerPath.length > 0) {
         screen.write(`Path: ${request.workerPath.map((w) => showBidiControls(taskSlug(w.task))).join(' → ')}\n`);
       }
-      for (const line of toolChangeLines(request.details)) screen.write(`${sanitize(line)}\n`);
+      for (const line of toolChangeLines(toolChange)) screen.write(`${sanitize(line)}\n`);
       screen.write('\n');
       for (;;) {
         const read = await this.#input.read(APPROVAL_PROMPT, false, APPROVAL_WORDS); // one key answers, no Enter
@@ -379,20 +380,12 @@ function diffStyle(line: string): Style | undefined {
 /** The color of each risk; unknown has its own, since the rules could not judge it. */
 const RISK_STYLE: Record<ApprovalRequest['risk'], Style> = { low: 'green', medium: 'yellow', unknown: 'magenta', high: 'red' };
 
-/** The reason an action gave for its risk (run_command's `riskReason`), if its details carry one. */
-function riskReasonOf(details: unknown): string | undefined {
-  if (typeof details !== 'object' || details === null || !('riskReason' in details)) return undefined;
-  return typeof details.riskReason === 'string' ? details.riskReason : undefined;
-}
-
-/** What an MCP server changed in the tool asked about (`details.changed`), as lines: the description and input schema, before and now. */
-function toolChangeLines(details: unknown): string[] {
-  const changed = (details as { changed?: { before?: Record<string, unknown>; now?: Record<string, unknown> } } | null)?.changed;
-  if (changed?.before === undefined || changed.now === undefined) return [];
+/** What an MCP server changed in the tool asked about, as lines: the description and input schema, before and now. */
+function toolChangeLines(change: ToolChange | undefined): string[] {
+  if (change === undefined) return [];
   const lines = ['The MCP server changed this tool:'];
-  const [before, now] = [changed.before, changed.now];
-  if (before.description !== now.description)
-    lines.push(`  description before: ${String(before.description)}`, `  description now:    ${String(now.description)}`);
+  const { before, now } = change;
+  if (before.description !== now.description) lines.push(`  description before: ${before.description}`, `  description now:    ${now.description}`);
   const [schemaBefore, schemaNow] = [JSON.stringify(before.inputSchema), JSON.stringify(now.inputSchema)];
   if (schemaBefore !== schemaNow) lines.push(`  input schema before: ${schemaBefore}`, `  input schema now:    ${schemaNow}`);
   return lines;
