@@ -6,88 +6,26 @@
  * the first, woken up, writes nothing more. (A process on the same machine that finds the
  * holder's process gone does not wait for the lapse.)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type Turn } from '../src/index.js';
 import { postgresStore } from '../src/store/postgres/index.js';
 import { tempDir } from './helpers.js';
+import { golemServe, killServe, until, type ServeProcess } from './helpers-serve-process.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
 const LEASE_MS = 1000;
-const cleanups: (() => Promise<void> | void)[] = [];
+const servers: ServeProcess[] = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const server of servers.splice(0)) await killServe(server);
 });
 
-interface Server {
-  child: ChildProcess;
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
-  /** Signals the process and everything it started (its commands' shells). */
-  signal(signal: NodeJS.Signals): void;
-}
-
-/** `golem serve` with a scripted model in its own process group, on the schema, in the project folder. */
-async function golemServe(schema: string, project: string, token: string): Promise<Server> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'golem.js'), 'serve', '--port', '0'], {
-    env: {
-      ...process.env,
-      GOLEM_DATABASE_URL: PG_URL,
-      GOLEM_DATABASE_SCHEMA: schema,
-      GOLEM_TOKEN: token,
-      GOLEM_MODEL: 'scripted:script.json',
-      GOLEM_RUN_LEASE_MS: String(LEASE_MS),
-    },
-    cwd: project,
-    detached: true,
-  });
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-(child.pid as number), name);
-    } catch {
-      // gone already
-    }
-  };
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        signal('SIGCONT');
-        signal('SIGKILL');
-      }),
-  );
-  let out = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout?.on('data', (data: Buffer) => {
-      out += data.toString();
-      const found = /Open http:\/\/127\.0\.0\.1:(\d+)\//.exec(out)?.[1];
-      if (found !== undefined) resolve(Number(found));
-    });
-    child.stderr?.on('data', (data: Buffer) => (out += data.toString()));
-    child.once('exit', (code) => reject(new Error(`golem serve exited with ${code}: ${out}`)));
-  });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as unknown };
-  };
-  return { child, call, signal };
-}
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** `golem serve` with the scripted model in the project folder, on the PostgreSQL schema, with short run leases. */
+async function serveOn(schema: string, project: string): Promise<ServeProcess> {
+  const server = await golemServe(project, { GOLEM_DATABASE_URL: PG_URL, GOLEM_DATABASE_SCHEMA: schema, GOLEM_RUN_LEASE_MS: String(LEASE_MS) });
+  servers.push(server);
+  return server;
 }
 
 type State = { approvals: { id: string }[]; running: string[] };
@@ -98,8 +36,7 @@ async function twoServers(script: unknown[]) {
   const schema = freshSchema('takeover');
   const project = tempDir();
   writeFileSync(join(project, 'script.json'), JSON.stringify(script));
-  const token = randomBytes(32).toString('hex');
-  const [a, b] = await Promise.all([golemServe(schema, project, token), golemServe(schema, project, token)]);
+  const [a, b] = await Promise.all([serveOn(schema, project), serveOn(schema, project)]);
   const created = await a.call('POST', '/api/sessions', { label: 'takeover' });
   expect(created.status).toBe(201);
   const sessionId = (created.json as { id: string }).id;
