@@ -96,10 +96,11 @@ export const runRelease = defineCommand({
 
 /**
  * The user's decisions taken from any page: the process running the session takes them from
- * the workspace (an approval's answer). A clearance decision is not one of them: it adds a
+ * the workspace (an approval's answer), and messages for the run's inbox (accepted or taken
+ * back while it runs: its holder delivers them). A clearance decision is not one of them: it adds a
  * turn to the session, which would move the head under the running agent.
  */
-const DECISIONS = new Set(['approval:answer']);
+const DECISIONS = new Set(['approval:answer', 'inbox:add', 'inbox:remove']);
 
 /**
  * Refuses a change to a session (or to one of its sub-workers' sessions) whose run another

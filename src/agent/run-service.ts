@@ -9,12 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { GolemError, toGolemError } from '../core/errors.js';
+import type { ContentBlock, JsonObject } from '../core/blocks.js';
+import { GolemError, toGolemError, unwrap } from '../core/errors.js';
 import { decodeCursor, encodeCursor, newestFirst, type CursorPoint } from '../core/page-cursor.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import type { Turn } from '../core/records.js';
 import type { RunLease } from './agent-records.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from './run-leases.js';
+import { DEFAULT_INBOX_LIMIT, inboxOf, RUN_POLICIES, type InboxMessage, type RunPolicy } from './inbox.js';
+import { leaseOf, live } from './run-commands.js';
 import { addUsage, NO_USAGE, RUN_STATUSES, type RunEnd, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
 import type { WorkerOutcome } from './worker/index.js';
 
@@ -44,9 +47,36 @@ export interface RunClaim {
    * Runs `body` (a worker's run, or any model work) in the background, holding the lease until
    * it ends; its outcome says how the run ended (a worker's; none: it succeeded).
    */
-  run(body: (run: { id: string; signal: AbortSignal }) => Promise<WorkerOutcome | void>): RunHandle;
+  run(body: (run: RunContext) => Promise<WorkerOutcome | void>): RunHandle;
   /** Gives the claim up before it runs: the lease is let go, and a new run leaves no record. */
   drop(): Promise<void>;
+}
+
+/** What a claimed run's body is given. */
+export interface RunContext {
+  id: string;
+  /** Aborted when the run must stop. */
+  signal: AbortSignal;
+  /** Delivers the messages sent with the `steer` policy as user turns: give it to the worker (`WorkerOptions.steer`). */
+  steer: () => Promise<number>;
+}
+
+/** What `send` did with a message: queued behind the session's run, or nothing (no run holds it: start one with the message). */
+export type SendResult = { status: 'idle' } | { status: 'queued'; message: InboxMessage; runId: string };
+
+/** A message for `send`: its blocks, and optionally the id its user turn takes and what the turn keeps. */
+export interface RunMessage {
+  blocks: ContentBlock[];
+  id?: string;
+  meta?: JsonObject;
+}
+
+/** How the service runs: its leases, and its inbox's limit and default policy. */
+export interface RunServiceOptions extends RunLeaseOptions {
+  /** How many messages a session's inbox holds (default 50): past it, INBOX_FULL. */
+  inboxLimit?: number;
+  /** What `send` does when no policy is given (default 'enqueue'). */
+  policy?: RunPolicy;
 }
 
 /** What a run came to: its record, and the worker's outcome or the error that ended it. */
@@ -98,16 +128,23 @@ export class RunService {
   readonly #manager: WorkspaceManager;
   readonly #leases: RunLeases;
   readonly #by: string;
+  readonly #inboxLimit: number;
+  readonly #policy: RunPolicy;
   /** The runs this service holds now, by id. */
   readonly #held = new Map<string, Held>();
   readonly #offs: (() => void)[];
   /** On a store that tells no process of another's commits (SQLite), how a holder hears of a cancel: it catches up this often. */
   #polling: NodeJS.Timeout | undefined;
 
-  constructor(manager: WorkspaceManager, options: RunLeaseOptions = {}) {
+  constructor(manager: WorkspaceManager, options: RunServiceOptions = {}) {
+    const { inboxLimit = DEFAULT_INBOX_LIMIT, policy = 'enqueue', ...lease } = options;
+    if (!Number.isInteger(inboxLimit) || inboxLimit < 1 || inboxLimit > 10_000)
+      throw new GolemError('INVALID_ARGUMENT', `inboxLimit is a whole number from 1 to 10000, not ${String(inboxLimit)}`);
     this.#manager = manager;
-    this.#by = options.by ?? `pid ${process.pid} on ${hostname()}`;
-    this.#leases = new RunLeases(manager, { ...options, by: this.#by });
+    this.#by = lease.by ?? `pid ${process.pid} on ${hostname()}`;
+    this.#leases = new RunLeases(manager, { ...lease, by: this.#by });
+    this.#inboxLimit = inboxLimit;
+    this.#policy = policyOf(policy);
     // A cancel: committed here (at once), or by another process (heard when this one catches up).
     const check = () => {
       for (const [id, held] of this.#held) {
@@ -213,6 +250,64 @@ export class RunService {
     };
   }
 
+  /**
+   * A message for a session while a run holds it (here or in another process), by `policy`
+   * (default: the service's, 'enqueue'): `reject` refuses it (SESSION_BUSY); `enqueue` keeps it
+   * for the session's next run, which its holder starts once this one ends; `steer` gives it to
+   * the running worker before its next model call; `interrupt` cancels the run and keeps it for
+   * the next. Accepted messages are kept in the store and delivered once, in order, as user
+   * turns. With no run on the session it does nothing and says `idle`: start a run with the
+   * message. INVALID_ARGUMENT for an unknown policy; INBOX_FULL past the inbox's limit.
+   */
+  async send(sessionId: string, message: RunMessage, options: { policy?: RunPolicy; by?: string } = {}): Promise<SendResult> {
+    const policy = policyOf(options.policy ?? this.#policy);
+    // Whether a run holds it is the store's word (another process's claim may not have reached this one yet).
+    await this.#manager.refresh();
+    const lease = leaseOf(this.#manager.workspace(), sessionId);
+    if (lease === undefined || !live(lease, new Date().toISOString())) return { status: 'idle' };
+    if (policy === 'reject') {
+      throw new GolemError('SESSION_BUSY', `session "${sessionId}" is running (run ${lease.runId}); send with another policy to queue the message`, {
+        details: { sessionId, runId: lease.runId },
+      });
+    }
+    const added = await this.#manager.dispatch({
+      type: 'inbox:add',
+      payload: {
+        sessionId: lease.sessionId,
+        id: message.id ?? this.#manager.newId(),
+        blocks: message.blocks,
+        policy,
+        by: options.by ?? this.#by,
+        limit: this.#inboxLimit,
+        ...(message.meta !== undefined && { meta: message.meta }),
+      },
+    });
+    if (!added.ok) throw added.error;
+    if (policy === 'interrupt') await this.cancel(lease.runId, { by: options.by ?? this.#by });
+    return { status: 'queued', message: added.value, runId: lease.runId };
+  }
+
+  /** The messages waiting for a session's next run or step, oldest first. */
+  inbox(sessionId: string): InboxMessage[] {
+    return inboxOf(this.#manager.workspace(), sessionId);
+  }
+
+  /** Takes back a message not delivered yet; MESSAGE_NOT_FOUND when none waits with that id. */
+  async unsend(id: string): Promise<InboxMessage> {
+    return unwrap(await this.#manager.dispatch({ type: 'inbox:remove', payload: { id } }));
+  }
+
+  /**
+   * Delivers the session's oldest waiting message (of `policy`, when given) as a user turn at
+   * its head: what the holder of its run does before the next step or run. Null when none waits.
+   */
+  async deliver(sessionId: string, policy?: Exclude<RunPolicy, 'reject'>): Promise<Turn | null> {
+    const session = this.#manager.workspace().sessions.get(sessionId);
+    if (session !== undefined) await this.#manager.load([sessionId]);
+    const delivered = unwrap(await this.#manager.dispatch({ type: 'inbox:deliver', payload: { sessionId, ...(policy !== undefined && { policy }) } }));
+    return delivered?.turn ?? null;
+  }
+
   /** The runs of other processes whose lease lapsed (their process died or stalls): runs to take over under their own id. */
   lapsed(): RunLease[] {
     return this.#leases.lapsed();
@@ -242,7 +337,7 @@ export class RunService {
     sessionId: string,
     lease: HeldLease,
     controller: AbortController,
-    body: (run: { id: string; signal: AbortSignal }) => Promise<WorkerOutcome | void>,
+    body: (run: RunContext) => Promise<WorkerOutcome | void>,
   ): Promise<RunResult> {
     // What the run's model calls use: each assistant turn of its tree written here while it runs.
     let usage: RunUsage = NO_USAGE;
@@ -254,7 +349,12 @@ export class RunService {
     let outcome: WorkerOutcome | undefined;
     let error: GolemError | undefined;
     try {
-      outcome = (await body({ id, signal: controller.signal })) ?? undefined;
+      const steer = async () => {
+        let delivered = 0;
+        while ((await this.deliver(sessionId, 'steer')) !== null) delivered++;
+        return delivered;
+      };
+      outcome = (await body({ id, signal: controller.signal, steer })) ?? undefined;
     } catch (thrown) {
       error = toGolemError(thrown);
     } finally {
@@ -298,6 +398,11 @@ function endOf(outcome: WorkerOutcome | undefined, error: GolemError | undefined
     default:
       return { status: 'failed', outcome: outcome.status, error: failure(outcome.error ?? new GolemError('INTERNAL', `the run ended: ${outcome.status}`)) };
   }
+}
+
+function policyOf(policy: unknown): RunPolicy {
+  if (typeof policy === 'string' && (RUN_POLICIES as readonly string[]).includes(policy)) return policy as RunPolicy;
+  throw new GolemError('INVALID_ARGUMENT', `policy is one of ${RUN_POLICIES.join(', ')}, not ${JSON.stringify(policy)}`);
 }
 
 function usageOf(turn: Turn): RunUsage {

@@ -88,6 +88,8 @@ export const ERROR_CODES = {
   RUN_NOT_FOUND: { status: 404, meaning: 'no run has that id' },
   RUN_ENDED: { status: 409, meaning: 'the run ended; a new request starts a new run' },
   RUN_CANCELLED: { status: 409, meaning: 'the run was cancelled (ws.runs.cancel), from this process or another' },
+  INBOX_FULL: { status: 429, meaning: "the session's inbox holds as many messages as it takes; wait for its run, or take one back" },
+  MESSAGE_NOT_FOUND: { status: 404, meaning: 'no message with that id waits in an inbox (delivered, taken back, or never sent)' },
   // golem serve
   SESSION_BUSY: { status: 409, meaning: "the session's agent is running (here or in another process); wait for it or stop it" },
   NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },

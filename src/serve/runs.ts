@@ -281,6 +281,8 @@ export class ServeRuns {
     const { runId, controller } = claim;
     const log = new RunLog(session.id, runId);
     let worker: Worker;
+    // What the user sent meanwhile with the steer policy, read before each model call (the run's own, once it runs).
+    let steer: (() => Promise<number>) | undefined;
     try {
       if (this.#closed) throw new GolemError('WORKSPACE_CLOSED', 'golem serve is closing');
       const own = options.actions?.(log) ?? [];
@@ -316,13 +318,16 @@ export class ServeRuns {
         ...(agent.trust !== undefined && { trust: agent.trust }),
         ...(agent.maxSteps !== undefined && { maxSteps: agent.maxSteps }),
         subWorkers: agent.subWorkers ?? false,
+        steer: () => steer?.() ?? Promise.resolve(0),
       });
     } catch (error) {
       void this.drop(session.id, claim);
       throw error;
     }
     let outcome: WorkerOutcome | undefined;
-    const handle = claim.claim.run(async ({ signal }) => {
+    const handle = claim.claim.run(async (run) => {
+      const { signal } = run;
+      steer = run.steer;
       if (input !== undefined) await labelled(session, typeof input === 'string' ? input : textOf(input));
       return worker.run(input, { signal });
     });
@@ -350,12 +355,35 @@ export class ServeRuns {
           if (!elsewhere(error)) this.#o.ws.manager.events.emit('listener:error', { type: 'serve:resume', error });
         });
       }
+      // What was sent while it ran (ws.runs.send: enqueue, interrupt, a steer it had no step left for): the next run.
+      if (outcome?.status !== 'paused') {
+        await this.#next(session).catch((error: unknown) => {
+          if (!elsewhere(error)) this.#o.ws.manager.events.emit('listener:error', { type: 'serve:inbox', error });
+        });
+      }
     })();
     this.#logs.set(session.id, log);
     this.#runs.set(session.id, { controller, done, handle });
     this.#reserved.delete(session.id);
     this.#o.changed(session.id);
     return log;
+  }
+
+  /** Starts the session's next run on the oldest message its inbox holds, delivered as its user turn; nothing when none waits. */
+  async #next(session: Session): Promise<void> {
+    const service = this.#service as RunService;
+    if (this.#closed || this.busy(session.id) || service.inbox(session.id).length === 0) return;
+    const claim = await this.claim(session.id);
+    let delivered;
+    try {
+      delivered = await service.deliver(session.id);
+    } catch (error) {
+      await this.drop(session.id, claim);
+      throw error;
+    }
+    // Another process delivered it first (and runs it).
+    if (delivered === null) return this.drop(session.id, claim);
+    this.run(session, undefined, claim);
   }
 
   /** Stops the session's run (a pending approval is answered no); false when none runs here. */

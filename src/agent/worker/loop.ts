@@ -78,6 +78,8 @@ async function nextStep(ctx: WorkerContext, state: RunState): Promise<NextStep> 
   if (standing.type === 'answered') return finish(ctx, state, standing.turn);
   if (standing.type === 'calls') return { type: 'actions', pending: standing };
   if (state.outcome.steps >= (ctx.options.maxSteps ?? 12)) return { type: 'done', status: 'step_limit' };
+  // Every call answered, the model next: what the user said meanwhile comes first (a user turn it reads).
+  if (ctx.depth === 0) await ctx.options.steer?.();
   return MODEL;
 }
 

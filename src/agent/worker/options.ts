@@ -56,4 +56,11 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
    * one after another). Default: off.
    */
   subWorkers?: boolean | { maxDepth?: number; concurrency?: number };
+  /**
+   * Messages sent to the session while it runs, for the worker to read before its next model
+   * call (`ws.runs.send` with the `steer` policy; a run's claim gives it): delivers those that
+   * wait as user turns. Called at each step boundary, never between a call and its result. A
+   * sub-worker is not steered: its root is.
+   */
+  steer?: () => Promise<unknown>;
 }
