@@ -162,7 +162,7 @@ export function stageRefOf(item: ClearanceRecord): StageRef | undefined {
 export function findById<T extends { id: string }>(
   records: readonly T[],
   id: string,
-  code: 'CLEARANCE_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'APPROVAL_NOT_FOUND',
+  code: 'CLEARANCE_NOT_FOUND' | 'SESSION_NOT_FOUND' | 'APPROVAL_NOT_FOUND' | 'RUN_NOT_FOUND',
   what: string,
 ): T {
   const exact = records.find((r) => r.id === id);

@@ -16,6 +16,7 @@ import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
 import { clearanceCommand, findSession, pickSession, sessionsCommand } from './commands.js';
 import { historyPath, InputHistory } from './input-history.js';
 import { mcpCommand, projectMcp, serveMcpStdio } from './mcp.js';
+import { runsCommand } from './runs-command.js';
 import { serveCommand } from './serve.js';
 import { weakTokenMessage } from '../serve/token-strength.js';
 import { commandError, optionError } from './usage-errors.js';
@@ -34,6 +35,12 @@ Commands:
   sessions list     The chat sessions, most recent first
   sessions show <id>          A session's transcript, with its sub-workers
   sessions fork <id> [--at <turn>]   A new session sharing the history up to a turn
+  runs [--session <id>] [--status <s>] [--limit <n>]
+                    The agent's runs, newest first (whichever process ran them): status,
+                    who runs or ran it, when, model calls, tokens and cost, error code
+  runs show <id>    One run's record
+  runs cancel <id>  Stop a run: its process stops at its next step, or, with no live
+                    process holding it, it is cancelled at once
   clearance list    What waits for your clearance (staged edits, manual calls)
   clearance diff|push|discard|defer <id>
                     Review a staged change; write it into the files; drop it; keep it for later
@@ -56,11 +63,16 @@ Options:
   --dir <path>      The workspace folder (default: ./.golem, or $GOLEM_DIR)
   --model <spec>    The model (default: $GOLEM_MODEL), one of:
                       ${CLI_MODEL_FORMS.join('\n                      ')}
-  --session <id>    The session to open (an id, or a unique start or end of one)
+  --session <id>    The session to open (an id, or a unique start or end of one);
+                    runs: only that session's runs
   --new             Start a new session
   --all             sessions list, clearance list: include sub-workers / decided items
+  --status <s>      runs: only runs in this status (queued, running, paused, succeeded,
+                    failed, cancelled)
+  --limit <n>       runs: at most this many (1 to 500, default 50)
+  --cursor <c>      runs: the next page (the list prints it when there are more)
   --to <branch>     clearance push: commit on this branch instead of writing the files
-  --json            Print machine-readable JSON (status, sessions, clearance list)
+  --json            Print machine-readable JSON (status, sessions, runs, clearance list)
   --port <n>        serve: the port (default 4173; 0 picks a free one)
   --host <addr>     serve: the address (default 127.0.0.1)
   --expose          serve: allow an address that is not loopback
@@ -77,6 +89,9 @@ const OPTIONS = {
   new: { type: 'boolean', default: false },
   all: { type: 'boolean', default: false },
   at: { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  cursor: { type: 'string' },
   to: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -92,7 +107,7 @@ const OPTIONS = {
 } as const;
 
 /** The commands, for a guess at a mistyped one. */
-const COMMANDS = ['chat', 'ask', 'sessions', 'clearance', 'serve', 'mcp', 'status', 'doctor'];
+const COMMANDS = ['chat', 'ask', 'sessions', 'runs', 'clearance', 'serve', 'mcp', 'status', 'doctor'];
 
 /** Runs the CLI; resolves with the process exit code. */
 export async function run(argv: readonly string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -186,6 +201,10 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
   }
   if (command === 'sessions') {
     return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));
+  }
+  if (command === 'runs') {
+    const runsOptions = { json: values.json, session: values.session, status: values.status, limit: values.limit, cursor: values.cursor };
+    return runsCommand(rest, runsOptions, io, (body) => withWorkspace(dir, io, body));
   }
   if (command === 'clearance') {
     return withWorkspace(dir, io, (ws) =>

@@ -144,6 +144,50 @@ export interface ClearanceView {
   createdAt: string;
 }
 
+/**
+ * GET /api/runs/:id: a run of a session's agent as the store records it (issue 36; the record
+ * is `RunRecord`, which the server checks against this).
+ */
+export interface RunView {
+  id: string;
+  sessionId: string;
+  status: 'queued' | 'running' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+  /** Who runs (or ran) it, for people: "golem serve, pid 4711 on build-2". */
+  by: string;
+  /** The holding workspace handle's instance id (the last one, once ended). */
+  holder: string;
+  createdAt: string;
+  /** When it (last) started running: its claim, a take-over, a resume. */
+  startedAt: string;
+  endedAt?: string | undefined;
+  /** How the worker's run ended (done, paused, step_limit...), once it did. */
+  outcome?: string | undefined;
+  /** Why it failed or was cancelled. */
+  error?: { code: string; message: string } | undefined;
+  /** What its model calls used, summed over its sub-workers; `cost` in US dollars, null where a price is unknown. */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number; cost: number | null; modelCalls: number };
+  /** Asked to stop, when and by whom: its holder stops at its next step boundary. */
+  cancel?: { at: string; by: string } | undefined;
+  /** How many times another process took it over. */
+  takeovers: number;
+}
+
+/** GET /api/runs?sessionId=&status=&limit=&cursor=: runs newest first; `cursor` (when there are more) asks for the next page. */
+export interface RunPageView {
+  runs: RunView[];
+  cursor?: string;
+}
+
+/**
+ * POST /api/runs/:id/cancel: the run as the cancel left it, and what the cancel did:
+ * `stopping` (its process was asked to stop, at its next step), `cancelled` (no live process
+ * held it: cancelled at once), `ended` (it had ended before; nothing changed).
+ */
+export interface RunCancelView {
+  run: RunView;
+  outcome: 'stopping' | 'cancelled' | 'ended';
+}
+
 /** POST bodies. */
 export interface SendMessageBody {
   text: string;

@@ -24,6 +24,8 @@ import { ApprovalAnswerSchema } from './views.js';
 import type { PageFiles } from './page.js';
 import { MAX_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
+import { mountRunRoutes } from './run-routes.js';
+import { SessionAccess } from './session-access.js';
 
 const Body = {
   session: z.strictObject({ label: z.string().max(200).nullable().optional() }),
@@ -127,6 +129,8 @@ export async function createApi(
   app.get('/api/clearance/:id/diff', async (c) => c.json({ diff: await host.clearanceDiff(user(c), c.req.param('id')) }));
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
   mountUiRoutes(app, host, user, options.uploads);
+  const ws = host.workspace;
+  mountRunRoutes(app, { runs: ws.runs, access: new SessionAccess(ws), refresh: () => ws.manager.refresh() }, user);
   mountAgui(app, host);
   mountChat(app, host);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));
