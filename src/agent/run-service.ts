@@ -107,7 +107,12 @@ export interface RunListOptions {
   limit?: number;
   /** Where the previous page ended (its `cursor`). */
   cursor?: string;
+  /** Only the runs this lets through (e.g. those of sessions a user may see); pages still fill. */
+  where?: (run: RunRecord) => boolean;
 }
+
+/** How many runs a page of `list` holds when the caller names no limit. */
+export const DEFAULT_RUN_PAGE = 50;
 
 export interface RunPage {
   /** Newest first. */
@@ -171,14 +176,19 @@ export class RunService {
 
   /** The runs, newest first, a page at a time. INVALID_ARGUMENT for a bad status, limit or cursor. */
   list(options: RunListOptions = {}): RunPage {
-    const limit = options.limit ?? 50;
+    const limit = options.limit ?? DEFAULT_RUN_PAGE;
     if (!Number.isInteger(limit) || limit < 1 || limit > 500)
       throw new GolemError('INVALID_ARGUMENT', `limit is a whole number from 1 to 500, not ${String(options.limit)}`);
     if (options.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(options.status))
       throw new GolemError('INVALID_ARGUMENT', `status is one of ${RUN_STATUSES.join(', ')}, not "${String(options.status)}"`);
     const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
     const runs = [...this.#manager.workspace().collection('run_record').values()]
-      .filter((r) => (options.sessionId === undefined || r.sessionId === options.sessionId) && (options.status === undefined || r.status === options.status))
+      .filter(
+        (r) =>
+          (options.sessionId === undefined || r.sessionId === options.sessionId) &&
+          (options.status === undefined || r.status === options.status) &&
+          (options.where?.(r) ?? true),
+      )
       .sort((a, b) => newestFirst(pointOf(a), pointOf(b)))
       .filter((r) => after === undefined || newestFirst(pointOf(r), after) > 0);
     const page = runs.slice(0, limit);

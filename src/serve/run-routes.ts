@@ -9,9 +9,8 @@
  * another user's run is RUN_NOT_FOUND, worded as for none, and is left out of lists.
  */
 import type { Context, Hono as HonoApp } from 'hono';
-import { cancelRun, type RunListOptions, type RunPage, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
+import { cancelRun, type RunListOptions, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
 import { GolemError } from '../core/errors.js';
-import { encodeCursor } from '../core/page-cursor.js';
 import type { RunCancelView, RunPageView, RunView } from './api-types.js';
 import type { SessionAccess } from './session-access.js';
 
@@ -22,28 +21,26 @@ export interface RunRoutesDeps {
   refresh: () => Promise<unknown>;
 }
 
-/** A page's size when the request names none (as `ws.runs.list`'s). */
-const DEFAULT_LIMIT = 50;
-/** How many runs a user's list reads at a time while it leaves out other users' runs. */
-const SCAN_PAGE = 500;
-
 export function mountRunRoutes(app: HonoApp, deps: RunRoutesDeps, user: (c: Context) => string | null): void {
   app.get('/api/runs', async (c) => {
     const options = listOptions(c);
     await deps.refresh();
     const who = user(c);
-    const page: RunPageView = who === null ? deps.runs.list(options) : visibleRuns(deps.runs, options, (id) => deps.access.sees(who, id));
-    return c.json(page);
+    const page = deps.runs.list(who === null ? options : { ...options, where: (run) => deps.access.sees(who, run.sessionId) });
+    const view: RunPageView = { ...page, runs: page.runs.map((run) => viewOf(run, who)) };
+    return c.json(view);
   });
   app.get('/api/runs/:id', async (c) => {
-    const run: RunView = await visibleRun(deps, user(c), c.req.param('id'));
+    const who = user(c);
+    const run: RunView = viewOf(await visibleRun(deps, who, c.req.param('id')), who);
     return c.json(run);
   });
   app.post('/api/runs/:id/cancel', async (c) => {
     const who = user(c);
     const run = await visibleRun(deps, who, c.req.param('id'));
-    const result: RunCancelView = await cancelRun(deps.runs, run.id, { by: who === null ? 'a client of the HTTP API' : `${who} (HTTP API)` });
-    return c.json(result);
+    const result = await cancelRun(deps.runs, run.id, { by: who === null ? 'a client of the HTTP API' : `${who} (HTTP API)` });
+    const view: RunCancelView = { ...result, run: viewOf(result.run, who) };
+    return c.json(view);
   });
 }
 
@@ -72,24 +69,11 @@ async function visibleRun(deps: RunRoutesDeps, user: string | null, id: string):
 }
 
 /**
- * A page of the runs `sees` lets through, newest first: the store's pages read on until the
- * page is full, its cursor after the last run given (so the next page goes on from there).
+ * A run as the API shows it. With users, which process holds it ("golem serve, pid 4711 on
+ * build-2") is the server's business, not its users': `by` and `holder` are left empty.
  */
-function visibleRuns(runs: RunService, options: RunListOptions, sees: (sessionId: string) => boolean): RunPage {
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  const found: RunRecord[] = [];
-  // The first read with the request's own limit: ws.runs.list checks it, the status and the cursor.
-  let page = runs.list({ ...options, limit });
-  for (;;) {
-    for (const run of page.runs) {
-      if (!sees(run.sessionId)) continue;
-      if (found.length === limit) {
-        const last = found[limit - 1] as RunRecord;
-        return { runs: found, cursor: encodeCursor({ at: last.createdAt, id: last.id }) };
-      }
-      found.push(run);
-    }
-    if (page.cursor === undefined) return { runs: found };
-    page = runs.list({ ...options, limit: SCAN_PAGE, cursor: page.cursor });
-  }
+function viewOf(run: RunRecord, user: string | null): RunView {
+  if (user === null) return run;
+  const own = `${user} (HTTP API)`;
+  return { ...run, by: '', holder: '', ...(run.cancel !== undefined && { cancel: { at: run.cancel.at, by: run.cancel.by === own ? own : '' } }) };
 }
