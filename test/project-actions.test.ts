@@ -453,6 +453,24 @@ describe('run_command', () => {
     expect(existsSync(join(root, 'sub/made'))).toBe(true);
   });
 
+  it("gives the command this process's environment without Golem's token or variables named as secrets", async () => {
+    const root = project();
+    const set = { GOLEM_TOKEN: 'approves-commands', OPENAI_API_KEY: 'sk-test', NPM_TOKEN: 'npm-test', DB_PASSWORD: 'pw', PLAIN_SETTING: 'kept' };
+    const before = { ...process.env };
+    Object.assign(process.env, set);
+    try {
+      const { output } = await call<{ output: string }>('run_command', { command: 'env' }, disk(root));
+      const names = output.split('\n').map((line) => line.split('=')[0]);
+      expect(names).toContain('PLAIN_SETTING');
+      expect(names).toContain('PATH');
+      for (const name of ['GOLEM_TOKEN', 'OPENAI_API_KEY', 'NPM_TOKEN', 'DB_PASSWORD']) expect(names).not.toContain(name);
+      // One the user approves in the command line itself is given.
+      expect(await call('run_command', { command: "NPM_TOKEN=given sh -c 'echo $NPM_TOKEN'" }, disk(root))).toEqual({ exitCode: 0, output: 'given\n' });
+    } finally {
+      for (const name of Object.keys(set)) if (!(name in before)) delete process.env[name];
+    }
+  });
+
   it('keeps the tail of long output and says it was cut', async () => {
     const list = projectActions({ maxOutputBytes: 100 });
     const root = project();

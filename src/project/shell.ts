@@ -11,6 +11,20 @@ const DRAIN_MS = 1000;
 /** After SIGTERM, how long a stopped command has before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 
+/**
+ * Environment variables a command the model asked for does not get: Golem's own (GOLEM_TOKEN
+ * approves commands: an agent that read it could approve its own), and any whose name says it
+ * holds a secret (API keys, tokens, passwords), as Codex's default shell environment policy
+ * leaves them out. A command that needs one is given it in its own line (`NPM_TOKEN=... npm
+ * publish`), which the user sees in the approval.
+ */
+const SECRET_NAME = /^GOLEM_|KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|COOKIE/i;
+
+/** The environment a model's command runs in: this process's, without the variables SECRET_NAME names. */
+export function commandEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAME.test(name)));
+}
+
 /** What run_command answers. */
 export interface CommandResult {
   /** The exit code; 128 + n when a signal n ended the shell (as shells report it). */
@@ -33,7 +47,7 @@ export async function runShell(options: {
 }): Promise<CommandResult> {
   const { shell, command, cwd, timeoutMs, maxOutputBytes, signal } = options;
   signal?.throwIfAborted();
-  const child = spawn(shell, ['-c', command], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(shell, ['-c', command], { cwd, env: commandEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: Buffer[] = [];
   let kept = 0;
   let total = 0;
