@@ -175,6 +175,31 @@ describe('UI instance ids with users', () => {
     expect(ws.ui.get('old')?.instance.state.params.owner).toBe('ann');
   });
 
+  it("an instance the app made (no agent built it) is no user's agent's to patch, delete or detect, even by another user's full id", async () => {
+    const seen: unknown[][] = [];
+    const annsFull = userInstanceId('ann', 'signup');
+    const { ws, say } = await handlerOf([
+      calls(
+        ['patch_ui_state', { instanceId: annsFull, patches: [{ op: 'set', path: 'state.params.email', value: 'bob@example.com' }] }],
+        ['patch_ui_state', { instanceId: '__DELETE__', targetInstanceId: annsFull, patches: [] }],
+        ['patch_ui_state', { instanceId: 'welcome', patches: [{ op: 'set', path: 'meta.status', value: 'submitted' }] }],
+        ['patch_ui_state', build('bob', 'welcome')],
+      ),
+      keep(seen),
+    ]);
+    await ws.ui.patch(build('ann'), {});
+    await ws.ui.patch({ ...build('ann'), newInstanceId: annsFull });
+    await ws.ui.patch(build('app', 'welcome'));
+    await say('bob', 'change what the app made');
+    const [patched, deleted, other, created] = seen[0] as { success: boolean; errors?: { code: string }[] }[];
+    for (const refused of [patched, deleted, other]) expect(refused).toMatchObject({ success: false, errors: [{ code: 'INVALID_INSTANCE' }] });
+    // Taking the id is Bob's own instance, not "exists already".
+    expect(created).toMatchObject({ success: true, kind: 'create', instanceId: 'welcome' });
+    expect(ws.ui.get(annsFull)?.instance.state.params).toEqual({ owner: 'ann' });
+    expect(ws.ui.get('welcome')?.instance).toMatchObject({ meta: { status: 'idle' }, state: { params: { owner: 'app' } } });
+    expect(ws.ui.get(userInstanceId('bob', 'welcome'))?.instance.state.params.owner).toBe('bob');
+  });
+
   it("the AG-UI state (HttpAgent), the AI SDK stream (useChat's Chat) and the page API show each user their agent's ids", async () => {
     const { golem, say } = await handlerOf([
       call('patch_ui_state', build('ann')),

@@ -196,7 +196,8 @@ export class UIApi {
       run: async (input, ctx) => {
         const { sessionId } = ctx;
         const view = this.#manager.workspace();
-        const mine = (record: UIInstanceRecord) => sessionId === undefined || record.builtBy === undefined || (sees?.(record, sessionId) ?? true);
+        // Without `sees`, any instance (one no agent built too); with it, only those it lets through (with users: the user's own).
+        const mine = (record: UIInstanceRecord) => sessionId === undefined || (sees?.(record, sessionId) ?? true);
         const prefix = sessionId === undefined ? undefined : scope?.(sessionId);
         const { input: call, shown } = storedPatchInput(input as PatchInput, (id) => storedInstanceId(view, prefix, id, mine), prefix);
         const refused = notMine(call, (id) => uiInstance(view, id), mine, shown);
