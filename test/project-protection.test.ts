@@ -305,6 +305,23 @@ describe('another user’s agent and the workspace’s files (a folder that is n
 describe('a workspace kept in a folder of the project (`golem serve --dir data`)', () => {
   const SECRET = 'sk-live-4711';
 
+  it('kept in the project folder itself (`--dir .`): the database, blobs and chat history are still refused', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'notes.md'), 'a note\n');
+    const ws = await createWorkspace({ dir: root });
+    try {
+      new InputHistory(historyPath(root, root)).add(`deploy with ${SECRET}`);
+      const ctx = { files: new DiskFiles(root, { hidden: workspaceFiles(ws.manager) }) };
+      for (const path of ['history', 'HISTORY', 'workspace.db', 'blobs']) {
+        await expect(call('read_file', { path }, ctx), path).rejects.toMatchObject({ code: 'PATH_PROTECTED' });
+      }
+      expect(await call('search_files', { pattern: SECRET }, ctx)).toBe(`No matches for /${SECRET}/.`);
+      expect(await call('read_file', { path: 'notes.md' }, ctx)).toContain('a note');
+    } finally {
+      await ws.close();
+    }
+  });
+
   it.each([
     ['SQLite', () => ({})],
     ['PostgreSQL', () => ({ env: { GOLEM_DATABASE_URL: PG_URL, GOLEM_DATABASE_SCHEMA: freshSchema('protect') } })],

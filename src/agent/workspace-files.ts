@@ -3,6 +3,7 @@
  * kept elsewhere), so that a project that contains them (a workspace kept in `data/` rather
  * than `.golem/`) never shows them to a model: project actions refuse them like `.golem`.
  */
+import { join } from 'node:path';
 import type { WorkspaceManager } from '../core/manager.js';
 
 /**
@@ -13,7 +14,9 @@ import type { WorkspaceManager } from '../core/manager.js';
 export function workspaceFiles(manager: WorkspaceManager): string[] {
   const paths: string[] = [];
   const { blobStorage: blobs, store, dir } = manager;
-  if (dir !== undefined) paths.push(dir);
+  // The folder, and what Golem writes in it by name: when the folder is the project itself (`--dir .`) it cannot be
+  // hidden whole, but the chat prompt's history still is.
+  if (dir !== undefined) paths.push(dir, join(dir, 'history'));
   if ('dir' in blobs && typeof blobs.dir === 'string') paths.push(blobs.dir);
   if ('path' in store && typeof store.path === 'string' && store.path !== ':memory:') {
     const db = store.path;
