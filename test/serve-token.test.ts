@@ -54,6 +54,12 @@ const PATTERNED = [
   `${ALPHABET}0123456789${ALPHABET.toUpperCase()}`,
   'zyxwvutsrqponmlkjihgfedcba9876543210',
   'qwertyuiopasdfghjklzxcvbnm1234567890',
+  // A placeholder left in a config, or a phrase (found by a reviewer: they passed the estimate).
+  'replace-with-a-long-random-token',
+  'your_secret_token_here_please_change',
+  'changeme-changeme-please-now-ok',
+  'correct horse battery staple',
+  'my-golem-token-for-local-dev-sessions',
 ];
 
 describe('the token estimate', () => {

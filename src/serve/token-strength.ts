@@ -17,7 +17,11 @@
  *   keyboard such as `qwerty…` and `asdf…`), counting runs of 4 or more; random 32-hex tokens
  *   reached 7 of 32 at worst in 500,000 draws;
  * - its characters are mostly the same (under 2.5 bits of Shannon entropy a character, where
- *   a random 32-hex token has about 3.6 and in a million draws never fell under 2.7).
+ *   a random 32-hex token has about 3.6 and in a million draws never fell under 2.7);
+ * - it holds a placeholder's word (`replace-with-a-long-random-token`, `changeme…`), or is a
+ *   phrase of words (`correct horse battery staple`, `my-golem-token-for-local-dev`).
+ * A token derived from a guessable one (the hex of a hash of "password") still passes: no
+ * look at a token can tell.
  */
 import { deflateRawSync, constants } from 'node:zlib';
 import { GolemError } from '../core/errors.js';
@@ -54,8 +58,23 @@ export function tokenWeakness(token: string): string | undefined {
   if (compressed < size * 0.75) return `it compresses to ${compressed} of its ${size} bytes, so much of it repeats`;
   if (sequentialCharacters(characters) * 3 >= characters.length) return 'much of it runs in sequence (like abcd, 4321 or qwerty)';
   if (shannonBitsPerCharacter(characters) < 2.5) return 'it is mostly the same few characters';
+  if (PLACEHOLDER.test(token)) return 'it reads like a placeholder (change, replace, example, secret, password…), not a random token';
+  if (
+    token
+      .split(/[\s_-]+/)
+      .filter((part) => part !== '')
+      .every((part) => /^[a-z]{2,}$/.test(part)) &&
+    /[\s_-].*[\s_-]/.test(token)
+  )
+    return 'it is a phrase of words, which are guessed far faster than random characters';
   return undefined;
 }
+
+/**
+ * Words of a placeholder left in a config ("replace-with-a-long-random-token") or a password:
+ * six letters or more, so a random token holds one about once in a billion draws.
+ */
+const PLACEHOLDER = /change|replace|example|secret|password|please|insert|random/i;
 
 /** What a user is told of a token too easy to guess (`name` says which: `GOLEM_TOKEN`), or undefined for a good one. The token itself is never echoed. */
 export function weakTokenMessage(token: string, name = 'the token'): string | undefined {
