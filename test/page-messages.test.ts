@@ -204,7 +204,7 @@ describe('the messages on the page', () => {
     ]);
     // Collapsed: one line each; a failure says why on it.
     expect(await calls.nth(1).getByTestId('tool-reason').textContent()).toBe('exit 3');
-    expect(await calls.nth(2).getByTestId('tool-reason').textContent()).toMatch(/^There is no file "missing-y+\.md"/);
+    expect(await calls.nth(2).getByTestId('tool-reason').textContent()).toMatch(/^FILE_NOT_FOUND: There is no file "missing-y+\.md"/);
     expect(await calls.nth(0).getByTestId('tool-result').count()).toBe(0);
     await shot(page, 'tools-collapsed');
 

@@ -25,9 +25,13 @@ describe('the consent text', () => {
     const root = project();
     const http = describeServer(root, 'api', { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer \x1b[8mx' } });
     expect(http).toContain('headers: Authorization="Bearer \\u001b[8mx"');
-    const stdio = describeServer(root, 's', { command: 'python', env: { PYTHONPATH: '.', LD_PRELOAD: 'x.so', DYLD_INSERT_LIBRARIES: 'y', HOME: '/tmp' } });
-    for (const name of ['PYTHONPATH', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES']) expect(stdio).toContain(`warning: ${name} can make the program load`);
-    expect(stdio).not.toContain('warning: HOME');
+    const stdio = describeServer(root, 's', {
+      command: 'python',
+      env: { PYTHONPATH: '.', LD_PRELOAD: 'x.so', DYLD_INSERT_LIBRARIES: 'y', HOME: '/tmp', LANG: 'C' },
+    });
+    // HOME too: it moves the startup files and user packages a program loads (Python's ~/.local site-packages).
+    for (const name of ['PYTHONPATH', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES', 'HOME']) expect(stdio).toContain(`warning: ${name} can make the program load`);
+    expect(stdio).not.toContain('warning: LANG');
   });
 
   it('covers the project files the entry names (env values included), not files outside it, and names the folders it cannot cover', () => {
