@@ -79,3 +79,27 @@ export function readOptions(args: readonly ShellWord[], spec: OptionSpec): { opt
   }
   return { options, operand: at };
 }
+
+/** Options anywhere among `args`, as GNU getopt permutes them (`sed d -i f`): the options and the operands, in order. */
+export function readPermutedOptions(args: readonly ShellWord[], spec: OptionSpec): { options: ReadOption[]; operands: ShellWord[] } {
+  const options: ReadOption[] = [];
+  const operands: ShellWord[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const word = args[at];
+    if (word === undefined) continue;
+    if (word.text === '--') {
+      operands.push(...args.slice(at + 1));
+      break;
+    }
+    if (!word.text.startsWith('-') || word.text === '-') {
+      operands.push(word);
+      continue;
+    }
+    const read = readOptions([word], spec).options;
+    const last = read.at(-1);
+    const takesValue = last !== undefined && (last.name.length === 1 ? (spec.short ?? '').includes(last.name) : (spec.long ?? []).includes(last.name));
+    if (last !== undefined && last.value === undefined && takesValue) last.value = args[++at];
+    options.push(...read);
+  }
+  return { options, operands };
+}

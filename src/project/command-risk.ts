@@ -8,7 +8,8 @@ import { expandBraces } from './brace-expansion.js';
 import { judgeProgram } from './command-rules.js';
 import { high, medium, READS, unknown, worst, type Judge, type Verdict } from './command-verdict.js';
 import { readShellLine, type ShellRedirect, type ShellWord, type SimpleCommand } from './shell-words.js';
-import { assignedName, judgeVariables } from './variable-rules.js';
+import { protectedName } from './protected-paths.js';
+import { assignedName, judgeVariables, storedCode } from './variable-rules.js';
 
 /** A command line's risk and, in a few words, why. */
 export interface CommandRisk {
@@ -75,6 +76,9 @@ function judgeLine(line: string, depth: number): LineVerdict {
   const verdicts: Verdict[] = read.commands.map((command) => judgeCommand(command, judgeWith(commandInput(command)), tags));
   for (const nested of read.nested) verdicts.push(judgeWith(undefined).line(nested));
   if (read.assigned.length > 0) verdicts.push(judgeVariables(read.assigned, false));
+  // ${!name} and ${name@P} expand text as a name or a prompt, which can run what the text holds
+  if (/\$\{![A-Za-z_]\w*(?![\w*]|\[[@*]\])/.test(line)) verdicts.push(unknown('an indirect expansion (${!name}) may run what a later expansion finds'));
+  if (/\$\{[^}]*@P\}/.test(line)) verdicts.push(unknown('a prompt expansion (${name@P}) runs the commands its text holds'));
   if (tags.has('download') && tags.has('interpreter')) verdicts.push(high('downloads code and runs it'));
   return { verdict: worst(verdicts), tags };
 }
@@ -99,7 +103,7 @@ function commandInput(command: SimpleCommand): string | undefined {
 }
 
 function judgeRedirect({ op, target }: ShellRedirect): Verdict {
-  if (op.startsWith('<') && op !== '<>') return READS;
+  if (op.startsWith('<') && op !== '<>') return target === undefined ? READS : readsWorkspace(target.text);
   if (target === undefined) return unknown(`a redirection (${op}) with no target`);
   const to = target.text;
   if (!target.dynamic && (op === '>&' || op === '<&') && /^(?:\d+|-)$/.test(to)) return READS;
@@ -132,15 +136,20 @@ function judgeWords(all: ShellWord[], judge: Judge, tags: Set<string>): Verdict 
   const expanded = expandWords(words.slice(at));
   if (expanded.verdict !== undefined) verdicts.push(expanded.verdict);
   const [program, ...args] = expanded.words;
-  verdicts.push(judgeVariables(assigned, program !== undefined));
+  verdicts.push(judgeVariables(assigned, program !== undefined), ...words.slice(0, at).map((w) => storedCode(w.text)));
   if (program === undefined) return worst(verdicts);
   const run = judgeRun(program, args, judge, tags);
   verdicts.push(run);
-  if (run.risk !== 'low' && run.risk !== 'high') {
-    const hook = args.find((a) => GIT_RUNS.test(a.text));
-    if (hook !== undefined) verdicts.push(high(`changes ${hook.text}, git's hooks or configuration, which git runs`));
-  }
+  const hook = args.find((a) => GIT_RUNS.test(a.text));
+  if (hook !== undefined) verdicts.push(high(`names ${hook.text}, git's hooks or configuration, which git runs (a write there runs later)`));
+  verdicts.push(...args.map((a) => readsWorkspace(a.text)));
   return worst(verdicts);
+}
+
+/** Medium when a word names Golem's workspace or git's data (`.golem`, `.git` in any spelling, a `workspace.db`). */
+function readsWorkspace(word: string): Verdict {
+  const named = word.split(/[/\\=]/).find((part) => protectedName(part) !== undefined || /^workspace\.db(?:-wal|-shm)?$/i.test(part));
+  return named === undefined ? READS : medium(`reads Golem's workspace files or git's data (${word})`);
 }
 
 /** The words after brace expansion (`{rm,-rf,x}` is three words); unknown when the program's name comes from one. */

@@ -72,6 +72,9 @@ const GO_PROGRAM_SETTINGS = /^(?:GOFLAGS|CC|CXX|FC|AR|PKG_CONFIG|GOTOOLCHAIN|GOE
 /** One program's verdict, by its name (the basename of the word run) and its arguments. */
 export function judgeProgram(name: string, args: ShellWord[], judge: Judge): Verdict {
   const words = args.map((a) => a.text);
+  if (name === 'file' && words.some((w) => hasShort(w, 'C', 'efFmP') || longOption(w, ['compile']) !== undefined))
+    return medium('writes a compiled magic file (file -C)');
+  if (/^pip3?$/.test(name) && words.some((w) => longOption(w, ['log', 'log-file']) !== undefined)) return medium(`writes a log file (${name} --log)`);
   if (READERS.has(name)) return READS;
   const family = judgeVariableBuiltin(name, args, judge) ?? judgeWrapper(name, args, judge) ?? judgeTextTool(name, args, judge);
   if (family !== undefined) return family;

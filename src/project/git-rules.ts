@@ -188,8 +188,8 @@ function gitReadOptions(sub: string, words: string[], judge: Judge): Verdict {
     if (long === 'output') verdicts.push(medium(`writes a file (git ${sub} --output)`));
     else if (long === 'ext-diff' || long === 'textconv') verdicts.push(medium(`runs the diff programs set in git configuration (git ${sub} --${long})`));
     else if (long === 'filters') verdicts.push(medium(`runs the filter programs set in git configuration (git ${sub} --filters)`));
-    else if (sub === 'grep' && (long === 'open-files-in-pager' || w.startsWith('-O'))) {
-      const program = long !== undefined ? (attachedValue(w) ?? '') : w.slice(2);
+    else if (sub === 'grep' && (long === 'open-files-in-pager' || hasShort(w, 'O', 'ABCefm'))) {
+      const program = long !== undefined ? (attachedValue(w) ?? '') : w.slice(w.indexOf('O') + 1);
       verdicts.push(
         atLeastMedium(`opens the files found in a program (git grep -O${program === '' ? '' : ` ${program}`})`, program === '' ? READS : judge.line(program)),
       );

@@ -162,6 +162,7 @@ export function readShellLine(line: string): ShellLine {
       add(text, false, true);
       return j + 1;
     }
+    if (next === '"' && !inDouble) return i + 1; // $"...": a locale string, read as "..."
     const name = /^(?:[A-Za-z_]\w*|[0-9@*#?$!-])/.exec(line.slice(i + 1));
     if (name === null) {
       add('$');

@@ -2,7 +2,7 @@
  * Programs that read text and print it, whose options or scripts can still write a file or run
  * a program: sed, awk, sort, uniq, tee, tree, date, rg.
  */
-import { attachedValue, hasShort, longOption, readOptions } from './command-options.js';
+import { attachedValue, hasShort, longOption, readOptions, readPermutedOptions } from './command-options.js';
 import { atLeastMedium, medium, READS, unknown, worst, type Judge, type Verdict } from './command-verdict.js';
 import type { ShellWord } from './shell-words.js';
 
@@ -32,8 +32,15 @@ export function judgeTextTool(name: string, args: ShellWord[], judge: Judge): Ve
       return words.every((w) => w.startsWith('-')) ? READS : medium('writes files (tee)');
     case 'tree':
       return words.some((w) => hasShort(w, 'o', 'LPIH')) ? medium('writes a file (tree -o)') : READS;
-    case 'date':
-      return words.some((w) => hasShort(w, 's', 'dfr') || longOption(w, ['set']) !== undefined) ? medium('sets the clock (date -s)') : READS;
+    case 'date': {
+      const { options, operands } = readPermutedOptions(args, { short: 'dfrs', long: ['date', 'file', 'reference', 'set'] });
+      const sets = options.some((o) => o.name === 's' || o.name === 'set') || operands.some((o) => !o.text.startsWith('+'));
+      return sets ? medium('sets the clock (date -s, date MMDDhhmm)') : READS;
+    }
+    case 'timedatectl':
+      return words.some((w) => w.startsWith('set-')) ? medium(`sets the clock (timedatectl ${words.find((w) => w.startsWith('set-')) ?? ''})`) : READS;
+    case 'hwclock':
+      return words.every((w) => /^(?:-r|--show|--get|-V|--version|-h|--help|--verbose|-v)$/.test(w)) ? READS : medium('sets the clock (hwclock)');
     case 'rg':
       return rgCommand(args, judge);
   }
@@ -42,11 +49,11 @@ export function judgeTextTool(name: string, args: ShellWord[], judge: Judge): Ve
 
 /** sed reads unless it edits in place, reads a script file, or its script can write (w) or run (e) something. */
 function sedCommand(args: ShellWord[]): Verdict {
-  const { options, operand } = readOptions(args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
+  const { options, operands } = readPermutedOptions(args, { short: 'efl', long: ['expression', 'file', 'line-length'] });
   if (options.some((o) => o.name === 'i' || longOption(`--${o.name}`, ['in-place']) !== undefined)) return medium('edits files in place (sed -i)');
   if (options.some((o) => o.name === 'f' || o.name === 'file')) return medium('runs a sed script from a file');
   const scripts = options.flatMap((o) => ((o.name === 'e' || o.name === 'expression') && o.value !== undefined ? [o.value.text] : []));
-  if (scripts.length === 0) scripts.push(args[operand]?.text ?? '');
+  if (scripts.length === 0) scripts.push(operands[0]?.text ?? '');
   const address = String.raw`(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:,(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?`;
   const command = new RegExp(String.raw`^\s*(?:${address})?\s*!?\s*(?:[pdqQn=]|s\/(?:[^/\\]|\\.)*\/(?:[^/\\]|\\.)*\/[gpiIm0-9]*)?\s*$`);
   const safe = scripts.every((script) => script.split(/[;\n]/).every((part) => command.test(part)));

@@ -11,6 +11,8 @@ import type { ShellWord } from './shell-words.js';
 
 /** Variables that change how the shell itself (or every program it starts) works. */
 const SHELL_SETTINGS = new Set(['CDPATH', 'GLOBIGNORE', 'HISTFILE', 'BASH_XTRACEFD', 'FUNCNEST', 'BASH_COMPAT', 'POSIXLY_CORRECT', 'SHELL', 'TMPDIR']);
+/** Variables whose value the shell runs, or that choose what a command name runs. */
+const SHELL_CODE = new Set(['BASH_CMDS', 'BASH_ALIASES', 'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'PS4', 'SHELLOPTS', 'BASHOPTS']);
 const DECLARES = new Set(['declare', 'typeset', 'local', 'readonly', 'export']);
 
 /**
@@ -28,7 +30,7 @@ export function assignedName(word: ShellWord): string | undefined {
  * variable of another name.
  */
 export function judgeVariables(names: string[], exported: boolean): Verdict {
-  const loaders = names.filter(isShellLoader);
+  const loaders = names.filter((n) => isShellLoader(n) || SHELL_CODE.has(n));
   if (loaders.length > 0) return high(`${unique(loaders)} can make programs load or run other code`);
   const verdicts: Verdict[] = [];
   if (names.includes('IFS')) verdicts.push(medium('sets IFS, which changes how the shell splits the words it expands'));
@@ -51,7 +53,8 @@ export function judgeVariableBuiltin(name: string, args: ShellWord[], judge: Jud
     case 'printf': {
       const { options } = readOptions(args.slice(0, 2), { short: 'v' });
       const target = options.find((o) => o.name === 'v')?.value;
-      return target === undefined ? READS : setsNamed([target], false);
+      if (target === undefined) return READS;
+      return worst([setsNamed([target], false), ...args.slice(1).map((a) => storedCode(`=${a.text}`))]);
     }
     case 'mapfile':
     case 'readarray': {
@@ -99,7 +102,7 @@ function declareCommand(name: string, args: ShellWord[]): Verdict {
       continue;
     }
     names.push(assigned);
-    verdicts.push(subscriptRisk(arg.text));
+    verdicts.push(subscriptRisk(arg.text), storedCode(arg.text));
     if (flags.has('n')) names.push(arg.text.slice(arg.text.indexOf('=') + 1)); // a reference: setting it sets the one it names
   }
   verdicts.push(names.length === 0 ? READS : judgeVariables(names, name === 'export' || flags.has('x')));
@@ -120,6 +123,15 @@ function setsNamed(words: ShellWord[], exported: boolean): Verdict {
   }
   if (names.length > 0) verdicts.push(judgeVariables(names, exported));
   return worst(verdicts);
+}
+
+/**
+ * Unknown when an assignment word's value holds `$(`, a backtick or `${`: stored text that a later
+ * arithmetic, indirect or prompt expansion may run (`x='a[$(touch P)]'; echo $((x))`).
+ */
+export function storedCode(text: string): Verdict {
+  const value = text.slice(text.indexOf('=') + 1);
+  return /\$\(|`|\$\{/.test(value) ? unknown(`stores text that a later expansion may run (${text})`) : READS;
 }
 
 /** An array subscript is arithmetic, and a $(...) in it runs: `read 'a[$(rm -rf x)]'`. */
