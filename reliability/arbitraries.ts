@@ -488,18 +488,21 @@ export const uiKeyArb = fc
   .oneof(fc.constantFrom('count', 'name', 'status', 'a.b', 'x/y', 'm~n', '~1', 'with space', '0', '-', 'é'), fc.string({ minLength: 1, maxLength: 6 }))
   .filter(usableStateKey);
 
+/** Text a field shows: never a `${...}` template (one of no state value is refused, rightly: it is not a valid block). */
+const uiShownText = (constraints: { minLength?: number; maxLength: number }) => fc.string(constraints).filter((text) => !text.includes('${'));
+
 const uiFieldArb = fc
   .record({
-    label: fc.string({ minLength: 1, maxLength: 8 }),
+    label: uiShownText({ minLength: 1, maxLength: 8 }),
     key: fc.string({ minLength: 1, maxLength: 6 }),
     type: fc.constantFrom(...SEED_FIELD_TYPES),
-    options: fc.uniqueArray(fc.record({ label: fc.string({ maxLength: 4 }), value: fc.string({ maxLength: 4 }) }), {
+    options: fc.uniqueArray(fc.record({ label: uiShownText({ maxLength: 4 }), value: fc.string({ maxLength: 4 }) }), {
       selector: (o) => o.value,
       minLength: 1,
       maxLength: 3,
     }),
     withOptions: fc.boolean(),
-    extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: uiJsonArb, description: fc.string({ maxLength: 8 }) }, { requiredKeys: [] }),
+    extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: uiJsonArb, description: uiShownText({ maxLength: 8 }) }, { requiredKeys: [] }),
   })
   .map(({ label, key, type, options, withOptions, extra }) => ({
     label,
@@ -528,7 +531,7 @@ export const uiBlockBodyArb: fc.Arbitrary<Json> = fc
   })
   .map(({ bind, fields, flags }) => ({ type: 'form', bind, props: { fields, ...flags } }));
 /** A valid action, without its id. */
-export const uiActionBodyArb: fc.Arbitrary<Json> = fc.record({ label: fc.string({ minLength: 1, maxLength: 8 }), style: fc.constantFrom(...ACTION_STYLES) });
+export const uiActionBodyArb: fc.Arbitrary<Json> = fc.record({ label: uiShownText({ minLength: 1, maxLength: 8 }), style: fc.constantFrom(...ACTION_STYLES) });
 
 const UI_PATHS = [
   'state.params.count',
