@@ -37,6 +37,6 @@ export type {
 export { extractInstructions, type ActionRequest, type InstructionError } from './text-instructions.js';
 export { RunLeases, DEFAULT_LEASE_TTL_MS, processIdentity, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 export { RunService, type RunClaim, type RunClaimOptions, type RunHandle, type RunListOptions, type RunPage, type RunResult } from './run-service.js';
-export { cancelRun, type RunCancelOutcome, type RunCancelResult } from './run-cancel.js';
+export type { RunCancelOutcome } from './run-records.js';
 export { Worker, type ActionMode, type WorkerOptions, type WorkerOutcome } from './worker/index.js';
 export { Envelope, invalidResponseMessage, type EnvelopeOptions, type EnvelopeReading } from './envelope.js';

@@ -119,6 +119,13 @@ export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
 }
 
 /**
+ * What a cancel did: `stopping`, a live process holds the run and was asked to stop (it stops
+ * at its next step boundary); `cancelled`, no live process held it (its process is gone, or it
+ * was paused) and it was cancelled at once; `ended`, it had ended before, and nothing changed.
+ */
+export type RunCancelOutcome = 'stopping' | 'cancelled' | 'ended';
+
+/**
  * Asks a run to stop. A running run whose lease is live gets `cancel` set: its holder sees it
  * (at once in its process, on its next catch-up or lease renewal in another) and stops at its
  * next step boundary. A run no live lease holds (its process is gone, or it is paused) is
@@ -132,18 +139,22 @@ export const runCancel = defineCommand({
   reduce(payload, ctx) {
     const record = ctx.index.collection('run_record').get(payload.runId);
     if (record === undefined) throw fail('RUN_NOT_FOUND', `no run with id "${payload.runId}"`, { runId: payload.runId });
-    if (isEnded(record) || record.cancel !== undefined) return { writes: [], result: record };
+    if (isEnded(record)) return { writes: [], result: { run: record, outcome: 'ended' as RunCancelOutcome } };
+    if (record.cancel !== undefined) return { writes: [], result: { run: record, outcome: 'stopping' as RunCancelOutcome } };
     const lease = ctx.index.collection('run').get(record.sessionId);
     const held = lease !== undefined && lease.runId === record.id && Date.parse(lease.expiresAt) > Date.parse(ctx.now);
     const cancel = { at: ctx.now, by: payload.by };
     if (record.status === 'running' && held) {
       const asked: RunRecord = { ...record, cancel };
-      return { writes: [{ op: 'put', collection: 'run_record', key: record.id, value: asked }], result: asked };
+      return {
+        writes: [{ op: 'put', collection: 'run_record', key: record.id, value: asked }],
+        result: { run: asked, outcome: 'stopping' as RunCancelOutcome },
+      };
     }
     const message = record.status === 'paused' ? 'cancelled while paused' : 'cancelled: its process was gone';
     const cancelled: RunRecord = { ...record, status: 'cancelled', cancel, endedAt: ctx.now, error: { code: 'RUN_CANCELLED', message } };
     const writes: Write[] = [{ op: 'put', collection: 'run_record', key: record.id, value: cancelled }];
     if (lease?.runId === record.id) writes.push({ op: 'delete', collection: 'run', key: record.sessionId });
-    return { writes, result: cancelled };
+    return { writes, result: { run: cancelled, outcome: 'cancelled' as RunCancelOutcome } };
   },
 });

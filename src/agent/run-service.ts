@@ -18,7 +18,7 @@ import type { RunLease } from './agent-records.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 import { DEFAULT_INBOX_LIMIT, inboxOf, RUN_POLICIES, type InboxMessage, type RunPolicy } from './inbox.js';
 import { leaseOf, live } from './run-commands.js';
-import { addUsage, NO_USAGE, RUN_STATUSES, type RunEnd, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
+import { addUsage, NO_USAGE, RUN_STATUSES, type RunCancelOutcome, type RunEnd, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
 import type { WorkerOutcome } from './worker/index.js';
 
 /** How a run is claimed. */
@@ -202,9 +202,12 @@ export class RunService {
    * its record as the cancel left it. RUN_NOT_FOUND for no such run.
    */
   async cancel(id: string, options: { by?: string } = {}): Promise<RunRecord> {
-    const result = await this.#manager.dispatch({ type: 'run:cancel', payload: { runId: id, by: options.by ?? this.#by } });
-    if (!result.ok) throw result.error;
-    return result.value;
+    return (await this.cancelling(id, options)).run;
+  }
+
+  /** `cancel`, and what it did: the holder asked to stop, the run cancelled at once, or it had ended. */
+  async cancelling(id: string, options: { by?: string } = {}): Promise<{ run: RunRecord; outcome: RunCancelOutcome }> {
+    return unwrap(await this.#manager.dispatch({ type: 'run:cancel', payload: { runId: id, by: options.by ?? this.#by } }));
   }
 
   /**

@@ -10,7 +10,7 @@
  * not found, 1; each with its error code.
  */
 import { hostname } from 'node:os';
-import { cancelRun, RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus } from '../agent/index.js';
+import { RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus } from '../agent/index.js';
 import { findById } from '../agent/clearance.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
@@ -52,7 +52,7 @@ export async function runsCommand(
         io.stdout(options.json ? `${JSON.stringify(run, null, 2)}\n` : formatRun(run, labelOf(ws, run.sessionId), Date.now()));
         return 0;
       }
-      const result = await cancelRun(ws.runs, run.id, { by: `golem runs cancel, pid ${process.pid} on ${hostname()}` });
+      const result = await ws.runs.cancelling(run.id, { by: `golem runs cancel, pid ${process.pid} on ${hostname()}` });
       io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${cancelText(result.run, result.outcome)}\n`);
       return 0;
     } catch (error) {

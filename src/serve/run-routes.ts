@@ -9,7 +9,7 @@
  * another user's run is RUN_NOT_FOUND, worded as for none, and is left out of lists.
  */
 import type { Context, Hono as HonoApp } from 'hono';
-import { cancelRun, type RunListOptions, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
+import { type RunListOptions, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
 import { GolemError } from '../core/errors.js';
 import type { RunCancelView, RunPageView, RunView } from './api-types.js';
 import type { SessionAccess } from './session-access.js';
@@ -38,7 +38,7 @@ export function mountRunRoutes(app: HonoApp, deps: RunRoutesDeps, user: (c: Cont
   app.post('/api/runs/:id/cancel', async (c) => {
     const who = user(c);
     const run = await visibleRun(deps, who, c.req.param('id'));
-    const result = await cancelRun(deps.runs, run.id, { by: who === null ? 'a client of the HTTP API' : `${who} (HTTP API)` });
+    const result = await deps.runs.cancelling(run.id, { by: who === null ? 'a client of the HTTP API' : `${who} (HTTP API)` });
     const view: RunCancelView = { ...result, run: viewOf(result.run, who) };
     return c.json(view);
   });
