@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { showBidiControls } from '../../../src/core/text.js';
 import type { ApprovalAnswerBody, ApprovalView } from '../../../src/serve/api-types.js';
 import { useActivationGuard, type ActivationGuard } from '../use-activation-guard.js';
@@ -37,7 +37,8 @@ export function ApprovalDialog({ approval, onAnswer }: Props) {
   const reasonInput = useRef<HTMLInputElement>(null);
   const guard = useActivationGuard(approval.id, isApproving);
 
-  useEffect(() => {
+  // Focus moves before the dialog is painted: no key typed once it shows reaches the page behind it.
+  useLayoutEffect(() => {
     setRefusing(false);
     setReason('');
     setBusy(false);
