@@ -19,6 +19,25 @@ export function tempDir(): string {
   return dir;
 }
 
+const workspaces: Workspace[] = [];
+afterEach(async () => {
+  for (const ws of workspaces.splice(0).reverse()) await ws.close();
+});
+
+/** A workspace (`createWorkspace`), closed after the test, the last opened first. */
+export async function openClosed(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
+  const ws = await createWorkspace(options);
+  workspaces.push(ws);
+  return ws;
+}
+
+/** The code of the error a promise rejects with ('no error' when it resolves). */
+export const codeOf = async (promise: Promise<unknown>): Promise<string> =>
+  promise.then(
+    () => 'no error',
+    (error: unknown) => (error instanceof Error && 'code' in error ? String(error.code) : String(error)),
+  );
+
 /** A clock that advances one millisecond per reading, from a fixed instant. */
 export function steppingClock(start = Date.UTC(2026, 0, 1)): () => Date {
   let now = start;

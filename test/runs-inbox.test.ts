@@ -4,23 +4,14 @@
  * before the worker's next model call (after the results of its calls), queued ones after the
  * run, by whichever process delivers them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { RunService } from '../src/agent/index.js';
-import { createWorkspace, defineAction, GolemError, type Action, type Prompt, type Workspace } from '../src/index.js';
+import { defineAction, type Action, type Prompt, type Workspace } from '../src/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
-import { tempDir } from './helpers.js';
+import { codeOf, openClosed, tempDir } from './helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function open(options: Parameters<typeof createWorkspace>[0] = {}): Promise<Workspace> {
-  const ws = await createWorkspace(options);
-  cleanups.push(() => ws.close());
-  return ws;
-}
+const open = openClosed;
 
 /** A promise and what settles it. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -30,11 +21,6 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 const text = (t: string) => ({ blocks: [{ type: 'text' as const, text: t }] });
-const codeOf = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'no error',
-    (error: unknown) => (GolemError.isInstance(error) ? error.code : String(error)),
-  );
 const lastUserText = (prompt: Prompt) => {
   const last = prompt.messages.at(-1);
   return last?.role === 'user' ? last.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('') : `(${last?.role ?? 'none'})`;
@@ -72,7 +58,7 @@ describe('ws.runs.send', () => {
   it('queues messages in order, lists them, takes one back, refuses past the limit, and delivers each once as a user turn', async () => {
     const ws = await open();
     const runs = new RunService(ws.manager, { inboxLimit: 2 });
-    cleanups.push(async () => runs.dispose());
+    onTestFinished(() => runs.dispose());
     const session = await ws.sessions.create({});
     const claim = await runs.claim(session.id);
     const first = await runs.send(session.id, { ...text('and also the README'), id: 'msg-1', meta: { user: 'ada' } }, { by: 'the page' });

@@ -4,23 +4,14 @@
  * another (on SQLite and PostgreSQL), cancelled at once when its process is gone, and a paused
  * run resumes under its own id.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunService } from '../src/agent/index.js';
-import { createWorkspace, GolemError, type Workspace } from '../src/index.js';
+import { createWorkspace, GolemError } from '../src/index.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
-import { deployAction, steppingClock, tempDir } from './helpers.js';
+import { codeOf, deployAction, openClosed, steppingClock, tempDir } from './helpers.js';
 import { freshSchema, pgStore } from './pg-helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function open(options: Parameters<typeof createWorkspace>[0] = {}): Promise<Workspace> {
-  const ws = await createWorkspace(options);
-  cleanups.push(() => ws.close());
-  return ws;
-}
+const open = openClosed;
 
 /** A model step that waits for its call to be aborted (a long call in flight), saying when it started. */
 function hanging(started: () => void): ScriptStep {
@@ -30,12 +21,6 @@ function hanging(started: () => void): ScriptStep {
       options.signal?.addEventListener('abort', () => resolve({ text: 'never seen' }), { once: true });
     });
 }
-
-const codeOf = async (promise: Promise<unknown>) =>
-  promise.then(
-    () => 'no error',
-    (error: unknown) => (GolemError.isInstance(error) ? error.code : String(error)),
-  );
 
 describe('ws.runs', () => {
   it('records a run from its claim to its end, with its outcome and the usage of its model calls', async () => {

@@ -2,7 +2,7 @@
  * The agent domain of seed 003, added to every workspace through the extension
  * mechanism: the worker tree (`worker:*`), trust overrides (`trust:*`), grants
  * (`grant:*`), pending approvals (`approval:*`), started calls (`call:*`), clearance
- * items (`clearance:*`), run leases and run records (`run:*`) and
+ * items (`clearance:*`), run leases, run records and their kept events (`run:*`) and
  * the messages sent to a session while it runs (`inbox:*`). All of it is workspace state: it
  * persists, replays and survives a restart. This file assembles the extension and declares its collections and commands;
  * each concept lives in its own file, and every name is re-exported here.
@@ -13,6 +13,7 @@ import { approvalAnswer, approvalRequest } from './approval-commands.js';
 import { callStart } from './call-commands.js';
 import { runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
 import { RunRecord, runCancel } from './run-records.js';
+import { RunEventChunk, runEvents } from './run-event-store.js';
 import { InboxMessage, inboxAdd, inboxDeliver, inboxRemove } from './inbox.js';
 import { clearanceDecide, clearanceStage } from './clearance-commands.js';
 import { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
@@ -37,6 +38,7 @@ export { approvalAnswer, approvalRequest, callFingerprint, findApproval } from '
 export { callStart, startedCall } from './call-commands.js';
 export { leaseOf, live, runClaim, runLeaseGuard, runRelease, runRenew } from './run-commands.js';
 export { DEFAULT_INBOX_LIMIT, InboxMessage, inboxAdd, inboxDeliver, inboxOf, inboxRemove, RUN_POLICIES, type RunPolicy } from './inbox.js';
+export { RunEventChunk, runEvents } from './run-event-store.js';
 export { isEnded, NO_USAGE, RUN_STATUSES, RunEnd, RunRecord, RunUsage, runCancel, type RunStatus } from './run-records.js';
 export { clearanceDecide, clearanceStage } from './clearance-commands.js';
 export { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
@@ -58,6 +60,7 @@ export const AGENT_COMMANDS = [
   runRenew,
   runRelease,
   runCancel,
+  runEvents,
   inboxAdd,
   inboxRemove,
   inboxDeliver,
@@ -75,6 +78,7 @@ export const agentExtension: WorkspaceExtension = {
     clearance: ClearanceRecord,
     run: RunLease,
     run_record: RunRecord,
+    run_event: RunEventChunk,
     inbox: InboxMessage,
   },
   commands: AGENT_COMMANDS,
@@ -99,6 +103,7 @@ declare module '../core/workspace-index.js' {
     clearance: ClearanceRecord;
     run: RunLease;
     run_record: RunRecord;
+    run_event: RunEventChunk;
     inbox: InboxMessage;
   }
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { defineCommand, fail, GolemError, Id, requireSession, type Command, type CommandGuard, type WorkspaceView, type Write } from '../core/index.js';
 import { LeaseProcess, type RunLease } from './agent-records.js';
 import { claimedRecord, endedRecord, RunEnd } from './run-records.js';
+import { ChunkPayload, chunkWrite } from './run-event-store.js';
 
 /** How long a lease lasts unless renewed, at most (a day). */
 const MAX_TTL_MS = 86_400_000;
@@ -84,12 +85,20 @@ export const runRenew = defineCommand({
 export const runRelease = defineCommand({
   type: 'run:release',
   description: "Releases the holder's lease on a session's run.",
-  payload: z.strictObject({ sessionId: Id, holder: z.string().min(1), runId: z.string().min(1), end: RunEnd.optional() }),
+  payload: z.strictObject({
+    sessionId: Id,
+    holder: z.string().min(1),
+    runId: z.string().min(1),
+    end: RunEnd.optional(),
+    /** The run's last events, its end among them: kept in the same commit, so a follower sees the end as the lease goes. */
+    events: ChunkPayload.optional(),
+  }),
   reduce(payload, ctx) {
     const lease = ctx.index.collection('run').get(payload.sessionId);
     if (lease === undefined || lease.holder !== payload.holder || lease.runId !== payload.runId) return { writes: [], result: { released: false } };
     // The run's record ends with it (or pauses), with what it used.
     const writes: Write[] = [{ op: 'delete', collection: 'run', key: lease.sessionId }, ...endedRecord(ctx, payload.runId, payload.end)];
+    if (payload.events !== undefined) writes.push(chunkWrite(ctx, payload.runId, payload.sessionId, payload.events));
     return { writes, result: { released: true } };
   },
 });

@@ -14,6 +14,7 @@ import { GolemError, type WorkspaceManager } from '../core/index.js';
 import type { LeaseProcess, RunLease } from './agent-records.js';
 import { live, rootsWritten } from './run-commands.js';
 import type { RunEnd } from './run-records.js';
+import type { ChunkPayload } from './run-event-store.js';
 
 export interface RunLeaseOptions {
   /** How long a lease lasts unless renewed (default 30 s); it is renewed every third of that. */
@@ -33,8 +34,8 @@ export interface RunLeaseOptions {
 export interface HeldLease {
   readonly sessionId: string;
   readonly runId: string;
-  /** Stops renewing and ends the lease (if it is still this run's), and the run's record with `end` (run-records.ts). */
-  release(end?: RunEnd): Promise<void>;
+  /** Stops renewing and ends the lease (if it is still this run's), and the run's record with `end` (run-records.ts), keeping the run's last `events`. */
+  release(end?: RunEnd, events?: ChunkPayload): Promise<void>;
 }
 
 export const DEFAULT_LEASE_TTL_MS = 30_000;
@@ -125,7 +126,7 @@ export class RunLeases {
     return {
       sessionId,
       runId,
-      release: async (end?: RunEnd) => {
+      release: async (end?: RunEnd, events?: ChunkPayload) => {
         if (released) return;
         released = true;
         clearInterval(timer);
@@ -134,7 +135,10 @@ export class RunLeases {
         await renewing;
         if (lost || this.#manager.closed) return;
         // Left to lapse when it cannot be released now (the store is down): a process that takes the run over finds it ended.
-        await this.#manager.dispatch({ type: 'run:release', payload: { sessionId, holder, runId, ...(end !== undefined && { end }) } });
+        await this.#manager.dispatch({
+          type: 'run:release',
+          payload: { sessionId, holder, runId, ...(end !== undefined && { end }), ...(events !== undefined && { events }) },
+        });
       },
     };
   }

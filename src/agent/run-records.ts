@@ -9,6 +9,9 @@
 import { z } from 'zod';
 import { defineCommand, fail, Id, Timestamp, type ReducerContext, type Write } from '../core/index.js';
 import type { RunLease } from './agent-records.js';
+import { GolemError } from '../core/errors.js';
+import type { Turn } from '../core/records.js';
+import type { WorkerOutcome } from './worker/outcome.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -158,3 +161,42 @@ export const runCancel = defineCommand({
     return { writes, result: { run: cancelled, outcome: 'cancelled' as RunCancelOutcome } };
   },
 });
+
+/** How a run ended, for its record: from the worker's outcome, or the error, or why it was stopped. */
+export function endOf(outcome: WorkerOutcome | undefined, error: GolemError | undefined, stoppedBy: GolemError | undefined): RunEnd {
+  const failure = (e: GolemError) => ({ code: e.code, message: e.message });
+  if (stoppedBy?.code === 'RUN_CANCELLED') return { status: 'cancelled', ...(outcome !== undefined && { outcome: outcome.status }), error: failure(stoppedBy) };
+  if (error !== undefined) return { status: 'failed', error: failure(error) };
+  if (outcome === undefined) return { status: 'succeeded' };
+  switch (outcome.status) {
+    case 'done':
+    case 'question':
+      return { status: 'succeeded', outcome: outcome.status };
+    case 'paused':
+      return { status: 'paused', outcome: outcome.status };
+    case 'aborted':
+      return { status: 'cancelled', outcome: outcome.status, error: failure(stoppedBy ?? new GolemError('ABORTED', 'the run was stopped')) };
+    case 'step_limit':
+      return {
+        status: 'failed',
+        outcome: outcome.status,
+        error: { code: 'STEP_LIMIT', message: `stopped after ${outcome.steps} model calls (the step limit)` },
+      };
+    default:
+      return { status: 'failed', outcome: outcome.status, error: failure(outcome.error ?? new GolemError('INTERNAL', `the run ended: ${outcome.status}`)) };
+  }
+}
+
+/** What an assistant turn's model call used, as its meta says (`usage`, `cost`): unknown prices make the cost null. */
+export function usageOf(turn: Turn): RunUsage {
+  const usage = turn.meta.usage as { inputTokens?: unknown; outputTokens?: unknown; cachedInputTokens?: unknown } | undefined;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
+  const cost = turn.meta.cost;
+  return {
+    inputTokens: count(usage?.inputTokens),
+    outputTokens: count(usage?.outputTokens),
+    cachedInputTokens: count(usage?.cachedInputTokens),
+    cost: typeof cost === 'number' && Number.isFinite(cost) ? cost : usage === undefined ? 0 : null,
+    modelCalls: 1,
+  };
+}

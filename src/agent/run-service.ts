@@ -18,7 +18,10 @@ import type { RunLease } from './agent-records.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 import { DEFAULT_INBOX_LIMIT, inboxOf, RUN_POLICIES, type InboxMessage, type RunPolicy } from './inbox.js';
 import { leaseOf, live } from './run-commands.js';
-import { addUsage, NO_USAGE, RUN_STATUSES, type RunCancelOutcome, type RunEnd, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
+import { RunLog, type RunLogEntry, type SeqEntry } from './run-log.js';
+import { chunksOf, encodeBatch } from './run-event-store.js';
+import { followRun, type FollowOptions } from './run-follow.js';
+import { addUsage, endOf, NO_USAGE, usageOf, RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
 import type { WorkerOutcome } from './worker/index.js';
 
 /** How a run is claimed. */
@@ -43,6 +46,8 @@ export interface RunClaim {
   readonly sessionId: string;
   /** Aborted when the run must stop: cancelled, taken over, or the caller's own signal. */
   readonly signal: AbortSignal;
+  /** The run's events: push what the run does (`WorkerOptions.onEvent`); kept in the store for any process to follow. Its end is the service's. */
+  readonly log: RunLog;
   /**
    * Runs `body` (a worker's run, or any model work) in the background, holding the lease until
    * it ends; its outcome says how the run ended (a worker's; none: it succeeded).
@@ -55,6 +60,8 @@ export interface RunClaim {
 /** What a claimed run's body is given. */
 export interface RunContext {
   id: string;
+  /** The run's events (the claim's `log`). */
+  log: RunLog;
   /** Aborted when the run must stop. */
   signal: AbortSignal;
   /** Delivers the messages sent with the `steer` policy as user turns: give it to the worker (`WorkerOptions.steer`). */
@@ -77,6 +84,10 @@ export interface RunServiceOptions extends RunLeaseOptions {
   inboxLimit?: number;
   /** What `send` does when no policy is given (default 'enqueue'). */
   policy?: RunPolicy;
+  /** Whether a run's events are kept in the store for other processes to follow (default true). */
+  keepEvents?: boolean;
+  /** How long an event waits to be kept with others (default 20 ms): see RunLog. */
+  batchMs?: number;
 }
 
 /** What a run came to: its record, and the worker's outcome or the error that ended it. */
@@ -129,12 +140,16 @@ interface Held {
   stop: (error: GolemError) => void;
 }
 
+export type { FollowOptions };
+
 export class RunService {
   readonly #manager: WorkspaceManager;
   readonly #leases: RunLeases;
   readonly #by: string;
   readonly #inboxLimit: number;
   readonly #policy: RunPolicy;
+  readonly #keepEvents: boolean;
+  readonly #batchMs: number | undefined;
   /** The runs this service holds now, by id. */
   readonly #held = new Map<string, Held>();
   readonly #offs: (() => void)[];
@@ -142,7 +157,7 @@ export class RunService {
   #polling: NodeJS.Timeout | undefined;
 
   constructor(manager: WorkspaceManager, options: RunServiceOptions = {}) {
-    const { inboxLimit = DEFAULT_INBOX_LIMIT, policy = 'enqueue', ...lease } = options;
+    const { inboxLimit = DEFAULT_INBOX_LIMIT, policy = 'enqueue', keepEvents = true, batchMs, ...lease } = options;
     if (!Number.isInteger(inboxLimit) || inboxLimit < 1 || inboxLimit > 10_000)
       throw new GolemError('INVALID_ARGUMENT', `inboxLimit is a whole number from 1 to 10000, not ${String(inboxLimit)}`);
     this.#manager = manager;
@@ -150,6 +165,8 @@ export class RunService {
     this.#leases = new RunLeases(manager, { ...lease, by: this.#by });
     this.#inboxLimit = inboxLimit;
     this.#policy = policyOf(policy);
+    this.#keepEvents = keepEvents;
+    this.#batchMs = batchMs;
     // A cancel: committed here (at once), or by another process (heard when this one catches up).
     const check = () => {
       for (const [id, held] of this.#held) {
@@ -228,6 +245,13 @@ export class RunService {
       ...(options.by !== undefined && { by: options.by }),
       ...(options.resumable !== undefined && { resumable: options.resumable }),
     });
+    let keeper: Keeper;
+    try {
+      keeper = await this.#keeper(sessionId, id);
+    } catch (error) {
+      await lease.release({ status: 'dropped' });
+      throw error;
+    }
     const mine: Held = { controller, stop };
     this.#held.set(id, mine);
     this.#poll();
@@ -248,10 +272,11 @@ export class RunService {
       id,
       sessionId,
       signal: controller.signal,
+      log: keeper.log,
       run: (body) => {
         if (started) throw new GolemError('INVALID_ARGUMENT', `run ${id} was started already`);
         started = true;
-        const done = this.#run(id, sessionId, lease, controller, body).finally(letGo);
+        const done = this.#run(id, sessionId, lease, keeper, controller, body).finally(letGo);
         return { id, sessionId, done, cancel: async () => void (await this.cancel(id)), pause: () => lease.release({ status: 'paused' }) };
       },
       drop: async () => {
@@ -349,9 +374,11 @@ export class RunService {
     id: string,
     sessionId: string,
     lease: HeldLease,
+    keeper: Keeper,
     controller: AbortController,
     body: (run: RunContext) => Promise<WorkerOutcome | void>,
   ): Promise<RunResult> {
+    const { log } = keeper;
     // What the run's model calls use: each assistant turn of its tree written here while it runs.
     let usage: RunUsage = NO_USAGE;
     const rootOf = (s: string) => this.#manager.workspace().collection('worker').get(s)?.rootSessionId ?? s;
@@ -367,7 +394,7 @@ export class RunService {
         while ((await this.deliver(sessionId, 'steer')) !== null) delivered++;
         return delivered;
       };
-      outcome = (await body({ id, signal: controller.signal, steer })) ?? undefined;
+      outcome = (await body({ id, log, signal: controller.signal, steer })) ?? undefined;
     } catch (thrown) {
       error = toGolemError(thrown);
     } finally {
@@ -376,10 +403,61 @@ export class RunService {
     const reason: unknown = controller.signal.reason;
     const stoppedBy = controller.signal.aborted && GolemError.isInstance(reason) ? reason : undefined;
     const end = endOf(outcome, error, stoppedBy);
-    await lease.release({ ...end, usage }).catch((thrown: unknown) => {
+    // The run's last events and its end are kept with its release; the followers here are told the end once it is released.
+    await log.flush();
+    const last: RunLogEntry = { type: 'end', end: outcome !== undefined ? { outcome } : error !== undefined ? { error } : { outcome: succeeded() } };
+    const rest = log.takeRest();
+    const events = keeper.keeps ? keeper.encode({ first: rest?.first ?? log.nextSeq, entries: [...(rest?.entries ?? []), last] }) : undefined;
+    await lease.release({ ...end, usage }, events).catch((thrown: unknown) => {
       this.#manager.events.emit('listener:error', { type: 'runs:release', error: thrown });
     });
+    log.push(last);
     return { record: this.get(id), ...(outcome !== undefined && { outcome }), ...(error !== undefined && { error }) };
+  }
+
+  /**
+   * The log a claimed run pushes its events to: it goes on after the events the run kept
+   * before (a run resumed or taken over under its id), and keeps its batches in the store.
+   */
+  async #keeper(sessionId: string, runId: string): Promise<Keeper> {
+    await this.#manager.load([sessionId]);
+    let chunk = 0;
+    let first = 1;
+    for (const kept of chunksOf(this.#manager.workspace(), runId)) {
+      chunk = kept.chunk + 1;
+      first = kept.first + kept.count;
+    }
+    const holder = this.#manager.instanceId;
+    const keeps = this.#keepEvents;
+    const keeper: Keeper = {
+      keeps,
+      // A chunk's number is taken once it is kept: one that failed leaves no gap a follower would stop at.
+      encode: (batch) => encodeBatch(batch, chunk++),
+      log: new RunLog(sessionId, runId, {
+        first,
+        ...(this.#batchMs !== undefined && { batchMs: this.#batchMs }),
+        ...(keeps && {
+          keep: async (batch) => {
+            const events = encodeBatch(batch, chunk);
+            unwrap(await this.#manager.dispatch({ type: 'run:events', payload: { sessionId, runId, holder, events } }));
+            chunk++;
+          },
+          onKeepError: (error: unknown) => {
+            // Taken over: the new holder keeps what follows.
+            if (!(GolemError.isInstance(error) && error.code === 'LEASE_LOST')) this.#manager.events.emit('listener:error', { type: 'runs:events', error });
+          },
+        }),
+      }),
+    };
+    return keeper;
+  }
+
+  /**
+   * A run's events, from any process: those kept so far (after `after`), then each as it is
+   * kept, until the run's end or its pause (see `followRun`). RUN_NOT_FOUND for no such run.
+   */
+  follow(id: string, options: FollowOptions = {}): AsyncGenerator<SeqEntry, void, undefined> {
+    return followRun(this.#manager, id, options);
   }
 
   /** The session's run that waits (paused on an approval or a client's result), newest first. */
@@ -388,47 +466,23 @@ export class RunService {
   }
 }
 
-/** How a run ended, for its record: from the worker's outcome, or the error, or why it was stopped. */
-function endOf(outcome: WorkerOutcome | undefined, error: GolemError | undefined, stoppedBy: GolemError | undefined): RunEnd {
-  const failure = (e: GolemError) => ({ code: e.code, message: e.message });
-  if (stoppedBy?.code === 'RUN_CANCELLED') return { status: 'cancelled', ...(outcome !== undefined && { outcome: outcome.status }), error: failure(stoppedBy) };
-  if (error !== undefined) return { status: 'failed', error: failure(error) };
-  if (outcome === undefined) return { status: 'succeeded' };
-  switch (outcome.status) {
-    case 'done':
-    case 'question':
-      return { status: 'succeeded', outcome: outcome.status };
-    case 'paused':
-      return { status: 'paused', outcome: outcome.status };
-    case 'aborted':
-      return { status: 'cancelled', outcome: outcome.status, error: failure(stoppedBy ?? new GolemError('ABORTED', 'the run was stopped')) };
-    case 'step_limit':
-      return {
-        status: 'failed',
-        outcome: outcome.status,
-        error: { code: 'STEP_LIMIT', message: `stopped after ${outcome.steps} model calls (the step limit)` },
-      };
-    default:
-      return { status: 'failed', outcome: outcome.status, error: failure(outcome.error ?? new GolemError('INTERNAL', `the run ended: ${outcome.status}`)) };
-  }
-}
-
 function policyOf(policy: unknown): RunPolicy {
   if (typeof policy === 'string' && (RUN_POLICIES as readonly string[]).includes(policy)) return policy as RunPolicy;
   throw new GolemError('INVALID_ARGUMENT', `policy is one of ${RUN_POLICIES.join(', ')}, not ${JSON.stringify(policy)}`);
 }
 
-function usageOf(turn: Turn): RunUsage {
-  const usage = turn.meta.usage as { inputTokens?: unknown; outputTokens?: unknown; cachedInputTokens?: unknown } | undefined;
-  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.round(n) : 0);
-  const cost = turn.meta.cost;
-  return {
-    inputTokens: count(usage?.inputTokens),
-    outputTokens: count(usage?.outputTokens),
-    cachedInputTokens: count(usage?.cachedInputTokens),
-    cost: typeof cost === 'number' && Number.isFinite(cost) ? cost : usage === undefined ? 0 : null,
-    modelCalls: 1,
-  };
+/** A claimed run's log, and how its batches are numbered for the store. */
+interface Keeper {
+  log: RunLog;
+  /** Whether its events are kept in the store. */
+  keeps: boolean;
+  /** A batch as the next chunk (taking its number). */
+  encode(batch: { first: number; entries: RunLogEntry[] }): ReturnType<typeof encodeBatch>;
+}
+
+/** The outcome of a run whose body said nothing of how it ended: it ended well. */
+function succeeded(): WorkerOutcome {
+  return { status: 'done', steps: 0, actions: [], turn: undefined };
 }
 
 function cancelled(id: string, by: string): GolemError {

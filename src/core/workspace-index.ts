@@ -118,9 +118,9 @@ export interface WorkspaceView {
   records(): Generator<StoredRecord>;
 }
 
-/** The session a record belongs to (a turn's `sessionId`), or null for a workspace-wide record. */
+/** The session a record belongs to (its `sessionId`: a turn's, a run's kept events'), or null for a workspace-wide record. */
 export function ownerOf(collection: string, value: unknown): string | null {
-  return collection === 'turn' ? (value as Turn).sessionId : null;
+  return collection === 'turn' || collection === 'run_event' ? (value as { sessionId: string }).sessionId : null;
 }
 
 /** The key under which root turns (parent null) are listed as children. */
@@ -261,6 +261,8 @@ export class WorkspaceIndex implements WorkspaceView {
     const bytes = this.#loaded.get(sessionId);
     if (bytes === undefined) return;
     const writes: Write[] = [...this.createdIn(sessionId)].map((key) => ({ op: 'delete', collection: 'turn', key }));
+    for (const [key, value] of this.collections.get('run_event') ?? [])
+      if ((value as { sessionId?: unknown }).sessionId === sessionId) writes.push({ op: 'delete', collection: 'run_event', key });
     this.#apply(writes, 'evict');
     this.#loaded.delete(sessionId);
     this.#loadedBytes -= bytes;

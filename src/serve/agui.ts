@@ -35,7 +35,7 @@ import type { ClientTool } from './client-tools.js';
 import type { ServeHost } from './host.js';
 import { invalidInput, MAX_MESSAGES_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
-import { RunLog } from './run-log.js';
+import { RunLog } from '../agent/run-log.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
 import { sseResponse, type SseChannel } from './sse.js';

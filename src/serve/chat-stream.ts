@@ -8,7 +8,7 @@
  */
 import type { ApprovalRecord } from '../agent/agent-plugin.js';
 import type { Turn, TurnRef } from '../core/records.js';
-import type { RunLog, RunLogEntry } from './run-log.js';
+import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import { UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
 import { uiMessageStreamResponse, type FinishReason, type UIInstancePart, type UIMessageChunk } from './ui-message-stream.js';
 

@@ -36,7 +36,7 @@ import { ChatRun, runStream, toldAgain, turnsStream, type ChatStart, type RunStr
 import type { ServeHost } from './host.js';
 import { MAX_MESSAGES_BODY, readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
-import type { RunLog } from './run-log.js';
+import type { RunLog } from '../agent/run-log.js';
 import { answerApprovals, answeredBefore, askedInMemory, openCalls, requireNoPendingApproval, threadApproval } from './thread-approvals.js';
 import { onUiChange } from '../ui/ui-plugin.js';
 import { toolCallIdOf, UIMessageChunks, type MessageContext } from './ui-message-chunks.js';

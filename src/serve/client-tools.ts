@@ -10,7 +10,7 @@
 import { defineJsonSchemaAction, type Action } from '../action/action.js';
 import type { JsonObject } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
-import type { RunLog } from './run-log.js';
+import type { RunLog } from '../agent/run-log.js';
 
 /** A tool as the client describes it: its name, what it does, and its input's JSON Schema. */
 export interface ClientTool {

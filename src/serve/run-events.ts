@@ -18,7 +18,7 @@ import type { ApprovalRecord } from '../agent/agent-plugin.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
 import { answerText } from '../agent/worker/outcome.js';
 import type { WorkerState } from './api-types.js';
-import type { RunEnd, RunLogEntry } from './run-log.js';
+import type { RunEnd, RunLogEntry } from '../agent/run-log.js';
 import { ApprovalAnswerSchema } from './views.js';
 import { z } from 'zod';
 

@@ -19,7 +19,7 @@ import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import { pageTranslator } from './run-events.js';
-import { RunLog } from './run-log.js';
+import type { RunLog } from '../agent/run-log.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
 export interface ServeAgentOptions {
@@ -279,7 +279,7 @@ export class ServeRuns {
   run(session: Session, input: string | ContentBlock[] | undefined, claim: Claim, options: RunStartOptions = {}): RunLog {
     const agent = this.requireAgent();
     const { runId, controller } = claim;
-    const log = new RunLog(session.id, runId);
+    const log = claim.claim.log;
     let worker: Worker;
     // What the user sent meanwhile with the steer policy, read before each model call (the run's own, once it runs).
     let steer: (() => Promise<number>) | undefined;
@@ -332,13 +332,11 @@ export class ServeRuns {
       return worker.run(input, { signal });
     });
     const done = (async () => {
+      // Its log's end (told to the followers here once its lease went) says how it ended.
       const ended = await handle.done;
       outcome = ended.outcome;
       try {
-        if (outcome !== undefined) {
-          this.#report(outcome);
-          log.push({ type: 'end', end: { outcome } });
-        } else log.push({ type: 'end', end: { error: ended.error ?? toGolemError(new Error('the run ended without an outcome')) } });
+        if (outcome !== undefined) this.#report(outcome);
       } finally {
         this.#runs.delete(session.id);
         this.#o.changed(session.id);

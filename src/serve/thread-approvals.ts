@@ -13,7 +13,7 @@ import type { Turn } from '../core/records.js';
 import type { Session } from '../prompt/session.js';
 import type { ApprovalAnswerBody } from './api-types.js';
 import type { ServeHost } from './host.js';
-import type { RunLog, RunLogEntry } from './run-log.js';
+import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import type { Claim } from './runs.js';
 import { resultOf } from './views.js';
 

@@ -20,7 +20,7 @@ import type { ContentBlock, JsonValue } from '../core/blocks.js';
 import type { GolemError } from '../core/errors.js';
 import type { Turn } from '../core/records.js';
 import type { WorkerEvent } from '../agent/ui-adapter.js';
-import type { RunEnd, RunLogEntry } from './run-log.js';
+import type { RunEnd, RunLogEntry } from '../agent/run-log.js';
 import type { OpenCall } from './thread-approvals.js';
 import type { FinishReason, UIInstancePart, UIMessageChunk } from './ui-message-stream.js';
 

@@ -3,7 +3,7 @@ import type { JsonValue } from '../../core/blocks.js';
 import type { GolemError } from '../../core/errors.js';
 import type { Turn } from '../../core/records.js';
 import type { AIResponse } from '../../protocol/types.js';
-import type { ApprovalRecord } from '../agent-plugin.js';
+import type { ApprovalRecord } from '../agent-records.js';
 
 /** How a run ended. */
 export interface WorkerOutcome {
