@@ -37,6 +37,10 @@ export const CHAT_HELP = `Commands in the chat:
 Keys: Esc or Ctrl-C stops a running answer; ↑/↓ go through the messages sent before (kept
 across runs); Tab completes a command; y/n/a/s answer an approval at once; a line ended
 with \\ goes on on the next line, and a pasted block is one message.
+While an answer runs: Enter queues what you typed (listed above the progress line as
+"queued", it is sent as your next message once the run ends, and answered by the next run);
+Tab steers instead (the model reads it before its next call); ↑ on an empty line takes the
+last queued message back to edit. Esc stops the run; what you queued is still sent after it.
 `;
 
 const COMMANDS = ['/model', '/new', '/sessions', '/compact', '/cost', '/session', '/clearance', '/mcp', '/help', '/exit'];

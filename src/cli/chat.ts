@@ -3,6 +3,8 @@
  * the project in the current folder with the built-in actions; supervised calls ask here,
  * manual edits are staged for clearance (`/clearance` here, or `golem clearance`).
  * Stopping the process loses nothing: the next `golem` resumes an interrupted run.
+ * A message typed while the worker runs goes to its run (ws.runs.send): Enter queues it for
+ * the next turn, Tab steers the run with it (see chat-inbox.ts).
  */
 import { hostname } from 'node:os';
 import type { Action } from '../action/action.js';
@@ -21,6 +23,7 @@ import { completeCommand, slashCommand, type ChatContext } from './chat-commands
 import { promptCommands } from '../mcp/prompts.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { recentConversation } from './session-view.js';
+import { ChatInbox } from './chat-inbox.js';
 
 /** What the root worker is told about itself. */
 export const GOLEM_INSTRUCTIONS = [
@@ -61,10 +64,16 @@ export async function chat(options: ChatOptions): Promise<number> {
     worker?.setActions(actions);
   });
   let controller: AbortController | undefined;
+  const by = `golem in a terminal, pid ${process.pid} on ${hostname()}`;
+  // The session open, and the id it has or will have (undefined until a new one's first message).
+  let session = options.session;
+  let sessionId = session?.id ?? ws.manager.newId();
+  const inbox = new ChatInbox(ws, { by, sessionId: () => sessionId, say: (text, level) => say(text, level) });
   const ui = new TerminalAdapter({
     input: options.input,
     output: options.output,
     onInterrupt: () => controller?.abort(),
+    messages: inbox,
     ...(options.history !== undefined && { history: options.history }),
     complete: (line: string) =>
       completeCommand(
@@ -77,28 +86,49 @@ export async function chat(options: ChatOptions): Promise<number> {
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => ui.updateStatus({ text, level });
   await ui.initialize();
 
-  // The session open (undefined until a new one's first message), the id it has or will have, and the model.
-  let session = options.session;
-  let sessionId = session?.id ?? ws.manager.newId();
   let model = options.model;
   let worker: Worker | undefined;
+  // The run in progress's delivery of the messages sent to steer it (ws.runs.send, Tab): the worker calls it before each model call.
+  let steering: (() => Promise<number>) | undefined;
   const workerOf = (s: Session): Worker | undefined => {
     if (model === undefined) return undefined;
-    worker ??= ws.worker({ session: s, model, actions, ui, project: { root }, subWorkers: true, instructions: GOLEM_INSTRUCTIONS });
+    worker ??= ws.worker({
+      session: s,
+      model,
+      actions,
+      ui,
+      project: { root },
+      subWorkers: true,
+      instructions: GOLEM_INSTRUCTIONS,
+      steer: () => steering?.() ?? Promise.resolve(0),
+    });
     return worker;
   };
+  // A message sent during a run becomes a user turn when it is delivered (before a model call, or as the next run's turn): shown then.
+  const offDelivered = ws.manager.events.on('inbox:deliver', (event) => {
+    const turn = event.result?.turn;
+    if (turn === undefined || turn.sessionId !== sessionId) return;
+    const content = turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    void ui.displayMessage({ role: 'user', content });
+  });
 
   /**
    * Runs `body` as a run of the session (ws.runs: one at a time, here or in a golem serve),
    * stoppable by Esc and Ctrl-C, and by `golem runs cancel` from anywhere. `outcomeOf` says how
-   * a worker's run ended, for its record.
+   * a worker's run ended, for its record. `before`, once the run is claimed, says whether it
+   * is to run (false: the claim is given up, and the result is undefined).
    */
-  const exclusive = async <T>(s: Session, body: (signal: AbortSignal) => Promise<T>, outcomeOf: (value: T) => WorkerOutcome | undefined = () => undefined) => {
+  const exclusive = async <T>(
+    s: Session,
+    body: (signal: AbortSignal) => Promise<T>,
+    outcomeOf: (value: T) => WorkerOutcome | undefined = () => undefined,
+    before?: () => Promise<boolean>,
+  ) => {
     const running = (controller = new AbortController());
     let claim: RunClaim;
     try {
       claim = await ws.runs.claim(s.id, {
-        by: `golem in a terminal, pid ${process.pid} on ${hostname()}`,
+        by,
         // Its runs are resumed by the next golem here, not taken over by a golem serve (with another agent).
         resumable: false,
         signal: running.signal,
@@ -114,16 +144,31 @@ export async function chat(options: ChatOptions): Promise<number> {
       say(`[${error.code}] ${error.message}`, 'error');
       return undefined;
     }
+    if (before !== undefined) {
+      let go = false;
+      try {
+        go = await before();
+      } finally {
+        if (!go) {
+          controller = undefined;
+          await claim.drop();
+        }
+      }
+      if (!go) return undefined;
+    }
     ui.setBusy(true);
     let value: T | undefined;
     let failure: { error: unknown } | undefined;
     try {
-      await claim.run(async ({ signal }) => {
+      await claim.run(async ({ signal, steer }) => {
+        steering = steer;
         try {
           value = await body(signal);
         } catch (error) {
           failure = { error };
           throw error;
+        } finally {
+          steering = undefined;
         }
         return outcomeOf(value);
       }).done;
@@ -143,6 +188,20 @@ export async function chat(options: ChatOptions): Promise<number> {
     // A new session is made with its first message, named by it (in lists and approval paths).
     session ??= await ws.sessions.create({ id: sessionId, label: input === undefined ? null : input.slice(0, 60) });
     const s = session;
+    inbox.accept(true);
+    try {
+      const outcome = await runWorker(s, input);
+      if (outcome !== undefined && outcome.status !== 'paused') await drain(s);
+    } finally {
+      inbox.accept(false);
+    }
+  };
+
+  /**
+   * One run of the worker: on `input`, or on what the session holds (a run resumed; a message
+   * `before` delivered). Undefined when it did not run (the session busy elsewhere, nothing delivered).
+   */
+  const runWorker = async (s: Session, input: string | undefined, before?: () => Promise<boolean>) => {
     const w = workerOf(s) as Worker;
     const outcome = await exclusive(
       s,
@@ -151,12 +210,37 @@ export async function chat(options: ChatOptions): Promise<number> {
         return w.run(input, { signal });
       },
       (done) => done,
+      before,
     );
-    if (outcome !== undefined) report(outcome); // the worker told of new clearance items as it staged them
+    if (outcome !== undefined) report(outcome, ws.runs.inbox(s.id).length); // the worker told of new clearance items as it staged them
+    return outcome;
   };
 
-  const report = (outcome: WorkerOutcome) => {
-    if (outcome.status === 'aborted') say('Stopped. Say what to do next.', 'warning');
+  /**
+   * What was sent while the session ran (queued with Enter, a steer it had no model call left
+   * for, or from another process): each becomes the next user turn and its run, oldest first,
+   * as golem serve's runs do, until none waits. A run stopped by Esc goes on to them too; one
+   * waiting for an approval, or that did not run, does not.
+   */
+  const drain = async (s: Session) => {
+    for (;;) {
+      await inbox.settled();
+      const late = inbox.late();
+      let outcome: WorkerOutcome | undefined;
+      if (late !== undefined) {
+        await ui.displayMessage({ role: 'user', content: late });
+        outcome = await runWorker(s, late);
+      } else {
+        if (ws.runs.inbox(s.id).length === 0) return;
+        outcome = await runWorker(s, undefined, async () => (await ws.runs.deliver(s.id)) !== null);
+      }
+      if (outcome === undefined || outcome.status === 'paused') return;
+    }
+  };
+
+  /** Says how a run ended, unless it simply answered; `waiting`: how many messages wait to go next. */
+  const report = (outcome: WorkerOutcome, waiting: number) => {
+    if (outcome.status === 'aborted') say(waiting > 0 ? `Stopped. What you queued goes next (${waiting}).` : 'Stopped. Say what to do next.', 'warning');
     else if (outcome.status === 'error')
       say(`The model call failed${outcome.error === undefined ? '' : ` [${outcome.error.code}]: ${outcome.error.message}`}`, 'error');
     else if (outcome.status === 'step_limit') say(`Stopped after ${outcome.steps} model calls (the step limit). Say "go on" to continue.`, 'warning');
@@ -176,6 +260,15 @@ export async function chat(options: ChatOptions): Promise<number> {
     if (workerOf(next)?.interrupted() === true) {
       say('Resuming the run that was interrupted.');
       await runTurn(undefined);
+    } else if (model !== undefined && ws.runs.inbox(next.id).length > 0) {
+      // Messages queued for it that no run took (the golem they were sent to stopped): they go now.
+      say(`Sending the ${ws.runs.inbox(next.id).length} message(s) queued for this session.`);
+      inbox.accept(true);
+      try {
+        await drain(next);
+      } finally {
+        inbox.accept(false);
+      }
     } else {
       ui.notifyClearancePending(clearanceItems(ws.manager.workspace(), { sessionId: next.id }).map(toClearanceItem));
     }
@@ -233,6 +326,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     return 0;
   } finally {
     offTools();
+    offDelivered();
     await ui.shutdown();
   }
 }

@@ -1,2 +1,2 @@
 /** The terminal part: the UIAdapter of the `golem` chat on a pair of streams. */
-export { TerminalAdapter, type TerminalAdapterOptions } from './terminal-adapter.js';
+export { TerminalAdapter, type RunMessages, type TerminalAdapterOptions } from './terminal-adapter.js';

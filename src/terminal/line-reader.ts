@@ -3,7 +3,9 @@
  * Lines typed while no prompt waits are kept for the chat prompt; dialogs run one at a time.
  * The chat prompt has a history (↑/↓, kept by a `LineHistory` across runs) and completion
  * (Tab); a question can be answered by a single key, but not by keys typed as it came
- * (see `ANSWER_DELAY_MS`); a lone Esc interrupts like Ctrl-C.
+ * (see `ANSWER_DELAY_MS`); a lone Esc interrupts like Ctrl-C. While no prompt waits (a run
+ * is in progress), a message typed is sent to the run: Enter queues it, Tab steers with it,
+ * and ↑ on an empty line takes the last one queued back into the line (`onMessage`, `onTakeBack`).
  */
 import { createInterface, type Interface } from 'node:readline';
 import { sanitize } from './ansi.js';
@@ -33,6 +35,9 @@ export interface LineHistory {
 /** Completes the chat prompt's line on Tab: the candidates, and the end of the line they replace. */
 export type Completer = (line: string) => [string[], string];
 
+/** How a message typed during a run goes to it: Enter queues it for after the run, Tab steers the run with it. */
+export type RunMessagePolicy = 'enqueue' | 'steer';
+
 /** What the user typed at a prompt, or why there is nothing. */
 export type Read = { kind: 'line'; text: string } | { kind: 'end' } | { kind: 'interrupt' };
 
@@ -46,6 +51,18 @@ export interface LineReaderOptions {
   onSigint: () => void;
   /** Sees a line typed while no prompt waits; true when it took the line (it is then not kept for the chat prompt). */
   onTypedAhead?: (line: string) => boolean;
+  /**
+   * Sees a message typed on a terminal while no prompt waits (a run is in progress), on Enter
+   * (`enqueue`) or Tab (`steer`); true when it was sent (it leaves the line, and is kept in
+   * the history). Otherwise Enter keeps it for the chat prompt, and Tab leaves it in the line.
+   */
+  onMessage?: (text: string, policy: RunMessagePolicy) => boolean;
+  /**
+   * ↑ on an empty line while no prompt waits: takes the last message queued back, its text
+   * put in the line once it is taken; undefined when there is none to take back (↑ then goes
+   * through the history, as always).
+   */
+  onTakeBack?: () => Promise<string | undefined> | undefined;
   /** The chat prompt's history across runs (default: this run's only). */
   history?: LineHistory;
   /** Tab completion at the chat prompt. */
@@ -68,6 +85,10 @@ export class LineReader {
   readonly #terminal: boolean;
   readonly #onSigint: () => void;
   readonly #onTypedAhead: ((line: string) => boolean) | undefined;
+  readonly #onMessage: ((text: string, policy: RunMessagePolicy) => boolean) | undefined;
+  readonly #onTakeBack: (() => Promise<string | undefined> | undefined) | undefined;
+  /** The history, kept away from readline for the ↑ that takes a queued message back (given back after it). */
+  #hiddenHistory: string[] | undefined;
   readonly #history: LineHistory | undefined;
   readonly #complete: Completer | undefined;
   #rl: Interface | undefined;
@@ -99,6 +120,8 @@ export class LineReader {
     this.#terminal = options.terminal;
     this.#onSigint = options.onSigint;
     this.#onTypedAhead = options.onTypedAhead;
+    this.#onMessage = options.onMessage;
+    this.#onTakeBack = options.onTakeBack;
     this.#history = options.history;
     this.#complete = options.complete;
   }
@@ -121,8 +144,9 @@ export class LineReader {
       // Bracketed paste: the terminal marks what is pasted, so a pasted block is one message, not one per line.
       this.#output.write(BRACKETED_PASTE_ON);
       this.#pasteMode = true;
-      // Readline's own listener has seen the key already (it was added first).
-      this.#input.on('keypress', (text: string | undefined, key: { name?: string; sequence?: string } | undefined) => this.#onKey(rl, text, key));
+      // Readline's own listener has seen the key already (it was added first); this one sees it before.
+      this.#input.prependListener('keypress', (_text: string | undefined, key: Key | undefined) => this.#beforeKey(rl, key));
+      this.#input.on('keypress', (text: string | undefined, key: Key | undefined) => this.#onKey(rl, text, key));
     }
     rl.on('line', (raw: string) => {
       // Readline put the line in its history: only whole messages sent at the chat prompt stay there (below).
@@ -160,8 +184,14 @@ export class LineReader {
       const reader = this.#reader;
       if (reader === undefined) {
         if (this.#terminal) this.#screen.typedAhead();
+        if (this.#onTypedAhead?.(line) === true) return;
+        // On a terminal, a message for the run in progress (piped lines wait: a question may take them).
+        if (this.#terminal && line.trim() !== '' && this.#onMessage?.(line, 'enqueue') === true) {
+          this.#remember(rl, line);
+          return;
+        }
         // Kept for the history only once the chat prompt takes it: from piped input, a question may take it instead.
-        if (this.#onTypedAhead?.(line) !== true) this.#typedAhead.push(line);
+        this.#typedAhead.push(line);
         return;
       }
       this.#reader = undefined;
@@ -314,7 +344,11 @@ export class LineReader {
    * the chat prompt; a question's answer key (the first letter of one of its words) sends
    * itself, without Enter, once the question is armed (before, every key is dropped).
    */
-  #onKey(rl: Interface, text: string | undefined, key: { name?: string; sequence?: string } | undefined): void {
+  #onKey(rl: Interface, text: string | undefined, key: Key | undefined): void {
+    if (this.#hiddenHistory !== undefined) {
+      setHistory(rl, this.#hiddenHistory);
+      this.#hiddenHistory = undefined;
+    }
     this.#lastKeyAt = performance.now();
     if (key?.name === 'paste-start') this.#pasting = true;
     else if (key?.name === 'paste-end') this.#pasting = false;
@@ -322,6 +356,16 @@ export class LineReader {
     const reader = this.#reader;
     if (key?.name === 'escape' && key.sequence === '\x1b') {
       if (reader?.chat !== true) this.#onSigint();
+      return;
+    }
+    // Tab while a run is in progress: what is typed steers it (no completion then: no chat prompt waits).
+    if (key?.name === 'tab' && reader === undefined && key.shift !== true && key.ctrl !== true && key.meta !== true) {
+      const message = [...this.#pieces, rl.line].join('\n');
+      if (message.trim() !== '' && this.#onMessage?.(message, 'steer') === true) {
+        this.#pieces = [];
+        this.#clearLine(rl);
+        this.#remember(rl, message);
+      }
       return;
     }
     // A question not yet armed: the key (typed before the user could have read it) is dropped.
@@ -336,6 +380,23 @@ export class LineReader {
     if (word === undefined || rl.line.toLowerCase() !== answer) return;
     rl.write(null, { name: 'return' });
     this.#answeredWord = word;
+  }
+
+  /**
+   * Before readline sees a key: ↑ on an empty line while a run is in progress takes the last
+   * message queued back, when there is one; readline is shown no history for that key, so
+   * the line stays empty until the message's text comes back.
+   */
+  #beforeKey(rl: Interface, key: Key | undefined): void {
+    if (key?.name !== 'up' || key.ctrl === true || key.meta === true || key.shift === true) return;
+    if (this.#closed || this.#pasting || this.#reader !== undefined || rl.line !== '' || this.#pieces.length > 0) return;
+    const back = this.#onTakeBack?.();
+    if (back === undefined) return;
+    this.#hiddenHistory = historyOf(rl);
+    setHistory(rl, []);
+    void back.then((text) => {
+      if (text !== undefined && !this.#closed) rl.write(text);
+    });
   }
 
   /** Keeps a message sent at the chat prompt in this run's history (↑) and the next runs'. */
@@ -365,7 +426,20 @@ export class LineReader {
   }
 }
 
+/** A key as readline's keypress event gives it. */
+interface Key {
+  name?: string;
+  sequence?: string;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+}
+
 /** Readline's history, newest first (a terminal interface's; @types/node leaves the field out). */
 function historyOf(rl: Interface): string[] {
   return (rl as Interface & { history: string[] }).history;
+}
+
+function setHistory(rl: Interface, history: string[]): void {
+  (rl as Interface & { history: string[] }).history = history;
 }

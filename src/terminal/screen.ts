@@ -37,8 +37,9 @@ export class Screen {
   readonly #live: boolean;
   /** The lines kept at the bottom (live terminals only), and how many of them are drawn now. */
   #footer: (() => string[]) | undefined;
-  /** The progress line, drawn last in the footer. */
+  /** The progress line, drawn last in the footer; the lines just above it (the messages waiting for the run). */
   #status: (() => string) | undefined;
+  #waiting: (() => string[]) | undefined;
   /** The footer's lines as drawn (to count the rows they take once the terminal is narrower), and lines typed ahead under it. */
   #footerLines: string[] = [];
   #footerDrawn = 0;
@@ -91,6 +92,16 @@ export class Screen {
     this.#drawFooter();
   }
 
+  /**
+   * Keeps `render`'s lines just above the progress line (the messages sent to the run that
+   * wait for it), while the progress line is shown. Each line must fit the width.
+   */
+  setWaiting(render: (() => string[]) | undefined): void {
+    this.#eraseFooter();
+    this.#waiting = this.#live ? render : undefined;
+    this.#drawFooter();
+  }
+
   /** Where the screen reads what the user is typing ahead (to write it again under the footer each time the footer is drawn). */
   setTyping(typing: () => { text: string; cursor: number }): void {
     this.#typing = typing;
@@ -139,7 +150,8 @@ export class Screen {
   #drawFooter(): void {
     // Only under a complete line: an open line (an answer streaming) keeps the footer away until it ends.
     if ((this.#footer === undefined && this.#status === undefined) || this.#suspended > 0 || (this.#tail !== '' && !this.#tail.endsWith('\n'))) return;
-    const lines = [...this.#preview(), ...(this.#footer?.() ?? []), ...(this.#status === undefined ? [] : [this.#status()])];
+    const status = this.#status === undefined ? [] : [...(this.#waiting?.() ?? []), this.#status()];
+    const lines = [...this.#preview(), ...(this.#footer?.() ?? []), ...status];
     if (lines.length === 0) return;
     // The cursor where the user left it in the line (moved back from its end).
     const typing = this.#typing?.() ?? { text: '', cursor: 0 };

@@ -7,6 +7,10 @@
  * prints a notice, and answers a pending approval "no" (clearance: "later"). At the
  * chat prompt when idle it clears typed text, or on an empty line ends the input
  * (`getUserInput` resolves null). Ctrl-D on an empty line ends the input too.
+ *
+ * A message typed while a run is in progress goes to the run (`messages`): Enter queues it,
+ * Tab steers with it, ↑ on an empty line takes the last queued back; those that wait are
+ * listed above the progress line.
  */
 import type {
   ApprovalRequest,
@@ -30,7 +34,7 @@ import { SideBySide } from './side-by-side.js';
 import { askElicitation } from './elicit.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { drawCall, formatArgs } from './calls.js';
-import { LineReader, type Completer, type LineHistory } from './line-reader.js';
+import { LineReader, type Completer, type LineHistory, type RunMessagePolicy } from './line-reader.js';
 import { Progress } from './progress.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
 import { cutTo } from './text-width.js';
@@ -48,6 +52,18 @@ export interface TerminalAdapterOptions {
   /** The chat prompt's history across runs, and its Tab completion. */
   history?: LineHistory;
   complete?: Completer;
+  /** Where a message typed while a run is in progress goes (without it, it waits for the chat prompt). */
+  messages?: RunMessages;
+}
+
+/** The messages typed while a run is in progress, and those that wait for it (issue 36). */
+export interface RunMessages {
+  /** Sends a message typed during a run: Enter queues it, Tab steers. False when no run takes it now (it waits for the chat prompt). */
+  send(text: string, policy: RunMessagePolicy): boolean;
+  /** Takes the last message queued from here back: its text (one line) once taken; undefined when there is none. */
+  takeBack(): Promise<string | undefined> | undefined;
+  /** The messages waiting for the run, oldest first: `steer` ones go to it before its next model call, the others after it. */
+  waiting(): { text: string; policy: RunMessagePolicy | 'interrupt' }[];
 }
 
 const PROGRESS_SYMBOL = { complete: '✓', running: '●', waiting: '○', failed: '✗' } as const;
@@ -87,6 +103,10 @@ export class TerminalAdapter implements UIAdapter {
       onSigint: () => this.interrupt(),
       // A worker's number typed while workers run side by side expands it (and is not kept for the chat prompt).
       onTypedAhead: (line) => this.#side.active && this.#side.expand(line),
+      ...(options.messages !== undefined && {
+        onMessage: options.messages.send.bind(options.messages),
+        onTakeBack: options.messages.takeBack.bind(options.messages),
+      }),
       ...(options.history !== undefined && { history: options.history }),
       ...(options.complete !== undefined && { complete: options.complete }),
     });
@@ -98,6 +118,15 @@ export class TerminalAdapter implements UIAdapter {
       return { text: rl?.line ?? '', cursor: rl?.cursor ?? 0 };
     });
     this.#onInterrupt = options.onInterrupt;
+    const messages = options.messages;
+    if (messages !== undefined) this.#screen.setWaiting(() => messages.waiting().map((m) => this.#waitingLine(m)));
+  }
+
+  /** A message waiting for the run, on one line above the progress line: `queued: …` or `steering: …`. */
+  #waitingLine(message: { text: string; policy: RunMessagePolicy | 'interrupt' }): string {
+    const [first = '', ...more] = sanitize(message.text).split('\n');
+    const text = `${message.policy === 'steer' ? 'steering' : 'queued'}: ${first}${more.length > 0 ? ' …' : ''}`;
+    return this.#screen.paint('dim', cutTo(text, this.#screen.width() - 1));
   }
 
   /** Creates the readline interface (also done by the first prompt). */
