@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../src/cli/main.js';
 import { createWorkspace, GolemError, type Workspace } from '../src/index.js';
@@ -176,7 +177,7 @@ describe('golem runs', () => {
     const usage: [string[], string][] = [
       [['runs', '--status', 'done'], 'golem runs [INVALID_ARGUMENT]: --status is one of queued, running, paused, succeeded, failed, cancelled, not "done"'],
       [['runs', '--limit', 'ten'], 'golem runs [INVALID_ARGUMENT]: --limit takes a whole number, not "ten"'],
-      [['runs', 'stop', 'x'], 'golem runs [INVALID_ARGUMENT]: unknown command "golem runs stop" (list, show, cancel)'],
+      [['runs', 'stop', 'x'], 'golem runs [INVALID_ARGUMENT]: unknown command "golem runs stop" (list, show, follow, cancel)'],
       [['runs', 'cancel'], 'golem runs [INVALID_ARGUMENT]: golem runs cancel needs a run id (see golem runs)'],
       [['runs', 'show', 'a', 'b'], 'golem runs [INVALID_ARGUMENT]: unexpected "b" after golem runs show a'],
       [['runs', 'cancel', 'x', '--status', 'running'], 'golem runs [INVALID_ARGUMENT]: --status goes with golem runs (the list), not golem runs cancel'],
@@ -206,14 +207,53 @@ describe('golem runs', () => {
     expect((await golem(['runs'], cwd)).stdout).toBe('No runs yet. A message to the agent starts one: golem ask "…"\n');
   });
 
-  it('is in golem --help (without follow, which is not there yet), and a mistyped runs is guessed', async () => {
+  it('follows a run another handle runs, live to its end: drawn as the chat draws it, or each event a line of JSON after a seq', async () => {
+    const cwd = tempDir();
+    const ws = await holderOf(cwd);
+    const session = await ws.sessions.create({ label: 'followed' });
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => (go = resolve));
+    const model = scriptedModel([{ text: 'First part. ' }]);
+    const claim = await ws.runs.claim(session.id, { by: 'the holder' });
+    const handle = claim.run(async ({ signal, log }) => {
+      const worker = ws.worker({ session, model, onEvent: (event) => log.push({ type: 'event', event }) });
+      await gate;
+      return worker.run('say it', { signal });
+    });
+    const output = new PassThrough();
+    let drawn = '';
+    output.on('data', (data: Buffer) => (drawn += data.toString()));
+    let stdout = '';
+    const following = run(['runs', 'follow', claim.id.slice(0, 8)], { stdout: (t) => (stdout += t), stderr: () => undefined, cwd, output }, {});
+    const json = golem(['runs', 'follow', claim.id, '--json', '--after', '2'], cwd);
+    setTimeout(go, 100);
+    await handle.done;
+    expect(await following).toBe(0);
+    expect(stdout).toContain(`Following run ${claim.id} (session ${session.id}, followed, running)`);
+    expect(drawn).toContain('First part.');
+    expect(stdout).toMatch(new RegExp(`${claim.id} {2}succeeded`));
+    const lines = (await json).stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; entry: { type: string } });
+    const all = claim.log.entries();
+    expect(lines.map((l) => l.seq)).toEqual(all.slice(2).map((_, i) => i + 3));
+    expect(lines.at(-1)?.entry.type).toBe('end');
+    expect(await golem(['runs', 'follow', claim.id, '--after', 'x'], cwd)).toMatchObject({ code: 2, stderr: expect.stringContaining('--after takes a seq') });
+    expect(await golem(['runs', 'show', claim.id, '--after', '3'], cwd)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--after goes with golem runs follow'),
+    });
+  });
+
+  it('is in golem --help, and a mistyped runs is guessed', async () => {
     const cwd = tempDir();
     const help = (await golem(['--help'], cwd)).stdout;
     expect(help).toMatch(/^ {2}runs \[--session <id>\] \[--status <s>\] \[--limit <n>\]$/m);
     expect(help).toMatch(/^ {2}runs show <id> /m);
+    expect(help).toMatch(/^ {2}runs follow <id> \[--after <seq>\]$/m);
     expect(help).toMatch(/^ {2}runs cancel <id> /m);
     expect(help).toMatch(/^ {2}--status <s> /m);
-    expect(help).not.toContain('runs follow');
     expect(await golem(['rusn'], cwd)).toMatchObject({ code: 2, stderr: 'golem: unknown command "rusn" (did you mean runs?); golem --help for all\n' });
   });
 });

@@ -17,6 +17,7 @@ import {
   type PrepareSendMessagesRequest,
   type UIMessage,
 } from 'ai';
+import { createParser } from 'eventsource-parser';
 import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace, defineAction, type Action, type Workspace } from '../src/index.js';
@@ -112,16 +113,23 @@ async function collect(body: ReadableStream<Uint8Array>, into: Record<string, un
   into.push(...(await chunksOf(new Response(body))));
 }
 
+/** A response's server-sent events read to the end, as the AI SDK's own parser (eventsource-parser) reads them. */
+export async function sseEventsOf(response: Response): Promise<{ id: string | undefined; data: string }[]> {
+  const events: { id: string | undefined; data: string }[] = [];
+  const parser = createParser({ onEvent: (event) => events.push({ id: event.id, data: event.data }) });
+  parser.feed(await response.text());
+  return events;
+}
+
 /** A response's UI message stream read to its end: its chunks, each checked against the `ai` package's own schema, `[DONE]` last. */
 export async function chunksOf(response: Response): Promise<Record<string, unknown>[]> {
   expect(response.headers.get('x-vercel-ai-ui-message-stream') ?? 'v1').toBe('v1');
-  const text = await response.text();
-  const frames = text.split('\n\n').filter((frame) => frame.startsWith('data: '));
-  expect(frames.at(-1)).toBe('data: [DONE]');
+  const frames = (await sseEventsOf(response)).map((event) => event.data);
+  expect(frames.at(-1)).toBe('[DONE]');
   const schema = uiMessageChunkSchema();
   const chunks: Record<string, unknown>[] = [];
   for (const frame of frames.slice(0, -1)) {
-    const chunk = JSON.parse(frame.slice(6)) as Record<string, unknown>;
+    const chunk = JSON.parse(frame) as Record<string, unknown>;
     const checked = await schema.validate!(chunk);
     expect(checked.success, JSON.stringify(chunk)).toBe(true);
     chunks.push(chunk);

@@ -10,6 +10,7 @@ import { projectActions } from '../project/project-actions.js';
 import { GolemError } from '../core/errors.js';
 import type { Session } from '../prompt/session.js';
 import type { ModelAdapter, StreamPart } from '../models/model-adapter.js';
+import type { RunLog } from '../agent/run-log.js';
 import { createWorkspace, type Workspace, type WorkspaceSummary } from '../create-workspace.js';
 import { chat, type ChatOptions } from './chat.js';
 import { CLI_MODEL_FORMS, cliModel } from './cli-model.js';
@@ -39,6 +40,9 @@ Commands:
                     The agent's runs, newest first (whichever process ran them): status,
                     who runs or ran it, when, model calls, tokens and cost, error code
   runs show <id>    One run's record
+  runs follow <id> [--after <seq>]
+                    Draw a run live as it goes, whichever process runs it, to its end
+                    (--json: each event a line, with its seq); Ctrl-C stops following only
   runs cancel <id>  Stop a run: its process stops at its next step, or, with no live
                     process holding it, it is cancelled at once
   clearance list    What waits for your clearance (staged edits, manual calls)
@@ -71,6 +75,7 @@ Options:
                     failed, cancelled)
   --limit <n>       runs: at most this many (1 to 500, default 50)
   --cursor <c>      runs: the next page (the list prints it when there are more)
+  --after <seq>     runs follow: only the events after this seq
   --to <branch>     clearance push: commit on this branch instead of writing the files
   --json            Print machine-readable JSON (status, sessions, runs, clearance list)
   --port <n>        serve: the port (default 4173; 0 picks a free one)
@@ -92,6 +97,7 @@ const OPTIONS = {
   status: { type: 'string' },
   limit: { type: 'string' },
   cursor: { type: 'string' },
+  after: { type: 'string' },
   to: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
@@ -203,7 +209,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));
   }
   if (command === 'runs') {
-    const runsOptions = { json: values.json, session: values.session, status: values.status, limit: values.limit, cursor: values.cursor };
+    const runsOptions = { json: values.json, session: values.session, status: values.status, limit: values.limit, cursor: values.cursor, after: values.after };
     return runsCommand(rest, runsOptions, io, (body) => withWorkspace(dir, io, body));
   }
   if (command === 'clearance') {
@@ -258,17 +264,21 @@ async function ask(
     // One run of the session at a time, here or in another process (SESSION_BUSY while a golem serve or golem runs it).
     const claim = await ws.runs.claim(session.id, { by: `golem ask, pid ${process.pid} on ${hostname()}`, resumable: false });
     let code = 1;
-    const { error } = await claim.run(async () => void (code = await answer(session, model))).done;
+    const { error } = await claim.run(async ({ log }) => void (code = await answer(session, model, log))).done;
     if (error !== undefined) throw error;
     return code;
   });
 
-  async function answer(session: Session, model: ModelAdapter): Promise<number> {
+  async function answer(session: Session, model: ModelAdapter, log: RunLog): Promise<number> {
     const question = await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: message }] });
     let streamed = false;
+    // What it streams is the run's events too: golem runs follow draws it from another terminal.
+    const worker = { id: session.id, depth: 0, task: message };
+    log.push({ type: 'event', event: { type: 'worker-start', worker, parent: null } });
     const onPart = (part: StreamPart) => {
       if (part.type === 'text-delta') {
         io.stdout(part.text);
+        log.push({ type: 'event', event: { type: 'text-delta', worker, text: part.text } });
         streamed = true;
       }
     };

@@ -4,19 +4,23 @@
  *
  *   golem runs [list] [--session <id>] [--status <s>] [--limit <n>] [--cursor <c>] [--json]
  *   golem runs show <id>     one run's record
+ *   golem runs follow <id> [--after <seq>] [--json]   draws the run live, from any process, to its end
  *   golem runs cancel <id>   asks its holder to stop, or cancels it at once when no live process holds it
  *
  * A run is named by its id, or a unique start or end of it. Bad usage exits 2; a run or session
  * not found, 1; each with its error code.
  */
 import { hostname } from 'node:os';
+import { PassThrough } from 'node:stream';
+import { TerminalAdapter } from '../terminal/terminal-adapter.js';
 import { RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus } from '../agent/index.js';
 import { findById } from '../agent/clearance.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import type { CliIo } from './io.js';
 
-export const RUNS_USAGE = 'golem runs [--session <id>] [--status <s>] [--limit <n>] [--cursor <c>] [--json] | golem runs show <id> | golem runs cancel <id>';
+export const RUNS_USAGE =
+  'golem runs [--session <id>] [--status <s>] [--limit <n>] [--cursor <c>] [--json] | golem runs show <id> | golem runs follow <id> [--after <seq>] | golem runs cancel <id>';
 
 export interface RunsCommandOptions {
   json: boolean;
@@ -24,12 +28,14 @@ export interface RunsCommandOptions {
   status: string | undefined;
   limit: string | undefined;
   cursor: string | undefined;
+  after?: string | undefined;
 }
 
 /** What `golem runs` was asked, checked before the workspace opens. */
 type RunsRequest =
   | { type: 'list'; session: string | undefined; status: RunStatus | undefined; limit: number | undefined; cursor: string | undefined }
-  | { type: 'show' | 'cancel'; id: string };
+  | { type: 'show' | 'cancel'; id: string }
+  | { type: 'follow'; id: string; after: number };
 
 /** `golem runs <sub>`; `withWs` opens the workspace (only once the command line is known to be right). */
 export async function runsCommand(
@@ -48,6 +54,7 @@ export async function runsCommand(
     try {
       if (request.type === 'list') return list(ws, request, options.json, io);
       const run = findRun(ws, request.id);
+      if (request.type === 'follow') return await follow(ws, run, request.after, options.json, io);
       if (request.type === 'show') {
         io.stdout(options.json ? `${JSON.stringify(run, null, 2)}\n` : formatRun(run, labelOf(ws, run.sessionId), Date.now()));
         return 0;
@@ -77,12 +84,17 @@ function runsRequest(args: readonly string[], options: RunsCommandOptions): Runs
       cursor: options.cursor,
     };
   }
-  if (sub !== 'show' && sub !== 'cancel') throw usage(`unknown command "golem runs ${sub}" (list, show, cancel)`);
+  if (sub !== 'show' && sub !== 'cancel' && sub !== 'follow') throw usage(`unknown command "golem runs ${sub}" (list, show, follow, cancel)`);
   if (id === undefined) throw usage(`golem runs ${sub} needs a run id (see golem runs)`);
   if (extra.length > 0) throw usage(`unexpected "${extra.join(' ')}" after golem runs ${sub} ${id}`);
   const listOnly = (['session', 'status', 'limit', 'cursor'] as const).find((name) => options[name] !== undefined);
   if (listOnly !== undefined) throw usage(`--${listOnly} goes with golem runs (the list), not golem runs ${sub}`);
-  return { type: sub, id };
+  if (sub !== 'follow') {
+    if (options.after !== undefined) throw usage(`--after goes with golem runs follow, not golem runs ${sub}`);
+    return { type: sub, id };
+  }
+  if (options.after !== undefined && !/^\d+$/.test(options.after)) throw usage(`--after takes a seq (a whole number), not "${options.after}"`);
+  return { type: 'follow', id, after: options.after === undefined ? 0 : Number(options.after) };
 }
 
 function list(ws: Workspace, request: Extract<RunsRequest, { type: 'list' }>, json: boolean, io: CliIo): number {
@@ -117,6 +129,39 @@ function findRun(ws: Workspace, id: string): RunRecord {
     cursor = page.cursor;
   } while (cursor !== undefined);
   return findById(all, id, 'RUN_NOT_FOUND', 'run');
+}
+
+/**
+ * Draws a run's events as they come, in the chat's own style (its answers streamed, its
+ * calls, its sub-workers' boxes), from whichever process runs it, to its end; then its record
+ * in a line. With `--json`, each event is a line of JSON with its seq. Ctrl-C (the command's
+ * signal) stops following; the run goes on.
+ */
+async function follow(ws: Workspace, run: RunRecord, after: number, json: boolean, io: CliIo): Promise<number> {
+  const events = ws.runs.follow(run.id, { after, ...(io.signal !== undefined && { signal: io.signal }) });
+  if (json) {
+    for await (const event of events) io.stdout(`${JSON.stringify(event)}\n`);
+    return 0;
+  }
+  const screen = new TerminalAdapter({ input: new PassThrough(), output: io.output ?? process.stdout });
+  const label = labelOf(ws, run.sessionId);
+  io.stdout(`Following run ${run.id} (session ${run.sessionId}${label === null ? '' : `, ${label}`}, ${run.status}); Ctrl-C stops following, not the run.\n`);
+  screen.setBusy(true);
+  try {
+    for await (const { entry } of events) {
+      if (entry.type === 'event') screen.onEvent(entry.event);
+      else if (entry.type === 'approval')
+        screen.updateStatus({ text: `The run waits for an approval (${entry.approvalId}): answer it where it runs.`, level: 'warning' });
+      else if (entry.type === 'client-call') screen.updateStatus({ text: `The run waits for its client's result of ${entry.call.name}.`, level: 'warning' });
+    }
+  } finally {
+    screen.setBusy(false);
+    await screen.shutdown();
+  }
+  await ws.manager.refresh();
+  const now = ws.runs.get(run.id) ?? run;
+  if (io.signal?.aborted !== true) io.stdout(`\n${runLine(now, label, Date.now())}\n`);
+  return 0;
 }
 
 /** A run in one line: id, status, when, what it used, why it failed, its session, who ran it. */

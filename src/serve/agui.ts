@@ -36,6 +36,7 @@ import type { ServeHost } from './host.js';
 import { invalidInput, MAX_MESSAGES_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
 import { RunLog } from '../agent/run-log.js';
+import { afterOf, elsewhereSource, eventId, localSource, type RunSource } from './run-source.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
 import { sseResponse, type SseChannel } from './sse.js';
@@ -119,7 +120,10 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
   // Nothing new: the run in progress, from its start, or the thread as it is.
   if (existing === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${input.threadId}"`);
   const log = runs.log(existing.id);
-  return stream(host, existing.id, input, log !== undefined && log.end === undefined ? 0 : undefined);
+  if (log !== undefined && log.end === undefined) return stream(host, existing.id, input, 0);
+  // A run another process holds: followed through the events it keeps, after the one a client coming back names.
+  const elsewhere = await elsewhereSource(ws, existing.id);
+  return stream(host, existing.id, input, undefined, elsewhere && { source: elsewhere, after: afterOf(request, elsewhere.runId) });
 }
 
 /**
@@ -206,7 +210,7 @@ const busy = (sessionId: string) =>
  * entry `from` (undefined: no run, the thread as it is) translated, with the UI's changes;
  * MESSAGES_SNAPSHOT and the run's end last.
  */
-function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: number | undefined): AguiFeed {
+function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: number | undefined, elsewhere?: { source: RunSource; after: number }): AguiFeed {
   const view = () => host.workspace.manager.workspace();
   const path = () => pathTo(view(), view().sessions.get(threadId)?.head ?? null);
   const messages = () => threadMessages(path());
@@ -215,8 +219,9 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
     // Which turn made each call on the path so far (a resumed run performs calls of earlier turns).
     const callTurns = new Map(path().flatMap((turn) => turn.blocks.flatMap((b) => (b.type === 'tool_use' ? [[b.callId, turn.id] as const] : []))));
     const translator = new RunEventTranslator(threadId, input.runId, { resultId: (callId, turnId) => resultId(turnId ?? '', callId), callTurns });
-    const send = (events: RunEvent[]) => {
-      for (const event of events) channel.send(event);
+    // The last event made of a run's entry carries its id (run-source.ts).
+    const send = (events: RunEvent[], id?: string) => {
+      events.forEach((event, i) => channel.send(event, i === events.length - 1 ? id : undefined));
       if (translator.ended) channel.end();
     };
     // The thread's UI instances: those its agents built. One that joins is sent whole; one that leaves (deleted, or
@@ -242,13 +247,15 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
       send([{ type: 'STATE_DELTA', timestamp: Date.now(), delta } as RunEvent]);
     });
     const log = from === undefined ? undefined : host.runs.log(threadId);
-    if (log === undefined) {
+    const source = elsewhere?.source ?? (log === undefined ? undefined : localSource(log));
+    if (source === undefined) {
       // No run: the thread as it is, and the approval it waits for, if any.
       const waiting = host.workspace.approvals.pending({ rootSessionId: threadId })[0];
       send([snapshot(), ...translator.end(waiting === undefined ? { status: 'open' } : { status: 'paused', approval: waiting })]);
       return offPatch;
     }
-    const offLog = log.follow((entry) => {
+    const after = elsewhere?.after ?? (log === undefined ? 0 : log.first + (from ?? 0) - 1);
+    const offLog = source.follow((entry, seq) => {
       const out = translator.entry(entry, messages);
       // A call of the client's own tool the run waits for (not one answered since): this stream ends with it pending.
       if (entry.type === 'client-call' && host.clientCalls.waiting(threadId).includes(entry.call.callId)) {
@@ -257,8 +264,8 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
       // An approval the run waits for in memory (a page may answer it too): this stream ends with it as the interrupt.
       const asked = askedInMemory(host, threadId, entry);
       if (asked !== undefined) out.push(snapshot(), ...translator.end({ status: 'paused', approval: asked }));
-      send(out);
-    }, from);
+      send(out, eventId(source.runId, seq));
+    }, after);
     return () => {
       offPatch();
       offLog();

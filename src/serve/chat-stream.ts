@@ -10,6 +10,7 @@ import type { ApprovalRecord } from '../agent/agent-plugin.js';
 import type { Turn, TurnRef } from '../core/records.js';
 import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import { UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
+import { eventId, type RunSource } from './run-source.js';
 import { uiMessageStreamResponse, type FinishReason, type UIInstancePart, type UIMessageChunk } from './ui-message-stream.js';
 
 /** How a chat run started. */
@@ -77,15 +78,23 @@ export interface RunStreamOptions {
   before?: (chunks: UIMessageChunks) => UIMessageChunk[];
   /** The run waits in memory for this entry's approval (a page's dialog), still pending: the message ends with it. */
   asked?: (entry: RunLogEntry) => ApprovalRecord | undefined;
+  /** Only the entries after this seq are sent (a client's `Last-Event-ID`), and the message's start is not sent again. */
+  after?: number;
 }
 
 /** A log's stream: `before`, then its entries from `from` and the UI changes in their order, live once caught up. */
 export function runStream(log: RunLog, context: MessageContext, options: RunStreamOptions = {}): Response {
   return uiMessageStreamResponse((sink) => {
     const chunks = new UIMessageChunks(context);
-    const write = (list: UIMessageChunk[]) => list.forEach((chunk) => sink.write(chunk));
-    write(chunks.start());
-    write(options.before?.(chunks) ?? []);
+    const after = options.after ?? 0;
+    const write = (list: UIMessageChunk[], seq?: number) => {
+      if (seq !== undefined && seq <= after) return;
+      list.forEach((chunk, i) => sink.write(chunk, seq !== undefined && i === list.length - 1 ? eventId(log.runId, seq) : undefined));
+    };
+    if (after === 0) write(chunks.start());
+    // Told again only to build the message's state: a client that came back with an event id has them.
+    const before = options.before?.(chunks) ?? [];
+    if (after === 0) write(before);
     const from = options.from ?? 0;
     const ui = options.run?.ui ?? [];
     let shown = ui.findIndex((change) => change.at >= from);
@@ -95,7 +104,8 @@ export function runStream(log: RunLog, context: MessageContext, options: RunStre
     };
     const offLog = log.follow((entry, index) => {
       flush(index);
-      write(chunks.entry(entry));
+      const seq = log.first + index;
+      write(chunks.entry(entry), seq);
       if (entry.type === 'end') return sink.end();
       const asked = options.asked?.(entry);
       if (asked === undefined) return;
@@ -108,6 +118,23 @@ export function runStream(log: RunLog, context: MessageContext, options: RunStre
       offLog();
       offUi?.();
     };
+  });
+}
+
+/**
+ * The stream of a run another process holds, from its kept events (after seq `after`): its
+ * message from where the client has it, live to its end. The UI instances it changes are not
+ * among its events: the client reads them from the thread's state.
+ */
+export function sourceStream(source: RunSource, context: MessageContext, after = 0): Response {
+  return uiMessageStreamResponse((sink) => {
+    const chunks = new UIMessageChunks(context);
+    if (after === 0) chunks.start().forEach((chunk) => sink.write(chunk));
+    return source.follow((entry, seq) => {
+      const out = chunks.entry(entry);
+      out.forEach((chunk, i) => sink.write(chunk, i === out.length - 1 ? eventId(source.runId, seq) : undefined));
+      if (entry.type === 'end') sink.end();
+    }, after);
   });
 }
 

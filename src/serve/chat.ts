@@ -32,7 +32,8 @@ import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
 import type { ApprovalAnswerBody } from './api-types.js';
 import { readChatRequest, type ChatInput } from './chat-request.js';
-import { ChatRun, runStream, toldAgain, turnsStream, type ChatStart, type RunStreamOptions } from './chat-stream.js';
+import { ChatRun, runStream, sourceStream, toldAgain, turnsStream, type ChatStart, type RunStreamOptions } from './chat-stream.js';
+import { afterOf, elsewhereSource } from './run-source.js';
 import type { ServeHost } from './host.js';
 import { MAX_MESSAGES_BODY, readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
@@ -53,7 +54,7 @@ export function mountChat(app: Hono, host: ServeHost): void {
     const user = requestUser(c.req.raw);
     return request.input.type === 'message' ? chat.send(user, request.threadId, request.input) : chat.answer(user, request.threadId, request.input);
   });
-  app.get('/api/chat/:id/stream', async (c) => chat.resume(requestUser(c.req.raw), c.req.param('id')));
+  app.get('/api/chat/:id/stream', async (c) => chat.resume(requestUser(c.req.raw), c.req.param('id'), c.req.raw));
 }
 
 /** How many threads' paused runs the route keeps (`ChatRoute.#paused`). */
@@ -131,14 +132,22 @@ class ChatRoute {
     return this.#follow(session, log, { ...context, waiting }, { type: 'answers', approvalIds: ids, from, previous });
   }
 
-  /** The stream of the run in progress on the thread, from its start (204 when none). */
-  async resume(user: string | null, threadId: string): Promise<Response> {
+  /**
+   * The stream of the run in progress on the thread, here or in another process, from its
+   * start, or after the event a client's `Last-Event-ID` names (204 when none runs).
+   */
+  async resume(user: string | null, threadId: string, request: Request): Promise<Response> {
     const host = this.#host;
     const session = await host.thread(user, threadId, false);
     const log = host.runs.log(session.id);
-    if (log === undefined || log.end !== undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
+    if (log === undefined || log.end !== undefined) {
+      const elsewhere = await elsewhereSource(host.workspace, session.id);
+      if (elsewhere === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
+      return sourceStream(elsewhere, { messageId: elsewhere.runId }, afterOf(request, elsewhere.runId));
+    }
+    const after = afterOf(request, log.runId);
     const run = this.#runs.get(log);
-    if (run?.start.type !== 'answers') return this.#stream(log, run?.context ?? { messageId: log.runId }, { run });
+    if (run?.start.type !== 'answers') return this.#stream(log, run?.context ?? { messageId: log.runId }, { run, after });
     // A resumed run continues a message: the client rebuilds it whole, from the runs before it while this process has them.
     const context: MessageContext = { messageId: run.context.messageId };
     const earlier = run.earlier();
@@ -149,14 +158,14 @@ class ChatRoute {
         chunks.resumedBy(answered);
         return told;
       };
-      return this.#stream(log, context, { run, before });
+      return this.#stream(log, context, { run, before, after });
     }
     // Otherwise from the thread's turns before it: a sub-worker's call it resumed is shown as when it asked (UI changes of before are not).
     await session.load();
     const path = pathTo(host.workspace.manager.workspace(), run.start.from);
     const turns = path.slice(path.findLastIndex((t) => t.role === 'user') + 1);
     const approvals = this.#approvalsOf(session);
-    return this.#stream(log, { ...context, answered }, { run, before: (chunks) => [...chunks.turns(turns, approvals), ...chunks.askedBy(answered)] });
+    return this.#stream(log, { ...context, answered }, { run, after, before: (chunks) => [...chunks.turns(turns, approvals), ...chunks.askedBy(answered)] });
   }
 
   /**

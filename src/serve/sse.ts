@@ -7,8 +7,8 @@
  * its stream ends (what fed it goes on; it can follow again).
  */
 export interface SseChannel {
-  /** Sends one frame whose data is `data` (a string as it is, anything else as JSON). */
-  send(data: unknown): void;
+  /** Sends one frame whose data is `data` (a string as it is, anything else as JSON), with `id` its event id when given (a client comes back with it as `Last-Event-ID`). */
+  send(data: unknown, id?: string): void;
   /** Ends the stream. */
   end(): void;
 }
@@ -41,7 +41,10 @@ export function sseResponse(open: (channel: SseChannel) => () => void, headers: 
           if ((controller.desiredSize ?? 0) < -MAX_QUEUED) return end();
           controller.enqueue(encoder.encode(text));
         };
-        const channel: SseChannel = { send: (data) => write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`), end };
+        const channel: SseChannel = {
+          send: (data, id) => write(`${id === undefined ? '' : `id: ${id}\n`}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
+          end,
+        };
         timer = setInterval(() => write(': keep-alive\n\n'), KEEP_ALIVE_MS);
         timer.unref();
         cleanup = open(channel);

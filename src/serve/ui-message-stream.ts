@@ -60,7 +60,8 @@ export type UIMessageChunk =
 
 /** Where the chunks go: `write` each, then `end` (which sends `[DONE]`). */
 export interface UIMessageSink {
-  write(chunk: UIMessageChunk): void;
+  /** `id`: the SSE event id (see run-source.ts), on the last chunk of a run's entry. */
+  write(chunk: UIMessageChunk, id?: string): void;
   end(): void;
 }
 
@@ -76,7 +77,7 @@ export function uiMessageStreamResponse(open: (sink: UIMessageSink) => () => voi
   return sseResponse(
     (channel: SseChannel) =>
       open({
-        write: (chunk) => channel.send(chunk),
+        write: (chunk, id) => channel.send(chunk, id),
         end: () => {
           channel.send('[DONE]');
           channel.end();
