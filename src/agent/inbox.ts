@@ -1,7 +1,8 @@
 /**
  * A session's inbox (issue 36): the messages sent to it while a run holds it, kept in the
- * store until delivered. `inbox:add` accepts one (with its policy: `enqueue`, delivered once
- * the run ends; `steer`, at the run's next step boundary; `interrupt`, once the run stops);
+ * store until delivered. `inbox:add` accepts one while a run holds the session (with its
+ * policy: `enqueue`, delivered once the run ends; `steer`, at the run's next step boundary;
+ * `interrupt`, once the run stops);
  * `inbox:deliver` makes the oldest a user turn and takes it out, in one command, so a message
  * is delivered exactly once whichever process delivers it and whenever another dies;
  * `inbox:remove` takes back one not delivered yet.
@@ -20,6 +21,7 @@ import {
   Timestamp,
   type WorkspaceView,
 } from '../core/index.js';
+import { leaseOf, live } from './run-commands.js';
 
 export const RUN_POLICIES = ['reject', 'enqueue', 'steer', 'interrupt'] as const;
 export type RunPolicy = (typeof RUN_POLICIES)[number];
@@ -49,6 +51,12 @@ export function inboxOf(view: WorkspaceView, sessionId: string): InboxMessage[] 
   return [...view.collection('inbox').values()].filter((m) => m.sessionId === sessionId).sort((a, b) => a.order - b.order);
 }
 
+/**
+ * Accepts a message for the run that holds the session when the command commits: the message,
+ * and that run's id. `null` when no run holds it then (none, or its lease lapsed): the message
+ * is not kept, and the sender starts a run with it. Decided here, not on the sender's earlier
+ * read: a run whose holder looked for waiting messages as it ended must not miss one accepted after.
+ */
 export const inboxAdd = defineCommand({
   type: 'inbox:add',
   description: "Accepts a message for a session's run: delivered as a user turn at the run's end (enqueue, interrupt) or its next step (steer).",
@@ -71,6 +79,8 @@ export const inboxAdd = defineCommand({
       });
     if (ctx.index.node(payload.id) !== undefined || ctx.index.collection('inbox').has(payload.id))
       throw fail('DUPLICATE_ID', `a turn or message with id "${payload.id}" exists already`, { id: payload.id });
+    const lease = leaseOf(ctx.index, payload.sessionId);
+    if (lease === undefined || !live(lease, ctx.now)) return { writes: [], result: null };
     const pending = inboxOf(ctx.index, payload.sessionId);
     if (pending.length >= payload.limit)
       throw fail('INBOX_FULL', `session "${payload.sessionId}" has ${pending.length} messages waiting, the most it takes; wait for the run, or take one back`, {
@@ -87,7 +97,7 @@ export const inboxAdd = defineCommand({
       order: (pending.at(-1)?.order ?? -1) + 1,
       ...(payload.meta !== undefined && { meta: payload.meta }),
     };
-    return { writes: [{ op: 'put', collection: 'inbox', key: message.id, value: message }], result: message };
+    return { writes: [{ op: 'put', collection: 'inbox', key: message.id, value: message }], result: { message, runId: lease.runId } };
   },
 });
 

@@ -321,8 +321,12 @@ export class RunService {
       },
     });
     if (!added.ok) throw added.error;
-    if (policy === 'interrupt') await this.cancel(lease.runId, { by: options.by ?? this.#by });
-    return { status: 'queued', message: added.value, runId: lease.runId };
+    // The run ended meanwhile (its holder found nothing waiting): the message was not kept.
+    if (added.value === null) return { status: 'idle' };
+    // The run it was accepted for is the one stopped, even if another held the session when it was sent.
+    const { message: accepted, runId } = added.value;
+    if (policy === 'interrupt') await this.cancel(runId, { by: options.by ?? this.#by });
+    return { status: 'queued', message: accepted, runId };
   }
 
   /** The messages waiting for a session's next run or step, oldest first. */
