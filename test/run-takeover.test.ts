@@ -67,7 +67,7 @@ describe('a run carried on by another golem serve process', () => {
     expect((await a.call('POST', `/api/approvals/${approvalId}`, { answer: 'yes' })).status).toBe(200);
     await until('the command to start', async () => (existsSync(join(project, 'marker.txt')) ? true : undefined));
     // b refuses a message to the session while a runs it.
-    const refused = await b.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'me too' });
+    const refused = await b.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'me too', policy: 'reject' });
     expect(refused).toMatchObject({ status: 409, json: { error: { code: 'SESSION_BUSY' } } });
     a.signal('SIGKILL');
     const killedAt = Date.now();

@@ -102,7 +102,8 @@ describe('golem serve: the HTTP API', () => {
     const sent = await api<{ runId: string }>('POST', `/api/sessions/${session.id}/messages`, { text: 'Capital of France?' });
     expect(sent.status).toBe(202);
     expect((await api<ServeState>('GET', '/api/state')).json.running).toEqual([session.id]);
-    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'again' })).toMatchObject({
+    // Sent with the reject policy (the default, enqueue, keeps it for the run's end: test/page-inbox.test.ts).
+    expect(await api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'again', policy: 'reject' })).toMatchObject({
       status: 409,
       json: { error: { code: 'SESSION_BUSY' } },
     });
@@ -243,7 +244,7 @@ describe('golem serve: one run at a time, and nothing lost', () => {
     const question = (await api<SessionDetail>('GET', `/api/sessions/${session.id}`)).json.turns[0]!;
     const raced = await Promise.all([
       api<Refusal>('POST', `/api/sessions/${session.id}/turns/${question.id}/edit`, { text: 'hi (edited)' }),
-      api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'another' }),
+      api<Refusal>('POST', `/api/sessions/${session.id}/messages`, { text: 'another', policy: 'reject' }),
     ]);
     expect(raced.map((r) => r.status).sort()).toEqual([202, 409]);
     expect(raced.find((r) => r.status === 409)?.json.error.code).toBe('SESSION_BUSY');

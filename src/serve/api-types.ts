@@ -61,6 +61,19 @@ export interface SessionDetail {
    */
   uiInstances: string[];
   running: boolean;
+  /** Messages sent while a run held the session, waiting for its next step (steer) or its end (enqueue, interrupt), oldest first. */
+  inbox: InboxMessageView[];
+}
+
+/** A message waiting in a session's inbox (`ws.runs.inbox`); DELETE /api/sessions/:id/inbox/:messageId takes it back. */
+export interface InboxMessageView {
+  /** The user turn it becomes once delivered. */
+  id: string;
+  /** Its text blocks, joined. */
+  text: string;
+  /** enqueue: the next user turn once the run ends; steer: read before the run's next model call; interrupt: the run stops, then it is answered. */
+  policy: 'enqueue' | 'steer' | 'interrupt';
+  createdAt: string;
 }
 
 export interface TurnView {
@@ -191,6 +204,19 @@ export interface RunCancelView {
 /** POST bodies. */
 export interface SendMessageBody {
   text: string;
+  /**
+   * What to do when a run holds the session (here or in another process): `reject` refuses
+   * (SESSION_BUSY), `enqueue` (the server's default) keeps it for the run's end, `steer` shows it
+   * to the running agent before its next model call, `interrupt` stops the run and answers it.
+   * No run holding it: a run starts on it, whatever the policy.
+   */
+  policy?: 'reject' | 'enqueue' | 'steer' | 'interrupt';
+}
+/** POST /api/sessions/:id/messages: the run started on the message, or (a run holding the session) the message queued for it. */
+export type SendMessageResult = { runId: string; queued?: never } | { runId: string; queued: InboxMessageView };
+/** DELETE /api/sessions/:id/inbox/:messageId: the message taken back (MESSAGE_NOT_FOUND when none waits with that id in the session). */
+export interface UnsendResult {
+  unsent: InboxMessageView;
 }
 export interface EditTurnBody {
   text: string;

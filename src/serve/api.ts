@@ -15,6 +15,7 @@ export const SERVE_PACKAGES = { packages: ['hono', '@hono/node-server', 'ws'], p
 /** What createGolemHandler loads (the rest of golem serve's packages are the Node server's and the socket's). */
 const HANDLER_PACKAGES = { packages: ['hono'], purpose: 'createGolemHandler' } as const;
 import { GolemError } from '../core/errors.js';
+import { RUN_POLICIES } from '../agent/inbox.js';
 import { mountAgui } from './agui.js';
 import { mountChat } from './chat.js';
 import { mountUiRoutes } from './ui-files.js';
@@ -30,6 +31,8 @@ import { SessionAccess } from './session-access.js';
 const Body = {
   session: z.strictObject({ label: z.string().max(200).nullable().optional() }),
   message: z.strictObject({ text: z.string().min(1, 'the message is empty').max(MAX_BODY) }),
+  /** A new message: while a run holds the session, `policy` says what becomes of it (the server's default when none). */
+  send: z.strictObject({ text: z.string().min(1, 'the message is empty').max(MAX_BODY), policy: z.enum(RUN_POLICIES).optional() }),
   switch: z.strictObject({ direction: z.enum(['left', 'right']) }),
   fork: z.strictObject({ at: z.string().min(1).optional() }),
   approval: ApprovalAnswerSchema,
@@ -101,7 +104,10 @@ export async function createApi(
   app.get('/api/state', async (c) => c.json(await host.state(user(c))));
   app.post('/api/sessions', async (c) => c.json(await host.createSession(user(c), (await body(c, Body.session)).label ?? null), 201));
   app.get('/api/sessions/:id', async (c) => c.json(await host.session(user(c), c.req.param('id'))));
-  app.post('/api/sessions/:id/messages', async (c) => c.json(await host.send(user(c), c.req.param('id'), (await body(c, Body.message)).text), 202));
+  app.post('/api/sessions/:id/messages', async (c) => {
+    const { text, policy } = await body(c, Body.send);
+    return c.json(await host.send(user(c), c.req.param('id'), text, policy), 202);
+  });
   app.post('/api/sessions/:id/turns/:turnId/edit', async (c) =>
     c.json(await host.edit(user(c), c.req.param('id'), c.req.param('turnId'), (await body(c, Body.message)).text), 202),
   );

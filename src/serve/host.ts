@@ -10,6 +10,7 @@
 import { promptCommands, promptMessage, promptUsage, type PromptCommand } from '../mcp/prompts.js';
 import type { Action } from '../action/action.js';
 import { ClearanceApi } from '../agent/clearance.js';
+import type { RunPolicy } from '../agent/inbox.js';
 import { chatSessions, recordsOf, type ApprovalRecord } from '../agent/agent-plugin.js';
 import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
@@ -18,7 +19,7 @@ import type { CommittedEvent } from '../core/manager.js';
 import type { Session as SessionRecord, Turn } from '../core/records.js';
 import type { Session } from '../prompt/session.js';
 import { pathLength, pathTo, SessionView } from '../core/turn-tree.js';
-import type { ApprovalAnswerBody, ClearanceView, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
+import type { ApprovalAnswerBody, ClearanceView, SendMessageResult, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import { ClientCalls } from './client-tools.js';
 import type { UIActionEvent } from './ui-actions.js';
@@ -29,7 +30,7 @@ import { shownInstanceId, storedInstanceId, userScope } from '../ui/ui-scope.js'
 import { imageBlobs } from '../ui/block-data.js';
 import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
-import { approvalView, clearanceView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
+import { approvalView, clearanceView, inboxView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
 
 export type { ServeAgentOptions };
 
@@ -177,6 +178,7 @@ export class ServeHost {
       workers,
       uiInstances: shown,
       running: this.#runs.isRunning(record.id),
+      inbox: this.#ws.runs.inbox(record.id).map(inboxView),
     };
   }
 
@@ -233,16 +235,29 @@ export class ServeHost {
     return this.#summary(session.record(), 0);
   }
 
-  /** Adds the user's message and runs the agent on it; resolves with the run's id. */
-  async send(user: string | null, sessionId: string, text: string): Promise<{ runId: string }> {
+  /**
+   * Adds the user's message and runs the agent on it; resolves with the run's id. While a run
+   * holds the session (here or in another process), the message goes to its inbox by `policy`
+   * (`ws.runs.send`: SESSION_BUSY for reject; the server's default when none), and the answer
+   * names it and the run it waits for.
+   */
+  async send(user: string | null, sessionId: string, text: string, policy?: RunPolicy): Promise<SendMessageResult> {
     const session = this.#access.session(user, sessionId);
-    this.#runs.requireIdle(session.id);
     this.#runs.requireAgent();
     // A message that starts with an MCP prompt's command sends what the prompt expands to (INVALID_ARGUMENT for a missing argument).
     const name = /^(\/mcp__\S+)/.exec(text)?.[1];
     const prompt = name === undefined ? undefined : (await this.#prompts()).find((p) => p.command === name);
     const message = prompt === undefined ? text : await promptMessage(prompt, text.slice(prompt.command.length));
-    return { runId: await this.#runs.start(session, message) };
+    // Twice at most: a run that another request started between the look and the claim takes the message in its inbox.
+    for (let tries = 0; ; tries++) {
+      const sent = await this.#runs.send(session.id, { blocks: [{ type: 'text', text: message }] }, policy);
+      if (sent.status === 'queued') return { runId: sent.runId, queued: inboxView(sent.message) };
+      try {
+        return { runId: await this.#runs.start(session, message) };
+      } catch (error) {
+        if (tries > 0 || policy === 'reject' || !GolemError.isInstance(error) || error.code !== 'SESSION_BUSY') throw error;
+      }
+    }
   }
 
   /** A new version of a past message (the head moves to it); a user message is then answered by the agent. */
@@ -405,7 +420,8 @@ export class ServeHost {
       if (type === 'approval:answer' && typeof (result as { id?: unknown } | null)?.id === 'string') this.#answered.delete((result as { id: string }).id);
       this.#change(['approvals'], ...ids);
     } else if (domain === 'clearance') this.#change(['clearance', 'sessions'], ...ids);
-    else if (domain === 'session' || domain === 'turn' || domain === 'worker') this.#change(['sessions'], ...ids);
+    // inbox: a message queued, taken back or delivered (its list under the composer).
+    else if (domain === 'session' || domain === 'turn' || domain === 'worker' || domain === 'inbox') this.#change(['sessions'], ...ids);
   }
 
   /** Tells the pages what to read again; changes within one tick go out as one event. */

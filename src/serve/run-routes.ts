@@ -5,13 +5,17 @@
  * - `GET /api/runs/:id`: one run (`RunView`);
  * - `POST /api/runs/:id/cancel`: asks its holder to stop, or cancels it at once when no live
  *   process holds it (`RunCancelView`).
+ * - `DELETE /api/sessions/:id/inbox/:messageId`: takes back a message waiting in the session's
+ *   inbox (`UnsendResult`); MESSAGE_NOT_FOUND when none waits there with that id.
  * With users, a user sees and cancels the runs of the sessions they may see (SessionAccess):
- * another user's run is RUN_NOT_FOUND, worded as for none, and is left out of lists.
+ * another user's run is RUN_NOT_FOUND, worded as for none, and is left out of lists; another
+ * user's session is SESSION_NOT_FOUND.
  */
 import type { Context, Hono as HonoApp } from 'hono';
 import { type RunListOptions, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
 import { GolemError } from '../core/errors.js';
-import type { RunCancelView, RunPageView, RunView } from './api-types.js';
+import type { RunCancelView, RunPageView, RunView, UnsendResult } from './api-types.js';
+import { inboxView } from './views.js';
 import type { SessionAccess } from './session-access.js';
 
 /** What the routes use: the runs, who may see which session, and a catch-up with other processes' commits. */
@@ -41,6 +45,16 @@ export function mountRunRoutes(app: HonoApp, deps: RunRoutesDeps, user: (c: Cont
     const result = await deps.runs.cancelling(run.id, { by: who === null ? 'a client of the HTTP API' : `${who} (HTTP API)` });
     const view: RunCancelView = { ...result, run: viewOf(result.run, who) };
     return c.json(view);
+  });
+  app.delete('/api/sessions/:id/inbox/:messageId', async (c) => {
+    const session = deps.access.session(user(c), c.req.param('id'));
+    const id = c.req.param('messageId');
+    // Queued by another process, it may not have reached this one yet; and only this session's message is taken back.
+    await deps.refresh();
+    if (!deps.runs.inbox(session.id).some((m) => m.id === id))
+      throw new GolemError('MESSAGE_NOT_FOUND', `no message "${id}" waits for session "${session.id}" (it was delivered, taken back, or never sent)`);
+    const unsent: UnsendResult = { unsent: inboxView(await deps.runs.unsend(id)) };
+    return c.json(unsent);
   });
 }
 

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Action } from '../action/action.js';
 import { leaseOf, live } from '../agent/run-commands.js';
 import type { RunLeaseOptions } from '../agent/run-leases.js';
-import { RunService, type RunClaim, type RunHandle } from '../agent/run-service.js';
+import type { RunPolicy } from '../agent/inbox.js';
+import { RunService, type RunClaim, type RunHandle, type RunMessage, type SendResult } from '../agent/run-service.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Trust } from '../action/action.js';
 import type { Worker, WorkerOutcome } from '../agent/worker/index.js';
@@ -382,6 +383,16 @@ export class ServeRuns {
     // Another process delivered it first (and runs it).
     if (delivered === null) return this.drop(session.id, claim);
     this.run(session, undefined, claim);
+  }
+
+  /**
+   * A message for the session while a run holds it, here or in another process (`ws.runs.send`,
+   * under this server's name): kept in its inbox by `policy` (the service's default when none),
+   * SESSION_BUSY for `reject`; `idle` when no run holds it (start one with the message).
+   */
+  send(sessionId: string, message: RunMessage, policy?: RunPolicy): Promise<SendResult> {
+    this.requireAgent();
+    return (this.#service as RunService).send(sessionId, message, policy === undefined ? {} : { policy });
   }
 
   /** Stops the session's run (a pending approval is answered no); false when none runs here. */

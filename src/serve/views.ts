@@ -2,10 +2,11 @@
 import { z } from 'zod';
 import { approvalExplanation } from '../action/approval.js';
 import type { ApprovalRecord, ClearanceRecord } from '../agent/agent-plugin.js';
+import type { InboxMessage } from '../agent/inbox.js';
 import type { ApprovalResult } from '../agent/ui-adapter.js';
 import type { Turn } from '../core/records.js';
 import type { SessionView } from '../core/turn-tree.js';
-import type { ApprovalAnswerBody, ApprovalView, ClearanceView, TurnView } from './api-types.js';
+import type { ApprovalAnswerBody, ApprovalView, ClearanceView, InboxMessageView, TurnView } from './api-types.js';
 
 export function turnView(turn: Turn, view: SessionView): TurnView {
   const text: string[] = [];
@@ -117,6 +118,12 @@ export function approvalView(a: ApprovalRecord): ApprovalView {
 
 export function clearanceView(c: ClearanceRecord): ClearanceView {
   return { id: c.id, sessionId: c.sessionId, type: c.type, description: c.description, status: c.status, createdAt: c.createdAt };
+}
+
+/** A message waiting in a session's inbox, as the page lists it: its text blocks joined (what else it holds is named, as a tool result's are). */
+export function inboxView(m: InboxMessage): InboxMessageView {
+  const text = m.blocks.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+  return { id: m.id, text, policy: m.policy, createdAt: m.createdAt };
 }
 
 /** An answer to an approval, as every wire takes it (the page's API, an AG-UI resume's payload). */

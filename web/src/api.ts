@@ -1,7 +1,17 @@
 /** The HTTP API of `golem serve` (src/serve/api-types.ts), with the token on every call. */
 import { IMAGE_DATA_URL } from '../../src/ui/block-data-keys.js';
 import type { FileRef, UiCatalog } from './types.js';
-import type { ApprovalAnswerBody, ClearanceDecisionBody, ClearanceView, ServeState, SessionDetail, SessionSummary } from '../../src/serve/api-types.js';
+import type {
+  ApprovalAnswerBody,
+  ClearanceDecisionBody,
+  ClearanceView,
+  SendMessageBody,
+  SendMessageResult,
+  ServeState,
+  SessionDetail,
+  SessionSummary,
+  UnsendResult,
+} from '../../src/serve/api-types.js';
 
 /** A refusal of the server (`{ error: { code, message } }`), or a failed request. */
 export class ApiError extends Error {
@@ -30,8 +40,13 @@ export class Api {
   session(id: string): Promise<SessionDetail> {
     return this.request('GET', `/api/sessions/${enc(id)}`);
   }
-  send(id: string, text: string): Promise<{ runId: string }> {
-    return this.request('POST', `/api/sessions/${enc(id)}/messages`, { text });
+  /** A message: a run starts on it, or (a run holding the session) it waits in the session's inbox by `policy`. */
+  send(id: string, text: string, policy?: SendMessageBody['policy']): Promise<SendMessageResult> {
+    return this.request('POST', `/api/sessions/${enc(id)}/messages`, policy === undefined ? { text } : ({ text, policy } satisfies SendMessageBody));
+  }
+  /** Takes back a message waiting in the session's inbox. */
+  unsend(id: string, messageId: string): Promise<UnsendResult> {
+    return this.request('DELETE', `/api/sessions/${enc(id)}/inbox/${enc(messageId)}`);
   }
   edit(id: string, turnId: string, text: string): Promise<{ runId: string | null; turn: { id: string; version: number } }> {
     return this.request('POST', `/api/sessions/${enc(id)}/turns/${enc(turnId)}/edit`, { text });
@@ -118,9 +133,10 @@ export class Api {
     if (response.status === 401) this.onUnauthorized();
   }
 
-  private async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // The server takes a change only as JSON (no other site's form can send that), a DELETE without a body too.
+    if (method !== 'GET') headers['content-type'] = 'application/json';
     return (await this.fetchJson(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).data as T;
   }
 

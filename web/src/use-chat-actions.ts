@@ -1,9 +1,14 @@
-/** What the user does to the open conversation: send, stop, edit, fork, switch versions, start another. */
+/** What the user does to the open conversation: send (or queue, or steer), stop, edit, fork, switch versions, start another. */
+import type { SendMessageBody } from '../../src/serve/api-types.js';
+import { ApiError } from './api.js';
 import { startRun } from './live-runs.js';
 import type { SessionState } from './use-session.js';
 
 export interface ChatActions {
-  send: (text: string) => Promise<boolean>;
+  /** A message; during a run, `policy` says what becomes of it (queued for the run's end, or read before its next step). */
+  send: (text: string, policy?: SendMessageBody['policy']) => Promise<boolean>;
+  /** Takes back a message waiting for the open session's run. */
+  unsend: (messageId: string) => void;
   stop: () => void;
   edit: (turnId: string, text: string) => Promise<boolean>;
   fork: (turnId: string) => void;
@@ -24,7 +29,7 @@ export function chatActions(session: SessionState): ChatActions {
     }
   };
   return {
-    async send(text) {
+    async send(text, policy) {
       try {
         let id = openRef.current;
         // No session yet: the first message starts one.
@@ -32,9 +37,11 @@ export function chatActions(session: SessionState): ChatActions {
           id = (await api.createSession()).id;
           open(id);
         }
-        const { runId } = await api.send(id, text);
+        const sent = await api.send(id, text, policy);
+        // Queued for the run that holds the session: the read below lists it under the composer.
+        if (sent.queued !== undefined) return true;
         setNotice((n) => (n?.level === 'error' ? n : null)); // "Stopped." and the like were about the run before
-        setLive((runs) => startRun(runs, runId, id));
+        setLive((runs) => startRun(runs, sent.runId, id));
         return true;
       } catch (error) {
         fail(error);
@@ -44,6 +51,18 @@ export function chatActions(session: SessionState): ChatActions {
         void loadState();
       }
     },
+    unsend: (messageId) =>
+      void withOpen(async (id) => {
+        try {
+          await api.unsend(id, messageId);
+        } catch (error) {
+          // Delivered (or taken back in another tab) meanwhile: the read below shows where it went.
+          if (!(error instanceof ApiError && error.code === 'MESSAGE_NOT_FOUND')) throw error;
+          notify('That message was no longer waiting: it was sent to the agent, or taken back elsewhere.', 'info');
+        } finally {
+          void loadDetail();
+        }
+      }),
     stop: () =>
       void withOpen(async (id) => {
         const { stopped } = await api.stop(id);

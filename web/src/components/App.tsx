@@ -55,7 +55,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const forms = useForms(socketRef, notify, catalog);
   const [shownDiff, setShownDiff] = useState<{ title: string; diff: string } | null>(null);
   const connection = useLiveSocket(token, socketRef, session, forms, { onDiff: setShownDiff });
-  const { send, stop, edit, fork, switchVersion, newSession } = chatActions(session);
+  const { send, unsend, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
   const loadImage = useMemo(() => imageLoader((instanceId, sha256) => api.uiImage(instanceId, sha256)), [api]);
   const uiServices = useMemo(
@@ -175,6 +175,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
         running={running}
         disabledNote={serve !== null && serve.model === null ? 'No model: start golem serve with --model' : null}
         onSend={send}
+        onUnsend={unsend}
         onStop={stop}
         onEdit={edit}
         onFork={fork}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { CommandView, SessionDetail } from '../../../src/serve/api-types.js';
+import type { CommandView, SendMessageBody, SessionDetail } from '../../../src/serve/api-types.js';
 import { conversationOf, usageText, type Entry, type Unanswered } from '../conversation.js';
 import type { LiveItem } from '../live-runs.js';
 import type { UIInstance } from '../types.js';
@@ -19,7 +19,9 @@ interface Props {
   streaming: LiveItem[] | null;
   running: boolean;
   disabledNote: string | null;
-  onSend: (text: string) => Promise<boolean>;
+  onSend: (text: string, policy?: SendMessageBody['policy']) => Promise<boolean>;
+  /** Takes back a message waiting for the run (the session's inbox, listed under the composer). */
+  onUnsend: (messageId: string) => void;
   onStop: () => void;
   onEdit: (turnId: string, text: string) => Promise<boolean>;
   onFork: (turnId: string) => void;
@@ -107,7 +109,15 @@ export function Chat(props: Props) {
         {streaming !== null && <Streaming items={streaming} />}
       </div>
       {props.canCompose && (
-        <Composer disabledNote={props.disabledNote} running={props.running} commands={props.commands ?? []} onSend={props.onSend} onStop={stop} />
+        <Composer
+          disabledNote={props.disabledNote}
+          running={props.running}
+          commands={props.commands ?? []}
+          queued={detail?.inbox ?? []}
+          onSend={props.onSend}
+          onUnsend={props.onUnsend}
+          onStop={stop}
+        />
       )}
     </main>
   );
