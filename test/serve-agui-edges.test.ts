@@ -147,7 +147,7 @@ describe('AG-UI with the page and other threads', () => {
     expect(deltas().map((delta) => delta.map((d) => d.op))).toEqual([['add'], ['remove']]);
   });
 
-  it('answers two first messages sent at once on a new thread with one run and one SESSION_BUSY', async () => {
+  it('answers two first messages sent at once on a new thread (with the reject policy) with one run and one SESSION_BUSY', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { ws, server } = await started([async () => (await gate, { text: 'Once.' })]);
@@ -156,7 +156,12 @@ describe('AG-UI with the page and other threads', () => {
       fetch(`${server.url}/api/agui`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ threadId, runId: id, messages: [{ id, role: 'user', content: `hello from ${id}` }] }),
+        body: JSON.stringify({
+          threadId,
+          runId: id,
+          messages: [{ id, role: 'user', content: `hello from ${id}` }],
+          forwardedProps: { golem: { policy: 'reject' } },
+        }),
       });
     const answers = await Promise.all([send('one'), send('two')]);
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);

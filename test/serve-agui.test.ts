@@ -230,10 +230,13 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     await working;
     agent.abortRun();
     await first;
-    // A second run on the busy thread is refused…
+    // A second message on the busy thread, with the reject policy, is refused…
     const other = agentOf(server, threadId).agent;
     say(other, 'something else');
-    expect(await refused(other.runAgent())).toMatchObject({ status: 409, payload: { error: { code: 'SESSION_BUSY' } } });
+    expect(await refused(other.runAgent({ forwardedProps: { golem: { policy: 'reject' } } }))).toMatchObject({
+      status: 409,
+      payload: { error: { code: 'SESSION_BUSY' } },
+    });
     // …while a request that adds nothing follows the run in progress.
     const back = agentOf(server, threadId);
     let attached!: () => void;
@@ -243,6 +246,67 @@ describe('AG-UI over HTTP: POST /api/agui', () => {
     const result = await following;
     expect(result.result).toEqual({ status: 'done', text: 'Finished the long task.' });
     expect(texts(back.agent.messages)).toEqual(['user: Do the long task', 'assistant: Finished the long task.']);
+  });
+
+  it('takes a message sent while the thread runs by forwardedProps.golem.policy: steer, seen before the next model call; enqueue (the default), the next run', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const working = new Promise<void>((resolve) => (reached = resolve));
+    const { deploy } = deployAction();
+    const { ws, server } = await started(
+      [
+        async () => (reached(), await gate, { toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] }),
+        (prompt) => ({ text: `Saw: ${JSON.stringify(prompt.messages.at(-1))}` }),
+        { text: 'The queued one, answered.' },
+      ],
+      { actions: [{ ...deploy, trust: 'autonomous' }] },
+    );
+    const threadId = crypto.randomUUID();
+    const { agent } = agentOf(server, threadId);
+    say(agent, 'Deploy it');
+    const first = agent.runAgent();
+    await working;
+    const sent = async (text: string, forwardedProps?: unknown) => {
+      const other = agentOf(server, threadId);
+      say(other.agent, text);
+      await other.agent.runAgent(forwardedProps === undefined ? {} : { forwardedProps });
+      return other.events;
+    };
+    expect(
+      await refused(
+        (() => {
+          const bad = agentOf(server, threadId).agent;
+          say(bad, 'x');
+          return bad.runAgent({ forwardedProps: { golem: { policy: 'sometimes' } } });
+        })(),
+      ),
+    ).toMatchObject({ status: 400, payload: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('forwardedProps.golem') } } });
+    const steered = await sent('use production instead', { golem: { policy: 'steer' } });
+    const queued = await sent('and then tidy up');
+    for (const [events, policy] of [
+      [steered, 'steer'],
+      [queued, 'enqueue'],
+    ] as const) {
+      expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'CUSTOM', 'RUN_FINISHED']);
+      expect(events[1]).toMatchObject({ name: 'golem.queued', value: { policy, runId: expect.any(String) } });
+    }
+    release();
+    await first;
+    await server.settled(threadId);
+    const turns = (await (await ws.sessions.open(threadId))!.transcript()).map(
+      (t) => `${t.role}: ${t.blocks.map((b) => (b.type === 'text' ? b.text : b.type)).join(' ')}`,
+    );
+    // The steering message after the call's result, before the next model call, which read it; the queued one, a run of its own.
+    expect(turns).toEqual([
+      'user: Deploy it',
+      'assistant: tool_use',
+      'tool: tool_result',
+      'user: use production instead',
+      expect.stringMatching(/^assistant: Saw: .*use production instead/),
+      'user: and then tidy up',
+      'assistant: The queued one, answered.',
+    ]);
   });
 
   it('refuses bad input with a typed error and writes nothing', async () => {

@@ -394,25 +394,41 @@ describe('golem serve: the AI SDK chat route', () => {
     expect(ws.sessions.list().map((s) => s.id)).toEqual(['kept']);
   });
 
-  it('refuses a second run on a busy thread with SESSION_BUSY, a new thread too when two first messages race', async () => {
+  it('queues a message sent while the thread runs (or refuses it with golem.policy reject); a new thread is busy when two first messages race', async () => {
     const { held, release } = gate();
     const model = scriptedModel([
       async () => {
         await held;
         return { text: 'One.' };
       },
+      { text: 'Two.' },
     ]);
     const { ws, server } = await started({ model });
     const running = await post(server, say('busy', 'first'));
     await until(() => model.calls.length === 1);
-    expect(await refusal(await post(server, say('busy', 'second')))).toEqual({ status: 409, code: 'SESSION_BUSY' });
+    const reject = { ...say('busy', 'refused'), golem: { policy: 'reject' } };
+    expect(await refusal(await post(server, reject))).toEqual({ status: 409, code: 'SESSION_BUSY' });
+    expect(await refusal(await post(server, { ...say('busy', 'odd'), golem: { policy: 'later' } }))).toEqual({ status: 400, code: 'INVALID_ARGUMENT' });
+    // The server's default, enqueue: kept for after the run, and said so in a transient data chunk.
+    const queued = await chunksOf(await post(server, say('busy', 'second')));
+    expect(queued).toEqual([
+      { type: 'start', messageId: expect.any(String) },
+      { type: 'data-golem-queued', data: { messageId: 'u-second', policy: 'enqueue', runId: expect.any(String) }, transient: true },
+      { type: 'finish', finishReason: 'stop' },
+    ]);
     release();
     expect(JSON.stringify(await chunksOf(running))).toContain('One.');
+    await until(async () => (await turnsOf(ws, 'busy')).length === 4);
     await server.settled('busy');
+    // The queued message is the next user turn, under the client's id, answered by the next run.
     expect(await turnsOf(ws, 'busy')).toEqual([
       ['user', 'first'],
       ['assistant', 'One.'],
+      ['user', 'second'],
+      ['assistant', 'Two.'],
     ]);
+    const transcript = await (await ws.sessions.open('busy'))!.transcript();
+    expect(transcript[2]?.id).toBe('u-second');
 
     // With users, the thread is claimed for its user before it is made: the first messages that lose the race are busy too.
     const users = await createWorkspace();
@@ -425,7 +441,7 @@ describe('golem serve: the AI SDK chat route', () => {
         new Request('http://golem.test/api/chat', {
           method: 'POST',
           headers: { 'x-user': 'ann', 'content-type': 'application/json' },
-          body: JSON.stringify(say('fresh', `hi ${n}`, `u${n}`)),
+          body: JSON.stringify({ ...say('fresh', `hi ${n}`, `u${n}`), golem: { policy: 'reject' } }),
         }),
       );
     const answers = await Promise.all([first(1), first(2), first(3)]);

@@ -25,7 +25,7 @@ import type { Hono as HonoApp } from 'hono';
 import { z } from 'zod';
 import type { ApprovalAnswerBody } from './api-types.js';
 import { ApprovalAnswerSchema } from './views.js';
-import type { JsonObject } from '../core/blocks.js';
+import type { ContentBlock, JsonObject } from '../core/blocks.js';
 import { GolemError, toGolemError } from '../core/errors.js';
 import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
@@ -37,6 +37,7 @@ import { invalidInput, MAX_MESSAGES_BODY, parseInput, readJsonBody } from './jso
 import { requestUser, setRequestUser } from './request-user.js';
 import { RunLog } from '../agent/run-log.js';
 import { afterOf, elsewhereSource, eventId, localSource, type RunSource } from './run-source.js';
+import { policyOf, queuedView, sendDuringRun, type WireSend } from './wire-policy.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
 import { sseResponse, type SseChannel } from './sse.js';
@@ -66,6 +67,8 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
   const user = requestUser(request);
   const tools = clientTools(input);
   const instructions = instructionsOf(input);
+  // A message while the thread runs: this request's policy, else the server's (wire-policy.ts).
+  const policy = policyOf((input.forwardedProps as { golem?: unknown } | undefined)?.golem, 'forwardedProps.golem');
   const options: RunStartOptions = {
     pause: true,
     ...(tools.length > 0 && { actions: (log: RunLog) => host.clientCalls.actions(tools, log) }),
@@ -108,7 +111,11 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
 
   if (said.length > 0) {
     if (existing !== undefined) {
-      if (runs.busyAnywhere(existing.id)) throw busy(existing.id);
+      if (runs.busyAnywhere(existing.id)) {
+        const message = (blocks: ContentBlock[]) => ({ blocks, ...(messageId !== undefined && { id: messageId }) });
+        const sent = await withUserBlocks(ws, userParts(said), (blocks) => sendDuringRun(runs, existing.id, message(blocks), policy));
+        if (sent.type === 'queued') return queuedFeed(existing.id, input.runId, sent);
+      }
       requireNoPendingApproval(host, existing.id, 'resume it (RunAgentInput.resume) before sending a new message');
     }
     const session = existing ?? (await host.thread(user, input.threadId, true));
@@ -197,6 +204,18 @@ function answerOf(host: ServeHost, session: Session, entry: NonNullable<RunAgent
 }
 
 /** The session's path, loaded. */
+/** A message kept for the thread's run (queued, or steering it): told as a run of its own that says so and ends. */
+function queuedFeed(threadId: string, runId: string, sent: Extract<WireSend, { type: 'queued' }>): AguiFeed {
+  return (channel) => {
+    const timestamp = Date.now();
+    channel.send({ type: 'RUN_STARTED', timestamp, threadId, runId });
+    channel.send({ type: 'CUSTOM', timestamp, name: 'golem.queued', value: queuedView(sent) });
+    channel.send({ type: 'RUN_FINISHED', timestamp, threadId, runId });
+    channel.end();
+    return () => undefined;
+  };
+}
+
 async function pathOf(host: ServeHost, session: Session): Promise<ReturnType<typeof pathTo>> {
   await session.load();
   return pathTo(host.workspace.manager.workspace(), session.record().head);

@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { GolemError } from '../core/errors.js';
 import { Id } from '../core/records.js';
 import { parseInput } from './json-body.js';
+import type { RunPolicy } from '../agent/inbox.js';
+import { policyOf } from './wire-policy.js';
 import { checkImage, type UserPart } from './user-parts.js';
 
 const Message = z.looseObject({
@@ -27,6 +29,8 @@ const Body = z.looseObject({
   messages: z.array(Message).min(1, 'there is no message'),
   trigger: z.enum(['submit-message', 'regenerate-message']),
   messageId: z.string().max(200).optional(),
+  /** Golem's own options (the client's `body: { golem: { policy } }`): what a message sent while the thread runs does. */
+  golem: z.unknown().optional(),
 });
 
 const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
@@ -69,6 +73,8 @@ export interface ChatRequest {
   /** The thread: a Golem session's id (the chat's `id`). */
   threadId: string;
   input: ChatInput;
+  /** What a message sent while the thread runs does (wire-policy.ts); the server's default when none. */
+  policy?: RunPolicy;
 }
 
 /** Reads a chat request's JSON body (INVALID_ARGUMENT naming the path of what is wrong). */
@@ -88,7 +94,8 @@ export function readChatRequest(json: unknown): ChatRequest {
   }
   const parts = message.parts.map((part, i) => userPart(parseInput(UserMessagePart, part, { at: [...path, 'parts', i] }), [...path, 'parts', i]));
   if (!parts.some((p) => p.type === 'image' || p.text.trim() !== '')) throw invalid(path, 'the message is empty');
-  return { threadId: body.id, input: { type: 'message', messageId: message.id, parts } };
+  const policy = policyOf(body.golem, 'golem');
+  return { threadId: body.id, input: { type: 'message', messageId: message.id, parts }, ...(policy !== undefined && { policy }) };
 }
 
 /** The answers an assistant message gives (`named`: the request's `messageId` names it). */

@@ -10,7 +10,9 @@ import type { ApprovalRecord } from '../agent/agent-plugin.js';
 import type { Turn, TurnRef } from '../core/records.js';
 import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import { UIMessageChunks, type MessageContext } from './ui-message-chunks.js';
+import { randomUUID } from 'node:crypto';
 import { eventId, type RunSource } from './run-source.js';
+import { queuedView, type WireSend } from './wire-policy.js';
 import { uiMessageStreamResponse, type FinishReason, type UIInstancePart, type UIMessageChunk } from './ui-message-stream.js';
 
 /** How a chat run started. */
@@ -135,6 +137,24 @@ export function sourceStream(source: RunSource, context: MessageContext, after =
       out.forEach((chunk, i) => sink.write(chunk, i === out.length - 1 ? eventId(source.runId, seq) : undefined));
       if (entry.type === 'end') sink.end();
     }, after);
+  });
+}
+
+/**
+ * A message kept for the thread's run (queued, or steering it): an assistant message with no
+ * parts that says so in a transient `data-golem-queued` chunk (useChat's `onData` gets it) and
+ * finishes. The message becomes a user turn when its run takes it.
+ */
+export function queuedStream(sent: Extract<WireSend, { type: 'queued' }>): Response {
+  return uiMessageStreamResponse((sink) => {
+    const chunks: UIMessageChunk[] = [
+      { type: 'start', messageId: randomUUID() },
+      { type: 'data-golem-queued', data: queuedView(sent), transient: true },
+      { type: 'finish', finishReason: 'stop' },
+    ];
+    for (const chunk of chunks) sink.write(chunk);
+    sink.end();
+    return () => undefined;
   });
 }
 

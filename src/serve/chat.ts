@@ -32,8 +32,10 @@ import { pathTo } from '../core/turn-tree.js';
 import type { Session } from '../prompt/session.js';
 import type { ApprovalAnswerBody } from './api-types.js';
 import { readChatRequest, type ChatInput } from './chat-request.js';
-import { ChatRun, runStream, sourceStream, toldAgain, turnsStream, type ChatStart, type RunStreamOptions } from './chat-stream.js';
+import { ChatRun, queuedStream, runStream, sourceStream, toldAgain, turnsStream, type ChatStart, type RunStreamOptions } from './chat-stream.js';
 import { afterOf, elsewhereSource } from './run-source.js';
+import type { RunPolicy } from '../agent/inbox.js';
+import { sendDuringRun } from './wire-policy.js';
 import type { ServeHost } from './host.js';
 import { MAX_MESSAGES_BODY, readJsonBody } from './json-body.js';
 import { requestUser } from './request-user.js';
@@ -52,7 +54,9 @@ export function mountChat(app: Hono, host: ServeHost): void {
     const request = readChatRequest(await readJsonBody(c.req.raw, MAX_MESSAGES_BODY));
     host.runs.requireAgent();
     const user = requestUser(c.req.raw);
-    return request.input.type === 'message' ? chat.send(user, request.threadId, request.input) : chat.answer(user, request.threadId, request.input);
+    return request.input.type === 'message'
+      ? chat.send(user, request.threadId, request.input, request.policy)
+      : chat.answer(user, request.threadId, request.input);
   });
   app.get('/api/chat/:id/stream', async (c) => chat.resume(requestUser(c.req.raw), c.req.param('id'), c.req.raw));
 }
@@ -78,12 +82,21 @@ class ChatRoute {
     this.#host = host;
   }
 
-  /** The user's message: a run on it, streamed; the same message sent again, the stream of its run. */
-  async send(user: string | null, threadId: string, message: Extract<ChatInput, { type: 'message' }>): Promise<Response> {
+  /**
+   * The user's message: a run on it, streamed; the same message sent again, the stream of its
+   * run; sent while the thread runs, kept for that run by `policy` (wire-policy.ts).
+   */
+  async send(user: string | null, threadId: string, message: Extract<ChatInput, { type: 'message' }>, policy?: RunPolicy): Promise<Response> {
     const host = this.#host;
     const session = await host.thread(user, threadId, true);
     const sent = await this.#sentBefore(session, message);
     if (sent !== undefined) return this.#again(session, sent);
+    if (host.runs.busyAnywhere(session.id)) {
+      const queued = await withUserBlocks(host.workspace, message.parts, (blocks) =>
+        sendDuringRun(host.runs, session.id, { blocks, id: message.messageId }, policy),
+      );
+      if (queued.type === 'queued') return queuedStream(queued);
+    }
     host.runs.requireIdle(session.id);
     requireNoPendingApproval(host, session.id, HOW_TO_ANSWER);
     let log: RunLog;

@@ -52,6 +52,8 @@ export type UIMessageChunk =
   | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; approvalDescriptor: ApprovalDescriptor }
   /** A UI instance the run built or changed (`data-ui` parts on the client). */
   | { type: 'data-ui'; id: string; data: UIInstancePart }
+  /** A message sent while the thread ran, kept for its run (wire-policy.ts); transient: not a part of the message. */
+  | { type: 'data-golem-queued'; data: { messageId: string; policy: string; runId: string }; transient: true }
   /** The run failed: `errorText` starts with Golem's error code (`MODEL_ERROR: …`). */
   | { type: 'error'; errorText: string }
   /** The run was stopped. */
