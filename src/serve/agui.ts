@@ -38,6 +38,7 @@ import { requestUser, setRequestUser } from './request-user.js';
 import { RunLog } from '../agent/run-log.js';
 import { afterOf, elsewhereSource, eventId, localSource, type RunSource } from './run-source.js';
 import { policyOf, queuedView, sendDuringRun, type WireSend } from './wire-policy.js';
+import { inConversation, uiVisibleTo } from '../ui/ui-visibility.js';
 import { RunEventTranslator, type RunEvent } from './run-events.js';
 import type { RunStartOptions } from './runs.js';
 import { sseResponse, type SseChannel } from './sse.js';
@@ -245,7 +246,8 @@ function stream(host: ServeHost, threadId: string, input: RunAgentInput, from: n
     };
     // The thread's UI instances: those its agents built. One that joins is sent whole; one that leaves (deleted, or
     // built on since by another thread) is removed, so the client's state stays the server's.
-    const ours = (builtBy: string | undefined) => builtBy !== undefined && host.rootOf(builtBy) === threadId;
+    const user = host.ownerOf(threadId) ?? null;
+    const ours = (builtBy: string | undefined) => inConversation(view(), { builtBy }, threadId) && uiVisibleTo({ builtBy }, user, (id) => host.ownerOf(id));
     // With users, keyed by the ids the user's agent gave them (ui-scope.ts).
     const shown = host.uiIdsOf(threadId);
     const mine = new Set(uiInstances(view()).flatMap((ui) => (ours(ui.builtBy) ? [ui.id] : [])));

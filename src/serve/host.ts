@@ -27,6 +27,7 @@ import { elsewhere, ServeRuns, type ServeAgentOptions } from './runs.js';
 import { SessionAccess } from './session-access.js';
 import { uiInstance, uiInstances, type UIInstanceRecord } from '../ui/ui-plugin.js';
 import { shownInstanceId, storedInstanceId, userScope } from '../ui/ui-scope.js';
+import { inConversation, uiVisibleTo } from '../ui/ui-visibility.js';
 import { imageBlobs } from '../ui/block-data.js';
 import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
@@ -60,13 +61,13 @@ export class ServeHost {
     this.#broadcast = broadcast;
     this.#agent = agent;
     const given = agent?.actions ?? [];
-    const ownerOf = (sessionId: string) => this.#access.ownerOf(sessionId);
+    const ownerOf = (sessionId: string) => this.ownerOf(sessionId);
     // The UI tools (patch_ui_state, get_ui_state, list_ui_instances) the agent was not given its own of. The reads show
     // a session's agent its conversation's instances, and of those its user's alone (not, with users, one of no known
     // builder: it may be another user's); any other is refused as an id no instance has. With users, each user's ids
     // are their own: the instances are kept under the user's prefix (ui-scope.ts), so no user takes an id from another.
     const ui = ws.ui.actions({
-      sees: (instance, sessionId) => (instance.builtBy === undefined ? ownerOf(sessionId) === undefined : ownerOf(instance.builtBy) === ownerOf(sessionId)),
+      sees: (instance, sessionId) => uiVisibleTo(instance, ownerOf(sessionId) ?? null, ownerOf),
       scope: (sessionId) => this.#scope(ownerOf(sessionId) ?? null),
     });
     this.#actions = [...given, ...ui.filter((a) => !given.some((g) => g.name === a.name))];
@@ -170,7 +171,7 @@ export class ServeHost {
     // With users, only what this session's agent built: an instance of no known builder may be another user's.
     // With users, by the ids their agent gave (ui-scope.ts), as uiRecord and uiImage take them.
     const shown = uiInstances(view).flatMap((ui) =>
-      (ui.builtBy === undefined ? user === null : this.rootOf(ui.builtBy) === record.id) ? [this.shownUiId(user, ui.id)] : [],
+      inConversation(view, ui, record.id) && uiVisibleTo(ui, user, (id) => this.ownerOf(id)) ? [this.shownUiId(user, ui.id)] : [],
     );
     return {
       session: { ...this.#summary(record, turns.length), head: record.head },
@@ -207,7 +208,7 @@ export class ServeHost {
   /** The instance `user` calls `instanceId` (their agent's id for it: ui-scope.ts), when they may see it. */
   #visibleUi(user: string | null, instanceId: string): UIInstanceRecord | undefined {
     const view = this.#ws.manager.workspace();
-    const visible = (record: UIInstanceRecord) => user === null || (record.builtBy !== undefined && this.#access.ownerOf(record.builtBy) === user);
+    const visible = (record: UIInstanceRecord) => uiVisibleTo(record, user, (id) => this.ownerOf(id));
     const record = uiInstance(view, storedInstanceId(view, this.#scope(user), instanceId, visible));
     return record !== undefined && visible(record) ? record : undefined;
   }
@@ -470,6 +471,11 @@ export class ServeHost {
   /** The root session of the worker tree a session is in (itself, unless it is a sub-worker's). */
   rootOf(sessionId: string): string {
     return this.#access.rootOf(sessionId);
+  }
+
+  /** The user a session belongs to (undefined without users). */
+  ownerOf(sessionId: string): string | undefined {
+    return this.#access.ownerOf(sessionId);
   }
 
   #summary(record: SessionRecord, turns?: number): SessionSummary {

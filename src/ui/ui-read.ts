@@ -13,6 +13,7 @@ import { fitJson } from './fit-json.js';
 import type { UIPatchError } from './patch-engine.js';
 import { uiInstance, uiInstances, type UIInstanceRecord } from './ui-plugin.js';
 import { shownErrors, shownInstanceId, storedInstanceId } from './ui-scope.js';
+import { inConversation, rootOf } from './ui-visibility.js';
 
 /** How long an instance's JSON may be in get_ui_state's answer before it is cut (characters). */
 export const UI_READ_MAX_CHARS = 20_000;
@@ -79,8 +80,7 @@ export interface UIInstanceList {
  */
 export function readableBy(view: WorkspaceView, record: UIInstanceRecord, sessionId: string | undefined, options: UIReadOptions = {}): boolean {
   if (sessionId === undefined) return true;
-  const ours = record.builtBy === undefined || rootOf(view, record.builtBy) === rootOf(view, sessionId);
-  return ours && (options.sees?.(record, sessionId) ?? true);
+  return inConversation(view, record, rootOf(view, sessionId)) && (options.sees?.(record, sessionId) ?? true);
 }
 
 /** One instance as `sessionId`'s agent may read it (see `readableBy`), cut to size. */
@@ -180,11 +180,6 @@ function fieldCount(record: UIInstanceRecord): number {
 
 function many(n: number, noun: string): string {
   return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-/** The root session of the worker tree a session is in (itself, unless it is a sub-worker's). */
-function rootOf(view: WorkspaceView, sessionId: string): string {
-  return view.collection('worker').get(sessionId)?.rootSessionId ?? sessionId;
 }
 
 const GET_UI_STATE_DESCRIPTION = [
