@@ -159,6 +159,17 @@ export class RunLeases {
     );
   }
 
+  /**
+   * For a cancel of the run: its holder when its process, on this machine, is gone though its
+   * lease is live (caught up with the store first), so the run is cancelled at once instead of
+   * waiting for the lease to lapse and another process to take it over.
+   */
+  async goneHolder(runId: string): Promise<{ holderGone?: string }> {
+    await this.#manager.refresh();
+    const lease = [...this.#manager.workspace().collection('run').values()].find((l) => l.runId === runId);
+    return lease !== undefined && this.#gone(lease) ? { holderGone: lease.holder } : {};
+  }
+
   /** Whether the lease's holder ran on this machine, in this pid namespace, and its process is no more. */
   #gone(lease: RunLease): boolean {
     const holder = lease.process;

@@ -131,21 +131,26 @@ export type RunCancelOutcome = 'stopping' | 'cancelled' | 'ended';
 /**
  * Asks a run to stop. A running run whose lease is live gets `cancel` set: its holder sees it
  * (at once in its process, on its next catch-up or lease renewal in another) and stops at its
- * next step boundary. A run no live lease holds (its process is gone, or it is paused) is
- * cancelled at once, and its lease let go, so nobody takes it over. RUN_NOT_FOUND for no such
- * run; an ended run is answered as it is.
+ * next step boundary. A run no live lease holds (its process is gone, or it is paused), or
+ * whose holder the canceller found gone (`holderGone`), is cancelled at once, and its lease let
+ * go, so nobody takes it over. RUN_NOT_FOUND for no such run; an ended run is answered as it is.
  */
 export const runCancel = defineCommand({
   type: 'run:cancel',
   description: 'Asks a run to stop (its holder stops at its next step boundary), or cancels at once a run no live process holds.',
-  payload: z.strictObject({ runId: z.string().min(1), by: z.string().default('') }),
+  payload: z.strictObject({
+    runId: z.string().min(1),
+    by: z.string().default(''),
+    /** The holder the canceller found gone (its process, on the same machine, is no more): its lease, though live, holds nothing. */
+    holderGone: z.string().min(1).optional(),
+  }),
   reduce(payload, ctx) {
     const record = ctx.index.collection('run_record').get(payload.runId);
     if (record === undefined) throw fail('RUN_NOT_FOUND', `no run with id "${payload.runId}"`, { runId: payload.runId });
     if (isEnded(record)) return { writes: [], result: { run: record, outcome: 'ended' as RunCancelOutcome } };
     if (record.cancel !== undefined) return { writes: [], result: { run: record, outcome: 'stopping' as RunCancelOutcome } };
     const lease = ctx.index.collection('run').get(record.sessionId);
-    const held = lease !== undefined && lease.runId === record.id && Date.parse(lease.expiresAt) > Date.parse(ctx.now);
+    const held = lease !== undefined && lease.runId === record.id && Date.parse(lease.expiresAt) > Date.parse(ctx.now) && lease.holder !== payload.holderGone;
     const cancel = { at: ctx.now, by: payload.by };
     if (record.status === 'running' && held) {
       const asked: RunRecord = { ...record, cancel };

@@ -222,9 +222,10 @@ export class RunService {
     return (await this.cancelling(id, options)).run;
   }
 
-  /** `cancel`, and what it did: the holder asked to stop, the run cancelled at once, or it had ended. */
+  /** `cancel`, and what it did: the holder asked to stop, the run cancelled at once (a dead holder here is not waited for), or it had ended. */
   async cancelling(id: string, options: { by?: string } = {}): Promise<{ run: RunRecord; outcome: RunCancelOutcome }> {
-    return unwrap(await this.#manager.dispatch({ type: 'run:cancel', payload: { runId: id, by: options.by ?? this.#by } }));
+    const gone = await this.#leases.goneHolder(id);
+    return unwrap(await this.#manager.dispatch({ type: 'run:cancel', payload: { runId: id, by: options.by ?? this.#by, ...gone } }));
   }
 
   /**
@@ -321,9 +322,8 @@ export class RunService {
       },
     });
     if (!added.ok) throw added.error;
-    // The run ended meanwhile (its holder found nothing waiting): the message was not kept.
+    // Not kept when the run ended meanwhile (its holder found nothing waiting); an interrupt stops the run it was accepted for.
     if (added.value === null) return { status: 'idle' };
-    // The run it was accepted for is the one stopped, even if another held the session when it was sent.
     const { message: accepted, runId } = added.value;
     if (policy === 'interrupt') await this.cancel(runId, { by: options.by ?? this.#by });
     return { status: 'queued', message: accepted, runId };

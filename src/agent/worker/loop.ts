@@ -72,7 +72,7 @@ export async function runLoop(ctx: WorkerContext, input: string | ContentBlock[]
 
 /** The step the session's state calls for (the signal read afresh: it changes while actions run). */
 async function nextStep(ctx: WorkerContext, state: RunState): Promise<NextStep> {
-  if (state.signal?.aborted === true) return { type: 'done', status: 'aborted' };
+  if (state.signal?.aborted === true) return stopped(ctx, state);
   await ctx.manager.load([ctx.session.id]); // its turns, read below, may have left memory since the last step
   const standing = standingOf(ctx);
   if (standing.type === 'answered') return finish(ctx, state, standing.turn);
@@ -81,6 +81,28 @@ async function nextStep(ctx: WorkerContext, state: RunState): Promise<NextStep> 
   // Every call answered, the model next: what the user said meanwhile comes first (a user turn it reads).
   if (ctx.depth === 0) await ctx.options.steer?.();
   return MODEL;
+}
+
+/**
+ * The run was stopped. Calls of the last answer still without a result (it stopped between
+ * the answer and its calls, or a run cancelled before its process died is taken over) are
+ * answered as not run, as `performAll` answers those it did not get to: the history stays
+ * whole, and a message delivered next never lands between a call and its result. A run
+ * taken over by another process writes nothing (its writes are refused): the new holder
+ * performs them.
+ */
+async function stopped(ctx: WorkerContext, state: RunState): Promise<NextStep> {
+  await ctx.manager.load([ctx.session.id]);
+  const standing = standingOf(ctx);
+  if (standing.type === 'calls') {
+    try {
+      await performAll(ctx, standing, state.outcome, state.signal);
+    } catch (error) {
+      const code = toGolemError(error).code;
+      if (code !== 'LEASE_LOST' && code !== 'SESSION_BUSY') throw error;
+    }
+  }
+  return { type: 'done', status: 'aborted' };
 }
 
 /** One model call; a failed one ends the run. */
