@@ -10,6 +10,7 @@ import type { RunCancelView, RunPageView, RunView, SessionSummary } from '../src
 import { createGolemHandler, type GolemHandler, type GolemHandlerOptions } from '../src/serve/index.js';
 import { scriptedModel } from '../src/test/index.js';
 import { steppingClock } from './helpers.js';
+import { sseEventsOf } from './helpers-chat.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -156,6 +157,44 @@ describe('GET /api/runs, GET /api/runs/:id, POST /api/runs/:id/cancel', () => {
     expect(cancelled).toMatchObject({ status: 200, json: { outcome: 'cancelled', run: { status: 'cancelled', cancel: { by: 'a client of the HTTP API' } } } });
     expect(ws.runs.get('orphan')).toMatchObject({ status: 'cancelled', error: { code: 'RUN_CANCELLED' } });
     expect(ws.manager.workspace().collection('run').get(a.id)).toBeUndefined();
+  });
+
+  it("streams a run's events (GET /api/runs/:id/events) live to its end, each with its id; after a seq or a Last-Event-ID; another user's is not found", async () => {
+    const ws = await workspace();
+    const golem = await handlerOf(ws, byHeader);
+    const created = await as(golem, 'ann')<{ id: string }>('POST', '/api/sessions', {});
+    const sessionId = created.json.id;
+    const claim = await ws.runs.claim(sessionId, { by: 'the test' });
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const worker = { id: sessionId, depth: 0, task: 'say it' };
+    const handle = claim.run(async ({ log }) => {
+      log.push({ type: 'event', event: { type: 'worker-start', worker, parent: null } });
+      log.push({ type: 'event', event: { type: 'text-delta', worker, text: 'Hello ' } });
+      await gate;
+      log.push({ type: 'event', event: { type: 'text-delta', worker, text: 'there.' } });
+    });
+    const read = async (user: string, query = '', headers: Record<string, string> = {}) =>
+      golem.fetch(new Request(`http://app.test/api/runs/${claim.id}/events${query}`, { headers: { 'x-user': user, ...headers } }));
+    const live = read('ann');
+    setTimeout(finish, 50);
+    const events = await sseEventsOf(await live);
+    await handle.done;
+    expect(events.map((e) => [e.id, (JSON.parse(e.data) as { type: string }).type])).toEqual([
+      [`${claim.id}:1`, 'event'],
+      [`${claim.id}:2`, 'event'],
+      [`${claim.id}:3`, 'event'],
+      [`${claim.id}:4`, 'end'],
+    ]);
+    expect(JSON.parse(events[3]!.data)).toEqual({ seq: 4, type: 'end', outcome: 'done', text: '(no answer text)' });
+    const after = (await sseEventsOf(await read('ann', '?after=2'))).map((e) => e.id);
+    expect(after).toEqual([`${claim.id}:3`, `${claim.id}:4`]);
+    const back = (await sseEventsOf(await read('ann', '', { 'last-event-id': `${claim.id}:3` }))).map((e) => e.id);
+    expect(back).toEqual([`${claim.id}:4`]);
+    const bob = await read('bob');
+    expect(bob.status).toBe(404);
+    expect(await bob.json()).toMatchObject({ error: { code: 'RUN_NOT_FOUND' } });
+    expect((await read('ann', '?after=soon')).status).toBe(400);
   });
 
   it('refuses a bad status, limit or cursor with INVALID_ARGUMENT (400), with users and without', async () => {

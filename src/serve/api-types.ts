@@ -201,6 +201,20 @@ export interface RunCancelView {
   outcome: 'stopping' | 'cancelled' | 'ended';
 }
 
+/**
+ * GET /api/runs/:id/events: a run's events as server-sent events, each `data` one of these and
+ * its `id` `<runId>:<seq>`, from the run's start (or after `?after=<seq>`, or the
+ * `Last-Event-ID` a client comes back with), live to the run's end (or its pause). `event` is
+ * a worker event (worker-start, text-delta, answer, step with its turn, action, worker-end).
+ */
+export type RunEventView = { seq: number } & (
+  | { type: 'event'; event: Record<string, unknown> & { type: string } }
+  | { type: 'approval'; approvalId: string }
+  | { type: 'client-call'; call: { callId: string; name: string; input: unknown } }
+  /** The end: the worker's outcome (done, question, paused, step_limit, aborted, error, failed), its answer's text, or the error. */
+  | { type: 'end'; outcome?: string; text?: string; error?: { code: string; message: string } }
+);
+
 /** POST bodies. */
 export interface SendMessageBody {
   text: string;

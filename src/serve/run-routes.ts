@@ -3,6 +3,8 @@
  * runs them:
  * - `GET /api/runs?sessionId=&status=&limit=&cursor=`: newest first, a page at a time (`RunPageView`);
  * - `GET /api/runs/:id`: one run (`RunView`);
+ * - `GET /api/runs/:id/events`: its events as server-sent events (`RunEventView`), from any
+ *   process, live to its end; `?after=<seq>` or `Last-Event-ID` to go on after one;
  * - `POST /api/runs/:id/cancel`: asks its holder to stop, or cancels it at once when no live
  *   process holds it (`RunCancelView`).
  * - `DELETE /api/sessions/:id/inbox/:messageId`: takes back a message waiting in the session's
@@ -13,8 +15,12 @@
  */
 import type { Context, Hono as HonoApp } from 'hono';
 import { type RunListOptions, type RunRecord, type RunService, type RunStatus } from '../agent/index.js';
-import { GolemError } from '../core/errors.js';
-import type { RunCancelView, RunPageView, RunView, UnsendResult } from './api-types.js';
+import { GolemError, toGolemError } from '../core/errors.js';
+import type { RunLogEntry } from '../agent/run-log.js';
+import { answerText } from '../agent/worker/outcome.js';
+import { afterOf, eventId } from './run-source.js';
+import { sseResponse } from './sse.js';
+import type { RunCancelView, RunEventView, RunPageView, RunView, UnsendResult } from './api-types.js';
 import { inboxView } from './views.js';
 import type { SessionAccess } from './session-access.js';
 
@@ -39,6 +45,30 @@ export function mountRunRoutes(app: HonoApp, deps: RunRoutesDeps, user: (c: Cont
     const run: RunView = viewOf(await visibleRun(deps, who, c.req.param('id')), who);
     return c.json(run);
   });
+  app.get('/api/runs/:id/events', async (c) => {
+    const run = await visibleRun(deps, user(c), c.req.param('id'));
+    const asked = c.req.query('after');
+    if (asked !== undefined && !/^\d{1,15}$/.test(asked))
+      throw new GolemError('INVALID_ARGUMENT', `after is a seq (a whole number), not "${asked.slice(0, 40)}"`);
+    const after = Math.max(afterOf(c.req.raw, run.id), Number(asked ?? 0));
+    return sseResponse((channel) => {
+      const stop = new AbortController();
+      void (async () => {
+        let last = after;
+        try {
+          for await (const { seq, entry } of deps.runs.follow(run.id, { after, signal: stop.signal })) {
+            last = seq;
+            channel.send(eventView(entry, seq), eventId(run.id, seq));
+          }
+        } catch (error) {
+          const failure = toGolemError(error);
+          if (!stop.signal.aborted) channel.send({ seq: last + 1, type: 'end', error: { code: failure.code, message: failure.message } });
+        }
+        channel.end();
+      })();
+      return () => stop.abort();
+    });
+  });
   app.post('/api/runs/:id/cancel', async (c) => {
     const who = user(c);
     const run = await visibleRun(deps, who, c.req.param('id'));
@@ -56,6 +86,28 @@ export function mountRunRoutes(app: HonoApp, deps: RunRoutesDeps, user: (c: Cont
     const unsent: UnsendResult = { unsent: inboxView(await deps.runs.unsend(id)) };
     return c.json(unsent);
   });
+}
+
+/** A run's entry as the events route sends it: an end told by its outcome's status and text, or its error's code. */
+function eventView(entry: RunLogEntry, seq: number): RunEventView {
+  switch (entry.type) {
+    case 'event':
+      return { seq, type: 'event', event: entry.event as unknown as Record<string, unknown> & { type: string } };
+    case 'approval':
+      return { seq, type: 'approval', approvalId: entry.approvalId };
+    case 'client-call':
+      return { seq, type: 'client-call', call: entry.call };
+    case 'end': {
+      const { outcome, error } = entry.end;
+      const failure = error ?? outcome.error;
+      return {
+        seq,
+        type: 'end',
+        ...(outcome !== undefined && { outcome: outcome.status, text: answerText(outcome) }),
+        ...(failure !== undefined && { error: { code: failure.code, message: failure.message } }),
+      };
+    }
+  }
 }
 
 /** The query of `GET /api/runs`, as `ws.runs.list` takes it (which checks the status, the limit's range and the cursor). */
