@@ -29,6 +29,7 @@ import { createWorkspace, defineAction, RunService, type Action, type Session, t
 import { postgresStore } from '../src/store/postgres/index.js';
 import { scriptedModel, type ScriptedResponse, type ScriptStep } from '../src/test/index.js';
 import type { ChildMessage, HoldTask, ParentMessage } from './runs-child.js';
+import { RUN_LOG_BATCH_MS } from '../src/agent/run-log.js';
 import { fmt, log, median, printTable, timeEach, type Row } from './lib.js';
 
 const url = process.env.GOLEM_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -173,7 +174,7 @@ async function followingElsewhere(): Promise<void> {
     rows.push({ measure: '   the same, p99', value: fmt(p99), target: '≤ 60 ms', ok: p99 <= 60 });
     notes.push(
       `Row 2: the holder and the follower are two processes on this ${availableParallelism()}-core machine, ` +
-        `with the PostgreSQL server; events ${task.gapMs} ms apart, kept a batch every 20 ms (batchMs). Clocks compared over IPC (±${fmt(best / 2)}).`,
+        `with the PostgreSQL server; events ${task.gapMs} ms apart, kept a batch every ${RUN_LOG_BATCH_MS} ms (RUN_LOG_BATCH_MS). Clocks compared over IPC (±${fmt(best / 2)}).`,
     );
   } finally {
     // A holder left waiting (this process failed first) would keep both alive.
@@ -195,7 +196,7 @@ const STEPS = 100;
  * `STEPS` model calls, each some streamed text and one deploy, then an answer. Each call
  * first lets the event loop turn once, as a model's reply over the network does: without it a
  * scripted run on SQLite (whose commits are synchronous) never reaches the timers, and its
- * events would be kept in one batch at its end instead of one every 20 ms.
+ * events would be kept in one batch at its end instead of one every RUN_LOG_BATCH_MS.
  */
 function script(): ScriptStep[] {
   const answer =

@@ -70,12 +70,13 @@ type Item = Record<string, unknown>;
 /** What an outcome keeps: its last turn as a reference, its error as code and message. */
 type KeptOutcome = Omit<WorkerOutcome, 'turn' | 'error'> & { turn?: TurnRef; error?: { code: string; message: string } };
 
-/** A batch as the items of a chunk (`chunk`: its place among the run's). */
-export function encodeBatch(batch: RunLogBatch, chunk: number): ChunkPayload {
+/** A batch as the items of a chunk (`chunk`: its place among the run's); the root worker (the run's session) goes unnamed. */
+export function encodeBatch(batch: RunLogBatch, chunk: number, sessionId: string): ChunkPayload {
   const items: Item[] = [];
   let last: Item | undefined;
   for (const entry of batch.entries) {
     const item = encodeEntry(entry);
+    if (item.worker === sessionId) delete item.worker;
     // A worker's streamed text, delta after delta: one item, its parts' lengths kept.
     if (item.type === 'text' && last?.type === 'text' && last.worker === item.worker) {
       const lengths = (last.lengths as number[] | undefined) ?? [(last.text as string).length];
@@ -236,8 +237,9 @@ function decodeItem(item: Item, ctx: DecodeContext): RunLogEntry | undefined {
 }
 
 /** A worker by its id: as its start said, else as little as is known (a take-over's follower may not have seen its start). */
-function workerOf(ctx: DecodeContext, id: unknown): WorkerInfo {
-  return ctx.workers.get(id as string) ?? { id: id as string, depth: id === ctx.sessionId ? 0 : 1, task: '' };
+function workerOf(ctx: DecodeContext, named: unknown): WorkerInfo {
+  const id = typeof named === 'string' ? named : ctx.sessionId;
+  return ctx.workers.get(id) ?? { id, depth: id === ctx.sessionId ? 0 : 1, task: '' };
 }
 
 export function errorOf(failure: { code: string; message: string }): GolemError {

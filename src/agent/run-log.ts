@@ -52,12 +52,12 @@ export interface RunLogOptions {
   keep?: (batch: RunLogBatch) => Promise<void>;
   /** Told when `keep` failed. */
   onKeepError?: (error: unknown) => void;
-  /** How long an entry waits for others to be kept with it (default 20 ms). */
+  /** How long an entry waits for others to be kept with it (default RUN_LOG_BATCH_MS, 12 ms). */
   batchMs?: number;
 }
 
 /** How long an entry waits, by default, for others to be kept with it. */
-export const RUN_LOG_BATCH_MS = 20;
+export const RUN_LOG_BATCH_MS = 12;
 
 /** An entry the run waits on after pushing it: kept at once, so another process's follower sees it now. */
 const urgent = (entry: RunLogEntry) => entry.type === 'approval' || entry.type === 'client-call';
@@ -117,6 +117,11 @@ export class RunLog {
    */
   flush(): Promise<void> {
     this.#keep();
+    return this.#keeping;
+  }
+
+  /** Resolves once the batches handed to `keep` so far are kept (or failed to be), handing over nothing more. */
+  keeping(): Promise<void> {
     return this.#keeping;
   }
 

@@ -86,7 +86,7 @@ export interface RunServiceOptions extends RunLeaseOptions {
   policy?: RunPolicy;
   /** Whether a run's events are kept in the store for other processes to follow (default true). */
   keepEvents?: boolean;
-  /** How long an event waits to be kept with others (default 20 ms): see RunLog. */
+  /** How long an event waits to be kept with others (default 12 ms): see RunLog. */
   batchMs?: number;
 }
 
@@ -393,9 +393,11 @@ export class RunService {
     let outcome: WorkerOutcome | undefined;
     let error: GolemError | undefined;
     try {
+      // At every step boundary: a command only when a steering message waits (as this process knows it: caught up on a
+      // notice from PostgreSQL, by the holder's poll on SQLite), not a commit of nothing each step.
       const steer = async () => {
         let delivered = 0;
-        while ((await this.deliver(sessionId, 'steer')) !== null) delivered++;
+        while (this.inbox(sessionId).some((m) => m.policy === 'steer') && (await this.deliver(sessionId, 'steer')) !== null) delivered++;
         return delivered;
       };
       outcome = (await body({ id, log, signal: controller.signal, steer })) ?? undefined;
@@ -408,7 +410,7 @@ export class RunService {
     const stoppedBy = controller.signal.aborted && GolemError.isInstance(reason) ? reason : undefined;
     const end = endOf(outcome, error, stoppedBy);
     // The run's last events and its end are kept with its release; the followers here are told the end once it is released.
-    await log.flush();
+    await log.keeping();
     const last: RunLogEntry = { type: 'end', end: outcome !== undefined ? { outcome } : error !== undefined ? { error } : { outcome: succeeded() } };
     const rest = log.takeRest();
     const events = keeper.keeps ? keeper.encode({ first: rest?.first ?? log.nextSeq, entries: [...(rest?.entries ?? []), last] }) : undefined;
@@ -436,13 +438,13 @@ export class RunService {
     const keeper: Keeper = {
       keeps,
       // A chunk's number is taken once it is kept: one that failed leaves no gap a follower would stop at.
-      encode: (batch) => encodeBatch(batch, chunk++),
+      encode: (batch) => encodeBatch(batch, chunk++, sessionId),
       log: new RunLog(sessionId, runId, {
         first,
         ...(this.#batchMs !== undefined && { batchMs: this.#batchMs }),
         ...(keeps && {
           keep: async (batch) => {
-            const events = encodeBatch(batch, chunk);
+            const events = encodeBatch(batch, chunk, sessionId);
             unwrap(await this.#manager.dispatch({ type: 'run:events', payload: { sessionId, runId, holder, events } }));
             chunk++;
           },
