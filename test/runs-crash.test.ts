@@ -2,9 +2,10 @@
  * Messages sent during a run whose process then dies (issue 36, "Bad input and failure"): a
  * `golem serve` process holds a run (its read_file call reads a named pipe nobody writes to
  * yet), another process on the same PostgreSQL schema (this test's own workspace, as any
- * process's `ws.runs.send`) sends it a message with the enqueue, steer or interrupt policy,
- * and the holder is killed (SIGKILL) as soon as the message is accepted. A second `golem
- * serve` takes the run over, and every accepted message is delivered exactly once: a queued
+ * process's `ws.runs.send`, or the other `golem serve` over HTTP) sends it a message with the
+ * enqueue, steer or interrupt policy, and the holder is killed (SIGKILL) as soon as the
+ * message is accepted. A second `golem serve` takes the run over, and every accepted message
+ * is delivered exactly once: a queued
  * one as the user turn that starts the next run, a steering one before the run's next model
  * call, an interrupting one after the run ends cancelled. And a run whose process is dead is
  * cancelled at once: its lease is let go, and no process takes it over.
@@ -83,8 +84,10 @@ async function feedThePipe(dir: string, text: string): Promise<void> {
 }
 
 const textOf = (turn: Turn) => turn.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-/** The session's user turns saying `text`, on its path. */
-const said = (turns: Turn[], text: string) => turns.filter((t) => t.role === 'user' && textOf(t) === text);
+/** The user turns saying `text` among `turns`. */
+const said = (turns: Iterable<Turn>, text: string) => [...turns].filter((t) => t.role === 'user' && textOf(t) === text);
+/** Every turn of the session the store holds (every version, on its path or not), read after `stored`. */
+const everyTurn = (ws: Workspace, sessionId: string) => [...ws.manager.workspace().turns.values()].filter((t) => t.sessionId === sessionId);
 
 /** Checks that every call on the path is followed by its result before anything else. */
 function expectCallsAnswered(turns: Turn[]): void {
@@ -127,6 +130,7 @@ describe('a run whose process is killed right after a message is sent to it', ()
     await feedThePipe(dir, 'hello\n');
     const turns = await settled(ws, sessionId, 'And yes, I will write the tests.');
     expect(turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect(said(everyTurn(ws, sessionId), 'then write the tests').map((t) => t.id)).toEqual(said(turns, 'then write the tests').map((t) => t.id));
     expect(said(turns, 'then write the tests')).toHaveLength(1);
     expect(turns[4]?.meta).toMatchObject({ inbox: { policy: 'enqueue' } });
     expectCallsAnswered(turns);
@@ -138,22 +142,21 @@ describe('a run whose process is killed right after a message is sent to it', ()
     expect(runs[1]?.id).toBe(runId);
   });
 
-  it('steer: the run is taken over, and its next model call reads the message, after the call has its result', async () => {
+  it('steer (sent to the other golem serve over HTTP): the run is taken over, and its next model call reads the message, after the call has its result', async () => {
     const { schema, dir, ws } = await project([
       { toolCalls: [{ name: 'read_file', input: { path: 'pipe' } }] },
       { text: 'The pipe said hello; I will keep it short.' },
     ]);
-    const [a] = await Promise.all([serveOn(schema, dir), serveOn(schema, dir)]);
+    const [a, b] = await Promise.all([serveOn(schema, dir), serveOn(schema, dir)]);
     const { sessionId, runId } = await runReadingThePipe(a, ws);
-    expect(await ws.runs.send(sessionId, { blocks: [{ type: 'text', text: 'keep it short' }] }, { policy: 'steer' })).toMatchObject({
-      status: 'queued',
-      runId,
-    });
+    const sent = await b.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'keep it short', policy: 'steer' });
+    expect(sent).toMatchObject({ status: 202, json: { runId, queued: { policy: 'steer' } } });
     await killServe(a);
 
     await feedThePipe(dir, 'hello\n');
     const turns = await settled(ws, sessionId, 'The pipe said hello; I will keep it short.');
     expect(turns.map((t) => t.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant']);
+    expect(said(everyTurn(ws, sessionId), 'keep it short').map((t) => t.id)).toEqual(said(turns, 'keep it short').map((t) => t.id));
     expect(said(turns, 'keep it short')).toHaveLength(1);
     expect(turns[3]?.meta).toMatchObject({ inbox: { policy: 'steer' } });
     expectCallsAnswered(turns);
@@ -174,6 +177,7 @@ describe('a run whose process is killed right after a message is sent to it', ()
     await killServe(a);
 
     const turns = await settled(ws, sessionId, 'Forget the pipe: here is the haiku.');
+    expect(said(everyTurn(ws, sessionId), 'stop, write a haiku').map((t) => t.id)).toEqual(said(turns, 'stop, write a haiku').map((t) => t.id));
     expect(said(turns, 'stop, write a haiku')).toHaveLength(1);
     // The call the run was in when it stopped is answered as not run: the message is never between a call and its result.
     expectCallsAnswered(turns);
