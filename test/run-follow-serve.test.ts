@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { EventType, HttpAgent, type BaseEvent } from '@ag-ui/client';
 import { DefaultChatTransport, type UIMessageChunk } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { tempDir } from './helpers.js';
 import { sseEventsOf } from './helpers-chat.js';
 import { golemServe, killServe, until, type ServeProcess } from './helpers-serve-process.js';
@@ -91,6 +92,32 @@ describe('a run followed from another golem serve process', () => {
     // One run, carried on by b under its id.
     const runs = (await b.call('GET', `/api/runs?sessionId=${threadId}`)).json as { runs: { id: string; status: string; takeovers: number }[] };
     expect(runs.runs).toEqual([expect.objectContaining({ status: 'succeeded', takeovers: 1 })]);
+  });
+
+  it("shows a run another process holds live on this one's page socket, to its end", async () => {
+    const { project, a, b } = await twoServers([
+      { text: 'Reading the pipe. ', toolCalls: [{ name: 'read_file', input: { path: 'pipe' } }] },
+      { text: 'It said: go.' },
+    ]);
+    // A page on b, listening to its socket.
+    const socket = new WebSocket(`ws://127.0.0.1:${b.port}/ws?token=${b.token}`);
+    const seen: { type: string; threadId?: string; delta?: string }[] = [];
+    socket.on('message', (data: Buffer) => void seen.push(JSON.parse(data.toString()) as { type: string }));
+    await new Promise<void>((resolve, reject) => socket.once('open', () => resolve()).once('error', reject));
+    try {
+      // The run starts on a, from its own page's API.
+      const created = (await a.call('POST', '/api/sessions', { label: 'on a' })).json as { id: string };
+      expect((await a.call('POST', `/api/sessions/${created.id}/messages`, { text: 'Read the pipe' })).status).toBe(202);
+      await until('b to start the run', async () => (seen.some((e) => e.type === 'RUN_STARTED' && e.threadId === created.id) ? true : undefined));
+      await until('b to show the call', async () => (seen.some((e) => e.type === 'TOOL_CALL_START') ? true : undefined));
+      await writeFile(join(project, 'pipe'), 'go');
+      await until('b to show the end', async () => (seen.some((e) => e.type === 'RUN_FINISHED' && e.threadId === created.id) ? true : undefined));
+      const text = seen.flatMap((e) => (e.type === 'TEXT_MESSAGE_CONTENT' ? [e.delta ?? ''] : [])).join('');
+      expect(text).toBe('Reading the pipe. It said: go.');
+      expect(seen.filter((e) => e.type === 'RUN_STARTED' && e.threadId === created.id)).toHaveLength(1);
+    } finally {
+      socket.close();
+    }
   });
 
   it('gives a client that comes back with Last-Event-ID the events after it, each once', async () => {

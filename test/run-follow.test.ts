@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RunService } from '../src/agent/index.js';
+import { unwrap } from '../src/core/errors.js';
 import type { RunLogEntry, SeqEntry } from '../src/agent/run-log.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 import { codeOf, deployAction, openClosed, tempDir } from './helpers.js';
@@ -139,6 +140,31 @@ describe('ws.runs.follow', () => {
     expect(told[1]?.entry).toMatchObject({ type: 'end', end: { error: { code: 'RUN_CANCELLED' } } });
     expect(await codeOf(collect(ws.runs.follow('no-such-run')))).toBe('RUN_NOT_FOUND');
     expect(await codeOf(collect(ws.runs.follow(claim.id, { after: -1 })))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('keeps a chunk under the next free number when a holder counted too few (it took over before the last one reached it)', async () => {
+    const ws = await open({ dir: tempDir() });
+    const session = await ws.sessions.create({});
+    const claim = await ws.runs.claim(session.id);
+    const keep = async (first: number) =>
+      unwrap(
+        await ws.manager.dispatch({
+          type: 'run:events',
+          payload: {
+            sessionId: session.id,
+            runId: claim.id,
+            holder: ws.manager.instanceId,
+            events: { chunk: 0, first, count: 1, items: [{ type: 'approval', approvalId: `a${first}` }] },
+          },
+        }),
+      ).chunk;
+    expect([await keep(1), await keep(2)]).toEqual([0, 1]);
+    await claim.run(async () => undefined).done;
+    const told = await collect(ws.runs.follow(claim.id));
+    expect(told.slice(0, 2).map((e) => e.entry)).toEqual([
+      { type: 'approval', approvalId: 'a1' },
+      { type: 'approval', approvalId: 'a2' },
+    ]);
   });
 
   it("a run taken over goes on with the next seq; a follower from the start gets both holders' events once", async () => {

@@ -44,12 +44,17 @@ export const ChunkPayload = z.strictObject({
 });
 export type ChunkPayload = z.infer<typeof ChunkPayload>;
 
-/** The write that keeps a chunk; DUPLICATE_ID when the run has it (two holders wrote as one). */
-export function chunkWrite(ctx: ReducerContext, runId: string, sessionId: string, chunk: ChunkPayload): Write {
-  const key = chunkKey(runId, chunk.chunk);
-  if (ctx.index.collection('run_event').has(key)) throw fail('DUPLICATE_ID', `run ${runId} has its events' chunk ${chunk.chunk} already`, { runId });
-  const value: RunEventChunk = { runId, sessionId, ...chunk };
-  return { op: 'put', collection: 'run_event', key, value };
+/**
+ * The write that keeps a chunk, under the first number from its own that the run has not used:
+ * a holder that took the run over before the last chunk of the one before reached it (they
+ * wrote as one) keeps its events after it, and its release is never refused for them.
+ */
+export function chunkWrite(ctx: ReducerContext, runId: string, sessionId: string, chunk: ChunkPayload): Write & { op: 'put' } {
+  const events = ctx.index.collection('run_event');
+  let n = chunk.chunk;
+  while (events.has(chunkKey(runId, n))) n++;
+  const value: RunEventChunk = { runId, sessionId, ...chunk, chunk: n };
+  return { op: 'put', collection: 'run_event', key: chunkKey(runId, n), value };
 }
 
 /** Keeps a batch of a run's events: only its holder may (LEASE_LOST otherwise: another process took it over). */
@@ -61,7 +66,8 @@ export const runEvents = defineCommand({
     const lease = ctx.index.collection('run').get(payload.sessionId);
     if (lease === undefined || lease.holder !== payload.holder || lease.runId !== payload.runId)
       throw fail('LEASE_LOST', `run ${payload.runId} is no longer held here; its events are the new holder's to keep`, { runId: payload.runId });
-    return { writes: [chunkWrite(ctx, payload.runId, payload.sessionId, payload.events)], result: { chunk: payload.events.chunk } };
+    const write = chunkWrite(ctx, payload.runId, payload.sessionId, payload.events);
+    return { writes: [write], result: { chunk: (write.value as RunEventChunk).chunk } };
   },
 });
 

@@ -445,8 +445,7 @@ export class RunService {
         ...(keeps && {
           keep: async (batch) => {
             const events = encodeBatch(batch, chunk, sessionId);
-            unwrap(await this.#manager.dispatch({ type: 'run:events', payload: { sessionId, runId, holder, events } }));
-            chunk++;
+            chunk = unwrap(await this.#manager.dispatch({ type: 'run:events', payload: { sessionId, runId, holder, events } })).chunk + 1;
           },
           onKeepError: (error: unknown) => {
             // Taken over: the new holder keeps what follows.

@@ -77,8 +77,9 @@ export class ServeHost {
     this.#offs = [
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
       ws.manager.events.on('index:rebuilt', (event) => {
-        // Caught up on run leases only (another process renewing its run's): nothing a page shows changed.
-        if (event.collections?.every((c) => c === 'run') === true) return;
+        // Caught up on run leases and events only (another process renewing or streaming its run): nothing a page's state shows
+        // changed (the run's events reach the pages through ServeRuns' following of it).
+        if (event.collections?.every((c) => c === 'run' || c === 'run_event') === true) return;
         for (const s of ws.sessions.list()) this.#change(['sessions', 'approvals', 'clearance'], s.id);
         this.#answeredElsewhere();
       }),

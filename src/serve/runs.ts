@@ -20,6 +20,7 @@ import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import { pageTranslator } from './run-events.js';
+import { RemoteRuns } from './remote-runs.js';
 import type { RunLog } from '../agent/run-log.js';
 
 /** The agent `golem serve` runs on a session when a page sends it a message. */
@@ -116,6 +117,8 @@ export class ServeRuns {
   readonly #reserved = new Set<string>();
   /** The runs themselves (ws.runs' kind, with this server's lease): their leases and records. */
   readonly #service: RunService | undefined;
+  /** The runs other processes hold, followed for the pages here. */
+  readonly #remote: RemoteRuns;
   #sweeper: NodeJS.Timeout | undefined;
   #sweeping = false;
   #closed = false;
@@ -123,6 +126,11 @@ export class ServeRuns {
   constructor(options: ServeRunsOptions) {
     this.#o = options;
     if (options.agent !== undefined) this.#service = new RunService(options.ws.manager, options.agent.lease);
+    this.#remote = new RemoteRuns(
+      options.ws,
+      (event) => options.broadcast(event),
+      (sessionId) => this.busy(sessionId),
+    );
   }
 
   /**
@@ -245,6 +253,8 @@ export class ServeRuns {
   async claim(sessionId: string, runId?: string, resume = false): Promise<Claim> {
     this.requireAgent();
     this.requireIdle(sessionId);
+    // Its run followed from another process until now: from here this server's own log tells the pages.
+    this.#remote.stop(sessionId);
     this.#reserved.add(sessionId);
     try {
       const controller = new AbortController();
@@ -421,6 +431,7 @@ export class ServeRuns {
   async close(waiting: ReadonlySet<string>): Promise<void> {
     this.#closed = true;
     clearInterval(this.#sweeper);
+    this.#remote.close();
     const ending: Promise<void>[] = [];
     for (const [sessionId, run] of this.#runs) {
       if (waiting.has(sessionId)) {
