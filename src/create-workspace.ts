@@ -218,7 +218,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     return new Worker(manager, workerOptions, { sessions });
   };
   let runs: RunService | undefined;
-  const runService = () => (runs ??= new RunService(manager));
+  const runService = () => (runs ??= new RunService(manager, { worker, session: (id) => sessions.get(id) }));
   const browser = new BrowserApi(manager, sessions, { worker, runs: runService });
   const blobs = new BlobApi(manager, { ...(maxBlobBytes !== undefined && { maxBytes: maxBlobBytes }) });
   const mcp = new McpApi({ blobs });

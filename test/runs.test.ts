@@ -42,6 +42,31 @@ describe('ws.runs', () => {
     expect(ws.manager.workspace().collection('run').get(session.id)).toBeUndefined();
   });
 
+  it('starts a run in one call (ws.runs.start): the worker on the session, its events followed, SESSION_BUSY and SESSION_NOT_FOUND refused', async () => {
+    const ws = await open();
+    const session = await ws.sessions.create({});
+    const { deploy, deploys } = deployAction();
+    const model = scriptedModel([{ toolCalls: [{ name: 'deploy', input: { target: 'staging' } }] }, { text: 'Deployed it.' }]);
+    const seen: string[] = [];
+    const run = await ws.runs.start({
+      sessionId: session.id,
+      input: 'deploy it',
+      by: 'the test',
+      agent: { model, actions: [{ ...deploy, trust: 'autonomous' }], onEvent: (event) => void seen.push(event.type) },
+    });
+    expect(await codeOf(ws.runs.start({ sessionId: session.id, input: 'again', agent: { model } }))).toBe('SESSION_BUSY');
+    const events = [];
+    for await (const event of run.events()) events.push(event);
+    const { record, outcome } = await run.done;
+    expect(outcome?.status).toBe('done');
+    expect(record).toMatchObject({ status: 'succeeded', by: 'the test', usage: { modelCalls: 2 } });
+    expect(deploys).toEqual(['staging']);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.entry.type === 'event').map((e) => (e.entry as { event: { type: string } }).event.type)).toEqual(seen);
+    expect(events.at(-1)?.entry).toMatchObject({ type: 'end', end: { outcome: { status: 'done' } } });
+    expect(await codeOf(ws.runs.start({ sessionId: 'no-such-session', agent: { model } }))).toBe('SESSION_NOT_FOUND');
+  });
+
   it('lists runs newest first, a page at a time, by session and status; refuses a bad limit, status or cursor', async () => {
     // A clock a millisecond on at each reading: runs started in one millisecond are in no particular order.
     const ws = await open({ clock: steppingClock() });

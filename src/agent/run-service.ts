@@ -18,11 +18,14 @@ import type { RunLease } from './agent-records.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 import { DEFAULT_INBOX_LIMIT, inboxOf, RUN_POLICIES, type InboxMessage, type RunPolicy } from './inbox.js';
 import { leaseOf, live } from './run-commands.js';
-import { RunLog, type RunLogEntry, type SeqEntry } from './run-log.js';
-import { chunksOf, encodeBatch } from './run-event-store.js';
+import type { RunLog} from './run-log.js';
+import { type RunLogEntry, type SeqEntry } from './run-log.js';
+import { keeperOf, type Keeper } from './run-keeper.js';
 import { followRun, type FollowOptions } from './run-follow.js';
 import { addUsage, endOf, NO_USAGE, usageOf, RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus, type RunUsage } from './run-records.js';
-import type { WorkerOutcome } from './worker/index.js';
+import type { Worker, WorkerOptions, WorkerOutcome } from './worker/index.js';
+import type { WorkerEvent } from './ui-adapter.js';
+import type { Session } from '../prompt/session.js';
 
 /** How a run is claimed. */
 export interface RunClaimOptions {
@@ -88,6 +91,22 @@ export interface RunServiceOptions extends RunLeaseOptions {
   keepEvents?: boolean;
   /** How long an event waits to be kept with others (default 12 ms): see RunLog. */
   batchMs?: number;
+  /** What `start` needs (createWorkspace gives ws.runs them): a worker made, a session found. */
+  worker?: (options: WorkerOptions) => Worker;
+  session?: (sessionId: string) => Session | undefined;
+}
+
+/** What `start` runs: a session, its user's message, and the worker's options. */
+export interface RunStartRequest extends Omit<RunClaimOptions, 'onStop'> {
+  sessionId: string;
+  /** The user's message (none: the session goes on from its head, as a resumed run does). */
+  input?: string | ContentBlock[];
+  agent: Omit<WorkerOptions, 'session' | 'steer'>;
+}
+
+/** A started run: its handle, and its events (from its start, or after a seq), live to its end. */
+export interface StartedRun extends RunHandle {
+  events(after?: number): AsyncGenerator<SeqEntry, void, undefined>;
 }
 
 /** What a run came to: its record, and the worker's outcome or the error that ended it. */
@@ -149,6 +168,7 @@ export class RunService {
   readonly #inboxLimit: number;
   readonly #policy: RunPolicy;
   readonly #keepEvents: boolean;
+  readonly #parts: Pick<RunServiceOptions, 'worker' | 'session'>;
   readonly #batchMs: number | undefined;
   /** The runs this service holds now, by id. */
   readonly #held = new Map<string, Held>();
@@ -157,7 +177,8 @@ export class RunService {
   #polling: NodeJS.Timeout | undefined;
 
   constructor(manager: WorkspaceManager, options: RunServiceOptions = {}) {
-    const { inboxLimit = DEFAULT_INBOX_LIMIT, policy = 'enqueue', keepEvents = true, batchMs, ...lease } = options;
+    const { inboxLimit = DEFAULT_INBOX_LIMIT, policy = 'enqueue', keepEvents = true, batchMs, worker, session, ...lease } = options;
+    this.#parts = { ...(worker !== undefined && { worker }), ...(session !== undefined && { session }) };
     if (!Number.isInteger(inboxLimit) || inboxLimit < 1 || inboxLimit > 10_000)
       throw new GolemError('INVALID_ARGUMENT', `inboxLimit is a whole number from 1 to 10000, not ${String(inboxLimit)}`);
     this.#manager = manager;
@@ -248,7 +269,7 @@ export class RunService {
     });
     let keeper: Keeper;
     try {
-      keeper = await this.#keeper(sessionId, id);
+      keeper = await keeperOf(this.#manager, sessionId, id, { keep: this.#keepEvents, ...(this.#batchMs !== undefined && { batchMs: this.#batchMs }) });
     } catch (error) {
       await lease.release({ status: 'dropped' });
       throw error;
@@ -422,39 +443,23 @@ export class RunService {
   }
 
   /**
-   * The log a claimed run pushes its events to: it goes on after the events the run kept
-   * before (a run resumed or taken over under its id), and keeps its batches in the store.
+   * Claims the session's run and runs a worker on it in the background (SESSION_BUSY while a
+   * run holds it): `agent` is the worker's options, less what the run gives (its session, the
+   * steer hook; its events go to the run's log and to `agent.onEvent`). `input` is the user's
+   * message (none: the session goes on from its head). The handle's `events()` follows the run.
    */
-  async #keeper(sessionId: string, runId: string): Promise<Keeper> {
-    await this.#manager.load([sessionId]);
-    let chunk = 0;
-    let first = 1;
-    for (const kept of chunksOf(this.#manager.workspace(), runId)) {
-      chunk = kept.chunk + 1;
-      first = kept.first + kept.count;
-    }
-    const holder = this.#manager.instanceId;
-    const keeps = this.#keepEvents;
-    const keeper: Keeper = {
-      keeps,
-      // A chunk's number is taken once it is kept: one that failed leaves no gap a follower would stop at.
-      encode: (batch) => encodeBatch(batch, chunk++, sessionId),
-      log: new RunLog(sessionId, runId, {
-        first,
-        ...(this.#batchMs !== undefined && { batchMs: this.#batchMs }),
-        ...(keeps && {
-          keep: async (batch) => {
-            const events = encodeBatch(batch, chunk, sessionId);
-            chunk = unwrap(await this.#manager.dispatch({ type: 'run:events', payload: { sessionId, runId, holder, events } })).chunk + 1;
-          },
-          onKeepError: (error: unknown) => {
-            // Taken over: the new holder keeps what follows.
-            if (!(GolemError.isInstance(error) && error.code === 'LEASE_LOST')) this.#manager.events.emit('listener:error', { type: 'runs:events', error });
-          },
-        }),
-      }),
-    };
-    return keeper;
+  async start(request: RunStartRequest): Promise<StartedRun> {
+    const { sessionId, input, agent, ...claiming } = request;
+    const session = this.#parts.session?.(sessionId);
+    const makeWorker = this.#parts.worker;
+    if (makeWorker === undefined) throw new GolemError('INTERNAL', 'this run service starts no workers (use ws.runs, or claim and run)');
+    if (session === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${sessionId}"`);
+    const claim = await this.claim(sessionId, claiming);
+    const handle = claim.run(({ signal, log, steer }) => {
+      const onEvent = (event: WorkerEvent) => (log.push({ type: 'event', event }), agent.onEvent?.(event));
+      return makeWorker({ ...agent, session, steer, onEvent }).run(input, { signal });
+    });
+    return { ...handle, events: (after = 0) => this.follow(handle.id, { after }) };
   }
 
   /**
@@ -474,15 +479,6 @@ export class RunService {
 function policyOf(policy: unknown): RunPolicy {
   if (typeof policy === 'string' && (RUN_POLICIES as readonly string[]).includes(policy)) return policy as RunPolicy;
   throw new GolemError('INVALID_ARGUMENT', `policy is one of ${RUN_POLICIES.join(', ')}, not ${JSON.stringify(policy)}`);
-}
-
-/** A claimed run's log, and how its batches are numbered for the store. */
-interface Keeper {
-  log: RunLog;
-  /** Whether its events are kept in the store. */
-  keeps: boolean;
-  /** A batch as the next chunk (taking its number). */
-  encode(batch: { first: number; entries: RunLogEntry[] }): ReturnType<typeof encodeBatch>;
 }
 
 /** The outcome of a run whose body said nothing of how it ended: it ended well. */
