@@ -76,7 +76,8 @@ describe('a run followed from another golem serve process', () => {
     // The client that started it goes away (the run goes on), then the first process dies mid-run; b takes the run over.
     starter.abortRun();
     await starting;
-    a.signal('SIGKILL');
+    // Gone for good before the pipe is written: a reader still dying would take what is written with it.
+    await killServe(a);
     // b reads the pipe again (a read is safe to repeat), and goes on.
     await writeFile(join(project, 'pipe'), 'go');
     const chunks = await followedChunks;
