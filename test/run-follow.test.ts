@@ -142,6 +142,23 @@ describe('ws.runs.follow', () => {
     expect(await codeOf(collect(ws.runs.follow(claim.id, { after: -1 })))).toBe('INVALID_ARGUMENT');
   });
 
+  it('ends following a run whose process died when no other process may carry it on (golem ask, the terminal, MCP)', async () => {
+    const dir = tempDir();
+    const dying = await open({ dir });
+    const ws = await open({ dir });
+    const session = await dying.sessions.create({});
+    const lapsing = new RunService(dying.manager, { ttlMs: 100, process: { host: 'elsewhere', pid: 1 } });
+    const claim = await lapsing.claim(session.id, { resumable: false });
+    void claim.run(() => new Promise(() => undefined));
+    lapsing.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const told = await collect(ws.runs.follow(claim.id));
+    expect(told.at(-1)?.entry).toMatchObject({
+      type: 'end',
+      end: { error: { code: 'RUN_ENDED', message: expect.stringContaining('no other can carry it on') } },
+    });
+  });
+
   it('keeps a chunk under the next free number when a holder counted too few (it took over before the last one reached it)', async () => {
     const ws = await open({ dir: tempDir() });
     const session = await ws.sessions.create({});

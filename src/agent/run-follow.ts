@@ -7,7 +7,7 @@
  */
 import { GolemError } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
-import { leaseOf } from './run-commands.js';
+import { leaseOf, live } from './run-commands.js';
 import { chunksOf, decodeChunk, errorOf, type DecodeContext } from './run-event-store.js';
 import type { SeqEntry } from './run-log.js';
 import { isEnded } from './run-records.js';
@@ -48,6 +48,8 @@ export async function* followRun(manager: WorkspaceManager, id: string, options:
   const ctx: DecodeContext = { sessionId, workers: new Map(), turn: (ref) => manager.workspace().turn(ref) };
   let next = 0;
   let last = 0;
+  /** The highest seq told: one told again (two holders kept the same seq about a take-over) is not. */
+  let told = after;
   try {
     for (;;) {
       if (signal?.aborted === true || manager.closed) return;
@@ -57,13 +59,14 @@ export async function* followRun(manager: WorkspaceManager, id: string, options:
       for (const chunk of [...chunksOf(manager.workspace(), id, next)]) {
         read = true;
         next = chunk.chunk + 1;
-        last = chunk.first + chunk.count - 1;
         // A sub-worker's steps name its session's turns.
         const workers = chunk.items.flatMap((item) => (typeof item.worker === 'string' && item.worker !== sessionId ? [item.worker] : []));
         const unloaded = [...new Set(workers)].filter((w) => manager.workspace().sessions.has(w) && !manager.workspace().isLoaded(w));
         if (unloaded.length > 0) await manager.load(unloaded);
+        last = Math.max(last, chunk.first + chunk.count - 1);
         for (const item of decodeChunk(chunk, ctx)) {
-          if (item.seq <= after) continue;
+          if (item.seq <= told) continue;
+          told = item.seq;
           yield item;
           if (item.entry.type === 'end') return;
         }
@@ -72,9 +75,14 @@ export async function* followRun(manager: WorkspaceManager, id: string, options:
       const now = manager.workspace().collection('run_record').get(id);
       // Paused with its end not kept (its process let it go while it waited): nothing follows until it resumes.
       if (now?.status === 'paused' && leaseOf(manager.workspace(), sessionId)?.runId !== id) return;
-      if (now !== undefined && isEnded(now)) {
-        const error = errorOf(now.error ?? { code: 'RUN_ENDED', message: `run ${id} ended (${now.status}) without keeping its end` });
-        if (last + 1 > after) yield { seq: last + 1, entry: { type: 'end', end: { error } } };
+      // Running, but nobody will carry it on: another run claimed its session, or its lease lapsed and its process (one
+      // that lets no other take its runs over: golem ask, the terminal, MCP) is gone. It is over for a follower.
+      const lease = leaseOf(manager.workspace(), sessionId);
+      const orphaned = now?.status === 'running' && (lease?.runId !== id || (lease.resumable === false && !live(lease, new Date().toISOString())));
+      if (now !== undefined && (isEnded(now) || orphaned)) {
+        const why = orphaned ? `run ${id}'s process is gone and no other can carry it on` : `run ${id} ended (${now.status}) without keeping its end`;
+        const error = errorOf(now.error ?? { code: 'RUN_ENDED', message: why });
+        if (last + 1 > told) yield { seq: last + 1, entry: { type: 'end', end: { error } } };
         return;
       }
       await waking;

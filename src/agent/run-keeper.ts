@@ -18,6 +18,8 @@ export interface Keeper {
 }
 
 export async function keeperOf(manager: WorkspaceManager, sessionId: string, runId: string, options: { keep: boolean; batchMs?: number }): Promise<Keeper> {
+  // What the run kept before, as the store has it now (a take-over must not count too few of the last holder's).
+  await manager.refresh();
   await manager.load([sessionId]);
   let chunk = 0;
   let first = 1;

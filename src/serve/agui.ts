@@ -128,7 +128,8 @@ export async function aguiRun(host: ServeHost, request: Request): Promise<AguiFe
   // Nothing new: the run in progress, from its start, or the thread as it is.
   if (existing === undefined) throw new GolemError('SESSION_NOT_FOUND', `no session with id "${input.threadId}"`);
   const log = runs.log(existing.id);
-  if (log !== undefined && log.end === undefined) return stream(host, existing.id, input, 0);
+  // The run in progress here: from its start, or after the event a client coming back names (`Last-Event-ID`).
+  if (log !== undefined && log.end === undefined) return stream(host, existing.id, input, Math.max(0, afterOf(request, log.runId) + 1 - log.first));
   // A run another process holds: followed through the events it keeps, after the one a client coming back names.
   const elsewhere = await elsewhereSource(ws, existing.id);
   return stream(host, existing.id, input, undefined, elsewhere && { source: elsewhere, after: afterOf(request, elsewhere.runId) });

@@ -131,12 +131,15 @@ export function runStream(log: RunLog, context: MessageContext, options: RunStre
 export function sourceStream(source: RunSource, context: MessageContext, after = 0): Response {
   return uiMessageStreamResponse((sink) => {
     const chunks = new UIMessageChunks(context);
-    if (after === 0) chunks.start().forEach((chunk) => sink.write(chunk));
+    const start = chunks.start();
+    if (after === 0) start.forEach((chunk) => sink.write(chunk));
+    // From the run's start, whatever the client has: the message's state (its open text, its calls' parts) is built from
+    // every entry, and only those after `after` are sent.
     return source.follow((entry, seq) => {
       const out = chunks.entry(entry);
-      out.forEach((chunk, i) => sink.write(chunk, i === out.length - 1 ? eventId(source.runId, seq) : undefined));
+      if (seq > after) out.forEach((chunk, i) => sink.write(chunk, i === out.length - 1 ? eventId(source.runId, seq) : undefined));
       if (entry.type === 'end') sink.end();
-    }, after);
+    }, 0);
   });
 }
 

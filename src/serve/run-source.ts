@@ -7,7 +7,7 @@
  */
 import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import { leaseOf, live } from '../agent/run-commands.js';
-import { toGolemError } from '../core/errors.js';
+import { GolemError, toGolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 
 export interface RunSource {
@@ -43,11 +43,16 @@ export async function elsewhereSource(ws: Workspace, sessionId: string): Promise
       const stop = new AbortController();
       void (async () => {
         let last = after;
+        let ended = false;
         try {
           for await (const { seq, entry } of ws.runs.follow(runId, { after, signal: stop.signal })) {
             last = seq;
+            ended = entry.type === 'end';
             listener(entry, seq);
           }
+          // It paused without keeping its end (its process let it go while it waited): the stream ends, and says so.
+          const paused = new GolemError('RUN_ENDED', `run ${runId} paused; it goes on where it is answered, and can be followed again then`);
+          if (!ended && !stop.signal.aborted) listener({ type: 'end', end: { error: paused } }, last + 1);
         } catch (error) {
           if (!stop.signal.aborted) listener({ type: 'end', end: { error: toGolemError(error) } }, last + 1);
         }

@@ -107,9 +107,23 @@ async function performOne(
   // While an approval is being asked anywhere in the tree, the tree waits here.
   await ctx.position.shared.gate.passed(signal);
   // Cancelled: the calls not yet run are answered as such, so the history stays whole.
-  if (signal?.aborted === true) return { callId, name, input, ok: false, output: 'Not run: the user stopped the run.' };
+  // One that started before its process ended is told as that, not as never run: the model must not run it again blind.
+  if (signal?.aborted === true) return { callId, name, input, ok: false, output: startedUnknown(ctx, call) ?? 'Not run: the user stopped the run.' };
   if (state.stop !== undefined) return { callId, name, input, ok: false, output: 'Not run: your run ended with your question.' };
   return { ...(await perform(ctx, call, signal)), callId, ran: true };
+}
+
+/** What the model is told of a call started before its run's process ended and never answered (undefined: not so, or repeatable). */
+function startedUnknown(ctx: WorkerContext, asked: Call): string | undefined {
+  const call = routed(ctx, asked);
+  const action = ctx.actions.get(call.name);
+  if (
+    action === undefined ||
+    action.repeatable ||
+    startedCall(ctx.manager.workspace(), { id: call.turnId, version: call.turnVersion }, call.callId) === undefined
+  )
+    return undefined;
+  return `${call.name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`;
 }
 
 /** Validates one call, applies the trust policy and runs it. Nothing throws. */
@@ -124,14 +138,8 @@ async function perform(ctx: WorkerContext, asked: Call, signal: AbortSignal | un
   if (!valid.ok) return { name, input, ok: false, output: valid.error.message };
   try {
     // Started before the process ended, never answered: whether it took effect is unknown, and running it again could do it twice.
-    if (!action.repeatable && startedCall(ctx.manager.workspace(), { id: call.turnId, version: call.turnVersion }, call.callId) !== undefined) {
-      return {
-        name,
-        input,
-        ok: false,
-        output: `${name} was started, but the run stopped (its process ended) before its result was recorded, so whether it took effect is unknown. It was not run again: check its effect before you call it again.`,
-      };
-    }
+    const started = startedUnknown(ctx, asked);
+    if (started !== undefined) return { name, input, ok: false, output: started };
     // What the decision reads, read again now (an MCP tool the server changed is decided on as it is now).
     await action.recheck?.(signal);
     const decision = decideTrust(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
