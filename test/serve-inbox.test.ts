@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createWorkspace, defineAction, type Action, type Prompt, type Workspace } from '../src/index.js';
 import { createGolemHandler, type GolemHandler } from '../src/serve/index.js';
+import { RunService } from '../src/agent/index.js';
+import { until } from './helpers-chat.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -48,6 +50,39 @@ async function started(
 }
 
 describe("golem serve's runs and their inbox", () => {
+  it('delivers what was queued to a run that does not deliver it (golem ask, MCP): the next run starts on this server', async () => {
+    const ws = await createWorkspace();
+    const golem = await createGolemHandler(ws, { agent: { model: scriptedModel([{ text: 'Answered the queued one.' }]), lease: { ttlMs: 300 } }, auth: false });
+    cleanups.push(
+      () => ws.close(),
+      () => golem.close(),
+    );
+    const session = await ws.sessions.create({});
+    // A run as golem ask holds it: it takes no messages when it ends.
+    const other = new RunService(ws.manager, { by: 'golem ask' });
+    cleanups.push(async () => other.dispose());
+    const release = gate();
+    const held = (await other.claim(session.id, { resumable: false })).run(() => release.wait);
+    const queued = await golem.fetch(
+      new Request(`http://app.test/api/sessions/${session.id}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'and this' }),
+      }),
+    );
+    expect(await queued.json()).toMatchObject({ queued: { text: 'and this', policy: 'enqueue' } });
+    release.open();
+    await held.done;
+    await until(async () => (await ws.sessions.open(session.id))!.transcript().then((turns) => turns.length === 2));
+    await golem.settled(session.id);
+    const turns = await (await ws.sessions.open(session.id))!.transcript();
+    expect(turns.map((t) => [t.role, t.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('')])).toEqual([
+      ['user', 'and this'],
+      ['assistant', 'Answered the queued one.'],
+    ]);
+    expect(ws.runs.inbox(session.id)).toEqual([]);
+  });
+
   it('a message queued during a run starts the next run when it ends', async () => {
     const thinking = gate();
     const release = gate();

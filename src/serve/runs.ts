@@ -466,6 +466,18 @@ export class ServeRuns {
           if (!elsewhere(error)) report(error);
         });
       }
+      // Messages left waiting for a session no run holds now: its run was one that does not deliver them when it ends
+      // (golem ask's, MCP's), or whose process died and that nobody may carry on. The next run starts here.
+      const now = new Date().toISOString();
+      const waiting = new Set([...manager.workspace().collection('inbox').values()].map((m) => m.sessionId));
+      for (const id of waiting) {
+        const lease = leaseOf(manager.workspace(), id);
+        const session = this.#o.ws.sessions.get(id);
+        if (this.#closed || this.busy(id) || session === undefined || (lease !== undefined && live(lease, now))) continue;
+        await this.#next(session).catch((error: unknown) => {
+          if (!elsewhere(error)) report(error);
+        });
+      }
     } catch (error) {
       report(error);
     } finally {
