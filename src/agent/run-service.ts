@@ -18,7 +18,7 @@ import type { RunLease } from './agent-records.js';
 import { RunLeases, type HeldLease, type RunLeaseOptions } from './run-leases.js';
 import { DEFAULT_INBOX_LIMIT, inboxOf, RUN_POLICIES, type InboxMessage, type RunPolicy } from './inbox.js';
 import { leaseOf, live } from './run-commands.js';
-import type { RunLog} from './run-log.js';
+import type { RunLog } from './run-log.js';
 import { type RunLogEntry, type SeqEntry } from './run-log.js';
 import { keeperOf, type Keeper } from './run-keeper.js';
 import { followRun, type FollowOptions } from './run-follow.js';
