@@ -6,9 +6,9 @@
  * end; or until this server claims the session itself (a take-over), when its own log tells
  * the pages.
  */
-import { live } from '../agent/run-commands.js';
 import type { Workspace } from '../create-workspace.js';
 import { pageTranslator } from './run-events.js';
+import { heldElsewhere, leaseSource } from './run-source.js';
 
 export class RemoteRuns {
   readonly #ws: Workspace;
@@ -16,7 +16,7 @@ export class RemoteRuns {
   /** Whether this server runs (or is about to run) the session itself. */
   readonly #here: (sessionId: string) => boolean;
   /** The runs followed now: by session, the stop. */
-  readonly #followed = new Map<string, AbortController>();
+  readonly #followed = new Map<string, () => void>();
   readonly #off: () => void;
   #closed = false;
 
@@ -31,14 +31,14 @@ export class RemoteRuns {
 
   /** Stops following the session's run (this server holds it now). */
   stop(sessionId: string): void {
-    this.#followed.get(sessionId)?.abort();
+    this.#followed.get(sessionId)?.();
     this.#followed.delete(sessionId);
   }
 
   close(): void {
     this.#closed = true;
     this.#off();
-    for (const stop of this.#followed.values()) stop.abort();
+    for (const stop of this.#followed.values()) stop();
     this.#followed.clear();
   }
 
@@ -49,21 +49,13 @@ export class RemoteRuns {
     const now = new Date().toISOString();
     for (const lease of manager.workspace().collection('run').values()) {
       const id = lease.sessionId;
-      if (lease.holder === manager.instanceId || !live(lease, now) || this.#followed.has(id) || this.#here(id)) continue;
-      const stop = new AbortController();
-      this.#followed.set(id, stop);
+      if (!heldElsewhere(this.#ws, lease, now) || this.#followed.has(id) || this.#here(id)) continue;
       const pages = pageTranslator(id, lease.runId);
-      void (async () => {
-        try {
-          for await (const { entry } of this.#ws.runs.follow(lease.runId, { signal: stop.signal })) {
-            for (const event of pages.entry(entry)) this.#broadcast(event);
-          }
-        } catch (error) {
-          if (!stop.signal.aborted && !this.#closed) manager.events.emit('listener:error', { type: 'serve:follow', error });
-        } finally {
-          if (this.#followed.get(id) === stop) this.#followed.delete(id);
-        }
-      })();
+      const stop = leaseSource(this.#ws, lease).follow((entry) => {
+        for (const event of pages.entry(entry)) this.#broadcast(event);
+        if (entry.type === 'end' && this.#followed.get(id) === stop) this.#followed.delete(id);
+      });
+      this.#followed.set(id, stop);
     }
   }
 }

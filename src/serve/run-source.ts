@@ -7,6 +7,7 @@
  */
 import type { RunLog, RunLogEntry } from '../agent/run-log.js';
 import { leaseOf, live } from '../agent/run-commands.js';
+import type { RunLease } from '../agent/agent-records.js';
 import { GolemError, toGolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 
@@ -34,8 +35,17 @@ export async function elsewhereSource(ws: Workspace, sessionId: string): Promise
   const { manager } = ws;
   await manager.refresh();
   const lease = leaseOf(manager.workspace(), sessionId);
-  if (lease === undefined || lease.holder === manager.instanceId || !live(lease, new Date().toISOString())) return undefined;
-  const runId = lease.runId;
+  return lease !== undefined && heldElsewhere(ws, lease, new Date().toISOString()) ? leaseSource(ws, lease) : undefined;
+}
+
+/** Whether the lease is another process's, live at `now`. */
+export function heldElsewhere(ws: Workspace, lease: RunLease, now: string): boolean {
+  return lease.holder !== ws.manager.instanceId && live(lease, now);
+}
+
+/** The run a lease holds, followed through the events its holder keeps; it always ends with an end entry. */
+export function leaseSource(ws: Workspace, lease: RunLease): RunSource {
+  const { runId, sessionId } = lease;
   return {
     runId,
     sessionId,
