@@ -12,6 +12,9 @@ import { ContextApi, PreferenceApi, RoleApi } from './core/resource-api.js';
 import type { WorkspaceMeta } from './core/records.js';
 import { SessionManager } from './prompt/session-manager.js';
 import { environmentExtension } from './environment/environment-plugin.js';
+import { environmentDiffLayer } from './environment/environment-diff.js';
+import { uiDiffLayer } from './ui/ui-diff.js';
+import { clearanceDiffLayer } from './agent/clearance-diff.js';
 import { agentExtension } from './agent/agent-plugin.js';
 import { sessionOwnersExtension } from './agent/session-owners.js';
 import { BrowserApi } from './browser/browser-session.js';
@@ -26,6 +29,7 @@ import { RunService } from './agent/run-service.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
 import { PromptBuilder, type PromptStages } from './prompt/prompt-builder.js';
+import { embeddingsExtension } from './prompt/embeddings.js';
 import type { EventBus } from './core/event-bus.js';
 import type { Indexer } from './core/workspace-index.js';
 
@@ -66,7 +70,8 @@ export interface CreateWorkspaceOptions {
    * The prompt pipeline's replaceable parts: `stages` (snapshot, instructions, resolveBlob, and
    * the token planner `plan`), each falling back to Golem's own, and `retriever`, which ranks
    * context entries and preferences (default BM25; one that is also an `Indexer` is kept
-   * up to date with the workspace's records).
+   * up to date with the workspace's records; `hybridRetriever({ embed })` and `vectorRetriever`
+   * rank by embeddings too, kept in the workspace once per text).
    */
   prompt?: { stages?: Partial<PromptStages>; retriever?: ContextRetriever };
 }
@@ -175,8 +180,9 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     ...(options.actor !== undefined && { actor: options.actor }),
     ...(options.cache !== undefined && { cache: options.cache }),
   });
-  const retriever = options.prompt?.retriever ?? new Bm25Retriever();
+  const retriever: ContextRetriever = options.prompt?.retriever ?? new Bm25Retriever();
   if (isIndexer(retriever)) manager.addIndexer(retriever);
+  manager.extend(embeddingsExtension);
   const prompts = new PromptBuilder({
     view: () => manager.workspace(),
     blobs: blobStorage,
@@ -206,12 +212,21 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     }
   }
 
+  // A retriever that keeps vectors in the workspace embeds and searches through it, until it closes.
+  let detachRetriever: (() => void) | undefined;
+  try {
+    detachRetriever = retriever.attach?.({ view: () => manager.workspace(), dispatch: (command) => manager.dispatch(command), store });
+  } catch (error) {
+    await manager.close();
+    throw error;
+  }
+
   const meta = (): WorkspaceMeta => {
     const value = manager.workspace().meta;
     if (value === undefined) throw new GolemError('INTERNAL', 'the workspace has no metadata');
     return value;
   };
-  const sessions = new SessionManager(manager, prompts);
+  const sessions = new SessionManager(manager, prompts, { diffLayers: [environmentDiffLayer, uiDiffLayer(catalog), clearanceDiffLayer] });
   const worker = (workerOptions: WorkerOptions) => {
     // The agent may write in its project: no renderer the page shows may come from there.
     if (workerOptions.project !== undefined) catalog.excludeProject(workerOptions.project.root);
@@ -281,6 +296,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
       if (browser.launched > 0) await browser.closeAll();
       if (mcp.busy) await mcp.closeAll();
       runs?.dispose();
+      detachRetriever?.();
       await manager.close();
       await ownBlobs?.close();
     },

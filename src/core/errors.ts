@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   MODEL_TIMEOUT: { status: 504, meaning: 'the model sent nothing for too long, or took longer than its time limit' },
   MODEL_SCRIPT_EXHAUSTED: { status: 500, meaning: 'a scripted model was called more times than it has steps' },
   PROMPT_TOO_LARGE: { status: 413, meaning: 'the prompt cannot fit the token budget' },
+  EMBEDDING_INVALID: { status: 502, meaning: 'the embedding model gave vectors of the wrong count, length or values (not finite, all zero)' },
   // Actions
   ACTION_INPUT_INVALID: { status: 400, meaning: "an action's input does not match its schema" },
   // The structured response protocol and the browser executor (seed 002)

@@ -7,3 +7,4 @@ export { AiSdkAdapter, toProviderPrompt, type AiSdkAdapterOptions } from './ai-s
 export { resolveModel, MODEL_SPEC_FORMS, type ResolveModelOptions } from './resolve-model.js';
 export { costOf, DEFAULT_PRICES, type Price } from './pricing.js';
 export { estimateTokens, countOpenAiTokens } from './tokens.js';
+export { resolveEmbeddingModel, embedderOf, EMBEDDING_SPEC_FORMS, type Embedder, type EmbedInput, type ResolveEmbeddingOptions } from './embedder.js';

@@ -133,13 +133,13 @@ function compatible(
   );
 }
 
-function requireKey(env: Record<string, string | undefined>, name: string, spec: string): string {
+export function requireKey(env: Record<string, string | undefined>, name: string, spec: string): string {
   const key = env[name];
   if (key === undefined || key === '') throw missingKey(name, spec);
   return key;
 }
 
-function missingKey(name: string, spec: string): GolemError {
+export function missingKey(name: string, spec: string): GolemError {
   return new GolemError('MODEL_KEY_MISSING', `${spec} needs an API key: set ${name}`, { details: { spec, variable: name } });
 }
 

@@ -3,8 +3,11 @@
  * session's topics and recent turns.
  */
 import MiniSearch from 'minisearch';
-import type { IndexChange, Indexer } from '../core/workspace-index.js';
+import type { IndexChange, Indexer, WorkspaceView } from '../core/workspace-index.js';
 import type { ContextEntry, Preference } from '../core/records.js';
+import type { CommandInput } from '../core/plugin.js';
+import type { Result } from '../core/errors.js';
+import type { Store } from '../core/store.js';
 
 /** Something retrievable: a context entry or a preference. */
 export interface Retrievable {
@@ -24,10 +27,31 @@ export interface RetrievalQuery {
   now: number;
 }
 
+/** A candidate's id and its score, in [0, 1]. */
+export interface Ranked {
+  id: string;
+  score: number;
+}
+
+/** What a retriever that keeps state in the workspace (kept vectors) gets from it. */
+export interface RetrieverHost {
+  /** The workspace's read model as it is now. */
+  view(): WorkspaceView;
+  /** Dispatches a command on the workspace. */
+  dispatch(command: CommandInput): Promise<Result<unknown>>;
+  /** The workspace's store (for a search it runs in the database). */
+  readonly store: Store;
+}
+
 /** Ranks candidates; scores are in [0, 1], higher is more relevant. */
 export interface ContextRetriever {
   readonly name: string;
-  rank(query: RetrievalQuery, candidates: readonly Retrievable[]): { id: string; score: number }[];
+  rank(query: RetrievalQuery, candidates: readonly Retrievable[]): Ranked[] | Promise<Ranked[]>;
+  /**
+   * Optional: called when the workspace opens, with what the retriever may use of it; returns
+   * what to do when it closes.
+   */
+  attach?(host: RetrieverHost): () => void;
 }
 
 export function retrievableOf(record: ContextEntry | Preference): Retrievable {

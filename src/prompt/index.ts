@@ -1,7 +1,27 @@
 /** The prompt pipeline (seed 001): transcriptSnapshot, retrieval, instructions, blob resolution, the token planner and the summarizer; `respond`, and the `Session` facade that carries it. */
 export { Session, type NewTurn } from './session.js';
 export { SessionManager } from './session-manager.js';
-export { Bm25Retriever, JaccardRetriever, searchTerms, type ContextRetriever, type Retrievable, type RetrievalQuery } from './context-retriever.js';
+export {
+  Bm25Retriever,
+  JaccardRetriever,
+  searchTerms,
+  type ContextRetriever,
+  type Ranked,
+  type Retrievable,
+  type RetrievalQuery,
+  type RetrieverHost,
+} from './context-retriever.js';
+export {
+  hybridRetriever,
+  vectorRetriever,
+  reciprocalRankFusion,
+  HybridRetriever,
+  VectorRetriever,
+  type HybridRetrieverOptions,
+  type VectorRetrieverOptions,
+} from './semantic-retriever.js';
+export { Embedding, embeddingKey, embeddingPut, embeddingsExtension } from './embeddings.js';
+export { cosineSimilarity, type VectorMatch, type VectorSearch } from './vector-search.js';
 export { PromptBuilder, type BuildOptions, type BuiltPrompt, type PromptStages } from './prompt-builder.js';
 export { IMAGE_TOKENS, DOCUMENT_FILE_TOKENS, countPrompt } from './prompt-tokens.js';
 export { fitTurns } from './fit-turns.js';

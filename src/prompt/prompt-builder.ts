@@ -124,7 +124,7 @@ export class PromptBuilder {
     const current = supersede(snap.turns);
     const groups = groupTurns(current.turns);
     // 2. Retrieval
-    const relevant = findRelevant({ view, session, turns: current.turns, relevance, now: options.now, retriever: this.#retriever });
+    const relevant = await findRelevant({ view, session, turns: current.turns, relevance, now: options.now, retriever: this.#retriever });
     // 3. Instructions, the system sections after them
     const summaries = snap.summaries.map((s) => s.text);
     const all = systemPromptOf({ view, session, relevant, summaries, sections: options.systemSections, instructions: this.#stages.instructions });

@@ -49,7 +49,7 @@ export interface RelevantEntry {
 }
 
 /** Ranks the workspace's context entries, and the preferences the session does not have already, against its latest turns and topics. */
-export function findRelevant(input: RelevanceInput): Relevant {
+export async function findRelevant(input: RelevanceInput): Promise<Relevant> {
   const { view, session, relevance } = input;
   const recent = input.turns.slice(-relevance.recentMessageWindow);
   const role = session.role === null ? undefined : view.roles.get(session.role);
@@ -61,7 +61,7 @@ export function findRelevant(input: RelevanceInput): Relevant {
   const ranked =
     searchTerms([query.text, ...query.topics].join(' ')).length === 0
       ? []
-      : input.retriever.rank(query, candidates).filter((r) => r.score >= relevance.minScore);
+      : (await input.retriever.rank(query, candidates)).filter((r) => r.score >= relevance.minScore);
   const context = ranked.filter((r) => r.id.startsWith('context:')).slice(0, relevance.maxEntries);
   const topicPreferences = ranked
     .flatMap((r) => (r.id.startsWith('preference:') ? [view.preferences.get(r.id.slice('preference:'.length))] : []))

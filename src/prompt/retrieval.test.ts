@@ -3,7 +3,7 @@
  * (BM25) must do at least as well as the seed's Jaccard + freshness on both measures.
  */
 import { describe, expect, it } from 'vitest';
-import { Bm25Retriever, JaccardRetriever, type ContextRetriever, type Retrievable } from './context-retriever.js';
+import { Bm25Retriever, JaccardRetriever, type Retrievable } from './context-retriever.js';
 import { ENTRIES, QUERIES } from '../../test/fixtures/retrieval-set.js';
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -14,7 +14,7 @@ const candidates: Retrievable[] = ENTRIES.map((e) => ({
   updatedAt: new Date(NOW - e.ageDays * 86_400_000).toISOString(),
 }));
 
-function evaluate(retriever: ContextRetriever) {
+function evaluate(retriever: Bm25Retriever | JaccardRetriever) {
   let reciprocal = 0;
   let precisionAt3 = 0;
   for (const q of QUERIES) {

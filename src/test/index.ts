@@ -3,3 +3,4 @@
  * vitest, are in `golem/test/conformance`.
  */
 export { scriptedModel, ScriptedModel, type ScriptedResponse, type ScriptStep } from './scripted-model.js';
+export { featureHashingEmbedder, type FeatureHashingOptions } from './feature-hashing-embedder.js';
