@@ -19,6 +19,7 @@ export {
 export { decideTrust, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent-api.js';
 export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './clearance.js';
+export { clearanceDiffLayer, type ClearanceDifference } from './clearance-diff.js';
 export type {
   ApprovalRequest,
   ApprovalResult,

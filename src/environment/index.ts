@@ -15,4 +15,5 @@ export type {
 export { inlineJson, renderFields, renderHowTo, textInstruction, validateFieldValue, writeInstruction } from './environment.js';
 export { BaseEnvironment, type FieldSpec } from './base-environment.js';
 export { EnvironmentState, environmentExtension, environmentUpdate, environmentValuesAt } from './environment-plugin.js';
+export { environmentDiffLayer, type EnvironmentDifference } from './environment-diff.js';
 export { BookshelfEnvironment, splitPages, type Book, type BookshelfOptions } from './bookshelf.js';

@@ -2,6 +2,15 @@
 export { Session, type NewTurn } from './session.js';
 export { SessionManager } from './session-manager.js';
 export {
+  turnsSince,
+  type SessionDiff,
+  type SessionDiffContext,
+  type SessionDiffLayer,
+  type SessionDiffLayers,
+  type SessionDiffSide,
+  type TurnsDiff,
+} from './session-diff.js';
+export {
   Bm25Retriever,
   JaccardRetriever,
   searchTerms,

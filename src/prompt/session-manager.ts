@@ -4,15 +4,19 @@ import type { WorkspaceManager } from '../core/manager.js';
 import type { Session as SessionRecord } from '../core/records.js';
 import { Session } from './session.js';
 import type { PromptBuilder } from './prompt-builder.js';
+import { diffSessions, type SessionDiff, type SessionDiffLayer } from './session-diff.js';
 
 /** `ws.sessions`: creates, forks, finds and deletes sessions. */
 export class SessionManager {
   readonly #manager: WorkspaceManager;
   readonly #prompts: PromptBuilder;
+  readonly #diffLayers: readonly SessionDiffLayer[];
 
-  constructor(manager: WorkspaceManager, prompts: PromptBuilder) {
+  /** `diffLayers`: what `diff` compares besides the turns (the parts' layers: environment, UI, clearance). */
+  constructor(manager: WorkspaceManager, prompts: PromptBuilder, options: { diffLayers?: readonly SessionDiffLayer[] } = {}) {
     this.#manager = manager;
     this.#prompts = prompts;
+    this.#diffLayers = options.diffLayers ?? [];
   }
 
   /** Creates an empty session. */
@@ -35,6 +39,21 @@ export class SessionManager {
   /** Deletes a session and the turns no other session needs; returns what was removed. */
   async delete(sessionId: string) {
     return unwrap(await this.#manager.dispatch({ type: 'session:delete', payload: { sessionId } }));
+  }
+
+  /**
+   * Compares two sessions (branches of one conversation, or any two): the common ancestor of
+   * their heads and each one's turns since it, then per layer what differs (environment values
+   * and UI instances as each side last saw them, clearance items waiting on each side).
+   * SESSION_NOT_FOUND when either is unknown; sessions that share no history compare with base null.
+   *
+   * @example
+   * const d = await ws.sessions.diff(main.id, whatIf.id)
+   * d.turns.b            // what the what-if branch said since they parted
+   * d.ui[0]?.patch       // RFC 6902 from main's instance to the branch's
+   */
+  async diff(a: string, b: string): Promise<SessionDiff> {
+    return diffSessions(this.#manager, a, b, this.#diffLayers);
   }
 
   /** The session, or undefined when there is none with that id. Its turns load on the first async read (or `session.load()`). */

@@ -48,6 +48,7 @@ export {
   type UIPatchError,
   type UIPatchErrorCode,
 } from './patch-engine.js';
+export { uiDiffLayer, type UIDifference } from './ui-diff.js';
 export { blockDataProblem, type BlockDataProblem } from './block-data.js';
 export { BLOCK_DATA_KEYS, type BlockDataKey, type BlockDataProp } from './block-data-keys.js';
 export { ActionConfig, Block, FieldConfig, UIInstance, ACTION_STYLES, BLOCK_TYPES, FIELD_TYPES, LAYOUT_TYPES, META_STATUSES } from './schema.js';
