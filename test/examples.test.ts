@@ -54,4 +54,11 @@ describe('examples', () => {
     expect(stdout).toContain("after the second: [ 'cardiology', 'exercise' ]");
     expect(stdout).toContain('context in the next prompt: beta-blockers, zone-2');
   });
+
+  it('semantic recall runs offline: a paraphrased question brings its entry in, and a reopen embeds only the question', async () => {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/recall.ts', tempDir()], { cwd: root });
+    expect(stdout).toContain('bm25: context [], vectors kept 0');
+    expect(stdout).toContain('hybrid: context ["deploy-freeze"], vectors kept 2');
+    expect(stdout).toContain('texts embedded after the reopen: 1');
+  });
 });
