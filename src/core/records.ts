@@ -67,8 +67,18 @@ export const Turn = z.strictObject({
   /** The command-log position of the command that created it: a child's seq is always above its parent's. */
   seq: z.number().int().positive(),
   createdAt: Timestamp,
+  /**
+   * Set on a merge turn (`turn:merge`), which has two parents: `parent` (the session's head
+   * when it merged) and `merge.from` (the other branch's turn brought in). `base` is their
+   * common ancestor when the merge was made (null: none was found); `as` says how the prompt
+   * shows the other branch: its turns since `base`, or the merge turn's summary of them.
+   */
+  merge: z.strictObject({ from: TurnRef, base: TurnRef.nullable(), as: z.enum(['turns', 'summary']) }).optional(),
 });
 export type Turn = z.infer<typeof Turn>;
+
+/** How a merge turn shows the branch it brings in: `turns` (each of them) or `summary` (its own summary in their place). */
+export type MergeMode = NonNullable<Turn['merge']>['as'];
 
 /**
  * A role's model constraints: the ones Golem applies to every prompt of a session in the role

@@ -43,6 +43,51 @@ export function* ancestry(index: WorkspaceView, ref: TurnRef | null): Generator<
   }
 }
 
+/**
+ * The parents of a turn: its first parent (`parent`, the transcript's spine) and, for a
+ * merge turn, the turn it merged from. Empty for a root.
+ */
+export function parentsOf(turn: Turn): TurnRef[] {
+  const parents: TurnRef[] = [];
+  if (turn.parent !== null) parents.push(turn.parent);
+  if (turn.merge !== undefined) parents.push(turn.merge.from);
+  return parents;
+}
+
+/**
+ * `ref` and every turn it descends from through either parent (a merge turn's two), each
+ * once, as far as the index holds them; keyed by `id@version`.
+ */
+export function allAncestors(index: WorkspaceView, ref: TurnRef | null): Map<string, Turn> {
+  const found = new Map<string, Turn>();
+  const stack: TurnRef[] = ref === null ? [] : [ref];
+  while (stack.length > 0) {
+    const at = stack.pop() as TurnRef;
+    const key = turnKey(at);
+    if (found.has(key)) continue;
+    const turn = index.turn(at);
+    if (turn === undefined) continue;
+    found.set(key, turn);
+    stack.push(...parentsOf(turn));
+  }
+  return found;
+}
+
+/**
+ * The nearest common ancestor of two turns, following both parents of merge turns: of the
+ * turns both descend from (each counts as its own ancestor), the newest (highest seq; no
+ * other common ancestor descends from it). Null when either is null or they share none.
+ */
+export function commonAncestor(index: WorkspaceView, a: TurnRef | null, b: TurnRef | null): TurnRef | null {
+  if (a === null || b === null) return null;
+  const ofA = allAncestors(index, a);
+  let best: Turn | undefined;
+  for (const [key, turn] of allAncestors(index, b)) {
+    if (ofA.has(key) && (best === undefined || turn.seq > best.seq)) best = turn;
+  }
+  return best === undefined ? null : { id: best.id, version: best.version };
+}
+
 /** The version of node `nodeId` on the path ending at `head`, or undefined when the node is not on it. */
 export function versionOnPath(index: WorkspaceView, head: TurnRef | null, nodeId: string): number | undefined {
   for (const turn of ancestry(index, head)) if (turn.id === nodeId) return turn.version;
