@@ -15,6 +15,7 @@ import { scriptedModel } from '../src/test/index.js';
 import { GOLEM_BIN, golemEnv } from './helpers-tmux.js';
 import { deployAction, tempDir } from './helpers.js';
 import { Reader } from './fixtures/reader.js';
+import { whatIfBranches } from './fixtures/session-branches.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer } from '../src/mcp/index.js';
 
@@ -83,6 +84,7 @@ describe('golem mcp serve (stdio)', () => {
         'send_message',
         'list_clearance',
         'clearance_diff',
+        'diff_sessions',
       ]),
     );
 
@@ -166,6 +168,33 @@ describe('createMcpServer', () => {
     expect(() => createMcpServer(ws, { tools: [deploy] })).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('deploy (supervised) must be autonomous') }),
     );
+  });
+
+  it('compares two sessions with diff_sessions: where they parted, the turns each has had since, and what differs', async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    const b = await whatIfBranches(ws);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMcpServer(ws).connect(serverSide);
+    const client = await connected(clientSide);
+    expect((await client.listTools()).tools.find((t) => t.name === 'diff_sessions')?.inputSchema.required).toEqual(['a', 'b']);
+    const result = await client.callTool({ name: 'diff_sessions', arguments: { a: b.main, b: b.whatIf } });
+    expect(result.isError).not.toBe(true);
+    const text = textOf(result);
+    expect(text).toContain(`Sessions a (${b.main}) and b (${b.whatIf}) parted after turn ${b.parted.id} (version 0).`);
+    expect(text).toContain(`Turns of a since then (1):\n[${b.onMain.id}] user:\n  yes, Porto\n`);
+    expect(text).toContain(
+      `Turns of b since then (2):\n[${b.asked.id}] user:\n  what about Lisbon?\n[${b.answered.id}] assistant:\n  Lisbon for three nights.\n`,
+    );
+    expect(text).toContain('Environment values that differ (1):\n  reader.current_page: a "1", b "300"\n');
+    expect(text).toContain('UI instances that differ (2), as RFC 6902 from a to b:\n  chart (only in b): [{"op":"add","path":"","value":{');
+    expect(text).toContain('{"op":"replace","path":"/state/params/city","value":"Lisbon"}');
+    expect(text).toContain(
+      `Clearance items waiting on a (0): none\n\nClearance items waiting on b (1):\n  ${b.item} pending_export (pending): book the Lisbon hotel`,
+    );
+    const unknown = await client.callTool({ name: 'diff_sessions', arguments: { a: b.main, b: 'nope' } });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('SESSION_NOT_FOUND');
   });
 });
 

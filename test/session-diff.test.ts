@@ -8,7 +8,7 @@ import { applyPatch, type Operation } from 'fast-json-patch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type CreateWorkspaceOptions, type GolemError, type Workspace } from '../src/index.js';
 import { postgresStore } from '../src/store/postgres/index.js';
-import { Reader } from './fixtures/reader.js';
+import { whatIfBranches as branches } from './fixtures/session-branches.js';
 import { tempDir, text } from './helpers.js';
 import { freshSchema, PG_URL } from './pg-helpers.js';
 
@@ -27,60 +27,6 @@ function workspaceOn(kind: Kind): () => Promise<Workspace> {
     const ws = await createWorkspace(options());
     open.push(ws);
     return ws;
-  };
-}
-
-const form = [
-  { op: 'set', path: 'meta', value: { pageKey: 'trip', step: { current: 1, total: 1 }, status: 'idle' } },
-  { op: 'set', path: 'state', value: { params: { city: 'Porto', nights: 2 }, runtime: {} } },
-  { op: 'set', path: 'blocks', value: [] },
-  { op: 'set', path: 'actions', value: [] },
-] as const;
-
-/** main and a what-if fork of it: the fork changes the reader's page and the trip form, adds a chart and stages an item. */
-async function branches(ws: Workspace) {
-  const reader = new Reader();
-  await reader.mount(ws.manager);
-  const main = await ws.sessions.create({ label: 'main' });
-  await main.addTurn({ role: 'user', blocks: [text('plan a trip')] });
-  await reader.updateEditableStatus('selected_book_name', 'Anatomy');
-  expect((await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'trip', patches: [...form] }, { builtBy: main.id })).success).toBe(true);
-  const parted = await main.addTurn({ role: 'assistant', blocks: [text('Porto for two nights?')] });
-  const tripOnMain = structuredClone(ws.ui.get('trip')?.instance);
-
-  const whatIf = await ws.sessions.fork(main.id, undefined, { label: 'what if Lisbon' });
-  const onMain = await main.addTurn({ role: 'user', blocks: [text('yes, Porto')] });
-
-  await reader.updateEditableStatus('current_page', '300');
-  const patched = await ws.ui.patch(
-    {
-      instanceId: 'trip',
-      patches: [
-        { op: 'set', path: 'state.params.city', value: 'Lisbon' },
-        { op: 'set', path: 'state.params.nights', value: 3 },
-      ],
-    },
-    { builtBy: whatIf.id },
-  );
-  expect(patched.success).toBe(true);
-  expect((await ws.ui.patch({ instanceId: '__CREATE__', newInstanceId: 'chart', patches: [...form] }, { builtBy: whatIf.id })).success).toBe(true);
-  const asked = await whatIf.addTurn({ role: 'user', blocks: [text('what about Lisbon?')] });
-  const answered = await whatIf.addTurn({ role: 'assistant', blocks: [text('Lisbon for three nights.')] });
-  const staged = await ws.manager.dispatch({
-    type: 'clearance:stage',
-    payload: { type: 'pending_export', description: 'book the Lisbon hotel', sessionId: whatIf.id, workerId: whatIf.id, metadata: { action: 'book' } },
-  });
-  if (!staged.ok) throw staged.error;
-  return {
-    main: main.id,
-    whatIf: whatIf.id,
-    parted,
-    onMain,
-    asked,
-    answered,
-    tripOnMain,
-    tripOnWhatIf: structuredClone(ws.ui.get('trip')?.instance),
-    item: staged.value.id,
   };
 }
 

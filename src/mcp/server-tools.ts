@@ -1,7 +1,7 @@
 /**
  * The tools Golem's MCP server offers, as Golem actions: seed 004's origin's three UI tools
  * (patch_ui_state, get_ui_state, list_ui_instances), the sessions (list, read, fork, send a
- * message and get the agent's answer) and the clearance queue (list, diff).
+ * message and get the agent's answer, compare two) and the clearance queue (list, diff).
  */
 import { z } from 'zod';
 import { defineAction, type Action } from '../action/action.js';
@@ -13,6 +13,7 @@ import type { WorkspaceManager } from '../core/manager.js';
 import type { Turn } from '../core/records.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
+import type { SessionDiff } from '../prompt/session-diff.js';
 import type { SessionManager } from '../prompt/session-manager.js';
 import type { UIApi } from '../ui/ui-api.js';
 import type { RunService } from '../agent/run-service.js';
@@ -108,6 +109,17 @@ export function golemTools(ws: Served, options: { model?: ModelAdapter; agentAct
           : (output.error?.message ?? `the run ended: ${output.status}`),
     }),
     defineAction({
+      name: 'diff_sessions',
+      description:
+        'Compares two sessions, say a conversation and a fork of it: the turn where they parted, the turns each has had since, ' +
+        'the environment values that differ, the UI instances that differ (as RFC 6902 JSON Patch from a to b), and the clearance items waiting on each. ' +
+        'Environment values and UI instances are compared as each session last saw them, at its latest turn.',
+      input: z.strictObject({ a: SessionId, b: SessionId }),
+      repeatable: true,
+      run: async ({ a, b }) => sessionDiffText(await ws.sessions.diff(a, b)),
+      render: (text) => text,
+    }),
+    defineAction({
       name: 'list_clearance',
       description: "What waits for the user's clearance: staged file changes and calls the user runs (manual mode), with their ids.",
       input: z.strictObject({}),
@@ -142,4 +154,28 @@ export function transcriptText(turns: readonly Turn[]): string {
       return lines.join('\n');
     })
     .join('\n');
+}
+
+/** Two sessions compared, as text: where they parted, each side's turns since, then the layers that differ. */
+export function sessionDiffText(diff: SessionDiff): string {
+  const { turns, environment, ui, clearance } = diff;
+  const lines = [
+    turns.base === null
+      ? `Sessions a (${diff.a}) and b (${diff.b}) share no history.`
+      : `Sessions a (${diff.a}) and b (${diff.b}) parted after turn ${turns.base.id} (version ${turns.base.version}).`,
+  ];
+  for (const side of ['a', 'b'] as const) {
+    lines.push('', `Turns of ${side} since then (${turns[side].length})${turns[side].length === 0 ? ': none' : ':'}`);
+    if (turns[side].length > 0) lines.push(transcriptText(turns[side]));
+  }
+  lines.push('', `Environment values that differ (${environment.length})${environment.length === 0 ? ': none' : ':'}`);
+  for (const e of environment) lines.push(`  ${e.environment}.${e.field}: a ${JSON.stringify(e.a)}, b ${JSON.stringify(e.b)}`);
+  lines.push('', `UI instances that differ (${ui.length})${ui.length === 0 ? ': none' : ', as RFC 6902 from a to b:'}`);
+  for (const u of ui)
+    lines.push(`  ${u.instanceId} (${u.change === 'added' ? 'only in b' : u.change === 'removed' ? 'only in a' : 'changed'}): ${JSON.stringify(u.patch)}`);
+  for (const side of ['a', 'b'] as const) {
+    lines.push('', `Clearance items waiting on ${side} (${clearance[side].length})${clearance[side].length === 0 ? ': none' : ':'}`);
+    for (const c of clearance[side]) lines.push(`  ${c.id} ${c.type} (${c.status}): ${c.description}`);
+  }
+  return lines.join('\n');
 }

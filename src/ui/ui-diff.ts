@@ -5,7 +5,8 @@
  * as the command log had it at its head: the accepted `patch_ui_state` calls and clicks up to
  * there, applied again by the patch engine.
  */
-import { compare } from 'fast-json-patch';
+// A CommonJS package: Node gives its exports as the default import only.
+import jsonPatch from 'fast-json-patch';
 import type { SessionDiffLayer } from '../prompt/session-diff.js';
 import type { UICatalog } from './catalog.js';
 import { applyPatchInput, type JsonPatchOperation } from './patch-engine.js';
@@ -48,7 +49,7 @@ export function uiDiffLayer(catalog: UICatalog): SessionDiffLayer<'ui'> {
         if (before === undefined) differences.push({ instanceId, change: 'added', patch: [{ op: 'add', path: '', value: after }] as JsonPatchOperation[] });
         else if (after === undefined) differences.push({ instanceId, change: 'removed', patch: [{ op: 'remove', path: '' }] as JsonPatchOperation[] });
         else {
-          const patch = compare(before, after) as JsonPatchOperation[];
+          const patch = jsonPatch.compare(before, after) as JsonPatchOperation[];
           if (patch.length > 0) differences.push({ instanceId, change: 'changed', patch });
         }
       }
