@@ -22,6 +22,7 @@ import { McpApi } from './mcp/mcp-api.js';
 import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
+import { TaskApi } from './agent/task-api.js';
 import { RunService } from './agent/run-service.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
@@ -116,6 +117,8 @@ export interface Workspace {
   readonly approvals: ApprovalApi;
   /** What manual actions staged, waiting for the user to push, discard or defer it. */
   readonly clearance: ClearanceApi;
+  /** Tasks and plans: list them by session, topic and status, accept (or edit) or decline a proposal, mark steps, close. */
+  readonly tasks: TaskApi;
   /** An agent loop on a session, with its environments (mounted here: their values load and persist) and actions. */
   worker(options: WorkerOptions): Worker;
   /** The browser executor (seed 002): launch Chromium, run browser tasks, read saved variables. */
@@ -246,6 +249,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     trust: new TrustApi(manager),
     approvals: new ApprovalApi(manager),
     clearance: new ClearanceApi(manager),
+    tasks: new TaskApi(manager),
     meta,
     worker,
     browser,

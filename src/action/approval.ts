@@ -22,7 +22,8 @@ export type Risk = 'low' | 'medium' | 'high' | 'unknown';
 export interface ApprovalRequest {
   /** The approval's id in the workspace (`approval:*`). */
   id: string;
-  type: 'tool_call' | 'file_write' | 'command';
+  /** 'plan': a plan the agent proposed (`propose_plan`), whose yes accepts it (its details: taskId, title, steps). */
+  type: 'tool_call' | 'file_write' | 'command' | 'plan';
   description: string;
   details: unknown;
   risk: Risk;

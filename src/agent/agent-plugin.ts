@@ -3,7 +3,7 @@
  * mechanism: the worker tree (`worker:*`), trust overrides (`trust:*`), grants
  * (`grant:*`), pending approvals (`approval:*`), started calls (`call:*`), clearance
  * items (`clearance:*`), run leases, run records and their kept events (`run:*`) and
- * the messages sent to a session while it runs (`inbox:*`). All of it is workspace state: it
+ * the messages sent to a session while it runs (`inbox:*`), and tasks and plans (`task:*`). All of it is workspace state: it
  * persists, replays and survives a restart. This file assembles the extension and declares its collections and commands;
  * each concept lives in its own file, and every name is re-exported here.
  */
@@ -18,6 +18,8 @@ import { InboxMessage, inboxAdd, inboxDeliver, inboxRemove } from './inbox.js';
 import { clearanceDecide, clearanceStage } from './clearance-commands.js';
 import { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 import { workerFinish, workerSpawn } from './worker-commands.js';
+import { TaskRecord } from './task-records.js';
+import { taskAccept, taskClose, taskPropose, taskUpdate } from './task-commands.js';
 
 export {
   ApprovalRecord,
@@ -43,6 +45,8 @@ export { isEnded, NO_USAGE, RUN_STATUSES, RunEnd, RunRecord, RunUsage, runCancel
 export { clearanceDecide, clearanceStage } from './clearance-commands.js';
 export { grantAdd, grantRevoke, trustSet } from './trust-commands.js';
 export { workerFinish, workerSpawn } from './worker-commands.js';
+export { isClosed, TASK_STATUSES, TaskRecord, TaskStep, taskOfCall, type TaskStatus } from './task-records.js';
+export { requireTask, StepInput, TaskChanges, taskAccept, taskClose, taskPropose, taskUpdate } from './task-commands.js';
 
 /** Every command of the agent domain. */
 export const AGENT_COMMANDS = [
@@ -64,6 +68,10 @@ export const AGENT_COMMANDS = [
   inboxAdd,
   inboxRemove,
   inboxDeliver,
+  taskPropose,
+  taskAccept,
+  taskUpdate,
+  taskClose,
 ] as const;
 
 /** The agent domain as a workspace extension (`createWorkspace` registers it). */
@@ -80,6 +88,7 @@ export const agentExtension: WorkspaceExtension = {
     run_record: RunRecord,
     run_event: RunEventChunk,
     inbox: InboxMessage,
+    task: TaskRecord,
   },
   commands: AGENT_COMMANDS,
   guards: [runLeaseGuard],
@@ -105,5 +114,6 @@ declare module '../core/workspace-index.js' {
     run_record: RunRecord;
     run_event: RunEventChunk;
     inbox: InboxMessage;
+    task: TaskRecord;
   }
 }

@@ -65,7 +65,7 @@ export const ApprovalRecord = z.strictObject({
   fingerprint: z.string(),
   /** The action's grant key for this input (what an 'always' or 'session' answer grants). */
   grantKey: z.string(),
-  type: z.enum(['tool_call', 'file_write', 'command']),
+  type: z.enum(['tool_call', 'file_write', 'command', 'plan']),
   description: z.string(),
   details: JsonValue,
   risk: z.enum(['low', 'medium', 'high', 'unknown']),
@@ -144,7 +144,7 @@ export const RunLease = z.strictObject({
 export type RunLease = z.infer<typeof RunLease>;
 
 /** The names of the agent's collections. */
-export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call' | 'run';
+export type AgentCollection = 'worker' | 'trust' | 'grant' | 'approval' | 'clearance' | 'call' | 'run' | 'task';
 
 /** Every record of an agent collection, typed by the collection's name. */
 export function recordsOf<K extends AgentCollection>(view: WorkspaceView, collection: K): CollectionMap[K][] {

@@ -30,7 +30,7 @@ export const approvalRequest = defineCommand({
     action: z.string().min(1),
     input: JsonValue,
     grantKey: z.string(),
-    type: z.enum(['tool_call', 'file_write', 'command']),
+    type: z.enum(['tool_call', 'file_write', 'command', 'plan']),
     description: z.string(),
     details: JsonValue,
     risk: z.enum(['low', 'medium', 'high', 'unknown']),

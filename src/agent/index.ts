@@ -14,8 +14,14 @@ export {
   type RunStatus,
   TrustOverrides,
   WorkerRecord,
+  TaskRecord,
+  TaskStep,
+  TASK_STATUSES,
+  type TaskStatus,
   type AgentCommandMap,
 } from './agent-plugin.js';
+export { TaskApi, type TaskEdits, type TaskListOptions } from './task-api.js';
+export type { StepInput, TaskChanges } from './task-commands.js';
 export { decideTrust, grantFor, trustModeOf, type TrustDecision, type TrustSource } from './trust.js';
 export { ApprovalApi, TrustApi, answerOf } from './agent-api.js';
 export { ClearanceApi, clearanceItems, stageRefOf, toClearanceItem, type ClearanceOptions } from './clearance.js';

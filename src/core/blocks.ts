@@ -148,6 +148,24 @@ export const RoleTransitionBlock = z.strictObject({
 });
 export type RoleTransitionBlock = z.infer<typeof RoleTransitionBlock>;
 
+/** How far one step of a plan has come. */
+export const TaskStepStatus = z.enum(['pending', 'in_progress', 'done', 'skipped']);
+export type TaskStepStatus = z.infer<typeof TaskStepStatus>;
+
+/**
+ * A plan the agent proposed (`propose_plan`): the task it became and its steps as proposed.
+ * A front end shows the task's live state (`ws.tasks.get(taskId)`); the model is not sent it
+ * (its call's result tells it how the plan was taken).
+ */
+export const TaskProposalBlock = z.strictObject({
+  type: z.literal('task:proposal'),
+  id: BlockId,
+  taskId: z.string().min(1).max(200),
+  title: z.string(),
+  steps: z.array(z.strictObject({ text: z.string(), status: TaskStepStatus })),
+});
+export type TaskProposalBlock = z.infer<typeof TaskProposalBlock>;
+
 /** Any content block, discriminated on `type`. */
 export const ContentBlock = z.discriminatedUnion('type', [
   TextBlock,
@@ -159,6 +177,7 @@ export const ContentBlock = z.discriminatedUnion('type', [
   ServerToolResultBlock,
   SummaryBlock,
   RoleTransitionBlock,
+  TaskProposalBlock,
 ]);
 export type ContentBlock = z.infer<typeof ContentBlock>;
 

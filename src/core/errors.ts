@@ -91,6 +91,11 @@ export const ERROR_CODES = {
   RUN_CANCELLED: { status: 409, meaning: 'the run was cancelled (ws.runs.cancel), from this process or another' },
   INBOX_FULL: { status: 429, meaning: "the session's inbox holds as many messages as it takes; wait for its run, or take one back" },
   MESSAGE_NOT_FOUND: { status: 404, meaning: 'no message with that id waits in an inbox (delivered, taken back, or never sent)' },
+  // Tasks and plans
+  TASK_NOT_FOUND: { status: 404, meaning: 'no task with this id' },
+  TASK_CLOSED: { status: 409, meaning: 'the task is closed (done, cancelled or declined); nothing in it changes any more' },
+  TASK_DECIDED: { status: 409, meaning: 'the task was already accepted; update it or close it instead' },
+  TASK_NOT_ACCEPTED: { status: 409, meaning: 'the task is still a proposal; accept it before marking its steps or closing it as done' },
   // golem serve
   SESSION_BUSY: { status: 409, meaning: "the session's agent is running (here or in another process); wait for it or stop it" },
   NO_MODEL: { status: 400, meaning: 'the server was started without a model, so it cannot answer' },

@@ -132,7 +132,7 @@ export interface ApprovalView {
   id: string;
   rootSessionId: string;
   action: string;
-  type: 'tool_call' | 'file_write' | 'command';
+  type: 'tool_call' | 'file_write' | 'command' | 'plan';
   description: string;
   details: unknown;
   risk: 'low' | 'medium' | 'high' | 'unknown';
