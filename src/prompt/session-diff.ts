@@ -9,7 +9,7 @@ import { fail } from '../core/errors.js';
 import type { WorkspaceManager } from '../core/manager.js';
 import { turnKey, type Session as SessionRecord, type Turn, type TurnRef } from '../core/records.js';
 import type { CommandLogEntry } from '../core/store.js';
-import { ancestry } from '../core/turn-tree.js';
+import { allAncestors, ancestry, commonAncestor } from '../core/turn-tree.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 
 /**
@@ -85,21 +85,18 @@ export async function diffSessions(manager: WorkspaceManager, a: string, b: stri
   return result as unknown as SessionDiff;
 }
 
-/** The common ancestor of two heads and each head's turns since it (first parents). */
+/**
+ * The common ancestor of two heads (through both parents of merge turns) and each head's
+ * turns since it: the first-parent path from the head up to the ancestor, or to a turn the
+ * ancestor descends from (where that path reaches the shared history past a merge).
+ */
 export function turnsSince(view: WorkspaceView, a: TurnRef | null, b: TurnRef | null): TurnsDiff {
-  const onA = new Set<string>();
-  for (const turn of ancestry(view, a)) onA.add(turnKey(turn));
-  let base: TurnRef | null = null;
-  for (const turn of ancestry(view, b)) {
-    if (onA.has(turnKey(turn))) {
-      base = { id: turn.id, version: turn.version };
-      break;
-    }
-  }
+  const base = commonAncestor(view, a, b);
+  const shared = base === null ? new Set<string>() : new Set(allAncestors(view, base).keys());
   const since = (head: TurnRef | null): Turn[] => {
     const turns: Turn[] = [];
     for (const turn of ancestry(view, head)) {
-      if (base !== null && turn.id === base.id && turn.version === base.version) break;
+      if (shared.has(turnKey(turn))) break;
       turns.push(turn);
     }
     return turns.reverse();
