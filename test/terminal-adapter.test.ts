@@ -698,7 +698,7 @@ describe('TerminalAdapter clearance', () => {
 });
 
 describe('TerminalAdapter diff', () => {
-  const diff = { title: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,2 +1,2 @@\n-old\n+new\n same\n' };
+  const diff = { title: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,2 +1,2 @@\n-old\n+const next = "new";\n same\n' };
 
   it('prints the diff plain without color', async () => {
     const t = setup();
@@ -706,7 +706,7 @@ describe('TerminalAdapter diff', () => {
     expect(t.text()).toBe(`src/a.ts\n${diff.diff}`);
   });
 
-  it('colors added, removed, hunk and header lines', async () => {
+  it('colors added, removed, hunk and header lines, and the code in its file’s language', async () => {
     const t = setup({ color: true });
     await t.adapter.displayDiff(diff);
     expect(t.text()).toBe(
@@ -715,8 +715,9 @@ describe('TerminalAdapter diff', () => {
         '\x1b[1m--- a/src/a.ts\x1b[22m',
         '\x1b[1m+++ b/src/a.ts\x1b[22m',
         '\x1b[36m@@ -1,2 +1,2 @@\x1b[39m',
-        '\x1b[31m-old\x1b[39m',
-        '\x1b[32m+new\x1b[39m',
+        '\x1b[31m\x1b[1m-\x1b[22m\x1b[39m\x1b[31mold\x1b[39m',
+        // A .ts file: the keyword magenta, the string yellow, the rest the addition's green.
+        '\x1b[32m\x1b[1m+\x1b[22m\x1b[39m\x1b[35mconst\x1b[39m\x1b[32m next = \x1b[39m\x1b[33m"new"\x1b[39m\x1b[32m;\x1b[39m',
         ' same',
         '',
       ].join('\n'),

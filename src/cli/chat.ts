@@ -17,7 +17,7 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
 import { CLI_MODEL_FORMS } from './cli-model.js';
-import { TerminalAdapter } from '../terminal/index.js';
+import { TerminalAdapter, type ProgressMode } from '../terminal/index.js';
 import type { LineHistory } from '../terminal/line-reader.js';
 import { completeCommand, slashCommand, type ChatContext } from './chat-commands.js';
 import { promptCommands } from '../mcp/prompts.js';
@@ -49,6 +49,8 @@ export interface ChatOptions {
   output: NodeJS.WritableStream;
   /** The chat prompt's history across runs (↑). */
   history?: LineHistory;
+  /** Sub-workers as a box each (the default) or a line each. */
+  progress?: ProgressMode;
 }
 
 /** Runs the chat until the user leaves; resolves with the exit code. */
@@ -74,6 +76,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     output: options.output,
     onInterrupt: () => controller?.abort(),
     messages: inbox,
+    ...(options.progress !== undefined && { progress: options.progress }),
     ...(options.history !== undefined && { history: options.history }),
     complete: (line: string) =>
       completeCommand(
@@ -274,11 +277,6 @@ export async function chat(options: ChatOptions): Promise<number> {
     }
   };
 
-  // What waits for clearance, in the status line each time it changes (decided here, or staged by the run).
-  ui.onClearanceStateChange((items) => {
-    if (items.length > 0) say(`${items.length} item(s) wait for clearance: /clearance review`);
-  });
-
   const context: ChatContext = {
     ws,
     ui,
@@ -313,6 +311,8 @@ export async function chat(options: ChatOptions): Promise<number> {
     if (model === undefined) say(noModel(options.modelProblem), 'warning');
     if (session !== undefined) await open(session);
     for (;;) {
+      // The status line's count of what waits for clearance: decided in another process meanwhile, or staged by the run.
+      ui.clearanceChanged(clearanceItems(ws.manager.workspace(), { sessionId }).map(toClearanceItem));
       const line = await ui.getUserInput();
       if (line === null) break;
       if (line.trim() === '') continue;

@@ -23,6 +23,11 @@ import { weakTokenMessage } from '../serve/token-strength.js';
 import { commandError, optionError } from './usage-errors.js';
 import type { CliIo } from './io.js';
 import { doctor, type DoctorReport } from '../core/doctor.js';
+import { PROGRESS_MODES, type ProgressMode } from '../terminal/index.js';
+
+function isProgressMode(value: string): value is ProgressMode {
+  return (PROGRESS_MODES as readonly string[]).includes(value);
+}
 
 export type { CliIo } from './io.js';
 
@@ -77,6 +82,8 @@ Options:
   --cursor <c>      runs: the next page (the list prints it when there are more)
   --after <seq>     runs follow: only the events after this seq
   --to <branch>     clearance push: commit on this branch instead of writing the files
+  --progress <mode> chat, runs follow: sub-workers as a box each with what they write
+                    and do (boxes, the default), or as one line each (summary)
   --json            Print machine-readable JSON (status, sessions, runs, clearance list)
   --port <n>        serve: the port (default 4173; 0 picks a free one)
   --host <addr>     serve: the address (default 127.0.0.1)
@@ -99,6 +106,7 @@ const OPTIONS = {
   cursor: { type: 'string' },
   after: { type: 'string' },
   to: { type: 'string' },
+  progress: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   expose: { type: 'boolean', default: false },
@@ -140,6 +148,11 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     return 0;
   }
   const dir = resolve(io.cwd, values.dir ?? env.GOLEM_DIR ?? '.golem');
+  const progress = values.progress ?? 'boxes';
+  if (!isProgressMode(progress)) {
+    io.stderr(`golem: --progress takes ${PROGRESS_MODES.join(' or ')}, not "${progress}"\n`);
+    return 2;
+  }
   const model = values.model ?? env.GOLEM_MODEL;
   if (command === 'mcp') {
     if (rest[0] === 'serve' && rest.length === 1) {
@@ -155,7 +168,7 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     return ask(rest.join(' '), { dir, model, session: values.session, fresh: values.new }, io, env);
   }
   if (command === 'chat' && rest.length === 0) {
-    return withWorkspace(dir, io, (ws) => startChat(ws, { dir, model, session: values.session, fresh: values.new }, io, env));
+    return withWorkspace(dir, io, (ws) => startChat(ws, { dir, model, session: values.session, fresh: values.new, progress }, io, env));
   }
   if (command === 'serve' && rest.length === 0) {
     const port = Number(values.port ?? env.GOLEM_PORT ?? 4173);
@@ -209,7 +222,15 @@ export async function run(argv: readonly string[], io: CliIo, env: NodeJS.Proces
     return withWorkspace(dir, io, (ws) => sessionsCommand(ws, rest, { json: values.json, all: values.all, at: values.at }, io));
   }
   if (command === 'runs') {
-    const runsOptions = { json: values.json, session: values.session, status: values.status, limit: values.limit, cursor: values.cursor, after: values.after };
+    const runsOptions = {
+      json: values.json,
+      session: values.session,
+      status: values.status,
+      limit: values.limit,
+      cursor: values.cursor,
+      after: values.after,
+      progress,
+    };
     return runsCommand(rest, runsOptions, io, (body) => withWorkspace(dir, io, body));
   }
   if (command === 'clearance') {
@@ -324,7 +345,7 @@ async function withWorkspace(dir: string, io: CliIo, body: (ws: Workspace) => Pr
 
 async function startChat(
   ws: Workspace,
-  options: { dir: string; model: string | undefined; session: string | undefined; fresh: boolean },
+  options: { dir: string; model: string | undefined; session: string | undefined; fresh: boolean; progress: ProgressMode },
   io: CliIo,
   env: NodeJS.ProcessEnv,
 ): Promise<number> {
@@ -355,6 +376,7 @@ async function startChat(
       ...(modelProblem !== undefined && { modelProblem }),
       resolveModel: (spec) => cliModel(spec, { cwd: io.cwd, env, ws }),
       history: new InputHistory(historyPath(options.dir, io.cwd)),
+      progress: options.progress,
       root: io.cwd,
       input: io.input ?? process.stdin,
       output: io.output ?? process.stdout,

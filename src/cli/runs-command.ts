@@ -13,6 +13,7 @@
 import { hostname } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { TerminalAdapter } from '../terminal/terminal-adapter.js';
+import type { ProgressMode } from '../terminal/worker-summary.js';
 import { RUN_STATUSES, type RunCancelOutcome, type RunRecord, type RunStatus } from '../agent/index.js';
 import { findById } from '../agent/clearance.js';
 import { GolemError } from '../core/errors.js';
@@ -29,6 +30,8 @@ export interface RunsCommandOptions {
   limit: string | undefined;
   cursor: string | undefined;
   after?: string | undefined;
+  /** follow: sub-workers as a box each (the default) or a line each. */
+  progress?: ProgressMode;
 }
 
 /** What `golem runs` was asked, checked before the workspace opens. */
@@ -54,7 +57,7 @@ export async function runsCommand(
     try {
       if (request.type === 'list') return list(ws, request, options.json, io);
       const run = findRun(ws, request.id);
-      if (request.type === 'follow') return await follow(ws, run, request.after, options.json, io);
+      if (request.type === 'follow') return await follow(ws, run, request.after, options.json, io, options.progress);
       if (request.type === 'show') {
         io.stdout(options.json ? `${JSON.stringify(run, null, 2)}\n` : formatRun(run, labelOf(ws, run.sessionId), Date.now()));
         return 0;
@@ -137,13 +140,13 @@ function findRun(ws: Workspace, id: string): RunRecord {
  * in a line. With `--json`, each event is a line of JSON with its seq. Ctrl-C (the command's
  * signal) stops following; the run goes on.
  */
-async function follow(ws: Workspace, run: RunRecord, after: number, json: boolean, io: CliIo): Promise<number> {
+async function follow(ws: Workspace, run: RunRecord, after: number, json: boolean, io: CliIo, progress: ProgressMode = 'boxes'): Promise<number> {
   const events = ws.runs.follow(run.id, { after, ...(io.signal !== undefined && { signal: io.signal }) });
   if (json) {
     for await (const event of events) io.stdout(`${JSON.stringify(event)}\n`);
     return 0;
   }
-  const screen = new TerminalAdapter({ input: new PassThrough(), output: io.output ?? process.stdout });
+  const screen = new TerminalAdapter({ input: new PassThrough(), output: io.output ?? process.stdout, progress });
   const label = labelOf(ws, run.sessionId);
   io.stdout(`Following run ${run.id} (session ${run.sessionId}${label === null ? '' : `, ${label}`}, ${run.status}); Ctrl-C stops following, not the run.\n`);
   screen.setBusy(true);

@@ -1,34 +1,39 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApprovalRequest, WorkerEvent, WorkerInfo } from '../agent/ui-adapter.js';
+import type { ApprovalRequest, ClearanceItem, WorkerEvent, WorkerInfo } from '../agent/ui-adapter.js';
 import { stripAnsi } from './ansi.js';
-import { TerminalAdapter } from './terminal-adapter.js';
+import { TerminalAdapter, type TerminalAdapterOptions } from './terminal-adapter.js';
 
 const open: TerminalAdapter[] = [];
 afterEach(async () => {
   for (const adapter of open.splice(0)) await adapter.shutdown();
 });
 
-/** A live adapter (its output a TTY) and what it wrote; `footer()` is what is drawn after the last erase. */
-function live() {
+/**
+ * A live adapter (its output a TTY; not, with `tty: false`) and what it wrote; `footer()` is what is
+ * drawn after the last erase, `plain()` all of it without colors or cursor moves.
+ */
+function live(options: Partial<TerminalAdapterOptions> & { tty?: boolean } = {}) {
   const input = new PassThrough();
-  const output = Object.assign(new PassThrough(), { isTTY: true, columns: 70 });
+  const output = Object.assign(new PassThrough(), options.tty === false ? {} : { isTTY: true, columns: 70 });
   output.setEncoding('utf8');
   let written = '';
-  const adapter = new TerminalAdapter({ input, output, color: false });
+  const adapter = new TerminalAdapter({ input, output, color: false, ...options });
   open.push(adapter);
   const text = (): string => {
     for (let chunk = output.read() as string | null; chunk !== null; chunk = output.read() as string | null) written += chunk;
     return written;
   };
+  // eslint-disable-next-line no-control-regex
+  const withoutMoves = (t: string) => stripAnsi(t).replace(/\x1b\[[\d;?]*[A-Za-z]/g, '');
   return {
     input,
     adapter,
     text,
+    plain: () => withoutMoves(text()),
     footer: () => {
       const at = text().lastIndexOf('\x1b[J');
-      // eslint-disable-next-line no-control-regex
-      return stripAnsi(text().slice(at < 0 ? 0 : at + 3)).replace(/\x1b\[\?\d+[hl]/g, '');
+      return withoutMoves(text().slice(at < 0 ? 0 : at + 3));
     },
   };
 }
@@ -120,5 +125,88 @@ describe('the footer of a live terminal', () => {
     // The last line drawn for good as the answer ended, over its preview; then nothing below.
     expect(stripAnsi(t.text())).toContain('\x1b[J       Next\n');
     expect(t.footer()).toBe('');
+  });
+});
+
+const item = (id: string): ClearanceItem => ({ id, type: 'staged_commit', description: `Changes to ${id}`, createdAt: 0, metadata: {} });
+
+describe('the status line of what waits for clearance', () => {
+  it('is kept over the progress line while a run goes, follows the count, and goes when nothing waits', () => {
+    const t = live();
+    t.adapter.setBusy(true);
+    expect(t.footer()).not.toContain('clearance');
+    t.adapter.notifyClearancePending([item('a')]);
+    // Just over the progress line (the notice of the new item is written above the footer).
+    expect(t.footer()).toMatch(/\n1 item waits for clearance · \/clearance\n. Thinking… \(0s · Esc to interrupt\)\n$/);
+    t.adapter.clearanceChanged([item('a'), item('b')]);
+    expect(t.footer()).toMatch(/^2 items wait for clearance · \/clearance\n. Thinking…/);
+    t.adapter.clearanceChanged([]);
+    expect(t.footer()).not.toContain('clearance');
+    t.adapter.setBusy(false);
+  });
+
+  it('is written over the chat prompt while items wait, and not once none does', async () => {
+    const t = live();
+    t.adapter.clearanceChanged([item('a'), item('b')]);
+    const first = t.adapter.getUserInput();
+    t.input.write('hi\r');
+    expect(await first).toBe('hi');
+    expect(t.plain()).toMatch(/^2 items wait for clearance · \/clearance\n> hi/m);
+    t.adapter.clearanceChanged([]);
+    const before = t.plain().length;
+    const second = t.adapter.getUserInput();
+    t.input.write('again\r');
+    expect(await second).toBe('again');
+    expect(t.plain().slice(before)).not.toContain('clearance');
+  });
+});
+
+const a1: WorkerInfo = { id: 'a1', depth: 2, task: 'Grep the guide' };
+const start = (worker: WorkerInfo, parent: WorkerInfo): WorkerEvent => ({ type: 'worker-start', worker, parent });
+const action = (worker: WorkerInfo, ok: boolean): WorkerEvent => ({ type: 'action', worker, name: 'read_file', input: {}, ok, output: '' });
+const end = (worker: WorkerInfo, status: 'done' | 'failed' | 'question', text = ''): WorkerEvent => ({ type: 'worker-end', worker, status, text });
+
+describe('sub-workers in the summary progress mode', () => {
+  it('keeps a line per running sub-worker, each under the one that started it, and prints one line as each ends, with no box', () => {
+    const { adapter, plain, footer } = live({ progress: 'summary', width: 70 });
+    adapter.setBusy(true);
+    adapter.onEvent(start(root, root));
+    adapter.onEvent(start(a, root));
+    adapter.onEvent(start(b, root));
+    // Started after its parent's sibling: still drawn under its parent.
+    adapter.onEvent(start(a1, a));
+    adapter.onEvent(action(a, true));
+    adapter.onEvent({ type: 'text-delta', worker: b, text: 'Running them now' });
+    const lines = footer().split('\n');
+    expect(lines.slice(0, 3).map((l) => l.replace(/\d+\.\ds$/, 'Ts'))).toEqual([
+      '  ● read-the-docs · read_file ✓ · 1 action · Ts',
+      '    ● grep-the-guide · starting · Ts',
+      '  ● run-the-tests · writing… · Ts',
+    ]);
+    expect(lines[3]).toMatch(/Thinking… \(\d+s · Esc to interrupt\)/);
+
+    adapter.onEvent(action(a1, false));
+    adapter.onEvent(end(a1, 'failed', 'no such file\nmore'));
+    adapter.onEvent(end(a, 'done'));
+    adapter.onEvent(end(b, 'question', 'Which suite?'));
+    const shown = plain();
+    expect(shown).toMatch(/^ {2}✗ grep-the-guide · failed: no such file · \d+\.\ds$/m);
+    expect(shown).toMatch(/^✓ read-the-docs · 1 action · \d+\.\ds$/m);
+    expect(shown).toMatch(/^\? run-the-tests · asks: Which suite\? · \d+\.\ds$/m);
+    // What the workers wrote goes to their parents: not here, nor any box.
+    expect(shown).not.toContain('Running them now');
+    expect(shown).not.toMatch(/[┌└│]/);
+    // None runs now: only the progress line is left at the bottom.
+    expect(footer()).not.toContain('●');
+    adapter.setBusy(false);
+  });
+
+  it('prints only the line of how each ended on an output that is not a terminal', () => {
+    const { adapter, text } = live({ progress: 'summary', width: 70, tty: false });
+    adapter.onEvent(start(a, root));
+    adapter.onEvent(action(a, true));
+    adapter.onEvent(action(a, false));
+    adapter.onEvent(end(a, 'done'));
+    expect(text().replace(/\d+\.\ds/, 'Ts')).toBe('✓ read-the-docs · 2 actions (1 failed) · Ts\n');
   });
 });

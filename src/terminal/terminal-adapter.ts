@@ -34,8 +34,10 @@ import { SideBySide } from './side-by-side.js';
 import { askElicitation } from './elicit.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../mcp/connection.js';
 import { drawCall, formatArgs } from './calls.js';
+import { diffRows } from './diff-view.js';
 import { LineReader, type Completer, type LineHistory, type RunMessagePolicy } from './line-reader.js';
 import { Progress } from './progress.js';
+import { WorkerSummary, type ProgressMode } from './worker-summary.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
 import { cutTo } from './text-width.js';
 
@@ -54,6 +56,8 @@ export interface TerminalAdapterOptions {
   complete?: Completer;
   /** Where a message typed while a run is in progress goes (without it, it waits for the chat prompt). */
   messages?: RunMessages;
+  /** Sub-workers as a box each (the default), or as a line each (`summary`). */
+  progress?: ProgressMode;
 }
 
 /** The messages typed while a run is in progress, and those that wait for it (issue 36). */
@@ -78,6 +82,8 @@ export class TerminalAdapter implements UIAdapter {
   readonly #input: LineReader;
   readonly #boxes: WorkerBoxes;
   readonly #side: SideBySide;
+  /** The sub-workers as a line each, in the summary progress mode. */
+  readonly #summary: WorkerSummary | undefined;
   readonly #onInterrupt: (() => void) | undefined;
   /** The spinner while a run is in progress, and the calls of the root's last answer still to run (their names for it). */
   readonly #progress: Progress;
@@ -88,6 +94,8 @@ export class TerminalAdapter implements UIAdapter {
   /** The root workers being shown: what each streamed so far. */
   readonly #rootStreamed = new Map<string, string>();
   readonly #clearanceListeners = new Set<(items: ClearanceItem[]) => void>();
+  /** How many items of the session wait for clearance (the status line says it while there are any). */
+  #clearanceWaiting = 0;
 
   constructor(options: TerminalAdapterOptions) {
     const output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = options.output;
@@ -95,6 +103,7 @@ export class TerminalAdapter implements UIAdapter {
     const color = options.color ?? colorsWanted(process.env, terminal);
     this.#screen = new Screen({ output, color, width: options.width, live: terminal });
     this.#side = new SideBySide(this.#screen, { color });
+    this.#summary = options.progress === 'summary' ? new WorkerSummary(this.#screen) : undefined;
     this.#input = new LineReader({
       input: options.input,
       output,
@@ -119,7 +128,24 @@ export class TerminalAdapter implements UIAdapter {
     });
     this.#onInterrupt = options.onInterrupt;
     const messages = options.messages;
-    if (messages !== undefined) this.#screen.setWaiting(() => messages.waiting().map((m) => this.#waitingLine(m)));
+    // Above the progress line: the messages waiting for the run, then what waits for clearance.
+    this.#screen.setWaiting(() => [...(messages?.waiting().map((m) => this.#waitingLine(m)) ?? []), ...this.#clearanceLine()]);
+  }
+
+  /** The status line while items wait for clearance: `2 items wait for clearance · /clearance`; none when nothing waits. */
+  #clearanceLine(): string[] {
+    const n = this.#clearanceWaiting;
+    if (n === 0) return [];
+    const text = `${n} item${n === 1 ? ' waits' : 's wait'} for clearance · /clearance`;
+    return [this.#screen.paint('yellow', cutTo(text, this.#screen.width() - 1))];
+  }
+
+  /** Sets how many items wait for clearance (the status line's count), and redraws it. */
+  #setClearanceWaiting(items: readonly ClearanceItem[]): void {
+    const n = items.length;
+    if (n === this.#clearanceWaiting) return;
+    this.#clearanceWaiting = n;
+    this.#screen.refreshFooter();
   }
 
   /** A message waiting for the run, on one line above the progress line: `queued: …` or `steering: …`. */
@@ -153,7 +179,10 @@ export class TerminalAdapter implements UIAdapter {
     this.#stopping = false;
     this.#pendingCalls = [];
     if (busy) this.#progress.start('Thinking…');
-    else this.#progress.stop();
+    else {
+      this.#progress.stop();
+      this.#summary?.clear();
+    }
   }
 
   /** Prints a message of the conversation after its role's label, with the tools it called. */
@@ -186,6 +215,11 @@ export class TerminalAdapter implements UIAdapter {
   async getUserInput(): Promise<string | null> {
     return this.#input.exclusive(async () => {
       this.#screen.endAnswer();
+      // The status line, kept over the prompt while items wait for clearance (over the progress line while a run goes).
+      for (const line of this.#clearanceLine()) {
+        this.#screen.lineStart();
+        this.#screen.write(line + '\n');
+      }
       const read = await this.#input.read('> ', true);
       return read.kind === 'line' ? read.text : null;
     });
@@ -231,6 +265,7 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Tells the user that items wait for clearance, and how to see them. */
   notifyClearancePending(items: ClearanceItem[]): void {
+    this.#setClearanceWaiting(items);
     if (items.length === 0) return;
     const screen = this.#screen;
     screen.endAnswer();
@@ -279,11 +314,14 @@ export class TerminalAdapter implements UIAdapter {
 
   /** Reports the items pending clearance to the callbacks of `onClearanceStateChange`. */
   clearanceChanged(items: ClearanceItem[]): void {
+    this.#setClearanceWaiting(items);
     for (const listener of this.#clearanceListeners) listener(items);
   }
 
   /** Prints a task's line of the progress tree. */
   showProgress(task: TaskProgress): void {
+    // In the summary mode a sub-worker's line is its summary's.
+    if (this.#summary !== undefined && task.depth > 0) return;
     // A worker running side by side is on the live list (or got its line as it started) until its box is printed.
     if (task.status === 'running' && this.#side.running(task.id)) return;
     const screen = this.#screen;
@@ -305,21 +343,20 @@ export class TerminalAdapter implements UIAdapter {
     screen.write(screen.paint(style, sanitize(status.text)) + '\n');
   }
 
-  /** Prints a diff under its title, its lines colored. */
+  /** Prints a diff under its title: its lines colored, their code highlighted in its file's language. */
   async displayDiff(diff: DiffContent): Promise<void> {
+    const rows = await diffRows(this.#screen, diff.diff);
     const screen = this.#screen;
     screen.endAnswer();
     screen.blankLine();
     screen.write(screen.paint('bold', sanitize(diff.title)) + '\n');
-    const body = sanitize(diff.diff).replace(/\n$/, '');
-    if (body === '') return;
-    for (const line of body.split('\n')) screen.write(screen.paint(diffStyle(line), line) + '\n');
+    for (const row of rows) screen.write(row + '\n');
   }
 
   /** Shows a worker's event: the root's answer streams after `Golem: `, a sub-worker's goes in its box. */
   onEvent(event: WorkerEvent): void {
-    // Sub-workers side by side: each box kept aside until it ends, a live line each meanwhile.
-    if (this.#side.onEvent(event)) return;
+    // Sub-workers as a line each (summary), or side by side: each box kept aside until it ends, a live line each meanwhile.
+    if (this.#summary?.onEvent(event) === true || this.#side.onEvent(event)) return;
     if (event.type === 'step' && event.worker.depth <= 0) this.#stepped(event);
     // The answer is complete: what its markdown held back (its last line) is drawn before its actions run.
     if (event.type === 'answer') {
@@ -396,14 +433,6 @@ export class TerminalAdapter implements UIAdapter {
       }
     }
   }
-}
-
-function diffStyle(line: string): Style | undefined {
-  if (/^(diff |index |--- |\+\+\+ |---$|\+\+\+$)/.test(line)) return 'bold';
-  if (line.startsWith('@@')) return 'cyan';
-  if (line.startsWith('+')) return 'green';
-  if (line.startsWith('-')) return 'red';
-  return undefined;
 }
 
 /** The color of each risk; unknown has its own, since the rules could not judge it. */

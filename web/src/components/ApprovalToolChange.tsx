@@ -31,7 +31,12 @@ export function ApprovalToolChange({ change }: { change: ToolChangeView }) {
       {schemaBefore === schemaNow ? (
         <p class="approval-change-same">The input schema is the same.</p>
       ) : (
-        <DiffView diff={showBidiControls(lineDiff(schemaBefore, schemaNow))} testId="approval-change-schema" label="Input schema, before and now" />
+        <DiffView
+          diff={showBidiControls(lineDiff(schemaBefore, schemaNow))}
+          testId="approval-change-schema"
+          label="Input schema, before and now"
+          language="json"
+        />
       )}
     </section>
   );
