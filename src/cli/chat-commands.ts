@@ -1,5 +1,5 @@
 /**
- * The chat's slash commands: `/model`, `/new`, `/sessions`, `/compact`, `/cost`, `/session`,
+ * The chat's slash commands: `/model`, `/new`, `/sessions`, `/diff`, `/compact`, `/cost`, `/session`,
  * `/clearance ...`, `/help`, `/exit`; and their Tab completion at the prompt.
  */
 import type { ClearanceApi } from '../agent/clearance.js';
@@ -11,16 +11,20 @@ import { pathLength } from '../core/turn-tree.js';
 import type { Workspace } from '../create-workspace.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
+import type { Session as SessionRecord } from '../core/records.js';
 import type { TerminalAdapter } from '../terminal/index.js';
 import { compactSession } from './compact.js';
 import { describePrompts, promptMessage, type PromptCommand } from '../mcp/prompts.js';
 import { formatCost, sessionCost } from './session-view.js';
+import { sessionDiffView } from './session-diff-view.js';
 
 /** What `/help` prints: the commands and the keys of the chat. */
 export const CHAT_HELP = `Commands in the chat:
   /model                     the model answering; /model <provider:model> switches for the next answers
   /new                       start a new session (it is made when you send its first message)
   /sessions                  the recent sessions; /sessions <number or id> switches to one
+  /diff <number or id>       compare this session with another (a fork of it, say): the turns
+                             since they parted, and the environment, UI and clearance that differ
   /compact                   summarize this session so far: later answers get the summary instead
   /cost                      the tokens and cost of this session's answers
   /session                   this session's id and the way back to it
@@ -43,7 +47,7 @@ Tab steers instead (the model reads it before its next call); ↑ on an empty li
 last queued message back to edit. Esc stops the run; what you queued is still sent after it.
 `;
 
-const COMMANDS = ['/model', '/new', '/sessions', '/compact', '/cost', '/session', '/clearance', '/mcp', '/help', '/exit'];
+const COMMANDS = ['/model', '/new', '/sessions', '/diff', '/compact', '/cost', '/session', '/clearance', '/mcp', '/help', '/exit'];
 const CLEARANCE_SUBCOMMANDS = ['list', 'review', 'diff', 'push', 'discard', 'defer'];
 
 /**
@@ -120,6 +124,9 @@ export async function slashCommand(line: string, chat: ChatContext): Promise<'ex
       case 'sessions':
         await sessions(args[0], chat);
         return undefined;
+      case 'diff':
+        await diff(args[0], chat);
+        return undefined;
       case 'compact':
         await compact(chat);
         return undefined;
@@ -178,17 +185,38 @@ function model(spec: string, chat: ChatContext): void {
 /** How many sessions `/sessions` lists. */
 const LISTED = 10;
 
+/** The chat session `pick` names (its number in /sessions, or the start or end of its id), or undefined when none or several do (said). */
+function pickedSession(pick: string, chat: ChatContext): SessionRecord | undefined {
+  const chats = chatSessions(chat.ws.manager.workspace(), chat.ws.sessions.list());
+  const byNumber = /^\d+$/.test(pick) ? chats[Number(pick) - 1] : undefined;
+  const matches = byNumber !== undefined ? [byNumber] : chats.filter((s) => s.id.startsWith(pick) || s.id.endsWith(pick));
+  if (matches.length === 1) return matches[0];
+  chat.say(`${matches.length > 1 ? `Several sessions match "${pick}"` : `No session "${pick}"`}: /sessions lists them.`, 'warning');
+  return undefined;
+}
+
+/** /diff <session>: this session compared with another. */
+async function diff(pick: string | undefined, chat: ChatContext): Promise<void> {
+  const session = chat.session();
+  if (pick === undefined) {
+    chat.say('/diff <number or id> compares this session with another: /sessions lists them.', 'warning');
+    return;
+  }
+  if (session === undefined) {
+    chat.say('Nothing to compare yet: this session starts with your first message.');
+    return;
+  }
+  const other = pickedSession(pick, chat);
+  if (other === undefined) return;
+  chat.ui.print(sessionDiffView(await chat.ws.sessions.diff(session.id, other.id), other));
+}
+
 async function sessions(pick: string | undefined, chat: ChatContext): Promise<void> {
   const { ws } = chat;
   const chats = chatSessions(ws.manager.workspace(), ws.sessions.list());
   if (pick !== undefined) {
-    const byNumber = /^\d+$/.test(pick) ? chats[Number(pick) - 1] : undefined;
-    const matches = byNumber !== undefined ? [byNumber] : chats.filter((s) => s.id.startsWith(pick) || s.id.endsWith(pick));
-    const [target] = matches;
-    if (target === undefined || matches.length > 1) {
-      chat.say(`${matches.length > 1 ? `Several sessions match "${pick}"` : `No session "${pick}"`}: /sessions lists them.`, 'warning');
-      return;
-    }
+    const target = pickedSession(pick, chat);
+    if (target === undefined) return;
     if (target.id === chat.sessionId()) {
       chat.say(`Already in session ${target.id}.`);
       return;
