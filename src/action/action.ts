@@ -6,7 +6,7 @@
  */
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { z } from 'zod';
-import type { JsonObject } from '../core/blocks.js';
+import type { ContentBlock, JsonObject } from '../core/blocks.js';
 import { fail, GolemError, toGolemError, type Result } from '../core/errors.js';
 import type { PromptTool } from '../models/prompt.js';
 import type { FileAccess } from './files.js';
@@ -28,6 +28,8 @@ export interface ActionContext {
   signal?: AbortSignal;
   /** The id of the model's call this run answers. */
   callId?: string;
+  /** The answer (turn version) that made the call. */
+  turn?: { id: string; version: number };
   /** The session of the worker whose call this runs (where the call and its result are recorded). */
   sessionId?: string;
   /**
@@ -109,6 +111,17 @@ export interface Action<I = unknown, O = unknown> {
    * screenshot): they go back to the model with the result, so it sees them.
    */
   media?(output: O): Media[];
+  /**
+   * Content blocks the call's result turn carries besides the result, for people and front
+   * ends (a plan's `task:proposal`); models are not sent them.
+   */
+  blocks?(output: O): ContentBlock[];
+  /**
+   * The action puts its calls to the user itself, in its run (`propose_plan` asks the user to
+   * accept the plan it records, as its mode says): the worker runs it without asking first,
+   * whatever its mode. Default false.
+   */
+  readonly asksItself?: boolean;
   /** The action as a tool in a prompt. */
   toTool(): PromptTool;
 }
@@ -156,6 +169,10 @@ export function defineAction<S extends z.ZodType, O>(definition: {
   endsRun?(output: O): RunEnd | undefined;
   /** The part of the output a later observation with the same key supersedes in prompts (a page snapshot). */
   observe?(output: O): Observation | undefined;
+  /** Content blocks the result turn carries for people, not sent to models (see Action.blocks). */
+  blocks?(output: O): ContentBlock[];
+  /** The run asks the user itself, as the action's mode says (see Action.asksItself). */
+  asksItself?: boolean;
 }): Action<z.output<S>, O> {
   if (!NAME.test(definition.name)) {
     throw fail('INVALID_ARGUMENT', `an action name must be 1 to 64 letters, digits, _ or - (providers require it): "${definition.name}"`);
@@ -196,6 +213,8 @@ export function defineAction<S extends z.ZodType, O>(definition: {
     ...(definition.failed !== undefined && { failed: (output: O) => (definition.failed as (o: O) => string | undefined)(output) }),
     ...(definition.endsRun !== undefined && { endsRun: (output: O) => (definition.endsRun as (o: O) => RunEnd | undefined)(output) }),
     ...(definition.observe !== undefined && { observe: (output: O) => (definition.observe as (o: O) => Observation | undefined)(output) }),
+    ...(definition.blocks !== undefined && { blocks: (output: O) => (definition.blocks as (o: O) => ContentBlock[])(output) }),
+    ...(definition.asksItself === true && { asksItself: true }),
     toTool: () => ({ name, description: definition.description, inputSchema: jsonSchema }),
   };
 }

@@ -9,6 +9,8 @@ import { renderFields, renderHowTo, type Environment, type RenderContextOptions 
 import { clearanceItems } from '../clearance.js';
 import { takesActionsByName } from './environment-actions.js';
 import { rootInstructions, subWorkerInstructions } from '../worker-tree.js';
+import { planInstructions } from '../plan-actions.js';
+import { openTasksSection } from '../task-context.js';
 import type { WorkerContext } from './context.js';
 
 /** Asks the model for the worker's next answer, recorded as the session's head. */
@@ -27,6 +29,7 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
     trust: _t,
     subWorkers: _w,
     envelope: _v,
+    plans: _pl,
     ...respondOptions
   } = ctx.options;
   const { mode } = ctx;
@@ -40,8 +43,10 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
     systemSections: [
       ...(instructions === undefined ? [] : [instructions]),
       ...tree,
+      ...(ctx.own.plan === undefined ? [] : [planInstructions()]),
       ...(mode.instructions === undefined ? [] : [mode.instructions()]),
       ...pendingClearance(ctx),
+      ...openTasksSection(ctx.manager.workspace(), ctx.session.id, ctx.own.plan !== undefined),
       ...ctx.environments.map((e) => environmentContext(ctx, e)),
     ],
     ...(signal !== undefined && { signal }),

@@ -1,5 +1,5 @@
 /** One call the model asked for, and what came of it as it goes back to the model. */
-import type { JsonValue } from '../../core/blocks.js';
+import type { ContentBlock, JsonValue } from '../../core/blocks.js';
 import type { Media, Observation } from '../../action/action.js';
 import type { ApprovalRecord } from '../agent-plugin.js';
 
@@ -35,6 +35,8 @@ export interface ActionOutcome {
   stop?: CallStop;
   /** Images the output carries (blobs), sent back to the model with the result. */
   media?: Media[];
+  /** Blocks the result turn carries for people (a plan's `task:proposal`), not sent to the model. */
+  blocks?: ContentBlock[];
 }
 
 /** The images a result carries, as blocks (their blobs are the workspace's). */

@@ -50,6 +50,8 @@ export interface WorkerContext {
     /** A call of a name no action has goes to the one environment that takes actions by name. */
     readonly routesByName: boolean;
     readonly spawn: Action | undefined;
+    /** `propose_plan` (with `update_plan`), when the worker offers plans. */
+    readonly plan: Action | undefined;
   };
   readonly mode: ModeProtocol;
   readonly position: TreePosition;

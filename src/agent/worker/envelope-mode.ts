@@ -75,6 +75,7 @@ async function recordResult(session: Session, result: ActionOutcome | undefined,
       { type: 'text', text: `Result of ${result.name}: ${result.ok ? 'done' : 'failed'}${body === '' ? '' : `\n${body}`}` },
       ...(observation === undefined ? [] : [{ type: 'text' as const, text: observation.text }]),
       ...imagesOf(result),
+      ...(result.blocks ?? []),
     ],
     meta: {
       commandResult: { name: result.name, ok: result.ok },

@@ -57,6 +57,14 @@ export interface WorkerOptions extends Omit<RespondOptions, 'model' | 'tools' | 
    */
   subWorkers?: boolean | { maxDepth?: number; concurrency?: number };
   /**
+   * Offer `propose_plan` and `update_plan` (issue 37, tasks and plans): the model proposes a
+   * plan for work of several steps, which becomes a task (`ws.tasks`), accepted at once when
+   * propose_plan's mode is autonomous, else reviewed by the user like an approval (type
+   * 'plan'); then it marks the steps as it goes. Sub-workers get them too, their plans nested
+   * under their parent's step. Default: off.
+   */
+  plans?: boolean;
+  /**
    * Messages sent to the session while it runs, for the worker to read before its next model
    * call (`ws.runs.send` with the `steer` policy; a run's claim gives it): delivers those that
    * wait as user turns. Called at each step boundary, never between a call and its result. A

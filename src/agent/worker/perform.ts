@@ -142,7 +142,11 @@ async function perform(ctx: WorkerContext, asked: Call, signal: AbortSignal | un
     if (started !== undefined) return { name, input, ok: false, output: started };
     // What the decision reads, read again now (an MCP tool the server changed is decided on as it is now).
     await action.recheck?.(signal);
-    const decision = decideTrust(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
+    // An action that asks the user itself (a plan) is run at once: its run reads its mode.
+    const decision =
+      action.asksItself === true
+        ? ({ kind: 'run' } as const)
+        : decideTrust(ctx.manager.workspace(), action, action.grantKey(valid.value), ctx.position.rootSessionId, ctx.options.trust);
     switch (decision.kind) {
       case 'run':
         return await execute(ctx, action, call, valid.value, signal, true);
@@ -185,6 +189,7 @@ async function execute(
 ): Promise<ActionOutcome> {
   const actionCtx: ActionContext = {
     callId: call.callId,
+    turn: { id: call.turnId, version: call.turnVersion },
     sessionId: ctx.session.id,
     ...(signal !== undefined && { signal }),
     ...(files !== undefined && { files }),
@@ -214,7 +219,8 @@ async function execute(
     const rendered = action.render === undefined ? toJson(output) : action.render(output);
     const seen = action.observe?.(output);
     const shown = action.media?.(output) ?? [];
-    const media = shown.length > 0 && { media: shown };
+    const forPeople = action.blocks?.(output) ?? [];
+    const media = { ...(shown.length > 0 && { media: shown }), ...(forPeople.length > 0 && { blocks: forPeople }) };
     if (seen === undefined || typeof rendered !== 'string') return { name: call.name, input: call.input, ok: !failed, output: rendered, ...stop, ...media };
     return {
       name: call.name,

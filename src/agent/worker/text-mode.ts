@@ -53,6 +53,7 @@ export async function recordTextResults(session: Session, results: readonly Acti
     blocks: [
       { type: 'text', text: `Results of your instructions:\n${lines.join('\n')}${hint === undefined ? '' : `\n\n${hint}`}` },
       ...results.flatMap(imagesOf),
+      ...results.flatMap((r) => r.blocks ?? []),
     ],
     meta: { instructionResults: true },
   });

@@ -62,6 +62,7 @@ async function recordResult(session: Session, callId: string, result: ActionOutc
         content: [{ type: 'text', text: typeof result.output === 'string' ? result.output : JSON.stringify(result.output) }, ...imagesOf(result)],
         ...(!result.ok && { isError: true }),
       },
+      ...(result.blocks ?? []),
     ],
   });
 }

@@ -23,6 +23,8 @@ import type { Session } from '../../prompt/session.js';
 import { StagedProject } from '../staged-project.js';
 import type { WorkerEvent, WorkerInfo } from '../ui-adapter.js';
 import { askParentAction, spawnWorkerAction } from '../worker-tree.js';
+import { proposePlanAction, updatePlanAction } from '../plan-actions.js';
+import { proposePlan, updatePlan } from './plans.js';
 import type { TreePosition, WorkerContext, WorkerInternals } from './context.js';
 import { envelopeMode } from './envelope-mode.js';
 import { environmentActions } from './environment-actions.js';
@@ -72,11 +74,14 @@ export class Worker {
     const fromEnvironments = environmentActions(environments);
     const spawn =
       maxDepth > 0 ? spawnWorkerAction((input, actionCtx) => spawnSubWorker(this.#ctx, (o, i) => new Worker(manager, o, i), input, actionCtx)) : undefined;
+    const plan: Action | undefined =
+      options.plans === true ? proposePlanAction((input, actionCtx) => proposePlan(this.#ctx, plan as Action, input, actionCtx)) : undefined;
     const actions = new Map<string, Action>();
     for (const action of [
       ...fromEnvironments.all,
       ...(options.actions ?? []),
       ...(spawn === undefined ? [] : [spawn]),
+      ...(plan === undefined ? [] : [plan, updatePlanAction((input) => updatePlan(this.#ctx, input))]),
       ...(depth > 0 ? [askParentAction] : []),
     ]) {
       if (actions.has(action.name)) throw new GolemError('INVALID_ARGUMENT', `two actions are named "${action.name}"`);
@@ -99,7 +104,7 @@ export class Worker {
       options,
       actions,
       environments,
-      own: { update: fromEnvironments.update, execute: fromEnvironments.execute, routesByName: fromEnvironments.routesByName, spawn },
+      own: { update: fromEnvironments.update, execute: fromEnvironments.execute, routesByName: fromEnvironments.routesByName, spawn, plan },
       mode,
       position,
       depth,
@@ -138,7 +143,7 @@ export class Worker {
 
   /**
    * Replaces the actions given in `options.actions` (an MCP server's tool list changed, say);
-   * the environments' actions, spawn_worker and ask_parent stay. The next answer is offered
+   * the environments' actions, spawn_worker, ask_parent and the plan actions stay. The next answer is offered
    * the new list (envelope mode keeps the list its schema was made with). INVALID_ARGUMENT
    * when two would share a name; nothing changes then.
    */
