@@ -16,6 +16,7 @@ import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Workspace } from '../create-workspace.js';
 import type { Session } from '../prompt/session.js';
+import type { TaskRecord } from '../agent/task-records.js';
 import { CLI_MODEL_FORMS } from './cli-model.js';
 import { TerminalAdapter, type ProgressMode } from '../terminal/index.js';
 import type { LineHistory } from '../terminal/line-reader.js';
@@ -76,6 +77,8 @@ export async function chat(options: ChatOptions): Promise<number> {
     output: options.output,
     onInterrupt: () => controller?.abort(),
     messages: inbox,
+    plans: () => runPlans(ws.tasks.list(), sessionId, runStartedAt),
+    editPlan: async (taskId, edits) => void (await ws.tasks.accept(taskId, edits)),
     ...(options.progress !== undefined && { progress: options.progress }),
     ...(options.history !== undefined && { history: options.history }),
     complete: (line: string) =>
@@ -108,6 +111,9 @@ export async function chat(options: ChatOptions): Promise<number> {
     return worker;
   };
   // A message sent during a run becomes a user turn when it is delivered (before a model call, or as the next run's turn): shown then.
+  // The plans' checklist is drawn again as a plan is proposed, decided or marked (here, or by another process).
+  let runStartedAt = '';
+  const offPlans = (['task:propose', 'task:accept', 'task:update', 'task:close'] as const).map((type) => ws.manager.events.on(type, () => ui.plansChanged()));
   const offDelivered = ws.manager.events.on('inbox:deliver', (event) => {
     const turn = event.result?.turn;
     if (turn === undefined || turn.sessionId !== sessionId) return;
@@ -159,6 +165,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       }
       if (!go) return undefined;
     }
+    runStartedAt = new Date().toISOString();
     ui.setBusy(true);
     let value: T | undefined;
     let failure: { error: unknown } | undefined;
@@ -327,8 +334,24 @@ export async function chat(options: ChatOptions): Promise<number> {
   } finally {
     offTools();
     offDelivered();
+    for (const off of offPlans) off();
     await ui.shutdown();
   }
+}
+
+/**
+ * The plans the checklist shows during a run: the session's open ones (proposed, accepted) and
+ * those it closed since the run started, with the plans of its sub-workers nested under them.
+ */
+export function runPlans(tasks: readonly TaskRecord[], sessionId: string, since: string): TaskRecord[] {
+  const shown = new Set<string>();
+  for (const task of tasks)
+    if (task.sessionId === sessionId && (task.status === 'proposed' || task.status === 'accepted' || (task.status === 'done' && task.updatedAt >= since)))
+      shown.add(task.id);
+  // Nested plans, to any depth (a task comes after its parent: oldest first).
+  for (const task of tasks)
+    if (task.parentTask !== null && shown.has(task.parentTask.taskId) && task.status !== 'declined' && task.status !== 'cancelled') shown.add(task.id);
+  return tasks.filter((t) => shown.has(t.id));
 }
 
 /**

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApprovalRequest, ClearanceItem, WorkerEvent, WorkerInfo } from '../agent/ui-adapter.js';
 import { stripAnsi } from './ansi.js';
 import { TerminalAdapter, type TerminalAdapterOptions } from './terminal-adapter.js';
+import type { PlanTask } from './plan-view.js';
 
 const open: TerminalAdapter[] = [];
 afterEach(async () => {
@@ -208,5 +209,84 @@ describe('sub-workers in the summary progress mode', () => {
     adapter.onEvent(action(a, false));
     adapter.onEvent(end(a, 'done'));
     expect(text().replace(/\d+\.\ds/, 'Ts')).toBe('✓ read-the-docs · 2 actions (1 failed) · Ts\n');
+  });
+});
+
+const task = (id: string, title: string, steps: [string, PlanTask['steps'][number]['status']][], parentTask: PlanTask['parentTask'] = null): PlanTask => ({
+  id,
+  title,
+  status: 'accepted',
+  parentTask,
+  steps: steps.map(([text, status]) => ({ text, status })),
+});
+
+describe('plans in the terminal', () => {
+  it('keeps the checklist above the progress line while a run goes, a sub-worker’s plan under its parent’s step, and redraws it as steps change', () => {
+    let plans: PlanTask[] = [
+      task('t1', 'Fix the rounding', [
+        ['Read the invoice code', 'done'],
+        ['Fix it', 'in_progress'],
+        ['Run the tests', 'pending'],
+      ]),
+      task(
+        't2',
+        'Find the callers',
+        [
+          ['Grep for round(', 'done'],
+          ['List them', 'skipped'],
+        ],
+        { taskId: 't1', step: 1 },
+      ),
+    ];
+    const t = live({ plans: () => plans });
+    t.adapter.setBusy(true);
+    expect(t.footer().split('\n').slice(0, 8)).toEqual([
+      'Plan: Fix the rounding',
+      '  ✓ 1. Read the invoice code',
+      '  ● 2. Fix it',
+      '    Plan: Find the callers',
+      '      ✓ 1. Grep for round(',
+      '      – 2. List them',
+      '  ○ 3. Run the tests',
+      expect.stringMatching(/^. Thinking… \(0s · Esc to interrupt\)$/),
+    ]);
+    plans = [
+      task('t1', 'Fix the rounding', [
+        ['Read the invoice code', 'done'],
+        ['Fix it', 'done'],
+        ['Run the tests', 'in_progress'],
+      ]),
+    ];
+    t.adapter.plansChanged();
+    expect(t.footer()).toMatch(/^Plan: Fix the rounding\n {2}✓ 1\. Read the invoice code\n {2}✓ 2\. Fix it\n {2}● 3\. Run the tests\n. Thinking…/);
+    // The run ended: the checklist goes with the progress line.
+    t.adapter.setBusy(false);
+    expect(t.footer()).toBe('');
+  });
+
+  it('asks about a proposed plan with one key: accept, edit (the steps typed again) or decline with a reason', async () => {
+    const edits: unknown[] = [];
+    const t = live({ editPlan: async (taskId, e) => void edits.push([taskId, e]) });
+    await t.adapter.initialize();
+    const plan: ApprovalRequest = {
+      ...approval,
+      type: 'plan',
+      description: 'Plan: Fix it',
+      details: { taskId: 't1', title: 'Fix it', steps: ['Read', 'Fix'] },
+    };
+    const ask = async (keys: string[]) => {
+      const answer = t.adapter.requestApproval(plan);
+      for (const key of keys) {
+        const before = (t.plain().match(/\[a\]ccept|^\d\. |Reason/gm) ?? []).length;
+        await vi.waitFor(() => expect((t.plain().match(/\[a\]ccept|^\d\. |Reason/gm) ?? []).length).toBeGreaterThan(before));
+        t.input.write(key);
+      }
+      return answer;
+    };
+    expect(await ask(['a'])).toEqual({ approved: true });
+    expect(t.plain()).toContain('[Plan proposed] Fix it\n  ○ 1. Read\n  ○ 2. Fix\n');
+    expect(await ask(['e', 'Read the code\r', 'Fix the bug\r', '\r'])).toEqual({ approved: true });
+    expect(edits).toEqual([['t1', { steps: ['Read the code', 'Fix the bug'] }]]);
+    expect(await ask(['d', 'not now\r'])).toEqual({ approved: false, reason: 'not now' });
   });
 });

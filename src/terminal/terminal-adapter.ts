@@ -38,6 +38,7 @@ import { diffRows } from './diff-view.js';
 import { LineReader, type Completer, type LineHistory, type RunMessagePolicy } from './line-reader.js';
 import { Progress } from './progress.js';
 import { WorkerSummary, type ProgressMode } from './worker-summary.js';
+import { askPlan, planLines, type PlanEdits, type PlanTask } from './plan-view.js';
 import { GOLEM_LABEL, Screen } from './screen.js';
 import { cutTo } from './text-width.js';
 
@@ -58,6 +59,10 @@ export interface TerminalAdapterOptions {
   messages?: RunMessages;
   /** Sub-workers as a box each (the default), or as a line each (`summary`). */
   progress?: ProgressMode;
+  /** The plans to show as a checklist above the progress line while a run goes (`plansChanged` redraws it). */
+  plans?: () => readonly PlanTask[];
+  /** Keeps the user's edits of a proposed plan (then the plan is accepted as edited); without it a plan cannot be edited here. */
+  editPlan?: (taskId: string, edits: PlanEdits) => Promise<void>;
 }
 
 /** The messages typed while a run is in progress, and those that wait for it (issue 36). */
@@ -96,6 +101,7 @@ export class TerminalAdapter implements UIAdapter {
   readonly #clearanceListeners = new Set<(items: ClearanceItem[]) => void>();
   /** How many items of the session wait for clearance (the status line says it while there are any). */
   #clearanceWaiting = 0;
+  readonly #editPlan: TerminalAdapterOptions['editPlan'];
 
   constructor(options: TerminalAdapterOptions) {
     const output: NodeJS.WritableStream & { isTTY?: boolean; columns?: number } = options.output;
@@ -128,8 +134,19 @@ export class TerminalAdapter implements UIAdapter {
     });
     this.#onInterrupt = options.onInterrupt;
     const messages = options.messages;
-    // Above the progress line: the messages waiting for the run, then what waits for clearance.
-    this.#screen.setWaiting(() => [...(messages?.waiting().map((m) => this.#waitingLine(m)) ?? []), ...this.#clearanceLine()]);
+    const plans = options.plans;
+    this.#editPlan = options.editPlan;
+    // Above the progress line: the plans' checklist, the messages waiting for the run, then what waits for clearance.
+    this.#screen.setWaiting(() => [
+      ...(plans === undefined ? [] : planLines(this.#screen, plans())),
+      ...(messages?.waiting().map((m) => this.#waitingLine(m)) ?? []),
+      ...this.#clearanceLine(),
+    ]);
+  }
+
+  /** Draws the plans' checklist again (a plan was proposed, accepted, or its steps marked). */
+  plansChanged(): void {
+    this.#screen.refreshFooter();
   }
 
   /** The status line while items wait for clearance: `2 items wait for clearance · /clearance`; none when nothing waits. */
@@ -231,6 +248,8 @@ export class TerminalAdapter implements UIAdapter {
       const screen = this.#screen;
       screen.endAnswer();
       screen.blankLine();
+      // A proposed plan: accept, edit or decline (one key).
+      if (request.type === 'plan') return askPlan(screen, (prompt, words) => this.#input.read(prompt, false, words), request, this.#editPlan);
       // What the user approves shows its direction controls by their codes (showBidiControls): none can turn it round.
       screen.write(`${screen.paint('yellow', screen.paint('bold', '[Approval Required]'))} ${showBidiControls(sanitize(request.description))}\n`);
       const riskStyle = RISK_STYLE[request.risk];
