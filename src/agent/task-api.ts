@@ -13,11 +13,11 @@ import { tasksInOrder, type TaskRecord, type TaskStatus } from './task-records.j
 /** Which tasks `ws.tasks.list` gives. */
 export interface TaskListOptions {
   /** The tasks of this session only. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** The tasks linked to this topic. */
-  topic?: string;
+  topic?: string | undefined;
   /** The tasks in this status (or any of these). Default: every status. */
-  status?: TaskStatus | readonly TaskStatus[];
+  status?: TaskStatus | readonly TaskStatus[] | undefined;
 }
 
 /** A user's edits to a proposed plan, given when accepting it. */

@@ -30,6 +30,8 @@ import type { ModelAdapter } from '../models/model-adapter.js';
 import type { SessionManager } from '../prompt/session-manager.js';
 import type { UIApi } from '../ui/ui-api.js';
 import { golemTools, transcriptText } from './server-tools.js';
+import type { TaskApi } from '../agent/task-api.js';
+import { readTaskResource, taskResources, taskTools } from './task-tools.js';
 
 /** What the server needs of a workspace (a `Workspace` is one). */
 export interface McpServedWorkspace {
@@ -38,6 +40,7 @@ export interface McpServedWorkspace {
   readonly ui: UIApi;
   readonly clearance: ClearanceApi;
   readonly runs: RunService;
+  readonly tasks: TaskApi;
   worker(options: WorkerOptions): Worker;
 }
 
@@ -81,7 +84,7 @@ function toolsOf(ws: McpServedWorkspace, options: McpServerOptions, mount: () =>
   const ofEnvironments = environmentActions(options.environments ?? [])
     .all.filter((a) => a.trust === 'autonomous')
     .map((a): Action => ({ ...a, run: async (input, ctx) => (await mount(), a.run(input, ctx)) }));
-  return [...golemTools(ws, options), ...ofEnvironments, ...(options.tools ?? [])];
+  return [...golemTools(ws, options), ...taskTools(ws.tasks), ...ofEnvironments, ...(options.tools ?? [])];
 }
 
 /** Mounts the environments once (their values load, and persist from then on). */
@@ -99,7 +102,7 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
     {
       capabilities: { tools: {}, resources: {} },
       instructions:
-        "Golem's workspace: build and read UIs (patch_ui_state, get_ui_state, list_ui_instances), read, fork and talk to its sessions (list_sessions, read_session, fork_session, send_message), and see what waits for the user's clearance.",
+        "Golem's workspace: build and read UIs (patch_ui_state, get_ui_state, list_ui_instances), read, fork and talk to its sessions (list_sessions, read_session, fork_session, send_message), see what waits for the user's clearance, and follow and mark the tasks (list_tasks, update_task, close_task).",
     },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -134,6 +137,7 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
       ...ws.ui
         .list()
         .map((i) => ({ uri: `golem://ui/${i.id}`, name: `UI ${i.id}`, description: `The state of UI instance ${i.id}`, mimeType: 'application/json' })),
+      ...taskResources(ws.tasks),
       ...(options.environments ?? []).map((e) => ({
         uri: `golem://environments/${e.info.id}`,
         name: e.info.name,
@@ -146,6 +150,7 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
     resourceTemplates: [
       { uriTemplate: 'golem://sessions/{sessionId}/transcript', name: 'Session transcript', mimeType: 'text/plain' },
       { uriTemplate: 'golem://ui/{instanceId}', name: 'UI instance', mimeType: 'application/json' },
+      { uriTemplate: 'golem://tasks/{taskId}', name: 'Task', mimeType: 'application/json' },
     ],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
@@ -155,6 +160,15 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
       const opened = await ws.sessions.open(decodeURIComponent(session[1] as string));
       if (opened === undefined) throw new McpError(ErrorCode.InvalidParams, `no session "${session[1]}"`);
       return { contents: [{ uri, mimeType: 'text/plain', text: transcriptText(await opened.transcript()) }] };
+    }
+    if (uri.startsWith('golem://tasks')) {
+      let text: string | undefined;
+      try {
+        text = readTaskResource(ws.tasks, uri);
+      } catch (error) {
+        throw new McpError(ErrorCode.InvalidParams, GolemError.isInstance(error) ? failureText(error) : String(error));
+      }
+      if (text !== undefined) return { contents: [{ uri, mimeType: 'application/json', text }] };
     }
     const environment = /^golem:\/\/environments\/(.+)$/.exec(uri);
     const env = environment === null ? undefined : (options.environments ?? []).find((e) => e.info.id === decodeURIComponent(environment[1] as string));
