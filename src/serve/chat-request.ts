@@ -6,7 +6,8 @@
  * is the last), and otherwise the last message: the user's new message (text, and images as
  * data URLs), or that assistant message. The messages around it are the client's copy of the
  * thread, which Golem keeps itself: their shape is checked, their content not read (a client
- * may send the one message alone). Anything wrong is INVALID_ARGUMENT naming its path.
+ * may send the one message alone). A body without `trigger` (an older client, a hand-written
+ * `fetch`) sends a message, as `submit-message` does. Anything wrong is INVALID_ARGUMENT naming its path.
  */
 import { z } from 'zod';
 import { GolemError } from '../core/errors.js';
@@ -23,11 +24,14 @@ const Message = z.looseObject({
 });
 type Message = z.infer<typeof Message>;
 
-/** The body as DefaultChatTransport sends it; other fields (the client's `body` option) are the app's, not read here. */
+/**
+ * The body as DefaultChatTransport sends it; other fields (the client's `body` option) are the app's, not read here.
+ * Without `trigger` (older AI SDK clients, a hand-written `fetch` following the AI SDK's docs) it is `submit-message`.
+ */
 const Body = z.looseObject({
   id: Id,
   messages: z.array(Message).min(1, 'there is no message'),
-  trigger: z.enum(['submit-message', 'regenerate-message']),
+  trigger: z.enum(['submit-message', 'regenerate-message']).default('submit-message'),
   messageId: z.string().max(200).optional(),
   /** Golem's own options (the client's `body: { golem: { policy } }`): what a message sent while the thread runs does. */
   golem: z.unknown().optional(),
