@@ -27,6 +27,12 @@ export const ERROR_CODES = {
   HEAD_CONFLICT: { status: 409, meaning: 'the session head moved since the caller read it' },
   NO_PREVIOUS_VERSION: { status: 409, meaning: 'the turn has no earlier version' },
   NO_NEXT_VERSION: { status: 409, meaning: 'the turn has no later version' },
+  MERGE_NOT_RELATED: {
+    status: 409,
+    meaning: 'the branches share no history (no common ancestor, not of one fork family), so one cannot be merged into the other',
+  },
+  MERGE_NOTHING: { status: 409, meaning: "the turn is already in the history of the session's head: there is nothing to merge or pick" },
+  MODEL_REQUIRED: { status: 400, meaning: 'this call needs a model (a summary is written by one) and none was given' },
   // Roles, preferences, context
   ROLE_NOT_FOUND: { status: 404, meaning: 'no role with this name' },
   ROLE_IN_USE: { status: 409, meaning: 'sessions still use this role' },

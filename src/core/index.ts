@@ -41,6 +41,7 @@ export {
   TurnRole,
   WorkspaceMeta,
   turnKey,
+  type MergeMode,
 } from './records.js';
 
 // ---- the write path ----------------------------------------------------------
@@ -85,7 +86,7 @@ export { appendTurn } from './commands/turn.js';
 // ---- the read model ----------------------------------------------------------
 export type { CollectionMap, CollectionName, IndexChange, Indexer, TurnNode, WorkspaceView } from './workspace-index.js';
 export { ownerOf } from './workspace-index.js';
-export type { BranchInfo } from './turn-tree.js';
+export { commonAncestor, parentsOf, type BranchInfo } from './turn-tree.js';
 
 // ---- facades, checks and repair -----------------------------------------------
 export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './blob-api.js';

@@ -5,7 +5,7 @@
 import { blobRefsOf } from './blocks.js';
 import type { BlobStorage } from './blob-storage.js';
 import { turnKey, type Turn } from './records.js';
-import { pathLength, SessionView } from './turn-tree.js';
+import { allAncestors, pathLength, SessionView, walkAncestors } from './turn-tree.js';
 import type { WorkspaceView } from './workspace-index.js';
 
 export interface InvariantViolation {
@@ -17,6 +17,8 @@ export interface InvariantViolation {
     | 'PARENT_MISSING'
     | 'PARENT_ORDER'
     | 'NODE_PARENT_MISMATCH'
+    | 'MERGE_FROM_MISSING'
+    | 'MERGE_BASE'
     | 'TURN_UNREACHABLE'
     | 'BLOB_UNREGISTERED'
     | 'BLOB_COUNT'
@@ -56,15 +58,23 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
       if (parent === undefined) report('PARENT_MISSING', `turn ${turnKey(turn)}: parent ${turnKey(turn.parent)} does not exist`);
       else if (parent.seq > turn.seq) report('PARENT_ORDER', `turn ${turnKey(turn)}: parent ${turnKey(parent)} is not older`);
     }
+    if (turn.merge !== undefined) checkMerge(view, turn, turn.merge, report);
     const first = view.node(turn.id)?.versions[0];
     if (first !== undefined && !sameParent(first, turn)) report('NODE_PARENT_MISMATCH', `turn ${turnKey(turn)}: versions of one node disagree on the parent`);
     for (const sha256 of blobRefsOf(turn.blocks)) references.set(sha256, (references.get(sha256) ?? 0) + 1);
   }
 
-  // Every turn must be seen by a live session: created there, or an ancestor of its head, its fork point or a turn it created.
+  // Every turn must be seen by a live session: created there, or an ancestor (through either parent) of its head, its fork
+  // point or a turn it created.
   const alive = new Set<string>();
   const markAncestry = (start: Turn | undefined) => {
-    for (let at = start; at !== undefined && !alive.has(turnKey(at)); at = at.parent === null ? undefined : view.turn(at.parent)) alive.add(turnKey(at));
+    if (start === undefined) return;
+    walkAncestors(view, [start], (turn) => {
+      const key = turnKey(turn);
+      if (alive.has(key)) return false; // marked, with its ancestors
+      alive.add(key);
+      return true;
+    });
   };
   for (const session of view.sessions.values()) {
     for (const ref of [session.head, session.forkedFrom?.turn ?? null]) if (ref !== null) markAncestry(view.turn(ref));
@@ -84,6 +94,25 @@ export async function checkInvariants(view: WorkspaceView, blobStorage?: BlobSto
     if (stored !== undefined && !stored.has(blob.sha256)) report('BLOB_FILE_MISSING', `blob ${blob.sha256} is registered but its bytes are missing`);
   }
   return out;
+}
+
+/**
+ * A merge turn's second parent exists and is older (with the first parent's order, this
+ * rules out cycles), and its `base` is an ancestor of both parents.
+ */
+function checkMerge(
+  view: WorkspaceView,
+  turn: Turn,
+  merge: NonNullable<Turn['merge']>,
+  report: (code: InvariantViolation['code'], message: string) => void,
+): void {
+  const from = view.turn(merge.from);
+  if (from === undefined) return void report('MERGE_FROM_MISSING', `merge turn ${turnKey(turn)}: the turn it merged, ${turnKey(merge.from)}, does not exist`);
+  if (from.seq >= turn.seq) report('PARENT_ORDER', `merge turn ${turnKey(turn)}: the turn it merged, ${turnKey(from)}, is not older`);
+  const base = merge.base === null ? undefined : turnKey(merge.base);
+  if (base === undefined || !allAncestors(view, turn.parent).has(base) || !allAncestors(view, merge.from).has(base)) {
+    report('MERGE_BASE', `merge turn ${turnKey(turn)}: its base ${base ?? 'null'} is not an ancestor of both its parents`);
+  }
 }
 
 function sameParent(a: Turn, b: Turn): boolean {

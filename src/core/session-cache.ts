@@ -7,6 +7,7 @@
 import { GolemError } from './errors.js';
 import { ALL_SESSIONS, type Command, type CommandDefinition } from './plugin.js';
 import { turnKey, type Turn, type TurnRef } from './records.js';
+import { historyStarts, walkAncestors } from './turn-tree.js';
 import type { Store, StoredRecord } from './store.js';
 import type { Scope } from './streams.js';
 import { ownerOf, type WorkspaceIndex, type WorkspaceView } from './workspace-index.js';
@@ -183,34 +184,40 @@ export class SessionCache {
   }
 
   /**
-   * Walks a session's fork ancestry in the index: the first turn it lacks (undefined when
-   * it holds all of it), and the other sessions whose turns it passes.
+   * Walks a session's fork ancestry and the history its merges brought in (both parents of
+   * every merge turn on the way) in the index: the first turn it lacks (undefined when it
+   * holds all of it), and the other sessions whose turns it passes.
    */
   #ancestry(sessionId: string): { missing: TurnRef | undefined; owners: Set<string> } {
     const owners = new Set<string>();
-    const from = this.#index.sessions.get(sessionId)?.forkedFrom?.turn ?? null;
-    if (from === null) return { missing: undefined, owners };
-    const start = this.#index.turn(from);
-    if (start === undefined) return { missing: from, owners };
-    // Turns never change: the sessions holding a fork point's ancestry are worked out once per fork
-    // point, and a walk stops at the first fork point already known (forks of one history fork again).
-    let turn: Turn | undefined = start;
-    const all = new Set<string>();
-    for (let steps = 0; turn !== undefined && steps <= this.#index.turns.size; steps++) {
-      const known = this.#ownersAbove.get(turn);
+    const session = this.#index.sessions.get(sessionId);
+    if (session === undefined) return { missing: undefined, owners };
+    for (const from of historyStarts(this.#index, session)) {
+      const start = this.#index.turn(from);
+      if (start === undefined) return { missing: from, owners };
+      const known = this.#ownersAbove.get(start);
       // Known, and every session holding that ancestry still in memory (so none of it is missing).
       if (known !== undefined && [...known].every((id) => this.#index.isLoaded(id))) {
-        for (const id of known) all.add(id);
-        break;
+        for (const id of known) owners.add(id);
+        continue;
       }
-      all.add(turn.sessionId);
-      if (turn.parent === null) break;
-      const parent = this.#index.parentOf(turn);
-      if (parent === undefined) return { missing: turn.parent, owners: without(all, sessionId) };
-      turn = parent;
+      // Turns never change: the sessions holding a fork point's (or merged turn's) ancestry are worked out once per
+      // start, and a walk stops at a start already known (forks of one history fork again).
+      const all = new Set<string>();
+      const missing = walkAncestors(this.#index, [from], (turn) => {
+        const above = turn === start ? undefined : this.#ownersAbove.get(turn);
+        if (above !== undefined && [...above].every((id) => this.#index.isLoaded(id))) {
+          for (const id of above) all.add(id);
+          return false;
+        }
+        all.add(turn.sessionId);
+        return true;
+      });
+      for (const id of all) owners.add(id);
+      if (missing !== undefined) return { missing, owners: without(owners, sessionId) };
+      this.#ownersAbove.set(start, all);
     }
-    this.#ownersAbove.set(start, all);
-    return { missing: undefined, owners: without(all, sessionId) };
+    return { missing: undefined, owners: without(owners, sessionId) };
   }
 
   /**

@@ -3,10 +3,14 @@
  * ancestry walks, what a session can see, version switching, and which turns a
  * deletion removes.
  *
- * What a session sees: the turns it created, and the history it was forked from (the
- * fork point and its ancestors). Nothing else: another session's later turns and
- * versions stay private to it. Every head move keeps the head inside that view, so
- * the view is closed under ancestry.
+ * What a session sees: the turns it created, the history it was forked from (the fork
+ * point and its ancestors), and the history its merge turns brought in (each `merge.from`
+ * and its ancestors); ancestors through both parents of every merge turn on the way.
+ * Nothing else: another session's later turns and versions stay private to it. Every
+ * head move keeps the head inside that view, so the view is closed under ancestry.
+ *
+ * The transcript's spine (`pathTo`, `ancestry`) follows first parents only: a merge turn
+ * stands on it, and the prompt shows what it merged (prompt/transcript.ts).
  */
 import { turnKey, type Session, type Turn, type TurnRef } from './records.js';
 import type { WorkspaceView } from './workspace-index.js';
@@ -60,17 +64,41 @@ export function parentsOf(turn: Turn): TurnRef[] {
  */
 export function allAncestors(index: WorkspaceView, ref: TurnRef | null): Map<string, Turn> {
   const found = new Map<string, Turn>();
-  const stack: TurnRef[] = ref === null ? [] : [ref];
+  walkAncestors(index, [ref], (turn) => void found.set(turnKey(turn), turn));
+  return found;
+}
+
+/**
+ * Walks `starts` and every turn they descend from, through both parents, each turn once.
+ * `visit` sees each turn found; returning false stops the walk going above it. Returns
+ * the first turn the index lacks (its history is not all in memory), else undefined.
+ */
+export function walkAncestors(index: WorkspaceView, starts: Iterable<TurnRef | null>, visit?: (turn: Turn) => boolean | void): TurnRef | undefined {
+  const seen = new Set<string>();
+  const stack = [...starts].filter((ref) => ref !== null);
   while (stack.length > 0) {
     const at = stack.pop() as TurnRef;
     const key = turnKey(at);
-    if (found.has(key)) continue;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const turn = index.turn(at);
-    if (turn === undefined) continue;
-    found.set(key, turn);
-    stack.push(...parentsOf(turn));
+    if (turn === undefined) return at;
+    if (visit?.(turn) !== false) stack.push(...parentsOf(turn));
   }
-  return found;
+  return undefined;
+}
+
+/**
+ * Where a session's history reaches beyond the turns it created: its fork point, and the
+ * turn each of its merge turns merged from.
+ */
+export function historyStarts(index: WorkspaceView, session: Session): TurnRef[] {
+  const starts: TurnRef[] = session.forkedFrom === null ? [] : [session.forkedFrom.turn];
+  for (const key of index.mergesIn(session.id)) {
+    const from = index.turns.get(key)?.merge?.from;
+    if (from !== undefined) starts.push(from);
+  }
+  return starts;
 }
 
 /**
@@ -110,8 +138,21 @@ export class SessionView {
     const turn = this.#index.turn(ref);
     if (turn === undefined) return false;
     if (turn.sessionId === this.session.id) return true;
-    this.#inherited ??= new Set([...ancestry(this.#index, this.session.forkedFrom?.turn ?? null)].map(turnKey));
+    this.#inherited ??= this.#inheritedKeys();
     return this.#inherited.has(turnKey(ref));
+  }
+
+  /** The keys of the turns the session sees without having created them: its fork ancestry and what its merges brought in. */
+  #inheritedKeys(): Set<string> {
+    const index = this.#index;
+    const forkPoint = this.session.forkedFrom?.turn ?? null;
+    const merges = index.mergesIn(this.session.id);
+    // The common case, no merge anywhere: the fork point's first-parent ancestry.
+    const spine = [...ancestry(index, forkPoint)];
+    if (merges.size === 0 && spine.every((t) => t.merge === undefined)) return new Set(spine.map(turnKey));
+    const keys = new Set<string>();
+    walkAncestors(index, historyStarts(index, this.session), (turn) => void keys.add(turnKey(turn)));
+    return keys;
   }
 
   /** The versions of a node the session can see, ascending. */
@@ -187,8 +228,8 @@ export interface SweepRules {
 /**
  * Garbage collection of the DAG. Starting from `start`, marks in `deleted` every turn
  * version that no live session can see any more (not created by a live session, not a
- * live head or fork point, no remaining child), walking up to parents as children go.
- * Returns `deleted`.
+ * live head or fork point, no remaining child, no remaining merge turn that merged from
+ * it), walking up to both parents as children go. Returns `deleted`.
  */
 export function sweep(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, rules: SweepRules): Set<string> {
   const stack = [...start];
@@ -197,6 +238,7 @@ export function sweep(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<
     for (const childId of index.childrenOf(turn)) {
       for (const version of index.node(childId)?.versions ?? []) if (!deleted.has(turnKey(version))) return true;
     }
+    for (const key of index.mergedInto(turn)) if (!deleted.has(key)) return true;
     return false;
   };
   while (stack.length > 0) {
@@ -204,8 +246,10 @@ export function sweep(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<
     const key = turnKey(turn);
     if (deleted.has(key) || needed(turn)) continue;
     deleted.add(key);
-    const parent = turn.parent === null ? undefined : index.turn(turn.parent);
-    if (parent !== undefined) stack.push(parent);
+    for (const ref of parentsOf(turn)) {
+      const parent = index.turn(ref);
+      if (parent !== undefined) stack.push(parent);
+    }
   }
   return deleted;
 }

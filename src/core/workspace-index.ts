@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { GolemError } from './errors.js';
 import type { StoredRecord, Write } from './store.js';
 import { addTo, deepFreeze, insertByVersion, removeFrom, seqOf, setOrDelete, validatedPuts } from './index-tables.js';
+import { TurnLinks } from './turn-links.js';
 import {
   CORE_COLLECTIONS,
   turnKey,
@@ -109,6 +110,10 @@ export interface WorkspaceView {
   node(id: string): TurnNode | undefined;
   childrenOf(ref: TurnRef | null): ReadonlySet<string>;
   createdIn(sessionId: string): ReadonlySet<string>;
+  /** Keys of the merge turns whose `merge.from` is `ref` (its second-parent children). */
+  mergedInto(ref: TurnRef): ReadonlySet<string>;
+  /** Keys of the merge turns created in a session. */
+  mergesIn(sessionId: string): ReadonlySet<string>;
   headsAt(ref: TurnRef): ReadonlySet<string>;
   forksAt(ref: TurnRef): ReadonlySet<string>;
   sessionsWithRole(role: string): ReadonlySet<string>;
@@ -122,9 +127,6 @@ export interface WorkspaceView {
 export function ownerOf(collection: string, value: unknown): string | null {
   return collection === 'turn' || collection === 'run_event' ? (value as { sessionId: string }).sessionId : null;
 }
-
-/** The key under which root turns (parent null) are listed as children. */
-const ROOT = '';
 
 export class WorkspaceIndex implements WorkspaceView {
   meta: WorkspaceMeta | undefined;
@@ -151,10 +153,8 @@ export class WorkspaceIndex implements WorkspaceView {
   readonly #loaded = new Map<string, number>();
   #loadedBytes = 0;
 
-  /** turn key (or ROOT) -> ids of the child nodes under that version. */
-  readonly #children = new Map<string, Set<string>>();
-  /** session id -> keys of the turn versions created in it. */
-  readonly #createdIn = new Map<string, Set<string>>();
+  /** Child nodes, the versions each session created, merges. */
+  readonly #links = new TurnLinks();
   /** turn key -> ids of the sessions whose head is there. */
   readonly #headsAt = new Map<string, Set<string>>();
   /** turn key -> ids of the sessions forked there. */
@@ -371,12 +371,20 @@ export class WorkspaceIndex implements WorkspaceView {
 
   /** Ids of the nodes whose parent is `ref` (null: the root nodes). */
   childrenOf(ref: TurnRef | null): ReadonlySet<string> {
-    return this.#children.get(ref === null ? ROOT : turnKey(ref)) ?? EMPTY;
+    return this.#links.childrenOf(ref);
   }
 
   /** Keys of the turn versions created in a session. */
   createdIn(sessionId: string): ReadonlySet<string> {
-    return this.#createdIn.get(sessionId) ?? EMPTY;
+    return this.#links.createdIn(sessionId);
+  }
+
+  mergedInto(ref: TurnRef): ReadonlySet<string> {
+    return this.#links.mergedInto(ref);
+  }
+
+  mergesIn(sessionId: string): ReadonlySet<string> {
+    return this.#links.mergesIn(sessionId);
   }
 
   /** Ids of the sessions whose head is at `ref`. */
@@ -464,31 +472,22 @@ export class WorkspaceIndex implements WorkspaceView {
       this.#parents = new WeakMap();
       this.turns.delete(key);
       const node = this.nodes.get(previous.id);
-      if (node !== undefined) {
-        node.versions = node.versions.filter((t) => t.version !== previous.version);
-        if (node.versions.length === 0) {
-          this.nodes.delete(previous.id);
-          removeFrom(this.#children, previous.parent === null ? ROOT : turnKey(previous.parent), previous.id);
-        }
-      }
-      removeFrom(this.#createdIn, previous.sessionId, key);
+      if (node !== undefined) node.versions = node.versions.filter((t) => t.version !== previous.version);
+      if (node?.versions.length === 0) this.nodes.delete(previous.id);
+      this.#links.remove(key, previous, node?.versions.length === 0);
     }
     if (value === undefined) return;
     this.turns.set(key, value);
-    let node = this.nodes.get(value.id);
-    if (node === undefined) {
-      node = { id: value.id, parent: value.parent, versions: [] };
-      this.nodes.set(value.id, node);
-      addTo(this.#children, value.parent === null ? ROOT : turnKey(value.parent), value.id);
-    }
+    const node = this.nodes.get(value.id) ?? { id: value.id, parent: value.parent, versions: [] };
+    this.#links.add(key, value, node.versions.length === 0);
     node.versions = insertByVersion(node.versions, value);
-    addTo(this.#createdIn, value.sessionId, key);
+    this.nodes.set(value.id, node);
   }
 
   #clear(): void {
     this.meta = undefined;
     for (const map of [this.sessions, this.turns, this.nodes, this.roles, this.preferences, this.context, this.blobs]) map.clear();
-    for (const map of [this.#children, this.#createdIn, this.#headsAt, this.#forksAt, this.#roleUsers]) map.clear();
+    for (const map of [this.#headsAt, this.#forksAt, this.#roleUsers, this.#links]) map.clear();
     for (const entries of this.collections.values()) entries.clear();
     this.#loaded.clear();
     this.#loadedBytes = 0;

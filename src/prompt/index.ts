@@ -1,5 +1,6 @@
 /** The prompt pipeline (seed 001): transcriptSnapshot, retrieval, instructions, blob resolution, the token planner and the summarizer; `respond`, and the `Session` facade that carries it. */
 export { Session, type NewTurn } from './session.js';
+export type { MergeOptions } from './session-merge.js';
 export { SessionManager } from './session-manager.js';
 export {
   turnsSince,
@@ -38,7 +39,7 @@ export type { PromptRecord, TurnRange } from './prompt-record.js';
 export type { RelevanceConfig } from './relevant-context.js';
 export { planTokens, type Plan, type PlanInput, type TokenBudget } from './token-planner.js';
 export { orderPreferences, systemInstruction, CONFLICT_RULE, type PreferenceTier } from './instructions.js';
-export { transcriptSnapshot, groupTurns, supersede, SUPERSEDED_NOTE, type TranscriptSnapshot } from './transcript.js';
+export { transcriptSnapshot, groupTurns, supersede, SUPERSEDED_NOTE, type TranscriptMerge, type TranscriptSnapshot } from './transcript.js';
 export { CONTINUED, NO_RESULT, isTextDocument, pairToolCalls, toMessages } from './messages.js';
 export { summarize, summarizeInChunks, SUMMARY_INSTRUCTION } from './summarizer.js';
 export { promptRecordOf, type RespondOptions } from './respond.js';

@@ -8,7 +8,7 @@ import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Prompt, PromptMedia, PromptMessage, PromptTool, ResponseFormat } from '../models/prompt.js';
 import type { BlobStorage } from '../core/blob-storage.js';
-import { RoleConstraints, type Role, type Session, type Turn, type TurnRef } from '../core/records.js';
+import { RoleConstraints, turnKey, type Role, type Session, type Turn, type TurnRef } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import type { ContextRetriever } from './context-retriever.js';
 import { fitTurns } from './fit-turns.js';
@@ -193,6 +193,8 @@ export class PromptBuilder {
     const { session, leftOut, snap, superseded, system, systemText, keptContext, plan, history, budget, prompt, blobs, measured, count } = built;
     const dropped = history.groups.slice(0, history.firstGroup).flat();
     const systemTokens = count(systemText);
+    const sentKeys = new Set(history.kept.map(turnKey));
+    const merged = (snap.merges ?? []).filter((m) => sentKeys.has(turnKey(m.turn)));
     return {
       prompt,
       sent: history.kept,
@@ -203,6 +205,7 @@ export class PromptBuilder {
         turns: rangeOf(history.kept),
         dropped: rangeOf(dropped),
         summarized: snap.summaries.flatMap((s) => s.summarizes),
+        ...(merged.length > 0 && { merged }),
         truncated: history.truncated,
         ...(superseded > 0 && { superseded }),
         context: keptContext.map((c) => ({ key: c.entry.key, score: round(c.score), tokens: c.tokens })),

@@ -1,5 +1,5 @@
 /** The record of how a prompt was built, kept on the assistant turn as `meta.prompt`. */
-import type { Turn, TurnRef } from '../core/records.js';
+import type { MergeMode, Turn, TurnRef } from '../core/records.js';
 import type { PreferenceTier } from './instructions.js';
 
 /** How a prompt was built: kept on the assistant turn as `meta.prompt`. */
@@ -10,6 +10,11 @@ export interface PromptRecord {
   dropped: TurnRange;
   /** Turns a summary stands in for. */
   summarized: TurnRef[];
+  /**
+   * The merge turns sent, each with the turn it merged (`from`), how (`as`) and the turns
+   * of the other branch it brought in: sent before it (`turns`), or stood for by its summary.
+   */
+  merged?: { turn: TurnRef; from: TurnRef; as: MergeMode; turns: TurnRef[] }[];
   /** A turn whose text was cut from the front to fit. */
   truncated: TurnRef | null;
   /** Observations (page snapshots) replaced by a note because a newer one of the same thing follows. */

@@ -11,6 +11,7 @@ import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from '../core/
 import type { BuildOptions, BuiltPrompt, PromptBuilder } from './prompt-builder.js';
 import { respond, type RespondOptions } from './respond.js';
 import { pathTo, SessionView, type BranchInfo } from '../core/turn-tree.js';
+import { mergeInto, type MergeOptions } from './session-merge.js';
 
 /** Options shared by the commands that add a turn. */
 export interface NewTurn {
@@ -109,6 +110,32 @@ export class Session {
   async deleteTurn(turnId: string, version?: number): Promise<TurnDeleteResult> {
     const payload = { sessionId: this.id, turnId, ...(version !== undefined && { version }) };
     return unwrap(await this.#manager.dispatch({ type: 'turn:delete', payload }));
+  }
+
+  /**
+   * Merges another branch into this session: a merge turn at the head whose second parent is
+   * `from` (a turn this session sees, or another session of its fork family, by id: its head).
+   * `as: 'turns'`: later prompts show that branch's turns since the common ancestor, marked as
+   * merged, before the merge turn; `as: 'summary'`: `options.model` summarizes them first, and
+   * the summary stands in their place. MERGE_NOT_RELATED when the branches share no history,
+   * MERGE_NOTHING when `from` is already in this session's history, MODEL_REQUIRED for a
+   * summary without a model.
+   *
+   * @example
+   * await main.merge(whatIf.id, { as: 'turns' })
+   */
+  async merge(from: TurnRef | string, options: MergeOptions): Promise<Turn> {
+    return mergeInto(this.#manager, this.id, from, options);
+  }
+
+  /**
+   * Copies one turn version of another branch (one this session sees, or of a session of
+   * its fork family) onto the head as a new turn, its blobs retained and its origin kept in
+   * `meta.pickedFrom: { sessionId, turn }`.
+   */
+  async pick(turn: TurnRef, options: { id?: string } = {}): Promise<Turn> {
+    const payload = { sessionId: this.id, from: turn, turnId: options.id ?? this.#manager.newId() };
+    return unwrap(await this.#manager.dispatch({ type: 'turn:pick', payload }));
   }
 
   /** The versions of a turn this session can see, and which one it is on. */

@@ -5,6 +5,7 @@ import { contextAdd, contextDelete, contextUpdate, preferenceAdd, preferenceDele
 import { roleAdd, roleDelete, roleUpdate } from './role.js';
 import { sessionCreate, sessionDelete, sessionFork, sessionRoleSwitch, sessionUpdate } from './session.js';
 import { turnAdd, turnBranch, turnDelete, turnEdit, turnSwitch } from './turn.js';
+import { turnMerge, turnPick } from './turn-merge.js';
 import { workspaceCreate, workspaceSync, workspaceUpdate } from './workspace.js';
 
 export const CORE_COMMANDS = [
@@ -21,6 +22,8 @@ export const CORE_COMMANDS = [
   turnBranch,
   turnDelete,
   turnSwitch,
+  turnMerge,
+  turnPick,
   roleAdd,
   roleUpdate,
   roleDelete,
@@ -44,3 +47,4 @@ export type CoreCommandMap = CommandMapOf<(typeof CORE_COMMANDS)[number]>;
 export { WORKSPACE_SYNC } from './workspace.js';
 export type { RemovalResult, TurnDeleteResult } from './turn.js';
 export { TurnInput } from './kit.js';
+export { branchName, mergedSection, type MergedBranch } from './turn-merge.js';

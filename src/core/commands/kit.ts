@@ -10,7 +10,7 @@ import type { Write } from '../store.js';
 import type { Effect, ReducerContext } from '../plugin.js';
 import { Id, turnKey, TurnRole, type BlobRecord, type Session, type Turn, type TurnRef } from '../records.js';
 import type { CollectionMap, CollectionName, WorkspaceView } from '../workspace-index.js';
-import { pathLength, SessionView, sweep } from '../turn-tree.js';
+import { historyStarts, pathLength, SessionView, sweep, walkAncestors } from '../turn-tree.js';
 
 /** The content of a new turn, as callers give it. */
 export const TurnInput = z.strictObject({
@@ -239,14 +239,12 @@ export function pinnedByOthers(index: WorkspaceView, ref: TurnRef, except: strin
 /** Garbage-collects from `start`: what no live session can see any more after `session` changes. */
 export function collect(index: WorkspaceView, start: Iterable<Turn>, deleted: Set<string>, after: { dying?: string; session: Session }): Set<string> {
   const { session, dying } = after;
-  // The collection walks up through the session's fork ancestry: it must all be in the index, or turns above a gap
-  // would be left behind unreachable. The manager loads it with the session; a gap is a bug, refused before any write.
-  for (let at = session.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= index.turns.size; steps++) {
-    const turn = index.turn(at);
-    if (turn === undefined)
-      throw fail('INTERNAL', `session "${session.id}": its history is not all in memory (${at.id}@${at.version} is missing)`, { sessionId: session.id });
-    at = turn.parent;
-  }
+  // The collection walks up through the session's fork ancestry and what its merges brought in: it must all be in the
+  // index, or turns above a gap would be left behind unreachable. The manager loads it with the session; a gap is a
+  // bug, refused before any write.
+  const at = walkAncestors(index, historyStarts(index, session));
+  if (at !== undefined)
+    throw fail('INTERNAL', `session "${session.id}": its history is not all in memory (${at.id}@${at.version} is missing)`, { sessionId: session.id });
   return sweep(index, start, deleted, {
     isLive: (id) => id !== dying && index.sessions.has(id),
     isPinned: (ref) =>
@@ -288,20 +286,18 @@ export function removeTurns(index: WorkspaceView, deleted: ReadonlySet<string>, 
 /**
  * The fork family of `payload.sessionId`, which a command must hold when it needs every
  * version of a node or every turn below one (an edit numbers its new version after all
- * the others; a deletion must see what hangs below): the sessions whose turns its fork
- * ancestry passes (loaded with it), every live session forked from one of those or from
- * a session since deleted (whose kept turns may hang below), and their forks in turn.
+ * the others; a deletion must see what hangs below or merged from it): the sessions whose
+ * turns its fork ancestry and its merges' history pass (loaded with it), every live
+ * session forked from one of those or from a session since deleted (whose kept turns may
+ * hang below), and their forks in turn. A merge may only bring in history of the same
+ * family, so every session that merged from this one's turns is among them.
  */
 export function forkFamily(payload: unknown, view: WorkspaceView): string[] {
   const start = (payload as { sessionId?: unknown } | null)?.sessionId;
   if (typeof start !== 'string') return [];
   const held = new Set([start]);
-  for (let at = view.sessions.get(start)?.forkedFrom?.turn ?? null, steps = 0; at !== null && steps <= view.turns.size; steps++) {
-    const turn = view.turn(at);
-    if (turn === undefined) break;
-    held.add(turn.sessionId);
-    at = turn.parent;
-  }
+  const session = view.sessions.get(start);
+  if (session !== undefined) walkAncestors(view, historyStarts(view, session), (turn) => void held.add(turn.sessionId));
   for (let grew = true; grew;) {
     grew = false;
     for (const s of view.sessions.values()) {

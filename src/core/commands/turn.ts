@@ -38,7 +38,8 @@ export function appendTurn(ctx: ReducerContext, session: Session, turn: Turn): {
   return { writes, result: turn };
 }
 
-function requireNewNodeId(ctx: ReducerContext, id: string | undefined): string {
+/** A new turn node's id: the one the caller chose (DUPLICATE_ID when a node has it), else a fresh one. */
+export function requireNewNodeId(ctx: ReducerContext, id: string | undefined): string {
   if (id === undefined) return ctx.newId();
   if (ctx.index.node(id) !== undefined) throw fail('DUPLICATE_ID', `a turn with id "${id}" already exists`, { turnId: id });
   return id;
@@ -69,7 +70,7 @@ export const turnAdd = defineCommand({
 
 export const turnEdit = defineCommand({
   type: 'turn:edit',
-  description: 'Adds a new version of a turn (same parent, new blocks) and moves the head to it.',
+  description: 'Adds a new version of a turn (same parent, and for a merge turn the same merged turn; new blocks) and moves the head to it.',
   payload: z.strictObject({
     sessionId: Id,
     turnId: Id,
@@ -96,7 +97,8 @@ export const turnEdit = defineCommand({
       blocks: payload.blocks,
       meta: payload.meta,
     });
-    return appendTurn(ctx, session, turn);
+    // A merge turn's new version merges the same turn: both parents stay, only what it says changes.
+    return appendTurn(ctx, session, base.merge === undefined ? turn : { ...turn, merge: base.merge });
   },
 });
 
@@ -170,7 +172,18 @@ export const turnDelete = defineCommand({
     const version = payload.version ?? view.currentVersion(payload.turnId)?.version ?? requireNode(index, payload.turnId).versions[0]?.version ?? 0;
     const target = view.require({ id: payload.turnId, version });
     const doomed = subtree(index, target);
+    const deleted = new Set(doomed.map(turnKey));
     for (const turn of doomed) {
+      // A merge turn that stays merged from this one: its second parent must stay (delete the merge turn first).
+      const merge = [...index.mergedInto(turn)].find((key) => !deleted.has(key));
+      if (merge !== undefined) {
+        const by = (index.turns.get(merge) as Turn).sessionId;
+        throw fail('TURN_SHARED', `turn "${turn.id}" version ${turn.version} is merged into turn ${merge} of session "${by}"; delete that merge turn first`, {
+          turnId: turn.id,
+          version: turn.version,
+          sessionId: by,
+        });
+      }
       const owner = index.sessions.get(turn.sessionId);
       const other =
         [...index.headsAt(turn), ...index.forksAt(turn)].find((id) => id !== session.id) ??
@@ -194,7 +207,6 @@ export const turnDelete = defineCommand({
         );
       }
     }
-    const deleted = new Set(doomed.map(turnKey));
     let head = session.head;
     if (head !== null && deleted.has(turnKey(head))) {
       const siblings = view.versions(target.id).filter((t) => t.version !== target.version);
@@ -202,8 +214,9 @@ export const turnDelete = defineCommand({
       head = fallback !== undefined ? view.latestLeaf(refOf(fallback)) : target.parent;
     }
     const next: Session = withLength(index, { ...session, head, updatedAt: ctx.now });
-    const parent = target.parent === null ? undefined : index.turn(target.parent);
-    collect(index, parent === undefined ? [] : [parent], deleted, { session: next });
+    // Up from the target's parent, and from what each merge turn removed merged from (kept for it alone, it may go too).
+    const above = [target.parent, ...doomed.map((t) => t.merge?.from ?? null)].flatMap((ref) => (ref === null ? [] : (index.turn(ref) ?? [])));
+    collect(index, above, deleted, { session: next });
     const { writes, result, effects } = removal(ctx, deleted, sameRef(head, session.head) ? [] : [putSession(next)]);
     return { writes, effects, result: { ...result, head } as TurnDeleteResult };
   },
