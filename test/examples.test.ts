@@ -61,4 +61,12 @@ describe('examples', () => {
     expect(stdout).toContain('hybrid: context ["deploy-freeze"], vectors kept 2');
     expect(stdout).toContain('texts embedded after the reopen: 1');
   });
+
+  it('tasks and plans run offline: a plan proposed, accepted with an edit, marked as it goes, and read by a new session on the topic', async () => {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/tasks.ts', tempDir()], { cwd: root });
+    expect(stdout).toContain('asked: Plan: Fix invoice rounding');
+    expect(stdout).toContain('task "Fix invoice rounding" is accepted:\n  [x] 1. Find the rounding code\n  [~] 2. Fix it\n  [ ] 3. Run the billing tests');
+    expect(stdout).toContain("## Open tasks\nAccepted plans not yet done: those of other sessions on this conversation's topics (billing)");
+    expect(stdout).toMatch(/Task \S+ "Fix invoice rounding" \(session \S+, topics: billing\):\n\[x\] 1\. Find the rounding code\n\[~\] 2\. Fix it/);
+  });
 });
