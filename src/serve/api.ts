@@ -26,7 +26,9 @@ import type { PageFiles } from './page.js';
 import { MAX_BODY, parseInput, readJsonBody } from './json-body.js';
 import { requestUser, setRequestUser } from './request-user.js';
 import { mountRunRoutes } from './run-routes.js';
+import { mountSessionDiffRoute } from './session-diff-route.js';
 import { SessionAccess } from './session-access.js';
+import { mountTaskRoutes } from './task-routes.js';
 
 const Body = {
   session: z.strictObject({ label: z.string().max(200).nullable().optional() }),
@@ -136,7 +138,10 @@ export async function createApi(
   app.post('/api/clearance/:id', async (c) => c.json(await host.decideClearance(user(c), c.req.param('id'), (await body(c, Body.clearance)).action)));
   mountUiRoutes(app, host, user, options.uploads);
   const ws = host.workspace;
-  mountRunRoutes(app, { runs: ws.runs, access: new SessionAccess(ws), refresh: () => ws.manager.refresh() }, user);
+  const access = new SessionAccess(ws);
+  mountRunRoutes(app, { runs: ws.runs, access, refresh: () => ws.manager.refresh() }, user);
+  mountSessionDiffRoute(app, host, access, user);
+  mountTaskRoutes(app, host, access, user);
   mountAgui(app, host);
   mountChat(app, host);
   app.all('/api/*', (c) => c.json({ error: { code: 'NOT_FOUND', message: `no API at ${c.req.method} ${c.req.path}` } }, 404));

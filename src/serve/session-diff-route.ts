@@ -1,0 +1,34 @@
+/**
+ * `GET /api/sessions/:a/diff/:b`: two sessions compared (`ws.sessions.diff`), for the page's
+ * Compare view (`SessionDiffView`). Both must be sessions the request's user may see
+ * (SessionAccess: another user's is SESSION_NOT_FOUND, worded as for none); with users, the UI
+ * instances compared are only those their agents built, by the ids their agents gave them.
+ */
+import type { Context, Hono as HonoApp } from 'hono';
+import type { SessionDiff } from '../prompt/session-diff.js';
+import { uiVisibleTo } from '../ui/ui-visibility.js';
+import type { ServeHost } from './host.js';
+import type { SessionAccess } from './session-access.js';
+
+/** GET /api/sessions/:a/diff/:b: the comparison, with each side's label. */
+export type SessionDiffView = SessionDiff & { labels: { a: string | null; b: string | null } };
+
+export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: SessionAccess, user: (c: Context) => string | null): void {
+  app.get('/api/sessions/:a/diff/:b', async (c) => {
+    const who = user(c);
+    const ws = host.workspace;
+    await ws.manager.refresh();
+    const a = access.session(who, c.req.param('a')).record();
+    const b = access.session(who, c.req.param('b')).record();
+    const diff = await ws.sessions.diff(a.id, b.id);
+    const view = ws.manager.workspace();
+    // An instance deleted since has no builder to go by: with users, it is not shown.
+    const seen = (id: string) => {
+      const record = view.collection('ui_instance').get(id);
+      return record !== undefined && uiVisibleTo(record, who, (sessionId) => host.ownerOf(sessionId));
+    };
+    const ui = who === null ? diff.ui : diff.ui.filter((u) => seen(u.instanceId)).map((u) => ({ ...u, instanceId: host.shownUiId(who, u.instanceId) }));
+    const body: SessionDiffView = { ...diff, ui, labels: { a: a.label, b: b.label } };
+    return c.json(body);
+  });
+}
