@@ -26,7 +26,7 @@ const PLAN = { title: 'Fix invoice rounding', steps: ['Find the rounding code', 
 /** The blocks of every turn on a session's path, oldest first. */
 async function blocksOf(ws: Workspace, sessionId: string): Promise<ContentBlock[][]> {
   const session = await ws.sessions.open(sessionId);
-  return (await session.transcript()).map((t) => t.blocks);
+  return ((await session?.transcript()) ?? []).map((t) => t.blocks);
 }
 
 /** The text of the results the model was sent in its last prompt. */
@@ -150,7 +150,9 @@ describe.each<Kind>(['sqlite', 'postgres'])('plans on %s', (kind) => {
 
     const resumed = await reopen();
     const second = new ScriptedModel(script.slice(1));
-    const outcome = await resumed.worker({ session: await resumed.sessions.open(chat.id), model: second, plans: true, requestApproval: null }).run();
+    const session = await resumed.sessions.open(chat.id);
+    if (session === undefined) throw new Error('the session is gone after a reopen');
+    const outcome = await resumed.worker({ session, model: second, plans: true, requestApproval: null }).run();
     expect(outcome.status).toBe('done');
     expect(results(second.calls[0])[0]).toContain('The user accepted your plan with changes: follow it as it is now. Plan "Fix rounding"');
     expect((await reopen()).tasks.get(task?.id ?? '').steps).toEqual([

@@ -70,8 +70,16 @@ export class TaskApi {
     return requireTask(this.#manager.workspace(), id);
   }
 
-  /** Proposes a task for a session (its topics default to the session's). */
-  async propose(task: { sessionId: string; title: string; steps: StepInput[]; topics?: string[]; id?: string }): Promise<TaskRecord> {
+  /** Proposes a task for a session (its topics default to the parent task's, else the session's). */
+  async propose(task: {
+    sessionId: string;
+    title: string;
+    steps: StepInput[];
+    topics?: string[];
+    id?: string;
+    /** Nests it under a step (from 0) of another task. */
+    parentTask?: { taskId: string; step: number };
+  }): Promise<TaskRecord> {
     return unwrap(await this.#manager.dispatch({ type: 'task:propose', payload: task }));
   }
 
