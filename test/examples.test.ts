@@ -69,4 +69,21 @@ describe('examples', () => {
     expect(stdout).toContain("## Open tasks\nAccepted plans not yet done: those of other sessions on this conversation's topics (billing)");
     expect(stdout).toMatch(/Task \S+ "Fix invoice rounding" \(session \S+, topics: billing\):\n\[x\] 1\. Find the rounding code\n\[~\] 2\. Fix it/);
   });
+
+  it('merge runs offline: a what-if branch merged back, its turns marked in the prompt, then as a summary', async () => {
+    const { stdout } = await exec(process.execPath, ['--import', 'tsx', 'examples/merge.ts', tempDir()], { cwd: root });
+    expect(stdout).toContain('merge turn: Merged 2 turns from the branch "what-if: Lisbon" into this conversation.');
+    expect(stdout).toContain(
+      [
+        '  assistant: Porto: two nights by the river, 320 euros.',
+        '  user: [System note] The next 2 turns come from the branch "what-if: Lisbon", which parted from this conversation earlier; they are merged into this conversation here.',
+        '  user: What if we went to Lisbon instead?',
+        '  assistant: Lisbon: three nights in Alfama, 410 euros.',
+        '  user: [System note] Merged 2 turns from the branch "what-if: Lisbon" into this conversation.',
+        '  user: Which of the two costs less per night?',
+      ].join('\n'),
+    );
+    expect(stdout).toContain('the prompt record: merged 2 turns as turns');
+    expect(stdout).toContain('as a summary of its 2 turns since the branches parted:\n\nLisbon was weighed: three nights in Alfama for 410 euros.');
+  });
 });
