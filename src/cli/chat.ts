@@ -29,7 +29,8 @@ import { ChatInbox } from './chat-inbox.js';
 /** What the root worker is told about itself. */
 export const GOLEM_INSTRUCTIONS = [
   "You are Golem, a coding assistant working in the user's project (the current folder). Read before you change; keep answers short.",
-  'edit_file and write_file are staged for the user to review (clearance), not written at once: say so when you use them. run_command asks the user first.',
+  'edit_file and write_file are staged for the user to review (clearance), not written at once: say so when you use them.',
+  'run_command asks the user first, unless they already allowed that exact command (always, or for this session) or chose a trust mode that does not ask.',
 ].join('\n');
 
 export interface ChatOptions {
@@ -105,6 +106,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       ui,
       project: { root },
       subWorkers: true,
+      plans: true,
       instructions: GOLEM_INSTRUCTIONS,
       steer: () => steering?.() ?? Promise.resolve(0),
     });

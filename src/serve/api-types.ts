@@ -63,7 +63,24 @@ export interface SessionDetail {
   running: boolean;
   /** Messages sent while a run held the session, waiting for its next step (steer) or its end (enqueue, interrupt), oldest first. */
   inbox: InboxMessageView[];
+  /** The plans of the session and its sub-workers (`ws.tasks`), oldest first: a sub-worker's names its parent's task and step. */
+  tasks: TaskView[];
 }
+
+/** A task (a plan) as the page shows it; POST /api/tasks/:id accepts (as proposed, or edited) or declines a proposed one. */
+export interface TaskView {
+  id: string;
+  sessionId: string;
+  parentTask: { taskId: string; step: number } | null;
+  title: string;
+  steps: { text: string; status: 'pending' | 'in_progress' | 'done' | 'skipped' }[];
+  status: 'proposed' | 'accepted' | 'declined' | 'done' | 'cancelled';
+  reason: string | null;
+  updatedAt: string;
+}
+
+/** POST /api/tasks/:id: accept a proposed plan (with the user's title and steps, if edited) or decline it (with a reason). */
+export type TaskDecisionBody = { action: 'accept'; title?: string; steps?: string[] } | { action: 'decline'; reason?: string };
 
 /** A message waiting in a session's inbox (`ws.runs.inbox`); DELETE /api/sessions/:id/inbox/:messageId takes it back. */
 export interface InboxMessageView {
@@ -100,6 +117,8 @@ export interface TurnView {
   usage: { inputTokens: number; outputTokens: number; cachedInputTokens: number | null; cost: number | null } | null;
   /** How an answer ended when it did not complete: the user stopped it, or it failed (with the reason). */
   ended: { status: 'stopped' } | { status: 'failed'; code: string; message: string } | null;
+  /** The plans the turn proposed (its `task:proposal` blocks): the page shows each task as it is now (`SessionDetail.tasks`). */
+  plans: { taskId: string; title: string }[];
 }
 
 export interface WorkerView {

@@ -32,6 +32,7 @@ import { imageBlobs } from '../ui/block-data.js';
 import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
 import { approvalView, clearanceView, inboxView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
+import { sessionTasks, taskSessionIds } from './task-views.js';
 
 export type { ServeAgentOptions };
 
@@ -181,6 +182,7 @@ export class ServeHost {
       uiInstances: shown,
       running: this.#runs.isRunning(record.id),
       inbox: this.#ws.runs.inbox(record.id).map(inboxView),
+      tasks: sessionTasks(view, record.id),
     };
   }
 
@@ -424,6 +426,7 @@ export class ServeHost {
     } else if (domain === 'clearance') this.#change(['clearance', 'sessions'], ...ids);
     // inbox: a message queued, taken back or delivered (its list under the composer).
     else if (domain === 'session' || domain === 'turn' || domain === 'worker' || domain === 'inbox') this.#change(['sessions'], ...ids);
+    else if (domain === 'task') this.#change(['sessions'], ...taskSessionIds(this.#ws.manager.workspace(), event.result));
   }
 
   /** Tells the pages what to read again; changes within one tick go out as one event. */

@@ -13,7 +13,9 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
   const toolCalls: TurnView['toolCalls'] = [];
   const toolResults: TurnView['toolResults'] = [];
   const notices: string[] = [];
+  const plans: TurnView['plans'] = [];
   for (const b of turn.blocks) {
+    if (b.type === 'task:proposal') plans.push({ taskId: b.taskId, title: b.title });
     if (b.type === 'text') text.push(b.text);
     else if (b.type === 'tool_use') toolCalls.push({ callId: b.callId, name: b.name, input: b.args });
     else if (b.type === 'server_tool_result')
@@ -50,6 +52,7 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
     uiAction,
     usage: turn.role === 'assistant' ? usageOf(turn.meta) : null,
     ended: turn.role === 'assistant' ? endedOf(turn.meta) : null,
+    plans,
   };
 }
 

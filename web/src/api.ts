@@ -10,6 +10,8 @@ import type {
   ServeState,
   SessionDetail,
   SessionSummary,
+  TaskDecisionBody,
+  TaskView,
   UnsendResult,
 } from '../../src/serve/api-types.js';
 
@@ -62,6 +64,10 @@ export class Api {
   }
   answer(approvalId: string, body: ApprovalAnswerBody): Promise<{ ok: true }> {
     return this.request('POST', `/api/approvals/${enc(approvalId)}`, body);
+  }
+  /** Accepts a proposed plan (as proposed, or with the user's steps) or declines it. */
+  decideTask(taskId: string, body: TaskDecisionBody): Promise<{ task: TaskView | undefined }> {
+    return this.request('POST', `/api/tasks/${enc(taskId)}`, body);
   }
   clearanceDiff(itemId: string): Promise<{ diff: string }> {
     return this.request('GET', `/api/clearance/${enc(itemId)}/diff`);

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ApprovalAnswerBody, ClearanceDecisionBody } from '../../../src/serve/api-types.js';
+import type { ApprovalAnswerBody, ClearanceDecisionBody, TaskDecisionBody } from '../../../src/serve/api-types.js';
 import { ApiError } from '../api.js';
 import { imageLoader } from '../block-data.js';
 import { plainText } from '../markdown.js';
@@ -24,6 +24,7 @@ import { ConnectionBadge, StatusLine } from './StatusLine.js';
 import { ThemeToggle } from './ThemeToggle.js';
 import { UiInstances } from './UiInstances.js';
 import { WorkerTree } from './WorkerTree.js';
+import { PlansContext, TasksPanel, type PlansServices } from './PlanView.js';
 
 export function App() {
   const [token] = useState(takeToken);
@@ -100,6 +101,17 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
       return null;
     }
   };
+  // The open session's plans; a decision on one is read back with the session (its golem.changed).
+  const plans: PlansServices = {
+    tasks: detail?.tasks ?? [],
+    decide: async (taskId: string, body: TaskDecisionBody) => {
+      try {
+        await api.decideTask(taskId, body);
+      } catch (error) {
+        fail(error);
+      }
+    },
+  };
   const decide = async (id: string, action: ClearanceDecisionBody['action']) => {
     try {
       const { message } = await api.decide(id, action);
@@ -129,86 +141,89 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const runningWorkers = detail?.workers.filter((w) => (workerStates[w.id]?.status ?? w.status) === 'running').length ?? 0;
 
   return (
-    <div class="app" data-pane={pane} data-wide-ui={formIds.some((id) => ['row', 'grid'].includes(forms.ui.state.instances[id]?.layout?.type ?? ''))}>
-      <header class="topbar" inert={approval !== undefined}>
-        <span class="brand">Golem</span>
-        <span class="muted small model">
-          {serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}
-        </span>
-        <span class="spacer" />
-        <ThemeToggle />
-        <ConnectionBadge state={connection} />
-      </header>
-      <PanelTabs
-        pane={pane}
-        onPane={setPane}
-        counts={{ forms: formIds.length, clearance: clearance.length, workers: runningWorkers }}
-        attention={{ clearance: clearance.length > 0 }}
-        inert={approval !== undefined}
-      />
-      <aside class="sidebar" aria-label="Sessions and workers" inert={approval !== undefined}>
-        <SessionList
-          sessions={serve?.sessions ?? []}
-          openId={openId}
-          running={serve?.running ?? []}
-          onOpen={openSession}
-          onNew={() => void newSession().then(() => setPane('chat'))}
+    <PlansContext.Provider value={plans}>
+      <div class="app" data-pane={pane} data-wide-ui={formIds.some((id) => ['row', 'grid'].includes(forms.ui.state.instances[id]?.layout?.type ?? ''))}>
+        <header class="topbar" inert={approval !== undefined}>
+          <span class="brand">Golem</span>
+          <span class="muted small model">
+            {serve === null ? '' : serve.model === null ? 'no model (read-only)' : `${serve.model.provider} · ${serve.model.modelId}`}
+          </span>
+          <span class="spacer" />
+          <ThemeToggle />
+          <ConnectionBadge state={connection} />
+        </header>
+        <PanelTabs
+          pane={pane}
+          onPane={setPane}
+          counts={{ forms: formIds.length, clearance: clearance.length, workers: runningWorkers }}
+          attention={{ clearance: clearance.length > 0 }}
+          inert={approval !== undefined}
         />
-        {(openId === null || detail === null) && <p class="muted small workers-none">Open a session: its workers show here.</p>}
-        {openId !== null && detail !== null && (
-          <WorkerTree
-            sessionId={openId}
-            label={sessionLabel}
-            running={running}
-            workers={detail.workers}
-            progress={progress}
-            live={workerStates}
-            loadSession={loadWorker}
+        <aside class="sidebar" aria-label="Sessions and workers" inert={approval !== undefined}>
+          <SessionList
+            sessions={serve?.sessions ?? []}
+            openId={openId}
+            running={serve?.running ?? []}
+            onOpen={openSession}
+            onNew={() => void newSession().then(() => setPane('chat'))}
           />
-        )}
-      </aside>
-      <Chat
-        detail={detail}
-        loading={loadingDetail || (openId !== null && detail === null)}
-        canCompose={serve !== null}
-        streaming={streaming}
-        running={running}
-        disabledNote={serve !== null && serve.model === null ? 'No model: start golem serve with --model' : null}
-        onSend={send}
-        onUnsend={unsend}
-        onStop={stop}
-        onEdit={edit}
-        onFork={fork}
-        onSwitch={switchVersion}
-        instances={forms.ui.state.instances}
-        commands={serve?.commands ?? []}
-        inert={approval !== undefined}
-      />
-      {/* Focusable: it scrolls, and a sent form may hold nothing else a keyboard can reach. */}
-      <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined} tabIndex={0}>
-        {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
-        <ClearancePanel items={clearance} loadDiff={loadDiff} decide={decide} />
-        <UiContext.Provider value={uiServices}>
-          <UiInstances
-            instances={forms.ui.state.instances}
-            shown={formIds}
-            touched={forms.ui.touched}
-            edits={forms.edits}
-            fieldErrors={forms.fieldErrors}
-            reveal={forms.reveal}
-            counts={forms.counts}
-            sending={forms.sending}
-            sent={forms.sent}
-            errors={forms.errors}
-            onEdit={forms.editField}
-            onCount={forms.editCount}
-            onAction={forms.runAction}
-            loadImage={loadImage}
-          />
-        </UiContext.Provider>
-      </aside>
-      <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
-      {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}
-    </div>
+          {(openId === null || detail === null) && <p class="muted small workers-none">Open a session: its workers show here.</p>}
+          {openId !== null && detail !== null && (
+            <WorkerTree
+              sessionId={openId}
+              label={sessionLabel}
+              running={running}
+              workers={detail.workers}
+              progress={progress}
+              live={workerStates}
+              loadSession={loadWorker}
+            />
+          )}
+          {openId !== null && detail !== null && <TasksPanel />}
+        </aside>
+        <Chat
+          detail={detail}
+          loading={loadingDetail || (openId !== null && detail === null)}
+          canCompose={serve !== null}
+          streaming={streaming}
+          running={running}
+          disabledNote={serve !== null && serve.model === null ? 'No model: start golem serve with --model' : null}
+          onSend={send}
+          onUnsend={unsend}
+          onStop={stop}
+          onEdit={edit}
+          onFork={fork}
+          onSwitch={switchVersion}
+          instances={forms.ui.state.instances}
+          commands={serve?.commands ?? []}
+          inert={approval !== undefined}
+        />
+        {/* Focusable: it scrolls, and a sent form may hold nothing else a keyboard can reach. */}
+        <aside class="side-panel" aria-label="Model-built UIs and clearance" inert={approval !== undefined} tabIndex={0}>
+          {shownDiff !== null && <DiffNotice title={shownDiff.title} diff={shownDiff.diff} onClose={() => setShownDiff(null)} />}
+          <ClearancePanel items={clearance} loadDiff={loadDiff} decide={decide} />
+          <UiContext.Provider value={uiServices}>
+            <UiInstances
+              instances={forms.ui.state.instances}
+              shown={formIds}
+              touched={forms.ui.touched}
+              edits={forms.edits}
+              fieldErrors={forms.fieldErrors}
+              reveal={forms.reveal}
+              counts={forms.counts}
+              sending={forms.sending}
+              sent={forms.sent}
+              errors={forms.errors}
+              onEdit={forms.editField}
+              onCount={forms.editCount}
+              onAction={forms.runAction}
+              loadImage={loadImage}
+            />
+          </UiContext.Provider>
+        </aside>
+        <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
+        {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}
+      </div>
+    </PlansContext.Provider>
   );
 }

@@ -5,6 +5,7 @@ import type { ToolResultText } from '../tool-view.js';
 import type { UIInstance } from '../types.js';
 import { Markdown } from './Markdown.js';
 import { MessageActions } from './MessageActions.js';
+import { PlanProposal } from './PlanView.js';
 import { ToolCall } from './ToolCall.js';
 
 interface Props {
@@ -88,6 +89,9 @@ export function Message({ turn, results, replyTo, uiInstance, canEdit, running, 
             ))}
           </div>
         )}
+        {turn.plans.map((plan) => (
+          <PlanProposal key={plan.taskId} taskId={plan.taskId} title={plan.title} />
+        ))}
         {ended !== null && (
           <p class={`ended ${ended.status}`} data-testid="answer-ended" data-status={ended.status}>
             {ended.status === 'stopped' ? 'Stopped: the answer was cut short.' : `Failed: ${ended.message}`}
