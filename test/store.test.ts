@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SQLITE_MIGRATIONS } from '../src/store/sqlite-migrations.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FsBlobStorage, GolemError, MemoryBlobStorage, MemoryStore, SqliteStore, type Store } from '../src/index.js';
 import { PostgresBlobStorage, PostgresStore } from '../src/store/postgres/index.js';
@@ -40,11 +41,11 @@ describe('SqliteStore', () => {
     const path = join(tempDir(), 'w.db');
     const store = new SqliteStore({ path });
     await store.open();
-    expect((await store.stats()).schemaVersion).toBe(4);
+    expect((await store.stats()).schemaVersion).toBe(SQLITE_MIGRATIONS.at(-1)?.version);
     await store.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.at(-1)?.version);
     db.close();
   });
 

@@ -8,6 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { SQLITE_MIGRATIONS } from '../src/store/sqlite-migrations.js';
 import pg from 'pg';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -129,7 +130,7 @@ describe('a migration interrupted by a kill', () => {
     await expectUpgraded(ws, expected, { doctor: false });
     await ws.close();
     const migrated = new Database(file, { readonly: true });
-    expect(migrated.pragma('user_version', { simple: true })).toBe(4);
+    expect(migrated.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.at(-1)?.version);
     const owners = migrated.prepare(`SELECT count(*) AS n FROM records WHERE collection = 'turn' AND owner = json_extract(value, '$.sessionId')`).get() as {
       n: number;
     };

@@ -52,4 +52,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     description: 'answers keep the calls a provider ran itself with their results (server_tool_result) and redacted thinking',
     sql: '',
   },
+  {
+    version: 5,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: "tasks and plans: task records, task:proposal blocks in turns, approvals of type 'plan'",
+    sql: '',
+  },
 ];

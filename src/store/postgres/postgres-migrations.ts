@@ -241,4 +241,10 @@ ${applyWrites(s)}
     description: 'answers keep the calls a provider ran itself with their results (server_tool_result) and redacted thinking',
     sql: () => 'SELECT 1',
   },
+  {
+    version: 6,
+    // Nothing to change in the tables: the version tells an older Golem, which cannot read such records, to refuse.
+    description: "tasks and plans: task records, task:proposal blocks in turns, approvals of type 'plan'",
+    sql: () => 'SELECT 1',
+  },
 ];
