@@ -168,3 +168,51 @@ describe('the terminal status line and progress modes', () => {
     expect(result.stderr).toBe('golem: --progress takes boxes or summary, not "bars"\n');
   });
 });
+
+describe('plans in the terminal', () => {
+  it('asks about a proposed plan with one key, takes the user’s steps, and keeps the checklist above the progress line as steps are marked', async () => {
+    const p = project();
+    const pipe = 'the-pipe';
+    execFileSync('mkfifo', [join(p.dir, pipe)]);
+    const script = p.script([
+      { text: 'A plan first.', toolCalls: [{ name: 'propose_plan', input: { title: 'Tidy the docs', steps: ['Read the README', 'Fix the typos'] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'update_plan',
+            input: {
+              steps: [
+                { step: 1, status: 'done' },
+                { step: 2, status: 'in_progress' },
+              ],
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: 'read_file', input: { path: pipe } }] },
+      { text: 'Tidied.' },
+    ]);
+    const t = await golem(p.dir, '--model', `scripted:${script}`);
+    await t.waitFor(PROMPT);
+    await t.type('tidy the docs');
+    await t.waitFor('[a]ccept / [e]dit / [d]ecline:');
+    expect(await t.screen()).toContain('[Plan proposed] Tidy the docs\n  ○ 1. Read the README\n  ○ 2. Fix the typos');
+    // One key, no Enter: edit; then the steps as the user wants them.
+    await t.keys('e');
+    await t.waitFor('Type the steps, one a line');
+    for (const [i, step] of ['Read the README', 'Fix the typos', 'Run the spell checker', ''].entries()) {
+      await t.waitFor(new RegExp(`^${i + 1}\\.$`, 'm'));
+      await t.type(step);
+    }
+    // The run goes on with the plan as edited: its checklist over the progress line while the action runs.
+    const screen = await t.waitFor(
+      /^Plan: Tidy the docs\n {2}✓ 1\. Read the README\n {2}● 2\. Fix the typos\n {2}○ 3\. Run the spell checker\n. Running read_file/m,
+    );
+    expect(screen).not.toContain('(proposed)');
+    writeFileSync(join(p.dir, pipe), 'hello\n');
+    await t.waitFor('Golem: Tidied.');
+    await t.waitFor(PROMPT);
+    // The run ended: the checklist went with the progress line.
+    expect((await rows(t)).join('\n')).not.toMatch(/^ {2}○ 3\. Run the spell checker$/m);
+  });
+});
