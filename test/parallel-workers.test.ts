@@ -342,7 +342,7 @@ describe('sub-workers side by side', () => {
     expect(firstMessages.summary).toContain('Results of earlier workers');
     for (const task of ['a', 'b', 'c']) expect(firstMessages.summary).toContain(`report on ${task}`);
     // The model is told how they run.
-    expect(model.calls[0]?.system).toContain('The spawn_worker calls of one answer run at the same time.');
+    expect(model.calls[0]?.system).toContain('The spawn_worker calls of one answer run one at a time, in order.');
     await ws.close();
   });
 

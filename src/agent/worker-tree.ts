@@ -66,27 +66,35 @@ export const askParentAction: Action = defineAction({
   endsRun: ({ asked }) => ({ type: 'question', question: asked }),
 }) as Action;
 
-/** What the root worker is told about the tree. */
-export function rootInstructions(maxDepth: number): string {
+/** How spawn_worker calls run, as a worker is told: side by side, at most `concurrency` at once. */
+function sideBySide(concurrency: number): string {
+  return concurrency === 1
+    ? 'The spawn_worker calls of one answer run one at a time, in order.'
+    : `The spawn_worker calls of one answer run side by side, at most ${concurrency} at once: the others start as those finish.`;
+}
+
+/** What the root worker is told about the tree (`concurrency`: how many sub-workers one answer runs at once). */
+export function rootInstructions(maxDepth: number, concurrency: number): string {
   return [
     '## Workers',
     `You can hand self-contained tasks to sub-workers with spawn_worker (at most ${maxDepth} levels deep). A sub-worker sees only the task you write, not this conversation.`,
-    "The spawn_worker calls of one answer run at the same time. A task that needs another task's result goes in a later answer, once that result is back.",
+    `${sideBySide(concurrency)} A task that needs another task's result goes in a later answer, once that result is back.`,
     'When a sub-worker returns a question: if this conversation already tells you the answer, call spawn_worker again with the clarified task and `reinvoke` set to its id. If you do not know, ask the user, then re-invoke it with the answer.',
   ].join('\n');
 }
 
-/** What a sub-worker is told about its place. */
-export function subWorkerInstructions(path: readonly WorkerInfo[], canSpawn: boolean): string {
+/**
+ * What a sub-worker is told about its place. `canSpawn`: it is offered spawn_worker (it was
+ * given it, and is above the depth limit); otherwise it is not told of sub-workers at all.
+ */
+export function subWorkerInstructions(path: readonly WorkerInfo[], canSpawn: boolean, concurrency: number): string {
   const self = path.at(-1);
   return [
     '## Your role',
     `You are a sub-worker at depth ${self?.depth ?? 1} of a worker tree: ${path.map((w) => w.task.slice(0, 60)).join(' → ')}.`,
     'You do not talk to the user and have no chat history: only your task. Use your actions to do it, then answer with the result: what you did and what you found, briefly.',
     'If you cannot finish without information you do not have, call ask_parent with one precise question instead of guessing.',
-    ...(canSpawn
-      ? ['You may hand self-contained parts to your own sub-workers with spawn_worker; the spawn_worker calls of one answer run at the same time.']
-      : []),
+    ...(canSpawn ? [`You may hand self-contained parts to your own sub-workers with spawn_worker. ${sideBySide(concurrency)}`] : []),
   ].join('\n');
 }
 

@@ -34,7 +34,11 @@ export async function nextAnswer(ctx: WorkerContext, signal: AbortSignal | undef
   } = ctx.options;
   const { mode } = ctx;
   const tree =
-    ctx.depth > 0 ? [subWorkerInstructions(ctx.position.path, ctx.own.spawn !== undefined)] : ctx.maxDepth > 0 ? [rootInstructions(ctx.maxDepth)] : [];
+    ctx.depth > 0
+      ? [subWorkerInstructions(ctx.position.path, ctx.own.spawn !== undefined, ctx.concurrency)]
+      : ctx.maxDepth > 0
+        ? [rootInstructions(ctx.maxDepth, ctx.concurrency)]
+        : [];
   // While an approval is being asked anywhere in the tree, the tree waits here.
   await ctx.position.shared.gate.passed(signal);
   const turn = await ctx.session.respond({

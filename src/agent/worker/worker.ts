@@ -72,8 +72,9 @@ export class Worker {
     if (maxDepth > 0 && sessions === undefined)
       throw new GolemError('INVALID_ARGUMENT', 'sub-workers need the workspace: create the worker with ws.worker(options)');
     const fromEnvironments = environmentActions(environments);
+    // At the depth limit a sub-worker could start nothing: it is neither offered spawn_worker nor told of it.
     const spawn =
-      maxDepth > 0 ? spawnWorkerAction((input, actionCtx) => spawnSubWorker(this.#ctx, (o, i) => new Worker(manager, o, i), input, actionCtx)) : undefined;
+      maxDepth > depth ? spawnWorkerAction((input, actionCtx) => spawnSubWorker(this.#ctx, (o, i) => new Worker(manager, o, i), input, actionCtx)) : undefined;
     const plan: Action | undefined =
       options.plans === true ? proposePlanAction((input, actionCtx) => proposePlan(this.#ctx, plan as Action, input, actionCtx)) : undefined;
     const actions = new Map<string, Action>();
