@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkInvariants, createWorkspace, GolemError, turnKey, type Turn, type Workspace } from '../src/index.js';
+import { checkInvariants, commonAncestor, createWorkspace, GolemError, turnKey, type Turn, type Workspace } from '../src/index.js';
+import { scriptedModel } from '../src/test/index.js';
 import { expectIndexMatchesStore, indexSnapshot, loadOwnersOf, openWorkspace, sorted, tempDir, text, type StoreKind } from './helpers.js';
 
 type Op =
@@ -19,7 +20,10 @@ type Op =
   | { k: 'deleteSession'; s: number }
   | { k: 'left' | 'right'; s: number; t: number }
   | { k: 'register' | 'retain' | 'release'; b: number }
-  | { k: 'switchRole'; s: number; role: number };
+  | { k: 'switchRole'; s: number; role: number }
+  | { k: 'merge'; s: number; t: number; summary: boolean }
+  | { k: 'mergeHead'; s: number; other: number }
+  | { k: 'pick'; s: number; t: number };
 
 const pick = fc.nat({ max: 1000 });
 const blobPick = fc.option(fc.nat({ max: 3 }), { nil: null });
@@ -35,6 +39,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constantFrom('left' as const, 'right' as const), s: pick, t: pick }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constantFrom('register' as const, 'retain' as const, 'release' as const), b: fc.nat({ max: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('switchRole' as const), s: pick, role: fc.nat({ max: 2 }) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('merge' as const), s: pick, t: pick, summary: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('mergeHead' as const), s: pick, other: pick }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('pick' as const), s: pick, t: pick }) },
 );
 
 const ROLES = [null, 'analyst', 'poet'] as const;
@@ -121,6 +128,33 @@ async function apply(ws: Workspace, o: Op): Promise<string | undefined> {
       case 'switchRole':
         if (s === undefined) return 'NO_SESSION';
         await s.switchRole(ROLES[o.role] ?? null);
+        return;
+      case 'merge': {
+        if (s === undefined || t === undefined) return 'NOTHING';
+        // Mostly a turn there is something to merge from (its own or another session's head, related, not merged yet).
+        const whole = await ws.manager.wholeWorkspace();
+        const head = s.record().head;
+        const candidates = turns.filter((c) => {
+          if (c.sessionId !== s.id && whole.headsAt(c).size === 0) return false;
+          const base = commonAncestor(whole, head, c);
+          return base !== null && turnKey(base) !== turnKey(c);
+        });
+        const from = candidates[o.t % Math.max(1, candidates.length)] ?? t;
+        await s.merge(
+          { id: from.id, version: from.version },
+          o.summary ? { as: 'summary', model: scriptedModel({ text: 'what the branch did' }) } : { as: 'turns' },
+        );
+        return;
+      }
+      case 'mergeHead': {
+        const other = sessions[o.other % Math.max(1, sessions.length)];
+        if (s === undefined || other === undefined) return 'NO_SESSION';
+        await s.merge(other.id, { as: 'turns' });
+        return;
+      }
+      case 'pick':
+        if (s === undefined || t === undefined) return 'NOTHING';
+        await s.pick({ id: t.id, version: t.version });
         return;
     }
   } catch (error) {
