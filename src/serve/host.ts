@@ -78,8 +78,7 @@ export class ServeHost {
     this.#offs = [
       ws.manager.events.on('command', (event) => this.#onCommand(event)),
       ws.manager.events.on('index:rebuilt', (event) => {
-        // Caught up on run leases and events only (another process renewing or streaming its run): nothing a page's state shows
-        // changed (the run's events reach the pages through ServeRuns' following of it).
+        // Only run leases and events caught up (another process renewing or streaming its run): nothing the pages show changed.
         if (event.collections?.every((c) => c === 'run' || c === 'run_event') === true) return;
         for (const s of ws.sessions.list()) this.#change(['sessions', 'approvals', 'clearance'], s.id);
         this.#answeredElsewhere();
@@ -422,6 +421,8 @@ export class ServeHost {
     const ids = [payload.sessionId, result?.sessionId, result?.rootSessionId].filter((id): id is string => typeof id === 'string');
     if (domain === 'approval' || domain === 'grant') {
       if (type === 'approval:answer' && typeof (result as { id?: unknown } | null)?.id === 'string') this.#answered.delete((result as { id: string }).id);
+      // Answered in this process without this host (ws.tasks.accept of a plan, ws.approvals): the run waiting here takes it.
+      if (type === 'approval:answer') this.#answeredElsewhere();
       this.#change(['approvals'], ...ids);
     } else if (domain === 'clearance') this.#change(['clearance', 'sessions'], ...ids);
     // inbox: a message queued, taken back or delivered (its list under the composer).

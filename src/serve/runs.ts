@@ -36,6 +36,8 @@ export interface ServeAgentOptions {
   trust?: Readonly<Record<string, Trust>>;
   /** Offer sub-workers (default false). */
   subWorkers?: boolean;
+  /** Offer plans: `propose_plan` and `update_plan`, the page's Plans panel shows them (default false). */
+  plans?: boolean;
   /** Model calls at most per run (default 12). */
   maxSteps?: number;
   /**
@@ -329,6 +331,7 @@ export class ServeRuns {
         ...(agent.trust !== undefined && { trust: agent.trust }),
         ...(agent.maxSteps !== undefined && { maxSteps: agent.maxSteps }),
         subWorkers: agent.subWorkers ?? false,
+        plans: agent.plans ?? false,
         steer: () => steer?.() ?? Promise.resolve(0),
       });
     } catch (error) {
