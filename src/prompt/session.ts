@@ -156,7 +156,11 @@ export class Session {
     return this.#switchVersion(turnId, 'right');
   }
 
-  /** The turns from the root to the head (the ancestry walk of seed 001 section 6.1). */
+  /**
+   * The turns from the root to the head (the ancestry walk of seed 001 section 6.1), along
+   * first parents: a merge turn stands on it, and the turns it merged are not on it (the
+   * prompt shows them before it: `buildPrompt`, `transcriptSnapshot`; `turn()` reads them).
+   */
   async transcript(): Promise<Turn[]> {
     await this.load();
     return pathTo(this.#view(), this.head());
