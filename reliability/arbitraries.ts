@@ -502,7 +502,7 @@ const uiFieldArb = fc
       maxLength: 3,
     }),
     withOptions: fc.boolean(),
-    extra: fc.record({ rid: fc.string({ maxLength: 4 }), value: uiJsonArb, description: uiShownText({ maxLength: 8 }) }, { requiredKeys: [] }),
+    extra: fc.record({ value: uiJsonArb, description: uiShownText({ maxLength: 8 }) }, { requiredKeys: [] }),
   })
   .map(({ label, key, type, options, withOptions, extra }) => ({
     label,

@@ -670,9 +670,6 @@ const BAD_CREATES: ((id: string) => [unknown, UIPatchErrorCode, number])[] = [
   () => [{ instanceId: CREATE, patches: [] }, 'MISSING_VALUE', -1],
   (id) => [{ instanceId: CREATE, newInstanceId: id }, 'MISSING_VALUE', -1],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [], version: 1 }, 'SCHEMA_MUTATION', -1],
-  (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'set', path: 'state.params.k', value: 1 }] }, 'PATH_NOT_FOUND', 0],
-  (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'add', path: 'blocks+', value: form('f') }] }, 'PATH_NOT_FOUND', 0],
-  (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'set', path: 'meta.status', value: 'idle' }] }, 'PATH_NOT_FOUND', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [specMeta(id), { op: 'set', path: 'meta.pageKey', value: 'other' }] }, 'SCHEMA_MUTATION', 1],
   (id) => [
     { instanceId: CREATE, newInstanceId: id, patches: [...specPatches(id), { op: 'set', path: 'blocks', value: [form('f'), form('f')] }] },
@@ -682,6 +679,9 @@ const BAD_CREATES: ((id: string) => [unknown, UIPatchErrorCode, number])[] = [
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [specMeta(''), ...specPatches(id)] }, 'INVALID_STRUCTURE', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'set', path: 'schemaVersion', value: '1' }] }, 'INVALID_PATH', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'create', path: 'meta' }] }, 'INVALID_OP', 0],
+  (id) => [{ instanceId: CREATE, newInstanceId: id, schemaVersion: 1, patches: [] }, 'INVALID_STRUCTURE', -1],
+  (id) => [{ instanceId: CREATE, newInstanceId: id, schemaVersion: 'one two', patches: [] }, 'INVALID_STRUCTURE', -1],
+  (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [{ op: 'remove', path: 'state.params.k' }] }, 'PATH_NOT_FOUND', 0],
   (id) => [{ instanceId: CREATE, newInstanceId: id, patches: [...specPatches(id), { op: 'remove', path: 'blocks-"f"' }] }, 'PATH_NOT_FOUND', 4],
 ];
 

@@ -155,7 +155,7 @@ describe('patch_ui_state', () => {
       ],
       [{ instanceId: 'demo', patches: [{ op: 'add', path: 'actions+', value: button('x', 'fancy') }] }, 'INVALID_STRUCTURE', 0, /style/],
       [{ instanceId: 'demo', patches: [{ op: 'add', path: 'blocks+', value: { ...form('t'), type: 'chart' } }] }, 'INVALID_STRUCTURE', 0, /type/],
-      [{ instanceId: 'demo', patches: [{ op: 'create', path: 'blocks' }] }, 'INVALID_OP', 0, /instance operation/],
+      [{ instanceId: 'demo', patches: [{ op: 'create' as 'set', path: 'blocks' }] }, 'INVALID_OP', 0, /instance operation/],
       [{ instanceId: 'demo', patches: [{ op: 'clear', path: 'blocks' }] }, 'INVALID_OP', 0, /does not apply to blocks/],
       [{ instanceId: 'demo', patches: [{ op: 'set', path: 'state.params.__proto__', value: { polluted: true } }] }, 'INVALID_PATH', 0, /cannot be a key/],
       [{ instanceId: '__DELETE__', patches: [] }, 'MISSING_VALUE', -1, /targetInstanceId is required/],

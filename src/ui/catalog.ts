@@ -205,7 +205,6 @@ function catalogDefs(components: readonly ComponentSpec[]): JsonObject {
   // Every field's members once; each component's branch names only its type and its own props.
   const fieldBase = jsonSchemaOf(InputFieldBase) as Props;
   delete fieldBase.properties.type;
-  delete fieldBase.properties.rid;
   delete fieldBase.additionalProperties;
   fieldBase.required = ['label', 'key', 'type'];
   fieldBase.properties.visible = visible;

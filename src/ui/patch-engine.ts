@@ -5,17 +5,21 @@
  * `test` so a client that is behind fails loudly instead of changing the wrong block.
  * Pure: the `ui:patch` command runs it, and so can anyone checking a call first.
  */
-import type { z } from 'zod';
 import type { JsonValue } from '../core/blocks.js';
 import { blockDataProblem } from './block-data.js';
 import { builtinCatalog, type UICatalog } from './catalog.js';
 import { boundValueProblem, duplicateActionId } from './instance-checks.js';
-import { copyJson, isPlainJson } from './json-copy.js';
-import { ActionConfig, Block, Layout, MetaStep, SCOPED_UI_ID, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
+import { issues, parse, parseItems, refuse, Refusal, show, toJson, uniqueIds, type UIPatchErrorCode } from './patch-values.js';
+import { Layout, MetaStep, SCOPED_UI_ID, UI_ID, UIInstance, UIMeta, UIState, META_STATUSES } from './schema.js';
 
 export const CREATE_INSTANCE = '__CREATE__';
 export const DELETE_INSTANCE = '__DELETE__';
-export const PATCH_OPS = ['set', 'add', 'remove', 'clear', 'delete', 'create', 'replace'] as const;
+/**
+ * The ops a patch takes. Seed 004's `create` and `delete` are its instance operations, made
+ * with `instanceId: "__CREATE__"` and `"__DELETE__"` (a patch with them is INVALID_OP, saying so);
+ * its `condition` has no grammar in the seed, so a patch with one is refused, never taken as met.
+ */
+export const PATCH_OPS = ['set', 'add', 'remove', 'clear', 'replace'] as const;
 export type PatchOp = (typeof PATCH_OPS)[number];
 
 export interface PatchOperation {
@@ -23,7 +27,6 @@ export interface PatchOperation {
   path: string;
   value?: unknown;
   items?: unknown[];
-  condition?: string;
 }
 
 /** One `patch_ui_state` call (seed 004 `PatchInput`). */
@@ -31,21 +34,12 @@ export interface PatchInput {
   instanceId: string;
   newInstanceId?: string;
   targetInstanceId?: string;
+  /** With `"__CREATE__"` only: the version of the caller's schema, kept with the instance, never changed after. */
+  schemaVersion?: string;
   patches: PatchOperation[];
 }
 
-export const UI_PATCH_ERROR_CODES = [
-  'INVALID_INSTANCE',
-  'INVALID_OP',
-  'INVALID_PATH',
-  'PATH_NOT_FOUND',
-  'SCHEMA_MUTATION',
-  'MISSING_VALUE',
-  'DUPLICATE_ID',
-  'INSTANCE_EXISTS',
-  'INVALID_STRUCTURE',
-] as const;
-export type UIPatchErrorCode = (typeof UI_PATCH_ERROR_CODES)[number];
+export { UI_PATCH_ERROR_CODES, type UIPatchErrorCode } from './patch-values.js';
 
 /** Why a call was refused: the patch (its index; -1 for the call itself), its path, and what to do. */
 export interface UIPatchError {
@@ -79,19 +73,6 @@ const PATCH_KEYS = new Set(['op', 'path', 'value', 'items', 'condition']);
 const VERSION_KEYS = new Set(['version', 'baseVersion', 'schemaVersion']);
 const MAX_PATCHES = 200;
 
-class Refusal extends Error {
-  constructor(
-    readonly code: UIPatchErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const refuse = (code: UIPatchErrorCode, message: string): never => {
-  throw new Refusal(code, message);
-};
-
 /** Parses a seed 004 path. INVALID_PATH with the patterns when it is none of them. */
 export function parsePath(path: string): Target {
   if (path === 'meta' || path === 'state' || path === 'layout') return { kind: 'whole', part: path };
@@ -113,6 +94,11 @@ export function parsePath(path: string): Target {
   if (m !== null) return { kind: 'state', area: m[1] as 'params' | 'runtime' };
   m = /^state\.(params|runtime)\.(.+)$/.exec(path);
   if (m !== null) return { kind: 'stateKey', area: m[1] as 'params' | 'runtime', key: m[2] as string };
+  if (path === 'schemaVersion')
+    return refuse(
+      'INVALID_PATH',
+      'schemaVersion is not a path: give it on the creating call itself, { instanceId: "__CREATE__", newInstanceId, schemaVersion, patches }',
+    );
   return refuse(
     'INVALID_PATH',
     `"${path}" is not a path of patch_ui_state; use state.params.{key}, state.runtime.{key}, blocks, blocks+, blocks-{index}, blocks["id"], blocks-"id" (the same for actions), layout, meta.status or meta.step`,
@@ -127,8 +113,8 @@ export function parsePath(path: string): Target {
 export function applyPatchInput(input: unknown, existing: (id: string) => UIInstance | undefined, catalog: UICatalog = builtinCatalog()): PatchOutcome {
   const call = (code: UIPatchErrorCode, message: string): PatchOutcome => ({ ok: false, errors: [{ code, patchIndex: -1, path: '', message }] });
   if (input === null || typeof input !== 'object' || Array.isArray(input))
-    return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId? }');
-  const { instanceId, newInstanceId, targetInstanceId, patches, ...rest } = input as Record<string, unknown>;
+    return call('INVALID_STRUCTURE', 'the input is an object: { instanceId, patches, newInstanceId?, targetInstanceId?, schemaVersion? }');
+  const { instanceId, newInstanceId, targetInstanceId, schemaVersion, patches, ...rest } = input as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0)
     return call(
@@ -139,6 +125,11 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     return call('MISSING_VALUE', 'instanceId is required: an instance\'s id, "__CREATE__" or "__DELETE__"');
   if (!Array.isArray(patches)) return call('MISSING_VALUE', 'patches is required: a list of { op, path, value }');
   if (patches.length > MAX_PATCHES) return call('INVALID_STRUCTURE', `at most ${MAX_PATCHES} patches a call`);
+  // Seed 004: schemaVersion is given in the initial schema creation only.
+  if (schemaVersion !== undefined && instanceId !== CREATE_INSTANCE)
+    return call('SCHEMA_MUTATION', 'schemaVersion is given once, when the instance is created (with "__CREATE__"); it cannot change after');
+  if (schemaVersion !== undefined && (typeof schemaVersion !== 'string' || !SCHEMA_VERSION.test(schemaVersion)))
+    return call('INVALID_STRUCTURE', `schemaVersion is 1 to 50 letters, digits, . _ + or -, such as "1.0", not ${show(schemaVersion)}`);
 
   if (instanceId === DELETE_INSTANCE) {
     if (typeof targetInstanceId !== 'string' || targetInstanceId === '') return call('MISSING_VALUE', 'targetInstanceId is required with "__DELETE__"');
@@ -156,7 +147,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
       return call('INVALID_STRUCTURE', `"${newInstanceId}" is not an instance id: 1 to 100 letters, digits, _ . : or -`);
     if (existing(newInstanceId) !== undefined) return call('INSTANCE_EXISTS', `an instance "${newInstanceId}" exists already; patch it, or create another id`);
     id = newInstanceId;
-    draft = {};
+    draft = schemaVersion === undefined ? {} : { schemaVersion: schemaVersion as string };
   } else {
     const current = existing(instanceId);
     if (current === undefined)
@@ -183,7 +174,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
     try {
       const patch = checkPatch(raw);
       // Copied as emitted: the values are the draft's own objects, which later patches of the call change.
-      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, patch, creating, catalog))) as JsonPatchOperation[]));
+      jsonPatch.push(...(JSON.parse(JSON.stringify(applyOne(draft, patch, creating, catalog, id))) as JsonPatchOperation[]));
       noteWrite(wrote, parsePath(patch.path), index);
     } catch (error) {
       if (error instanceof Refusal) return at(error.code, error.message);
@@ -192,8 +183,7 @@ export function applyPatchInput(input: unknown, existing: (id: string) => UIInst
   }
 
   if (creating) {
-    // A user's instance (ui-scope.ts) is keyed by the id its model gave, not by the user's prefix.
-    draft.meta ??= { pageKey: SCOPED_UI_ID.test(id) ? id.slice(id.indexOf(':') + 1) : id, step: { current: 1, total: 1 }, status: 'idle' };
+    draft.meta ??= defaultMeta(id);
     draft.state ??= { params: {}, runtime: {} };
     draft.blocks ??= [];
     draft.actions ??= [];
@@ -252,6 +242,14 @@ interface Draft {
   schemaVersion?: string;
 }
 
+/** The meta of an instance created without one; a user's instance (ui-scope.ts) is keyed by the id its model gave, not by the user's prefix. */
+function defaultMeta(id: string): NonNullable<Draft['meta']> {
+  return { pageKey: SCOPED_UI_ID.test(id) ? id.slice(id.indexOf(':') + 1) : id, step: { current: 1, total: 1 }, status: 'idle' };
+}
+
+/** A schemaVersion as given at creation. */
+const SCHEMA_VERSION = /^[A-Za-z0-9._+-]{1,50}$/;
+
 /** Every key at once (a symbol: no state key can be it). */
 const ALL: unique symbol = Symbol('every key');
 /** The blocks or actions (their ids). */
@@ -274,6 +272,11 @@ function checkPatch(raw: unknown): PatchOperation {
     if (VERSION_KEYS.has(key)) refuse('SCHEMA_MUTATION', `patches carry no "${key}": there is no version tracking in patch_ui_state`);
     if (!PATCH_KEYS.has(key)) refuse('INVALID_STRUCTURE', `a patch has op, path, value, items and condition, not "${key}"`);
   }
+  if (patch.op === 'create' || patch.op === 'delete')
+    refuse(
+      'INVALID_OP',
+      `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE_INSTANCE : DELETE_INSTANCE}" instead of a patch`,
+    );
   if (typeof patch.op !== 'string' || !(PATCH_OPS as readonly string[]).includes(patch.op))
     refuse('INVALID_OP', `${show(patch.op)} is not an op; use set, add, remove, clear or replace (create and delete go through instanceId)`);
   if (typeof patch.path !== 'string' || patch.path === '') refuse('INVALID_PATH', 'path is required: a string such as state.params.count');
@@ -286,14 +289,12 @@ function checkPatch(raw: unknown): PatchOperation {
   return patch as unknown as PatchOperation;
 }
 
-/** Applies one patch to the draft; returns its JSON Patch. */
-function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalog: UICatalog): JsonPatchOperation[] {
-  if (patch.op === 'create' || patch.op === 'delete') {
-    refuse(
-      'INVALID_OP',
-      `"${patch.op}" is an instance operation: call with instanceId "${patch.op === 'create' ? CREATE_INSTANCE : DELETE_INSTANCE}" instead of a patch`,
-    );
-  }
+/**
+ * Applies one patch to the draft; returns its JSON Patch. A part a `set` (or an `add` to a
+ * list) needs that the instance does not have yet (while it is created: its meta, state or a
+ * list) is made first, empty (the meta as creation gives it), as seed 004's "create if missing" says.
+ */
+function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalog: UICatalog, id: string): JsonPatchOperation[] {
   const target = parsePath(patch.path);
   const value = (): JsonValue => {
     if (!('value' in patch) || patch.value === undefined) refuse('MISSING_VALUE', `"${patch.op}" on ${patch.path} needs a value`);
@@ -324,7 +325,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalo
     }
     case 'meta': {
       only(['set', 'replace'], 'set it');
-      const meta = draft.meta ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no meta yet; set "meta" first`);
+      const meta = (draft.meta ??= defaultMeta(id));
       if (target.field === 'pageKey') return refuse('SCHEMA_MUTATION', 'meta.pageKey cannot change after creation');
       if (target.field === 'other') return refuse('INVALID_PATH', `meta.${target.name} is not a path; meta.status and meta.step are`);
       if (target.field === 'status') {
@@ -340,7 +341,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalo
     }
     case 'state': {
       only(['clear', 'set', 'replace'], 'clear it, or set one key with state.' + target.area + '.{key}');
-      const state = draft.state ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no state yet; set "state" first`);
+      const state = (draft.state ??= { params: {}, runtime: {} });
       const next = patch.op === 'clear' ? {} : parse(UIState.shape.params, value(), patch.path);
       state[target.area] = next;
       return [{ op: 'replace', path: `/state/${target.area}`, value: next }];
@@ -348,7 +349,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalo
     case 'stateKey': {
       only(['set', 'remove'], 'set it (or remove it)');
       if (['__proto__', 'constructor', 'prototype'].includes(target.key)) refuse('INVALID_PATH', `"${target.key}" cannot be a key`);
-      const state = draft.state ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no state yet; set "state" first`);
+      const state = (draft.state ??= { params: {}, runtime: {} });
       const area = state[target.area];
       const pointer = `/state/${target.area}/${escapePointer(target.key)}`;
       if (patch.op === 'remove') {
@@ -370,7 +371,7 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalo
     }
     case 'append': {
       only(['add'], `${patch.path} adds to the end: use op "add"`);
-      const list = draft[target.list] ?? refuse('PATH_NOT_FOUND', `${patch.path}: the instance has no ${target.list} yet; set "${target.list}" first`);
+      const list = (draft[target.list] ??= []);
       const given = patch.items ?? (Array.isArray(patch.value) ? patch.value : patch.value === undefined ? undefined : [patch.value]);
       if (given === undefined || given.length === 0) refuse('MISSING_VALUE', `add on ${patch.path} needs a value (one item) or items (a list)`);
       const items = parseItems(target.list, toJson(given), patch.path, catalog);
@@ -417,67 +418,6 @@ function applyOne(draft: Draft, patch: PatchOperation, creating: boolean, catalo
         { op: 'remove', path: `/${target.list}/${at}` },
       ];
     }
-  }
-}
-
-function parseItems(list: 'blocks' | 'actions', value: JsonValue, path: string, catalog: UICatalog): { id: string }[] {
-  if (!Array.isArray(value)) return refuse('INVALID_STRUCTURE', `${path} takes a list of ${list}`);
-  if (list === 'actions') return value.map((item, i) => parse(ActionConfig, item, `${path}[${i}]`));
-  return value.map((item, i) => {
-    const block = parse(Block, item, `${path}[${i}]`);
-    // Each field is one of the catalog's components, with that component's props.
-    for (const [f, field] of (block.props?.fields ?? []).entries()) parse(catalog.field(), field, `${path}[${i}].props.fields[${f}]`);
-    return block;
-  });
-}
-
-function uniqueIds(list: 'blocks' | 'actions', items: readonly { id: string }[]): void {
-  const seen = new Set<string>();
-  for (const item of items) {
-    if (seen.has(item.id)) refuse('DUPLICATE_ID', `two ${list} would have the id "${item.id}"; ids are unique (replace one with ${list}["${item.id}"])`);
-    seen.add(item.id);
-  }
-}
-
-function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) refuse('INVALID_STRUCTURE', `${where}: ${issues(result.error)}`);
-  return (result as { data: z.output<S> }).data;
-}
-
-function issues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`)
-    .join('; ');
-}
-
-/** A value as JSON (what a patch can carry): undefined inside, functions and the like are refused. */
-function toJson(value: unknown): JsonValue {
-  if (isPlainJson(value)) return copyJson(value);
-  try {
-    const text = JSON.stringify(value, (_key, inner: unknown) => {
-      if (typeof inner === 'number' && !Number.isFinite(inner)) refuse('INVALID_STRUCTURE', `${String(inner)} is not a JSON number`);
-      return inner;
-    });
-    if (text === undefined) return refuse('INVALID_STRUCTURE', 'the value is not JSON');
-    // An own "__proto__" key is dropped, as the schema's records drop it: the JSON Patch carries what the instance keeps.
-    const json = JSON.parse(text, (key, inner: unknown) => (key === '__proto__' ? undefined : inner)) as JsonValue;
-    // What is not plain JSON now nests too deep (the schema refuses past 256 levels).
-    if (!isPlainJson(json)) refuse('INVALID_STRUCTURE', 'the value nests deeper than 256 levels');
-    return json;
-  } catch (error) {
-    if (error instanceof Refusal) throw error;
-    return refuse('INVALID_STRUCTURE', `the value is not JSON: ${(error as Error).message}`);
-  }
-}
-
-/** Any value, for a message: JSON.stringify throws on a BigInt. */
-function show(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return typeof value;
   }
 }
 

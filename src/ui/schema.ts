@@ -58,7 +58,6 @@ export const FieldBase = z.strictObject({
     .max(100)
     .refine((key) => !FORBIDDEN.has(key), { message: 'a key cannot be __proto__, constructor or prototype' }),
   type: z.string(),
-  rid: z.string().optional(),
   description: Text(2000).optional(),
   value: JsonValue.optional(),
   visible: Visible.optional(),
@@ -143,19 +142,16 @@ export const Block = z
   .strictObject({
     id: UiId,
     type: z.enum(BLOCK_TYPES),
-    bind: z.string().regex(/^state\.(params|runtime)$/, 'bind is "state.params" or "state.runtime"'),
+    /** Where its fields' keys live; state.params when left out (seed 004: "default: state.params"). */
+    bind: z
+      .string()
+      .regex(/^state\.(params|runtime)$/, 'bind is "state.params" or "state.runtime"')
+      .default('state.params'),
     props: BlockProps.optional(),
   })
   .superRefine((block, ctx) => {
-    const fields = block.props?.fields;
-    if (block.type === 'form' && fields === undefined)
+    if (block.type === 'form' && block.props?.fields === undefined)
       ctx.addIssue({ code: 'custom', path: ['props', 'fields'], message: 'a form block needs props.fields (a list, empty is allowed)' });
-    const keys = new Set<string>();
-    for (const [i, field] of (fields ?? []).entries()) {
-      if (keys.has(field.key))
-        ctx.addIssue({ code: 'custom', path: ['props', 'fields', i, 'key'], message: `two fields of the block have the key "${field.key}"` });
-      keys.add(field.key);
-    }
   });
 export type Block = z.infer<typeof Block>;
 

@@ -14,7 +14,7 @@ import { clickPatches, type UIClick } from './ui-click.js';
 import { keepSecretsOut, SecretValues } from './secret-values.js';
 import type { JsonObject, JsonValue } from '../core/blocks.js';
 import { applyPatchInput, PATCH_OPS, type PatchInput, type UIPatchError } from './patch-engine.js';
-import { uiReadActions, type UIReadOptions } from './ui-read.js';
+import { SUBMITTED_VALUES, uiReadActions, type UIReadOptions } from './ui-read.js';
 import { UIUploads } from './ui-upload-api.js';
 import { shownErrors, storedInstanceId, storedPatchInput } from './ui-scope.js';
 
@@ -253,7 +253,6 @@ const PatchOperationInput = z.strictObject({
     ),
   value: z.unknown().optional(),
   items: z.array(z.unknown()).optional(),
-  condition: z.string().optional(),
 });
 
 export const PatchUiStateInput = z.strictObject({
@@ -263,6 +262,7 @@ export const PatchUiStateInput = z.strictObject({
     .describe('The instance to patch; "__CREATE__" to create one (with newInstanceId), "__DELETE__" to delete one (with targetInstanceId)'),
   newInstanceId: z.string().optional(),
   targetInstanceId: z.string().optional(),
+  schemaVersion: z.string().optional().describe('With "__CREATE__" only: the version of your schema, kept with the instance; it cannot change after'),
   patches: z.array(PatchOperationInput),
 });
 
@@ -271,17 +271,20 @@ function patchUiStateDescription(catalog: UICatalog): string {
   return [
     'Apply structured patches to a UI instance: the only way to build or change the user interface.',
     'Patches apply in order and a call is all or nothing.',
-    'Blocks: { id, type: "form", bind: "state.params" | "state.runtime", props: { fields: [field...], title?, description?, actions?: [action...] (buttons inside the block), visible?, modal? (a dialog while visible), span? (grid columns, 1-4), showProgress?, showStatus?, showImages?, showTable?, showCountInput?, showTaskId? } }.',
+    'Ops: set (the value at its path), replace (as set, but not on one state key), add (to blocks+ or actions+: value, one item or a list, or items), remove (blocks-"id", actions-"id", or one state key), clear (state.params or state.runtime). While an instance is created, set and add first make the meta, state or list they write into when no patch before them did.',
+    'Create an instance with instanceId "__CREATE__" and newInstanceId (meta, state, blocks and actions start empty unless your patches set them; schemaVersion may be given then, and only then); delete one with instanceId "__DELETE__", targetInstanceId and no patches.',
+    'Blocks: { id, type: "form", bind?: "state.params" (the default) | "state.runtime", props: { fields: [field...], title?, description?, actions?: [action...] (buttons inside the block), visible?, modal? (a dialog while visible), span? (grid columns, 1-4), showProgress?, showStatus?, showImages?, showTable?, showCountInput?, showTaskId? } }.',
     catalog.describe(),
     'Templates: ${state.params.x} or ${state.runtime.x} in labels, descriptions, placeholders, titles, action labels and the value text of markdown, badge and code fields.',
     'visible (on a field, a block\'s props, an action): { path: "state.params.x", equals? | notEquals? | in? | truthy? }, or a list that must all hold.',
     'Input fields take required (a checkbox or switch: it must be on), min/max and pattern (RE2 syntax, the whole value must match) where their type has them. A click on any action sends the values of every input field shown and checks their rules first, in the page and on the server: give a Cancel, or a button that only runs a handler, validate: false.',
-    'Fields of one key share one state value (state.params.{key} or state.runtime.{key}, as their block binds).',
+    "Fields of one key share one state value (state.params.{key} or state.runtime.{key}, as their block binds). Display fields of a block may share a key (a table and a chart of the same rows); an input field's key is its alone in its block.",
     'Actions are buttons: { id, label, style: primary|secondary|danger, handler?, validate?, visible? }. An action with a handler ({ type: set, path, value } | { type: increment|decrement, path, by? } | { type: toggle, path } | { type: template, path, template }, or a list; path state.params.{key} or state.runtime.{key}) changes the state when clicked, without you; an action without one sends you the click and the form values.',
     'Layout: { type: single|column|row|grid|tabs, columns? (grid, 1-4) }; tabs show one block at a time, named by its title.',
     BLOCK_DATA_DESCRIPTION,
     'Ids are unique (action ids across the instance and its blocks); meta.pageKey never changes; patches carry no version.',
     "This tool's input schema gives every shape under $defs: field (one branch per type, with fieldBase), block, action, layout, visible.",
-    'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied. get_ui_state reads an instance back, with what the user typed.',
+    'Returns { success: true, kind, instanceId, version }, or { success: false, errors: [{ code, patchIndex, path, message }] } with nothing applied.',
+    `get_ui_state reads an instance back: ${SUBMITTED_VALUES}`,
   ].join(' ');
 }

@@ -1,6 +1,6 @@
 /**
- * The model reads what it built (issue 23): `get_ui_state` (one instance as the page has it,
- * with what the user entered) and `list_ui_instances` (the instances of its conversation),
+ * The model reads what it built (issue 23): `get_ui_state` (one instance as stored, its state
+ * with what the user sent by clicking an action) and `list_ui_instances` (the instances of its conversation),
  * beside `patch_ui_state`. A session's agent reads the instances of its own conversation (its
  * worker tree's root session) and those no agent built; another conversation's instance is,
  * to it, not there. Results are sized for a model: a large instance is cut, and says what was cut.
@@ -182,12 +182,19 @@ function many(n: number, noun: string): string {
   return `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * What the state of an instance holds of the user's input, as get_ui_state's and patch_ui_state's
+ * descriptions both say it: what a click sent, not what the page holds unsent.
+ */
+export const SUBMITTED_VALUES =
+  'its state holds the values the user sent by clicking one of its actions (written into the state its blocks bind, state.params by default); what they typed without clicking is not there.';
+
 const GET_UI_STATE_DESCRIPTION = [
-  'Read one UI instance back as the page shows it, with what the user entered.',
+  'Read one UI instance back as it is stored, with the values the user sent.',
   'Returns { success: true, instanceId, version, updatedAt, instance: { meta, state: { params, runtime }, blocks, actions, layout? } }:',
   'blocks carry their fields; state.params and state.runtime hold the values by key (the keys patch_ui_state sets with state.params.{key}).',
-  "When the user clicks one of the instance's actions, the form's values are written into the state its blocks bind (state.params by default), so state has what they submitted; what they typed without clicking is not there.",
-  'Use it to see what the user entered, or the instance as it is now before you patch it.',
+  `Of the user's input, ${SUBMITTED_VALUES}`,
+  'Use it to see what the user sent, or the instance as it is now before you patch it.',
   'A large instance is shortened: then cut: { note, paths } says which values were cut (a cut value is not the whole value; do not write it back).',
   'An instance you cannot read (another conversation\'s) or that does not exist: { success: false, errors: [{ code: "INVALID_INSTANCE", patchIndex: -1, path: "instanceId", message }] }.',
 ].join(' ');
@@ -196,5 +203,5 @@ const LIST_UI_INSTANCES_DESCRIPTION = [
   "List the UI instances you can read, most recently changed first: as the agent of a conversation, the ones your conversation built with patch_ui_state and ones the application made for it; called from outside any conversation, all of the workspace's.",
   'Returns { instances: [{ instanceId, pageKey, status, step, version, blocks, fields, actions, updatedAt, large? }], total, note? }:',
   'blocks, fields and actions are counts; large: true means get_ui_state will shorten it.',
-  `At most ${UI_LIST_MAX} are listed: total says how many there are, and note how many were left out. It does not show what the user entered: get_ui_state does.`,
+  `At most ${UI_LIST_MAX} are listed: total says how many there are, and note how many were left out. It does not show the values the user sent: get_ui_state does.`,
 ].join(' ');
