@@ -221,7 +221,7 @@ describe('another user’s agent and the workspace’s files (a folder that is n
         new Request(`http://app.test${path}`, {
           method,
           headers: { 'content-type': 'application/json', 'x-user': user, ...headers },
-          ...(body !== undefined && { body: body instanceof Uint8Array ? body : JSON.stringify(body) }),
+          ...(body !== undefined && { body: body instanceof Uint8Array ? Uint8Array.from(body) : JSON.stringify(body) }),
         }),
       );
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };

@@ -229,7 +229,9 @@ describe('createGolemHandler: CORS', () => {
     const golem = await handlerOf(ws, { cors: ['https://app.example.com'] });
     const ok = await preflight(golem, 'https://app.example.com');
     expect(ok.status).toBe(204);
-    expect(Object.fromEntries(ok.headers)).toMatchObject({
+    const preflightHeaders: Record<string, string> = {};
+    ok.headers.forEach((value, key) => (preflightHeaders[key] = value));
+    expect(preflightHeaders).toMatchObject({
       'access-control-allow-origin': 'https://app.example.com',
       'access-control-allow-methods': expect.stringContaining('POST'),
       'access-control-allow-headers': 'authorization, content-type',

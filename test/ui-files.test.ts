@@ -227,7 +227,9 @@ describe('with users', () => {
     const golem = await createGolemHandler(ws, { auth: false, user: (request) => request.headers.get('x-user') });
     cleanups.push(() => golem.close());
     const call = (user: string, method: string, path: string, body?: Uint8Array, headers: Record<string, string> = {}) =>
-      golem.fetch(new Request(`http://app.test${path}`, { method, headers: { 'x-user': user, ...headers }, ...(body !== undefined && { body }) }));
+      golem.fetch(
+        new Request(`http://app.test${path}`, { method, headers: { 'x-user': user, ...headers }, ...(body !== undefined && { body: Uint8Array.from(body) }) }),
+      );
     const session = (await (
       await call('ann', 'POST', '/api/sessions', new TextEncoder().encode('{}'), { 'content-type': 'application/json' })
     ).json()) as SessionSummary;

@@ -69,7 +69,7 @@ async function post(base: string, headers: Record<string, string>, instanceId: s
   const res = await fetch(`${base}/api/ui/${instanceId}/files/${key}`, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/pdf', 'x-file-name': 'f.pdf' },
-    body: bytes,
+    body: Uint8Array.from(bytes),
   });
   return { status: res.status, json: (await res.json()) as Posted['json'] };
 }
