@@ -62,10 +62,14 @@ export function UiBlockView({ view, block, showTitle = true, headingId }: { view
       <BlockData instanceId={instanceId} instance={instance} block={block} loadImage={view.loadImage} />
       {(fields.length > 0 || counting) && (
         <div class="ui-fields">
-          {fields.map((field) => {
+          {fields.map((field, at) => {
+            // Display fields may share a key (a table and a chart of the same rows): each keeps its own React key and ids.
+            const occurrence = fields.slice(0, at).filter((f) => f.key === field.key).length;
+            const key = occurrence > 0 ? `${field.key}#${occurrence}` : field.key;
             const drawn = (
               <Field
-                key={field.key}
+                key={key}
+                occurrence={occurrence}
                 instanceId={instanceId}
                 instance={instance}
                 block={block}
@@ -78,7 +82,7 @@ export function UiBlockView({ view, block, showTitle = true, headingId }: { view
             );
             // Only what takes input is disabled while a click is out: a table still sorts, code is still copied.
             return isInput(field.type) ? (
-              <InputBox key={field.key} disabled={view.disabled}>
+              <InputBox key={key} disabled={view.disabled}>
                 {drawn}
               </InputBox>
             ) : (

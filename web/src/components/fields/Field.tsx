@@ -56,9 +56,11 @@ interface Props {
   state: LiveState;
   error: string | undefined;
   onEdit: (instanceId: string, key: string, value: RawEdit) => void;
+  /** Display fields of a block may share a key: how many fields before this one have it (its ids stay its own). */
+  occurrence?: number;
 }
 
-export function Field({ instanceId, instance, block, field, edits, state, error, onEdit }: Props) {
+export function Field({ instanceId, instance, block, field, edits, state, error, onEdit, occurrence = 0 }: Props) {
   const filled: FieldConfig = {
     ...field,
     label: fillTemplate(field.label, state),
@@ -76,7 +78,7 @@ export function Field({ instanceId, instance, block, field, edits, state, error,
     field: filled,
     value,
     text: displayText(field, edits, value),
-    inputId: `f-${domId(instanceId)}-${domId(block.id)}-${domId(field.key)}`,
+    inputId: `f-${domId(instanceId)}-${domId(block.id)}-${domId(field.key)}${occurrence > 0 ? `-${occurrence}` : ''}`,
     error,
     set: (v: RawEdit) => onEdit(instanceId, field.key, v),
   };
