@@ -58,6 +58,8 @@ export {
 export { EventBus, type Listener } from './event-bus.js';
 export { Serializer } from './serializer.js';
 export type { TurnDeleteResult } from './commands/index.js';
+export type { SessionCreated } from './commands/session.js';
+export { TurnBuilder, type BlobInput, type BuiltTurn } from './turn-builder.js';
 
 // ---- the plugin API: what an extension declares -------------------------------
 export {

@@ -1,5 +1,7 @@
 /** The prompt pipeline (seed 001): transcriptSnapshot, retrieval, instructions, blob resolution, the token planner and the summarizer; `respond`, and the `Session` facade that carries it. */
 export { Session, type NewTurn } from './session.js';
+export type { SessionSnapshot, TurnsOptions } from './session-snapshot.js';
+export type { EffectiveSession, ResolveOptions } from './effective-session.js';
 export type { MergeOptions } from './session-merge.js';
 export { SessionManager } from './session-manager.js';
 export {

@@ -8,7 +8,7 @@ import { GolemError } from '../core/errors.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Prompt, PromptMedia, PromptMessage, PromptTool, ResponseFormat } from '../models/prompt.js';
 import type { BlobStorage } from '../core/blob-storage.js';
-import { RoleConstraints, turnKey, type Role, type Session, type Turn, type TurnRef } from '../core/records.js';
+import { turnKey, type Role, type Session, type Turn, type TurnRef } from '../core/records.js';
 import type { WorkspaceView } from '../core/workspace-index.js';
 import type { ContextRetriever } from './context-retriever.js';
 import { fitTurns } from './fit-turns.js';
@@ -16,9 +16,18 @@ import { systemInstruction } from './instructions.js';
 import { CONTINUED, toMessages } from './messages.js';
 import { rangeOf, type PromptRecord } from './prompt-record.js';
 import { countPrompt, declaredTokens, turnTokens } from './prompt-tokens.js';
-import { findRelevant, relevantEntries, type RelevanceConfig, type RelevantEntry } from './relevant-context.js';
-import { systemPromptOf, type SystemPrompt } from './system-prompt.js';
-import { groupTurns, supersede, transcriptSnapshot, type TranscriptSnapshot } from './transcript.js';
+import { relevantEntries, type RelevanceConfig, type RelevantEntry } from './relevant-context.js';
+import type { SystemPrompt } from './system-prompt.js';
+import { groupTurns, transcriptSnapshot, type TranscriptSnapshot } from './transcript.js';
+import {
+  RELEVANCE_DEFAULTS,
+  resolveEffective,
+  roleConstraintsOf,
+  startPipeline,
+  type EffectiveSession,
+  type PipelineParts,
+  type ResolveOptions,
+} from './effective-session.js';
 import { planTokens, type Plan, type TokenBudget } from './token-planner.js';
 
 /** The context window a prompt fits in when neither the call nor the session's role gives one. */
@@ -85,11 +94,22 @@ export class PromptBuilder {
   readonly #blobs: BlobStorage;
   readonly #retriever: ContextRetriever;
   readonly #stages: PromptStages;
+  readonly #estimator: ((text: string) => number) | undefined;
+  /** Each model as prompts count with the estimator (one per model: turn counts are cached per model). */
+  readonly #estimated = new WeakMap<BuildOptions['model'], BuildOptions['model']>();
 
-  constructor(deps: { view: () => WorkspaceView; blobs: BlobStorage; retriever: ContextRetriever; stages?: Partial<PromptStages> }) {
+  /** `estimator`: counts a text's tokens for every prompt, in place of each model's own count. */
+  constructor(deps: {
+    view: () => WorkspaceView;
+    blobs: BlobStorage;
+    retriever: ContextRetriever;
+    stages?: Partial<PromptStages>;
+    estimator?: (text: string) => number;
+  }) {
     this.#view = deps.view;
     this.#blobs = deps.blobs;
     this.#retriever = deps.retriever;
+    this.#estimator = deps.estimator;
     this.#stages = {
       snapshot: (view, session) => transcriptSnapshot(view, session.head),
       instructions: systemInstruction,
@@ -111,23 +131,40 @@ export class PromptBuilder {
     return record.turns.count === 0 ? [] : path.slice(-record.turns.count);
   }
 
+  /** Stage 1 on its own: the turns a prompt for the session is made of (what `session.snapshot()` shows). */
+  snapshot(session: Session): TranscriptSnapshot {
+    return this.#stages.snapshot(this.#view(), session);
+  }
+
+  /**
+   * Seed 001's `resolveSession`: the session as this pipeline sees it without a model (role,
+   * persona, constraints, the preferences in force by the conflict rule, the context
+   * retrieved, the transcript and the system instruction), before the token budget.
+   */
+  async resolve(session: Session, options: ResolveOptions = {}): Promise<EffectiveSession> {
+    return resolveEffective(this.#parts(), session, options ?? {});
+  }
+
   /** The prompt for the session's next answer, fitted into the token budget, and how it was built. */
   async build(session: Session, given: BuildOptions): Promise<BuiltPrompt> {
     const view = this.#view();
-    const options = withRoleConstraints(given, session.role === null ? undefined : view.roles.get(session.role));
+    const options = withRoleConstraints(this.#counting(given), session.role === null ? undefined : view.roles.get(session.role));
     const count = (text: string) => options.model.countTokens(text);
-    const relevance = { recentMessageWindow: 6, minScore: 0.2, maxEntries: 8, contextShare: 0.25, ...options.relevance };
+    const relevance = { ...RELEVANCE_DEFAULTS, ...options.relevance };
     const budget = options.tokenBudget ?? { total: DEFAULT_BUDGET };
 
-    // 1. TranscriptSnapshot. Observations a newer one makes obsolete (old page snapshots) go before anything is counted.
-    const snap = this.#stages.snapshot(view, session);
-    const current = supersede(snap.turns);
+    // Stages 1 to 3: the transcript snapshot, retrieval, the instructions.
+    const {
+      snap,
+      current,
+      relevant,
+      system: all,
+    } = await startPipeline(this.#parts(view), session, {
+      relevance,
+      now: options.now,
+      systemSections: options.systemSections,
+    });
     const groups = groupTurns(current.turns);
-    // 2. Retrieval
-    const relevant = await findRelevant({ view, session, turns: current.turns, relevance, now: options.now, retriever: this.#retriever });
-    // 3. Instructions, the system sections after them
-    const summaries = snap.summaries.map((s) => s.text);
-    const all = systemPromptOf({ view, session, relevant, summaries, sections: options.systemSections, instructions: this.#stages.instructions });
     const toolTokens = declaredTokens(options.tools, options.responseFormat, count);
     const contextEntries = relevantEntries(view, relevant.context, count);
     // The budget: what context and which turns fit. Preferences count against it: where the
@@ -170,6 +207,28 @@ export class PromptBuilder {
       measured,
       count,
     });
+  }
+
+  #parts(view = this.#view()): PipelineParts {
+    const stages = this.#stages;
+    return { view, retriever: this.#retriever, snapshot: (at, session) => stages.snapshot(at, session), instructions: stages.instructions };
+  }
+
+  /** The options with the model counting by the workspace's estimator, when it has one. */
+  #counting(options: BuildOptions): BuildOptions {
+    const estimator = this.#estimator;
+    if (estimator === undefined) return options;
+    const { model } = options;
+    let counted = this.#estimated.get(model);
+    if (counted === undefined) {
+      counted = {
+        provider: model.provider,
+        countTokens: (text: string) => estimator(text),
+        ...(model.acceptsFileId !== undefined && { acceptsFileId: (mediaType: string) => model.acceptsFileId?.(mediaType) === true }),
+      };
+      this.#estimated.set(model, counted);
+    }
+    return { ...options, model: counted };
   }
 
   /** The built prompt, with the turns sent and dropped, and the record of how it was built. */
@@ -366,8 +425,7 @@ function round(n: number): number {
  */
 export function withRoleConstraints(options: BuildOptions, role: Role | undefined): BuildOptions {
   if (role === undefined) return options;
-  const parsed = RoleConstraints.safeParse(role.constraints);
-  const constraints = parsed.success ? parsed.data : {};
+  const constraints = roleConstraintsOf(role);
   const temperature = options.temperature ?? constraints.temperature;
   const maxOutputTokens = options.maxOutputTokens ?? constraints.maxTokens;
   const total = options.tokenBudget?.total ?? constraints.contextWindow;

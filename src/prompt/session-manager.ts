@@ -4,6 +4,7 @@ import type { WorkspaceManager } from '../core/manager.js';
 import type { Session as SessionRecord } from '../core/records.js';
 import { Session } from './session.js';
 import type { PromptBuilder } from './prompt-builder.js';
+import type { EffectiveSession, ResolveOptions } from './effective-session.js';
 import { diffSessions, type SessionDiff, type SessionDiffLayer } from './session-diff.js';
 
 /** `ws.sessions`: creates, forks, finds and deletes sessions. */
@@ -54,6 +55,23 @@ export class SessionManager {
    */
   async diff(a: string, b: string): Promise<SessionDiff> {
     return diffSessions(this.#manager, a, b, this.#diffLayers);
+  }
+
+  /**
+   * Seed 001's `resolveSession`: the session as the prompt pipeline sees it, without a model:
+   * its role, persona and constraints, the preferences in force (the role's defaults, those its
+   * topics and latest turns bring in, its own, in the conflict rule's order), the context
+   * retrieved, its transcript and the system instruction, before any token budget. The same
+   * stages `session.respond` runs. SESSION_NOT_FOUND for an unknown id.
+   *
+   * @example
+   * const effective = await ws.sessions.resolve(session.id)
+   * effective.preferences.map((p) => `${p.tier}: ${p.preference.content}`)
+   */
+  async resolve(sessionId: string, options: ResolveOptions = {}): Promise<EffectiveSession> {
+    const session = await this.open(sessionId);
+    if (session === undefined) throw fail('SESSION_NOT_FOUND', `no session with id "${sessionId}"`, { sessionId });
+    return this.#prompts.resolve(session.record(), options);
   }
 
   /** The session, or undefined when there is none with that id. Its turns load on the first async read (or `session.load()`). */

@@ -11,6 +11,7 @@ import type { Session as SessionRecord, Turn, TurnRef, TurnRole } from '../core/
 import type { BuildOptions, BuiltPrompt, PromptBuilder } from './prompt-builder.js';
 import { respond, type RespondOptions } from './respond.js';
 import { pathTo, SessionView, type BranchInfo } from '../core/turn-tree.js';
+import { sessionSnapshot, sessionTurns, type SessionSnapshot, type TurnsOptions } from './session-snapshot.js';
 import { mergeInto, type MergeOptions } from './session-merge.js';
 
 /** Options shared by the commands that add a turn. */
@@ -164,6 +165,29 @@ export class Session {
   async transcript(): Promise<Turn[]> {
     await this.load();
     return pathTo(this.#view(), this.head());
+  }
+
+  /**
+   * The turn nodes this session sees (its own, the history it was forked from, what its merges
+   * brought in), oldest first, each at the version it is on (on the path, else the newest it
+   * sees); `{ versions: 'all' }` lists every version. Seed 001: "use `session.turns()` to list
+   * current nodes" when an edit cannot find its turn.
+   */
+  async turns(options: TurnsOptions = {}): Promise<Turn[]> {
+    await this.load();
+    return sessionTurns(this.#view(), this.record(), options);
+  }
+
+  /**
+   * Seed 001's `snapshot()`, "prepare prompt data": the session read at one moment and frozen,
+   * its record, head, path, stage 1 of the prompt pipeline (what a prompt is made of), and
+   * the branch info of every turn on the path.
+   */
+  async snapshot(): Promise<SessionSnapshot> {
+    await this.load();
+    const view = this.#view();
+    const record = this.record();
+    return sessionSnapshot(view, record, pathTo(view, record.head), this.#prompts.snapshot(record));
   }
 
   /**

@@ -23,11 +23,28 @@ function requireContext(context: ReadonlyMap<string, ContextEntry>, key: string)
 export const preferenceAdd = defineCommand({
   type: 'preference:add',
   description: 'Adds a standing user instruction, scoped by topics.',
-  payload: z.strictObject({ id: Id.optional(), content: z.string(), topics: z.array(Topic).optional() }),
+  payload: z.strictObject({
+    id: Id.optional(),
+    content: z.string(),
+    topics: z.array(Topic).optional(),
+    /**
+     * When the preference was stated (seed 001 5.0.0's preferences carry one): it becomes the
+     * record's createdAt and updatedAt, in UTC, so the conflict rule ranks it by that age.
+     * No later than the command itself.
+     */
+    timestamp: z.iso.datetime({ offset: true }).optional(),
+  }),
   reduce(payload, ctx) {
     const id = payload.id ?? ctx.newId();
     if (ctx.index.preferences.has(id)) throw fail('DUPLICATE_ID', `a preference with id "${id}" already exists`, { preferenceId: id });
-    const preference: Preference = { id, content: payload.content, topics: unique(payload.topics ?? []), createdAt: ctx.now, updatedAt: ctx.now };
+    const stated = payload.timestamp === undefined ? ctx.now : new Date(payload.timestamp).toISOString();
+    if (Date.parse(stated) > Date.parse(ctx.now)) {
+      throw fail('INVALID_ARGUMENT', `the preference's timestamp ${payload.timestamp ?? ''} is later than the command's (${ctx.now})`, {
+        preferenceId: id,
+        timestamp: payload.timestamp,
+      });
+    }
+    const preference: Preference = { id, content: payload.content, topics: unique(payload.topics ?? []), createdAt: stated, updatedAt: stated };
     return stored('preference', id, preference);
   },
 });

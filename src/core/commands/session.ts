@@ -37,6 +37,12 @@ function requireNewSessionId(ctx: ReducerContext, id: string | undefined): strin
   return id;
 }
 
+/**
+ * What `session:create` returns: the new session's record, which also holds it as `session`
+ * (seed 001's example reads `result.value.session`).
+ */
+export type SessionCreated = Session & { readonly session: Session };
+
 export const sessionCreate = defineCommand({
   type: 'session:create',
   description: 'Creates an empty session.',
@@ -65,7 +71,8 @@ export const sessionCreate = defineCommand({
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
-    return { writes: [putSession(session)], result: session };
+    const result: SessionCreated = { ...session, session };
+    return { writes: [putSession(session)], result };
   },
 });
 
