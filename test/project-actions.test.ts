@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action, ActionContext } from '../src/action/action.js';
 import type { FileAccess } from '../src/action/files.js';
@@ -411,7 +411,9 @@ describe('confinement to the project', () => {
   it('refuses paths that lead outside: .., absolute, and symbolic links, for reads and writes', async () => {
     const { root, outside } = setup();
     const ctx = disk(root);
-    const escapes = ['../x', '../../etc/passwd', join(outside, 'secret.txt'), '/etc/passwd', 'link.txt', 'linkdir/secret.txt', 'linkdir/new.txt'];
+    // A name of its own next to the project: a scratch folder a person left in the temp folder is no escape.
+    const sibling = `../${basename(root)}-escape`;
+    const escapes = [sibling, '../../etc/passwd', join(outside, 'secret.txt'), '/etc/passwd', 'link.txt', 'linkdir/secret.txt', 'linkdir/new.txt'];
     for (const path of escapes) {
       await expect(call('read_file', { path }, ctx), path).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
       await expect(call('write_file', { path, content: 'pwned' }, ctx), path).rejects.toMatchObject({ code: 'PATH_OUTSIDE_PROJECT' });
@@ -425,7 +427,7 @@ describe('confinement to the project', () => {
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret\n');
     expect(existsSync(join(outside, 'new.txt'))).toBe(false);
     expect(existsSync(join(outside, 'made-here'))).toBe(false);
-    expect(existsSync(join(root, '../x'))).toBe(false);
+    expect(existsSync(join(root, sibling))).toBe(false);
   });
 
   it('refuses writes into .git', async () => {
