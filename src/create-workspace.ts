@@ -30,6 +30,7 @@ import { PromptBuilder, type PromptStages } from './prompt/prompt-builder.js';
 import { embeddingsExtension } from './prompt/embeddings.js';
 import type { EventBus } from './core/event-bus.js';
 import type { Indexer } from './core/workspace-index.js';
+import type { EffectiveSession, ResolveOptions } from './prompt/effective-session.js';
 
 export interface CreateWorkspaceOptions {
   /**
@@ -69,9 +70,11 @@ export interface CreateWorkspaceOptions {
    * the token planner `plan`), each falling back to Golem's own, and `retriever`, which ranks
    * context entries and preferences (default BM25; one that is also an `Indexer` is kept
    * up to date with the workspace's records; `hybridRetriever({ embed })` and `vectorRetriever`
-   * rank by embeddings too, kept in the workspace once per text).
+   * rank by embeddings too, kept in the workspace once per text). `estimator` counts a text's
+   * tokens for every prompt in place of the model's own count (by default OpenAI models count
+   * with gpt-tokenizer, others at about four characters a token).
    */
-  prompt?: { stages?: Partial<PromptStages>; retriever?: ContextRetriever };
+  prompt?: { stages?: Partial<PromptStages>; retriever?: ContextRetriever; estimator?: (text: string) => number };
 }
 
 /** What `golem status` prints. */
@@ -107,6 +110,8 @@ export interface Workspace {
   readonly blobs: BlobApi;
   readonly roles: RoleApi;
   readonly preferences: PreferenceApi;
+  /** Seed 001's `resolveSession`: `sessions.resolve`, the session as the prompt pipeline sees it without a model. */
+  resolveSession(sessionId: string, options?: ResolveOptions): Promise<EffectiveSession>;
   readonly context: ContextApi;
   readonly events: EventBus<WorkspaceEvents>;
   /** The workspace's metadata. */
@@ -191,6 +196,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
+    ...(options.prompt?.estimator !== undefined && { estimator: options.prompt.estimator }),
   manager.extend(sessionOwnersExtension);
   manager.extend(browserExtension);
   const catalog = new UICatalog();
@@ -244,6 +250,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     blobs,
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),
+    resolveSession: (sessionId, resolveOptions) => sessions.resolve(sessionId, resolveOptions),
     context: new ContextApi(manager),
     events: manager.events,
     trust: new TrustApi(manager),
