@@ -27,10 +27,10 @@ import { RunService } from './agent/run-service.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
 import { PromptBuilder, type PromptStages } from './prompt/prompt-builder.js';
+import type { EffectiveSession, ResolveOptions } from './prompt/effective-session.js';
 import { embeddingsExtension } from './prompt/embeddings.js';
 import type { EventBus } from './core/event-bus.js';
 import type { Indexer } from './core/workspace-index.js';
-import type { EffectiveSession, ResolveOptions } from './prompt/effective-session.js';
 
 export interface CreateWorkspaceOptions {
   /**
@@ -107,11 +107,11 @@ export interface Workspace {
   readonly sessions: SessionManager;
   /** The prompt pipeline (session.respond uses it; build prompts yourself with it too). */
   readonly prompts: PromptBuilder;
+  /** Seed 001's `resolveSession`: `sessions.resolve`, the session as the prompt pipeline sees it without a model. */
+  resolveSession(sessionId: string, options?: ResolveOptions): Promise<EffectiveSession>;
   readonly blobs: BlobApi;
   readonly roles: RoleApi;
   readonly preferences: PreferenceApi;
-  /** Seed 001's `resolveSession`: `sessions.resolve`, the session as the prompt pipeline sees it without a model. */
-  resolveSession(sessionId: string, options?: ResolveOptions): Promise<EffectiveSession>;
   readonly context: ContextApi;
   readonly events: EventBus<WorkspaceEvents>;
   /** The workspace's metadata. */
@@ -193,10 +193,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     blobs: blobStorage,
     retriever,
     ...(options.prompt?.stages !== undefined && { stages: options.prompt.stages }),
+    ...(options.prompt?.estimator !== undefined && { estimator: options.prompt.estimator }),
   });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
-    ...(options.prompt?.estimator !== undefined && { estimator: options.prompt.estimator }),
   manager.extend(sessionOwnersExtension);
   manager.extend(browserExtension);
   const catalog = new UICatalog();
@@ -247,10 +247,10 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     manager,
     sessions,
     prompts,
+    resolveSession: (sessionId, resolveOptions) => sessions.resolve(sessionId, resolveOptions),
     blobs,
     roles: new RoleApi(manager),
     preferences: new PreferenceApi(manager),
-    resolveSession: (sessionId, resolveOptions) => sessions.resolve(sessionId, resolveOptions),
     context: new ContextApi(manager),
     events: manager.events,
     trust: new TrustApi(manager),
