@@ -12,6 +12,9 @@ import { ContextApi, PreferenceApi, RoleApi } from './core/resource-api.js';
 import type { WorkspaceMeta } from './core/records.js';
 import { SessionManager } from './prompt/session-manager.js';
 import { environmentExtension } from './environment/environment-plugin.js';
+import { environmentDiffLayer } from './environment/environment-diff.js';
+import { uiDiffLayer } from './ui/ui-diff.js';
+import { clearanceDiffLayer } from './agent/clearance-diff.js';
 import { agentExtension } from './agent/agent-plugin.js';
 import { sessionOwnersExtension } from './agent/session-owners.js';
 import { BrowserApi } from './browser/browser-session.js';
@@ -232,7 +235,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     if (value === undefined) throw new GolemError('INTERNAL', 'the workspace has no metadata');
     return value;
   };
-  const sessions = new SessionManager(manager, prompts);
+  const sessions = new SessionManager(manager, prompts, { diffLayers: [environmentDiffLayer, uiDiffLayer(catalog), clearanceDiffLayer] });
   const worker = (workerOptions: WorkerOptions) => {
     // The agent may write in its project: no renderer the page shows may come from there.
     if (workerOptions.project !== undefined) catalog.excludeProject(workerOptions.project.root);
