@@ -6,8 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type PatchInput } from '../src/index.js';
 import { createGolemHandler, serve } from '../src/serve/index.js';
-import type { SessionSummary } from '../src/serve/api-types.js';
-import type { SessionDiffView } from '../src/serve/session-diff-route.js';
+import type { SessionComparison, SessionSummary } from '../src/serve/api-types.js';
 import { whatIfBranches } from './fixtures/session-branches.js';
 import { text } from './helpers.js';
 
@@ -39,16 +38,23 @@ describe('GET /api/sessions/:a/diff/:b', () => {
 
     const res = await get(`/api/sessions/${b.main}/diff/${b.whatIf}`);
     expect(res.status).toBe(200);
-    const d = (await res.json()) as SessionDiffView;
+    const d = (await res.json()) as SessionComparison;
     expect(d.labels).toEqual({ a: 'main', b: 'what if Lisbon' });
     expect(d.turns.base).toEqual({ id: b.parted.id, version: 0 });
     expect(d.turns.b.map((t) => t.id)).toEqual([b.asked.id, b.answered.id]);
+    // As the chat reads them: each turn's text, role and versions.
+    expect(d.turns.a.map((t) => [t.role, t.text, t.branch.total])).toEqual([['user', 'yes, Porto', 1]]);
+    expect(d.turns.b.map((t) => [t.role, t.text])).toEqual([
+      ['user', 'what about Lisbon?'],
+      ['assistant', 'Lisbon for three nights.'],
+    ]);
     expect(d.environment).toEqual([{ environment: 'reader', field: 'current_page', a: '1', b: '300' }]);
     expect(d.ui.map((u) => [u.instanceId, u.change])).toEqual([
       ['chart', 'added'],
       ['trip', 'changed'],
     ]);
-    expect(d.clearance.b.map((c) => c.id)).toEqual([b.item]);
+    expect(d.clearance.b.map((c) => [c.id, c.description, c.status])).toEqual([[b.item, 'book the Lisbon hotel', 'pending']]);
+    expect(d.clearance.a).toEqual([]);
 
     expect((await get(`/api/sessions/${b.main}/diff/${b.whatIf}`, null)).status).toBe(401);
     const unknown = await get(`/api/sessions/${b.main}/diff/nope`);
@@ -80,7 +86,7 @@ describe('GET /api/sessions/:a/diff/:b', () => {
 
     const res = await call('ann', 'GET', `/api/sessions/${ann.id}/diff/${fork.id}`);
     expect(res.status).toBe(200);
-    const d = (await res.json()) as SessionDiffView;
+    const d = (await res.json()) as SessionComparison;
     expect(d.turns.b.map((t) => t.role)).toEqual(['user']);
     expect(d.ui.map((u) => u.instanceId)).toEqual(['mine']);
 

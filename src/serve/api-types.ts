@@ -46,6 +46,8 @@ export interface SessionSummary {
   updatedAt: string;
   /** Turns on the session's path. */
   turns: number;
+  /** The session this one was forked from (null: it was not forked), which the Compare view offers first. */
+  forkedFrom: string | null;
 }
 
 /** GET /api/sessions/:id: one session's path, with each turn's versions. */
@@ -166,6 +168,25 @@ export interface ApprovalView {
 
 /** A tool's change as an approval shows it: its description and input schema before, and now. */
 export type ToolChangeView = ToolChange;
+
+/**
+ * GET /api/sessions/:a/diff/:b: two sessions compared (`ws.sessions.diff`), as the page's
+ * Compare view shows them. Turns are read as the chat reads them (`TurnView`, each with its own
+ * session's versions), clearance items as the side panel does.
+ */
+export interface SessionComparison {
+  a: string;
+  b: string;
+  labels: { a: string | null; b: string | null };
+  /** The newest turn both heads descend from (null: no shared history), and each side's turns since it, oldest first. */
+  turns: { base: { id: string; version: number } | null; a: TurnView[]; b: TurnView[] };
+  /** Each editable value that differs, as each side's model last saw it (null: not set). */
+  environment: { environment: string; field: string; a: string | null; b: string | null }[];
+  /** Each UI instance that differs, as RFC 6902 from a's instance to b's. */
+  ui: { instanceId: string; change: 'added' | 'removed' | 'changed'; patch: { op: 'add' | 'remove' | 'replace' | 'test'; path: string; value?: unknown }[] }[];
+  /** The clearance items waiting on each side, oldest first. */
+  clearance: { a: ClearanceView[]; b: ClearanceView[] };
+}
 
 export interface ClearanceView {
   id: string;

@@ -16,9 +16,9 @@ import type { ContentBlock } from '../core/blocks.js';
 import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import type { CommittedEvent } from '../core/manager.js';
-import type { Session as SessionRecord, Turn } from '../core/records.js';
+import type { Turn } from '../core/records.js';
 import type { Session } from '../prompt/session.js';
-import { pathLength, pathTo, SessionView } from '../core/turn-tree.js';
+import { pathTo, SessionView } from '../core/turn-tree.js';
 import type { ApprovalAnswerBody, ClearanceView, SendMessageResult, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
 import type { BrowserAdapter } from './browser-adapter.js';
 import { ClientCalls } from './client-tools.js';
@@ -31,7 +31,7 @@ import { inConversation, uiVisibleTo } from '../ui/ui-visibility.js';
 import { imageBlobs } from '../ui/block-data.js';
 import { fieldImageBlobs } from '../ui/instance-checks.js';
 import { IMAGE_MEDIA_TYPES } from '../ui/block-data-keys.js';
-import { approvalView, clearanceView, inboxView, resultOf, turnView, UI_ACTION_BLOCK } from './views.js';
+import { approvalView, clearanceView, inboxView, resultOf, sessionSummary, turnView, UI_ACTION_BLOCK } from './views.js';
 import { sessionTasks, taskSessionIds } from './task-views.js';
 
 export type { ServeAgentOptions };
@@ -132,7 +132,7 @@ export class ServeHost {
     // Each session record counts its turns; one last written by an older Golem is counted on its path, loaded for that.
     await this.#ws.manager.load(chats.filter((s) => s.length === undefined).map((s) => s.id));
     return {
-      sessions: chats.map((s) => this.#summary(s)),
+      sessions: chats.map((s) => sessionSummary(this.#ws.manager.workspace(), s)),
       // An answer given in a page is not pending any more, though the run that asked may not have recorded it yet.
       approvals: this.#ws.approvals
         .pending()
@@ -175,7 +175,7 @@ export class ServeHost {
       inConversation(view, ui, record.id) && uiVisibleTo(ui, user, (id) => this.ownerOf(id)) ? [this.shownUiId(user, ui.id)] : [],
     );
     return {
-      session: { ...this.#summary(record, turns.length), head: record.head },
+      session: { ...sessionSummary(view, record, turns.length), head: record.head },
       turns,
       workers,
       uiInstances: shown,
@@ -235,7 +235,7 @@ export class ServeHost {
 
   async createSession(user: string | null, label: string | null): Promise<SessionSummary> {
     const session = await this.#access.create(user, { label });
-    return this.#summary(session.record(), 0);
+    return sessionSummary(this.#ws.manager.workspace(), session.record(), 0);
   }
 
   /**
@@ -300,7 +300,7 @@ export class ServeHost {
   async fork(user: string | null, sessionId: string, at: string | undefined): Promise<SessionSummary> {
     const record = this.#access.session(user, sessionId).record();
     const fork = await this.#access.fork(user, record.id, at, { label: `fork of ${record.label ?? 'untitled'}` });
-    return this.#summary(fork.record());
+    return sessionSummary(this.#ws.manager.workspace(), fork.record());
   }
 
   /** A message for a user's click on an instance whose agent cannot take it now (busy), or undefined when it can. */
@@ -481,15 +481,6 @@ export class ServeHost {
   /** The user a session belongs to (undefined without users). */
   ownerOf(sessionId: string): string | undefined {
     return this.#access.ownerOf(sessionId);
-  }
-
-  #summary(record: SessionRecord, turns?: number): SessionSummary {
-    return {
-      id: record.id,
-      label: record.label,
-      updatedAt: record.updatedAt,
-      turns: turns ?? record.length ?? pathLength(this.#ws.manager.workspace(), record.head),
-    };
   }
 
   #session(sessionId: string): Session {

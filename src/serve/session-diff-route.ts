@@ -1,17 +1,16 @@
 /**
  * `GET /api/sessions/:a/diff/:b`: two sessions compared (`ws.sessions.diff`), for the page's
- * Compare view (`SessionDiffView`). Both must be sessions the request's user may see
+ * Compare view (`SessionComparison`). Both must be sessions the request's user may see
  * (SessionAccess: another user's is SESSION_NOT_FOUND, worded as for none); with users, the UI
  * instances compared are only those their agents built, by the ids their agents gave them.
  */
 import type { Context, Hono as HonoApp } from 'hono';
-import type { SessionDiff } from '../prompt/session-diff.js';
+import { SessionView } from '../core/turn-tree.js';
 import { uiVisibleTo } from '../ui/ui-visibility.js';
+import type { SessionComparison } from './api-types.js';
 import type { ServeHost } from './host.js';
 import type { SessionAccess } from './session-access.js';
-
-/** GET /api/sessions/:a/diff/:b: the comparison, with each side's label. */
-export type SessionDiffView = SessionDiff & { labels: { a: string | null; b: string | null } };
+import { clearanceView, turnView } from './views.js';
 
 export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: SessionAccess, user: (c: Context) => string | null): void {
   app.get('/api/sessions/:a/diff/:b', async (c) => {
@@ -28,7 +27,17 @@ export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: Ses
       return record !== undefined && uiVisibleTo(record, who, (sessionId) => host.ownerOf(sessionId));
     };
     const ui = who === null ? diff.ui : diff.ui.filter((u) => seen(u.instanceId)).map((u) => ({ ...u, instanceId: host.shownUiId(who, u.instanceId) }));
-    const body: SessionDiffView = { ...diff, ui, labels: { a: a.label, b: b.label } };
+    // Each side's turns with its own versions, as its chat shows them.
+    const sides = { a: new SessionView(view, a), b: new SessionView(view, b) };
+    const body: SessionComparison = {
+      a: diff.a,
+      b: diff.b,
+      labels: { a: a.label, b: b.label },
+      turns: { base: diff.turns.base, a: diff.turns.a.map((t) => turnView(t, sides.a)), b: diff.turns.b.map((t) => turnView(t, sides.b)) },
+      environment: diff.environment,
+      ui,
+      clearance: { a: diff.clearance.a.map(clearanceView), b: diff.clearance.b.map(clearanceView) },
+    };
     return c.json(body);
   });
 }

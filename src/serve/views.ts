@@ -4,9 +4,21 @@ import { approvalExplanation } from '../action/approval.js';
 import type { ApprovalRecord, ClearanceRecord } from '../agent/agent-plugin.js';
 import type { InboxMessage } from '../agent/inbox.js';
 import type { ApprovalResult } from '../agent/ui-adapter.js';
-import type { Turn } from '../core/records.js';
-import type { SessionView } from '../core/turn-tree.js';
-import type { ApprovalAnswerBody, ApprovalView, ClearanceView, InboxMessageView, TurnView } from './api-types.js';
+import type { Session as SessionRecord, Turn } from '../core/records.js';
+import { pathLength, type SessionView } from '../core/turn-tree.js';
+import type { WorkspaceView } from '../core/workspace-index.js';
+import type { ApprovalAnswerBody, ApprovalView, ClearanceView, InboxMessageView, SessionSummary, TurnView } from './api-types.js';
+
+/** A session as the session list shows it; `turns` when the caller has counted them. */
+export function sessionSummary(view: WorkspaceView, record: SessionRecord, turns?: number): SessionSummary {
+  return {
+    id: record.id,
+    label: record.label,
+    updatedAt: record.updatedAt,
+    turns: turns ?? record.length ?? pathLength(view, record.head),
+    forkedFrom: record.forkedFrom?.sessionId ?? null,
+  };
+}
 
 export function turnView(turn: Turn, view: SessionView): TurnView {
   const text: string[] = [];

@@ -8,6 +8,7 @@ import type {
   SendMessageBody,
   SendMessageResult,
   ServeState,
+  SessionComparison,
   SessionDetail,
   SessionSummary,
   TaskDecisionBody,
@@ -58,6 +59,10 @@ export class Api {
   }
   fork(id: string, at?: string): Promise<SessionSummary> {
     return this.request('POST', `/api/sessions/${enc(id)}/fork`, at === undefined ? {} : { at });
+  }
+  /** Session `a` beside session `b`: the turns each has since their common ancestor, and what else differs. */
+  compare(a: string, b: string): Promise<SessionComparison> {
+    return this.request('GET', `/api/sessions/${enc(a)}/diff/${enc(b)}`);
   }
   stop(id: string): Promise<{ stopped: boolean }> {
     return this.request('POST', `/api/sessions/${enc(id)}/stop`, {});

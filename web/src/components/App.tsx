@@ -17,6 +17,7 @@ import { useSession } from '../use-session.js';
 import { ApprovalDialog } from './ApprovalDialog.js';
 import { Chat } from './Chat.js';
 import { ClearancePanel } from './ClearancePanel.js';
+import { CompareView } from './CompareView.js';
 import { DiffNotice } from './DiffNotice.js';
 import { PanelTabs, type Pane } from './PanelTabs.js';
 import { SessionList } from './SessionList.js';
@@ -55,6 +56,8 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const catalog = useUiCatalog(api);
   const forms = useForms(socketRef, notify, catalog);
   const [shownDiff, setShownDiff] = useState<{ title: string; diff: string } | null>(null);
+  const [comparing, setComparing] = useState(false);
+  const compare = useCallback((a: string, b: string) => api.compare(a, b), [api]);
   const connection = useLiveSocket(token, socketRef, session, forms, { onDiff: setShownDiff });
   const { send, unsend, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
@@ -166,6 +169,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
             running={serve?.running ?? []}
             onOpen={openSession}
             onNew={() => void newSession().then(() => setPane('chat'))}
+            onCompare={() => setComparing(true)}
           />
           {(openId === null || detail === null) && <p class="muted small workers-none">Open a session: its workers show here.</p>}
           {openId !== null && detail !== null && (
@@ -222,6 +226,7 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
           </UiContext.Provider>
         </aside>
         <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
+        {comparing && <CompareView sessions={serve?.sessions ?? []} first={openId} compare={compare} onClose={() => setComparing(false)} />}
         {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}
       </div>
     </PlansContext.Provider>

@@ -9,9 +9,11 @@ interface Props {
   running: string[];
   onOpen: (id: string) => void;
   onNew: () => void;
+  /** Opens the Compare view (offered once there are two sessions). */
+  onCompare: () => void;
 }
 
-export function SessionList({ sessions, openId, running, onOpen, onNew }: Props) {
+export function SessionList({ sessions, openId, running, onOpen, onNew, onCompare }: Props) {
   // Relative times age: redraw every half minute.
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
@@ -22,9 +24,16 @@ export function SessionList({ sessions, openId, running, onOpen, onNew }: Props)
     <section class="sessions">
       <div class="section-head">
         <h2>Sessions</h2>
-        <button type="button" class="btn btn-primary btn-small" data-testid="new-session" onClick={onNew}>
-          New session
-        </button>
+        <span class="session-actions">
+          {sessions.length > 1 && (
+            <button type="button" class="btn btn-secondary btn-small" data-testid="compare-open" onClick={onCompare} title="Compare two branches side by side">
+              Compare
+            </button>
+          )}
+          <button type="button" class="btn btn-primary btn-small" data-testid="new-session" onClick={onNew}>
+            New session
+          </button>
+        </span>
       </div>
       <ul class="session-list" data-testid="session-list">
         {sessions.length === 0 && <li class="muted empty">No sessions yet.</li>}
