@@ -91,6 +91,8 @@ describe('the Compare view', () => {
     expect(await columnTurns(page, 'b')).toEqual(['Youwhat is RFC 6902?']);
     expect(await view.locator('[data-testid="compare-turns-b"] strong').textContent()).toBe('RFC 6902');
     expect(await columnTurns(page, 'a')).toEqual(['Youplan a trip', 'GolemPorto for two nights?', 'Youwhat about Lisbon?', 'GolemLisbon for three nights.']);
+    expect(await view.getByTestId('compare-merge-button').isDisabled()).toBe(true);
+    expect(await view.locator('#compare-merge-why').textContent()).toBe('Unrelated sessions cannot be merged.');
 
     // Deleted meanwhile: the server's refusal, in words, in the view.
     await ws.sessions.delete(other.id);
@@ -101,6 +103,26 @@ describe('the Compare view', () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => view.count()).toBe(0);
     expect(await page.getByTestId('session-item').count()).toBe(2);
+
+    // Opened again on main: the fork merged into it, then nothing is left to bring.
+    await page.getByTestId('compare-open').click();
+    const merge = view.getByTestId('compare-merge-button');
+    expect(await merge.textContent()).toBe('Merge what if Lisbon into main');
+    await merge.click();
+    await expect.poll(() => texts(page, '[data-testid="compare-turns-b"] p')).toEqual(['No turns since.']);
+    expect(await merge.isDisabled()).toBe(true);
+    // The merge turn in words, without the session's id the model reads.
+    expect(await columnTurns(page, 'a')).toEqual(['Youyes, Porto', 'systemMerged 2 turns from the branch "what if Lisbon" into this conversation.']);
+    expect(await view.locator('#compare-merge-why').textContent()).toBe('main already has everything what if Lisbon has.');
+    await ws.manager.refresh();
+    const head = ws.sessions.get(b.main)?.head();
+    expect(head === null || head === undefined ? undefined : ws.manager.workspace().turn(head)?.merge).toEqual({
+      from: { id: b.answered.id, version: b.answered.version },
+      base: { id: b.parted.id, version: 0 },
+      as: 'turns',
+    });
+    await checkAccessibility(page, 'body');
+    await shot(page, 'compare-merged-desktop-light');
   });
 
   it('is offered only once there are two sessions', async () => {

@@ -6,8 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type PatchInput } from '../src/index.js';
 import { createGolemHandler, serve } from '../src/serve/index.js';
-import type { SessionComparison, SessionSummary } from '../src/serve/api-types.js';
+import type { MergeResult, SessionComparison, SessionSummary } from '../src/serve/api-types.js';
 import { whatIfBranches } from './fixtures/session-branches.js';
+import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 import { text } from './helpers.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -93,5 +94,99 @@ describe('GET /api/sessions/:a/diff/:b', () => {
     const refused = await call('ann', 'GET', `/api/sessions/${ann.id}/diff/${bob.id}`);
     expect(refused.status).toBe(404);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SESSION_NOT_FOUND');
+
+    // A merge of another user's session, either way round, is refused as for none, and writes nothing.
+    const headBefore = ws.sessions.get(ann.id)?.head();
+    for (const [into, from] of [
+      [ann.id, bob.id],
+      [bob.id, ann.id],
+    ] as const) {
+      const merged = await call('ann', 'POST', `/api/sessions/${into}/merge`, { from });
+      expect(merged.status).toBe(404);
+      expect(((await merged.json()) as { error: { code: string } }).error.code).toBe('SESSION_NOT_FOUND');
+    }
+    expect(ws.sessions.get(ann.id)?.head()).toEqual(headBefore);
+  });
+
+  it('merges a branch into a session: the merge turn on its head, read back; unrelated, nothing left, a summary without a model and bad bodies are refused', async () => {
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    const b = await whatIfBranches(ws);
+    const other = await ws.sessions.create({ label: 'unrelated' });
+    await other.addTurn({ role: 'user', blocks: [text('hi')] });
+    const server = await serve(ws, {});
+    cleanups.push(() => server.close());
+    const post = async (id: string, body: unknown) => {
+      const res = await fetch(new URL(`/api/sessions/${id}/merge`, server.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as MergeResult & { error?: { code: string } } };
+    };
+    const code = async (id: string, body: unknown) => {
+      const res = await post(id, body);
+      return [res.status, res.body.error?.code];
+    };
+    const head = () => ws.sessions.get(b.main)?.head();
+    const before = head();
+
+    expect(await code(b.main, { from: other.id })).toEqual([409, 'MERGE_NOT_RELATED']);
+    expect(await code(b.main, { from: b.whatIf, as: 'summary' })).toEqual([400, 'MODEL_REQUIRED']);
+    expect(await code(b.main, { from: b.whatIf, as: 'everything' })).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(await code(b.main, { form: b.whatIf })).toEqual([400, 'INVALID_ARGUMENT']);
+    expect(await code(b.main, { from: 'nope' })).toEqual([404, 'SESSION_NOT_FOUND']);
+    expect(head()).toEqual(before);
+
+    const merged = await post(b.main, { from: b.whatIf });
+    expect(merged.status).toBe(201);
+    expect(merged.body).toEqual({ turn: { id: expect.any(String) as string, version: 0 }, from: b.whatIf, as: 'turns' });
+    const turn = ws.manager.workspace().turn(merged.body.turn);
+    expect(turn?.merge).toEqual({ from: { id: b.answered.id, version: b.answered.version }, base: { id: b.parted.id, version: 0 }, as: 'turns' });
+    expect(head()).toEqual(merged.body.turn);
+    // Nothing is left to bring: the comparison says so, and a second merge is refused.
+    const d = (await (
+      await fetch(new URL(`/api/sessions/${b.main}/diff/${b.whatIf}`, server.url), { headers: { authorization: `Bearer ${server.token}` } })
+    ).json()) as SessionComparison;
+    expect(d.turns.b).toEqual([]);
+    expect(await code(b.main, { from: b.whatIf })).toEqual([409, 'MERGE_NOTHING']);
+  });
+
+  it("refuses a merge into a session whose agent is answering, and with the server's model merges as a summary", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const steps: ScriptStep[] = [
+      async () => {
+        await held;
+        return { text: 'Porto it is.' };
+      },
+      () => ({ text: 'The branch weighed Lisbon for three nights instead.' }),
+    ];
+    const ws = await createWorkspace();
+    cleanups.push(() => ws.close());
+    const b = await whatIfBranches(ws);
+    const server = await serve(ws, { agent: { model: scriptedModel(steps) } });
+    cleanups.push(() => server.close());
+    const call = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(new URL(path, server.url), {
+        method,
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as MergeResult & { error?: { code: string } } };
+    };
+
+    expect((await call('POST', `/api/sessions/${b.main}/messages`, { text: 'book Porto' })).status).toBe(202);
+    const busy = await call('POST', `/api/sessions/${b.main}/merge`, { from: b.whatIf, as: 'summary' });
+    expect([busy.status, busy.body.error?.code]).toEqual([409, 'SESSION_BUSY']);
+    release();
+    await server.settled(b.main);
+    expect(ws.manager.workspace().turn(ws.sessions.get(b.main)?.head() ?? { id: '', version: 0 })?.merge).toBeUndefined();
+
+    const merged = await call('POST', `/api/sessions/${b.main}/merge`, { from: b.whatIf, as: 'summary' });
+    expect(merged.status).toBe(201);
+    const turn = ws.manager.workspace().turn(merged.body.turn);
+    expect(turn?.merge?.as).toBe('summary');
+    expect(JSON.stringify(turn?.blocks)).toContain('The branch weighed Lisbon for three nights instead.');
   });
 });

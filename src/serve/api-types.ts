@@ -188,6 +188,21 @@ export interface SessionComparison {
   clearance: { a: ClearanceView[]; b: ClearanceView[] };
 }
 
+/** POST /api/sessions/:id/merge: brings another branch (a session of the same fork family) into this one. */
+export interface MergeBody {
+  /** The session whose head is merged. */
+  from: string;
+  /** `turns` (default): the prompt shows the branch's turns; `summary`: the server's model summarizes them (MODEL_REQUIRED without one). */
+  as?: 'turns' | 'summary';
+}
+
+/** What a merge added: the merge turn on the session's head. */
+export interface MergeResult {
+  turn: { id: string; version: number };
+  from: string;
+  as: 'turns' | 'summary';
+}
+
 export interface ClearanceView {
   id: string;
   sessionId: string;

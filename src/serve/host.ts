@@ -17,6 +17,7 @@ import { GolemError } from '../core/errors.js';
 import type { Workspace } from '../create-workspace.js';
 import type { CommittedEvent } from '../core/manager.js';
 import type { Turn } from '../core/records.js';
+import type { ModelAdapter } from '../models/model-adapter.js';
 import type { Session } from '../prompt/session.js';
 import { pathTo, SessionView } from '../core/turn-tree.js';
 import type { ApprovalAnswerBody, ClearanceView, SendMessageResult, ServeState, SessionDetail, SessionSummary, WorkerView } from './api-types.js';
@@ -96,6 +97,11 @@ export class ServeHost {
 
   get workspace(): Workspace {
     return this.#ws;
+  }
+
+  /** The model answering (undefined: the server has none). */
+  get model(): ModelAdapter | undefined {
+    return this.#agent?.model;
   }
 
   /** The actions the agent has (its own, and the UI tools it was not given its own of). */

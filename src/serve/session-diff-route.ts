@@ -1,16 +1,22 @@
 /**
- * `GET /api/sessions/:a/diff/:b`: two sessions compared (`ws.sessions.diff`), for the page's
- * Compare view (`SessionComparison`). Both must be sessions the request's user may see
- * (SessionAccess: another user's is SESSION_NOT_FOUND, worded as for none); with users, the UI
- * instances compared are only those their agents built, by the ids their agents gave them.
+ * The page's Compare view: `GET /api/sessions/:a/diff/:b`, two sessions compared
+ * (`ws.sessions.diff`, as `SessionComparison`), and `POST /api/sessions/:id/merge`, another
+ * branch brought into a session (`session.merge`). Both must be sessions the request's user may
+ * see (SessionAccess: another user's is SESSION_NOT_FOUND, worded as for none); with users, the
+ * UI instances compared are only those their agents built, by the ids their agents gave them.
  */
 import type { Context, Hono as HonoApp } from 'hono';
+import { z } from 'zod';
+import { GolemError } from '../core/errors.js';
 import { SessionView } from '../core/turn-tree.js';
 import { uiVisibleTo } from '../ui/ui-visibility.js';
-import type { SessionComparison } from './api-types.js';
+import type { MergeResult, SessionComparison } from './api-types.js';
 import type { ServeHost } from './host.js';
 import type { SessionAccess } from './session-access.js';
+import { parseInput, readJsonBody } from './json-body.js';
 import { clearanceView, turnView } from './views.js';
+
+const MergeBodySchema = z.strictObject({ from: z.string().min(1).max(200), as: z.enum(['turns', 'summary']).optional() });
 
 export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: SessionAccess, user: (c: Context) => string | null): void {
   app.get('/api/sessions/:a/diff/:b', async (c) => {
@@ -39,5 +45,19 @@ export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: Ses
       clearance: { a: diff.clearance.a.map(clearanceView), b: diff.clearance.b.map(clearanceView) },
     };
     return c.json(body);
+  });
+
+  app.post('/api/sessions/:id/merge', async (c) => {
+    const who = user(c);
+    const body = parseInput(MergeBodySchema, await readJsonBody(c.req.raw));
+    await host.workspace.manager.refresh();
+    const into = access.session(who, c.req.param('id'));
+    const from = access.session(who, body.from).record();
+    if (host.runs.busyAnywhere(into.id)) throw new GolemError('SESSION_BUSY', "the session's agent is answering; merge once it has finished");
+    const as = body.as ?? 'turns';
+    const model = host.model;
+    const turn = await into.merge(from.id, model === undefined ? { as } : { as, model });
+    const result: MergeResult = { turn: { id: turn.id, version: turn.version }, from: from.id, as };
+    return c.json(result, 201);
   });
 }

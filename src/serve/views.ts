@@ -87,6 +87,8 @@ function uiActionOf(text: string): TurnView['uiAction'] {
 
 /** A system turn's text in a few words: a clearance decision without the item's id. */
 function noticeText(text: string): string {
+  // A merge names the branch's session for the model; a person reads the branch's label (an unlabeled one is "an unnamed branch").
+  if (text.startsWith('Merged ')) return text.replace(/ \(session [^)\s]+\)/, '').replace(/the branch of session [^\s,]+/, 'an unnamed branch');
   const decision = /^\[System: the user (pushed|discarded|deferred \(it stays staged\)) clearance item \S+: (.*)\]$/s.exec(text);
   if (decision === null) return text.replace(/^\[System: (.*)\]$/s, '$1');
   const verb = decision[1] === 'pushed' ? 'Pushed' : decision[1] === 'discarded' ? 'Discarded' : 'Deferred (it stays staged)';

@@ -9,6 +9,8 @@ import type {
   SendMessageResult,
   ServeState,
   SessionComparison,
+  MergeBody,
+  MergeResult,
   SessionDetail,
   SessionSummary,
   TaskDecisionBody,
@@ -63,6 +65,10 @@ export class Api {
   /** Session `a` beside session `b`: the turns each has since their common ancestor, and what else differs. */
   compare(a: string, b: string): Promise<SessionComparison> {
     return this.request('GET', `/api/sessions/${enc(a)}/diff/${enc(b)}`);
+  }
+  /** Brings session `from` (its head, a branch of the same fork family) into session `id`: a merge turn on its head. */
+  merge(id: string, body: MergeBody): Promise<MergeResult> {
+    return this.request('POST', `/api/sessions/${enc(id)}/merge`, body);
   }
   stop(id: string): Promise<{ stopped: boolean }> {
     return this.request('POST', `/api/sessions/${enc(id)}/stop`, {});

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { ApprovalAnswerBody, ClearanceDecisionBody, TaskDecisionBody } from '../../../src/serve/api-types.js';
+import type { ApprovalAnswerBody, ClearanceDecisionBody, MergeBody, TaskDecisionBody } from '../../../src/serve/api-types.js';
 import { ApiError } from '../api.js';
 import { imageLoader } from '../block-data.js';
 import { plainText } from '../markdown.js';
@@ -58,6 +58,10 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
   const [shownDiff, setShownDiff] = useState<{ title: string; diff: string } | null>(null);
   const [comparing, setComparing] = useState(false);
   const compare = useCallback((a: string, b: string) => api.compare(a, b), [api]);
+  const merge = async (into: string, body: MergeBody) => {
+    await api.merge(into, body);
+    notify('Merged: the branch is in the conversation now.', 'info');
+  };
   const connection = useLiveSocket(token, socketRef, session, forms, { onDiff: setShownDiff });
   const { send, unsend, stop, edit, fork, switchVersion, newSession } = chatActions(session);
   const loadWorker = useCallback((id: string) => api.session(id), [api]);
@@ -226,7 +230,16 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
           </UiContext.Provider>
         </aside>
         <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
-        {comparing && <CompareView sessions={serve?.sessions ?? []} first={openId} compare={compare} onClose={() => setComparing(false)} />}
+        {comparing && (
+          <CompareView
+            sessions={serve?.sessions ?? []}
+            first={openId}
+            compare={compare}
+            merge={merge}
+            canSummarize={serve?.model != null}
+            onClose={() => setComparing(false)}
+          />
+        )}
         {approval !== undefined && <ApprovalDialog approval={approval} onAnswer={answer} />}
       </div>
     </PlansContext.Provider>

@@ -6,7 +6,7 @@
  * line), and the clearance items waiting on each side. A modal dialog over the page.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ClearanceView, SessionComparison, SessionSummary, TurnView } from '../../../src/serve/api-types.js';
+import type { ClearanceView, MergeBody, SessionComparison, SessionSummary, TurnView } from '../../../src/serve/api-types.js';
 import { plainText } from '../markdown.js';
 import { Markdown } from './Markdown.js';
 import './compare.css';
@@ -16,6 +16,10 @@ interface Props {
   /** The session shown first (the open one, when there is one). */
   first: string | null;
   compare: (a: string, b: string) => Promise<SessionComparison>;
+  /** Brings `body.from` into `into`; the server's refusal as an ApiError. */
+  merge: (into: string, body: MergeBody) => Promise<void>;
+  /** The server has a model to write a merge's summary. */
+  canSummarize: boolean;
   onClose: () => void;
 }
 
@@ -28,11 +32,13 @@ export function partnerOf(sessions: SessionSummary[], a: string): string {
   return (fork ?? parent ?? sessions.find((s) => s.id !== a))?.id ?? '';
 }
 
-export function CompareView({ sessions, first, compare, onClose }: Props) {
+export function CompareView({ sessions, first, compare, merge, canSummarize, onClose }: Props) {
   const [a, setA] = useState<string>(first ?? sessions[0]?.id ?? '');
   const [b, setB] = useState<string>(() => partnerOf(sessions, first ?? sessions[0]?.id ?? ''));
   const [result, setResult] = useState<SessionComparison | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Bumped after a merge: the comparison is read again.
+  const [round, setRound] = useState(0);
   const dialog = useRef<HTMLDialogElement>(null);
 
   useEffect(() => {
@@ -52,7 +58,7 @@ export function CompareView({ sessions, first, compare, onClose }: Props) {
     return () => {
       live = false;
     };
-  }, [a, b, compare]);
+  }, [a, b, compare, round]);
 
   const pick = (side: 'a' | 'b', id: string) => {
     if (side === 'a') {
@@ -101,8 +107,79 @@ export function CompareView({ sessions, first, compare, onClose }: Props) {
           Comparing…
         </p>
       )}
+      {result !== null && (
+        <MergeBar
+          a={aName}
+          b={bName}
+          nothing={result.turns.b.length === 0}
+          related={result.turns.base !== null}
+          canSummarize={canSummarize}
+          onMerge={async (as) => {
+            await merge(a, { from: b, as });
+            setRound((n) => n + 1);
+          }}
+        />
+      )}
       {result !== null && <Sections result={result} a={aName} b={bName} />}
     </dialog>
+  );
+}
+
+/** Brings the second branch into the first: its turns since they parted, or a summary of them (with a model). */
+function MergeBar(props: {
+  a: string;
+  b: string;
+  nothing: boolean;
+  related: boolean;
+  canSummarize: boolean;
+  onMerge: (as: 'turns' | 'summary') => Promise<void>;
+}) {
+  const [as, setAs] = useState<'turns' | 'summary'>('turns');
+  const [busy, setBusy] = useState(false);
+  const [refused, setRefused] = useState<string | null>(null);
+  const why = !props.related ? 'Unrelated sessions cannot be merged.' : props.nothing ? `${props.a} already has everything ${props.b} has.` : null;
+  return (
+    <div class="compare-merge" data-testid="compare-merge">
+      <button
+        type="button"
+        class="btn btn-primary btn-small"
+        data-testid="compare-merge-button"
+        disabled={why !== null || busy}
+        aria-describedby={why === null ? undefined : 'compare-merge-why'}
+        onClick={() => {
+          setBusy(true);
+          setRefused(null);
+          props.onMerge(as).then(
+            () => setBusy(false),
+            (e: Error) => {
+              setBusy(false);
+              setRefused(e.message);
+            },
+          );
+        }}
+      >
+        Merge {props.b} into {props.a}
+      </button>
+      {props.canSummarize && why === null && (
+        <label class="compare-select">
+          <span class="muted">as</span>
+          <select value={as} data-testid="compare-merge-as" onChange={(e) => setAs((e.target as HTMLSelectElement).value as 'turns' | 'summary')}>
+            <option value="turns">its turns</option>
+            <option value="summary">a summary</option>
+          </select>
+        </label>
+      )}
+      {why !== null && (
+        <span class="muted small" id="compare-merge-why">
+          {why}
+        </span>
+      )}
+      {refused !== null && (
+        <span class="compare-error" role="alert">
+          The merge failed: {refused}
+        </span>
+      )}
+    </div>
   );
 }
 
