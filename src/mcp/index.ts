@@ -22,5 +22,5 @@ export {
   type McpTool,
   type McpToolOutput,
 } from './tool-action.js';
-export { createMcpServer, mcpHttpHandler, type McpServedWorkspace, type McpServerOptions } from './server.js';
+export { createMcpServer, mcpHttpHandler, type McpHttpOptions, type McpServedWorkspace, type McpServerOptions } from './server.js';
 export { defaultCredentialsFile } from './oauth.js';

@@ -13,6 +13,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
@@ -29,6 +31,7 @@ import type { WorkspaceManager } from '../core/manager.js';
 import type { ModelAdapter } from '../models/model-adapter.js';
 import type { SessionManager } from '../prompt/session-manager.js';
 import type { UIApi } from '../ui/ui-api.js';
+import { callerCheck } from './http-guard.js';
 import { golemTools, transcriptText } from './server-tools.js';
 import type { TaskApi } from '../agent/task-api.js';
 import { readTaskResource, taskResources, taskTools } from './task-tools.js';
@@ -60,6 +63,21 @@ export interface McpServerOptions {
   tools?: Action[];
   /** The server's name in `initialize` (default "golem"). */
   name?: string;
+}
+
+/**
+ * `mcpHttpHandler`'s check of who may call it (MCP's transport: a server "MUST validate the
+ * Origin header" against DNS rebinding). By default a request's Host must be a loopback name
+ * (`localhost`), an IP address, or one of `allowedHosts`; an Origin, when a browser sends one,
+ * must be a loopback origin (any port) or one of `allowedOrigins`. Refused: 403, HOST_NOT_ALLOWED
+ * or ORIGIN_NOT_ALLOWED. `'*'` lets any through: for a handler mounted behind a check of its
+ * own (`golem serve` checks both, and its token).
+ */
+export interface McpHttpOptions extends McpServerOptions {
+  /** Host names answered besides loopback's and IP addresses (e.g. `golem.internal`, with or without a port). */
+  allowedHosts?: readonly string[] | '*';
+  /** Origins allowed besides loopback ones, exactly as browsers send them (`https://app.example.com`). */
+  allowedOrigins?: readonly string[] | '*';
 }
 
 /** An MCP server over the workspace; connect it to a transport (`await server.connect(new StdioServerTransport())`). */
@@ -100,7 +118,8 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
   const server = new Server(
     { name: options.name ?? 'golem', version: '0.1.0' },
     {
-      capabilities: { tools: {}, resources: {} },
+      // Prompts: none yet (an empty list, not "Method not found"); logging: each tool call, and each failure (logging/setLevel is the SDK's).
+      capabilities: { tools: {}, resources: {}, prompts: {}, logging: {} },
       instructions:
         "Golem's workspace: build and read UIs (patch_ui_state, get_ui_state, list_ui_instances), read, fork and talk to its sessions (list_sessions, read_session, fork_session, send_message), see what waits for the user's clearance, and follow and mark the tasks (list_tasks, update_task, close_task).",
     },
@@ -114,16 +133,29 @@ function serverOver(ws: McpServedWorkspace, options: McpServerOptions, tools: re
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const action = byName.get(request.params.name);
     if (action === undefined) throw new McpError(ErrorCode.InvalidParams, `no tool "${request.params.name}"; list_tools names them`);
+    const log = (level: 'debug' | 'warning', data: string) =>
+      server.sendLoggingMessage({ level, logger: 'golem', data }, extra.sessionId).catch(() => undefined);
     const input = action.validate(request.params.arguments ?? {});
-    if (!input.ok) return { content: [{ type: 'text', text: failureText(input.error) }], isError: true };
+    if (!input.ok) {
+      await log('warning', `${action.name}: ${failureText(input.error)}`);
+      return { content: [{ type: 'text', text: failureText(input.error) }], isError: true };
+    }
+    await log('debug', `${action.name} called`);
     try {
       const output = await action.run(input.value, { signal: extra.signal });
       const text = action.render?.(output) ?? JSON.stringify(output, null, 2);
       const failed = action.failed !== undefined ? action.failed(output) !== undefined : isFailure(output);
+      if (failed) await log('warning', `${action.name}: ${text.slice(0, 500)}`);
       return { content: [{ type: 'text', text }], ...(failed && { isError: true }) };
     } catch (error) {
+      await log('warning', `${action.name}: ${failureText(error)}`);
       return { content: [{ type: 'text', text: failureText(error) }], isError: true };
     }
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [] }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    throw new McpError(ErrorCode.InvalidParams, `no prompt "${request.params.name}": this server offers none (prompts/list)`);
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
@@ -194,11 +226,14 @@ function isFailure(output: unknown): boolean {
  * server of its own, so it can be mounted on any server and scaled out. Authentication is the
  * mounting server's (golem serve checks its token first).
  */
-export function mcpHttpHandler(ws: McpServedWorkspace, options: McpServerOptions = {}): (request: Request) => Promise<Response> {
+export function mcpHttpHandler(ws: McpServedWorkspace, options: McpHttpOptions = {}): (request: Request) => Promise<Response> {
   // The tools are made once: a request gets a server of its own, not new actions (their schemas compiled again).
   const mount = mounter(ws, options);
   const tools = toolsOf(ws, options, mount);
+  const refusal = callerCheck(options);
   return async (request) => {
+    const refused = refusal(request);
+    if (refused !== undefined) return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null }, { status: 403 });
     if (request.method !== 'POST') {
       // Stateless: no stream of server-initiated messages to open, no session to end.
       return Response.json(

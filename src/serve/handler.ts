@@ -241,7 +241,10 @@ function checkOptions(options: GolemHandlerOptions): { basePath: string | undefi
 function mcpRoute(ws: Workspace, agent: ServeAgentOptions | undefined): (request: Request) => Promise<Response> {
   let handler: ((request: Request) => Promise<Response>) | undefined;
   return async (request) => {
+    // Behind the server's own checks: golem serve's Host and Origin guard, or the token.
     handler ??= (await importOptional(() => import('../mcp/server.js'), MCP_PACKAGES)).mcpHttpHandler(ws, {
+      allowedHosts: '*',
+      allowedOrigins: '*',
       ...(agent !== undefined && {
         model: agent.model,
         agentActions: agent.actions ?? [],

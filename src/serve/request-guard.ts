@@ -7,8 +7,8 @@
  * the socket nor call the API with the user's browser.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { isIP } from 'node:net';
 import type { ErrorCode } from '../core/errors.js';
+import { hostAllowed } from '../mcp/http-guard.js';
 
 export interface RequestRefusal {
   code: Extract<ErrorCode, 'HOST_NOT_ALLOWED' | 'ORIGIN_NOT_ALLOWED'>;
@@ -46,19 +46,6 @@ export function requestGuard(options: RequestGuardOptions): (headers: IncomingHt
     if (options.exposed && host !== undefined && (origin === `http://${host}` || origin === `https://${host}`)) return undefined;
     return { code: 'ORIGIN_NOT_ALLOWED', message: `requests from pages of ${origin.slice(0, 200)} are not allowed; use the page this server serves` };
   };
-}
-
-/** A Host header's name: an IP address (no rebinding goes through one), or a name that is accepted. */
-function hostAllowed(header: string, names: ReadonlySet<string>): boolean {
-  // A name, or an address in brackets, and a port: nothing else (no user info, no path) is a Host a browser sends.
-  if (!/^(?:[a-z0-9_.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i.test(header)) return false;
-  let name: string;
-  try {
-    name = new URL(`http://${header}`).hostname;
-  } catch {
-    return false;
-  }
-  return isIP(name.replace(/^\[|\]$/g, '')) !== 0 || names.has(name);
 }
 
 function hostName(host: string): string {
