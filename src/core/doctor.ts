@@ -12,6 +12,8 @@ import { checkInvariants, type InvariantViolation } from './invariants.js';
 import type { WorkspaceManager } from './manager.js';
 import { unwrap } from './errors.js';
 import { ownerOf } from './workspace-index.js';
+import { CORE_COLLECTIONS } from './records.js';
+import type { StoredRecord } from './store.js';
 
 /**
  * Holds whose time is up, that a part above the core keeps (the UI's uploads no click sent
@@ -80,8 +82,11 @@ export async function doctor(
     }
   }
   const violations = await checkInvariants(await manager.wholeWorkspace(), manager.blobStorage);
+  const stored = await manager.store.load();
+  // Turns are read without their schema (validatedPuts): here each is validated whole.
+  violations.push(...corruptTurns(stored));
   const orphanBlobs = await orphans(manager);
-  const indexDrift = await drift(manager);
+  const indexDrift = drift(manager, stored);
   const partialWrites = await stalePartialWrites(manager, staleAfterMs);
   const unused = await unusedBlobs(manager, staleAfterMs);
   const lapsedHolds = options.lapsed?.list() ?? [];
@@ -117,14 +122,31 @@ async function orphans(manager: WorkspaceManager): Promise<string[]> {
   return (await manager.blobStorage.list()).filter((sha256) => !registered.has(sha256)).sort();
 }
 
+/** The stored turns that do not match the turn schema, each a CORRUPT_RECORD violation. */
+function corruptTurns(records: readonly StoredRecord[]): InvariantViolation[] {
+  const out: InvariantViolation[] = [];
+  for (const record of records) {
+    if (record.collection !== 'turn') continue;
+    const parsed = CORE_COLLECTIONS.turn.safeParse(record.value);
+    if (!parsed.success) {
+      const where = parsed.error.issues[0];
+      out.push({
+        code: 'CORRUPT_RECORD',
+        message: `turn ${record.key}: does not match the turn schema (${where?.path.join('.') ?? ''}: ${where?.message ?? ''})`,
+      });
+    }
+  }
+  return out;
+}
+
 /**
  * Records that differ between the index and the store as it is now: every workspace-wide
  * record, and every record of each session in memory (those not loaded are the store's alone).
  */
-async function drift(manager: WorkspaceManager): Promise<string[]> {
+function drift(manager: WorkspaceManager, records: readonly StoredRecord[]): string[] {
   const view = manager.workspace();
   const stored = new Map<string, string>();
-  for (const record of await manager.store.load()) {
+  for (const record of records) {
     const owner = ownerOf(record.collection, record.value);
     if (owner === null || view.isLoaded(owner)) stored.set(`${record.collection}/${record.key}`, JSON.stringify(record.value));
   }

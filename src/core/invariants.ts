@@ -24,7 +24,9 @@ export interface InvariantViolation {
     | 'BLOB_COUNT'
     | 'BLOB_FILE_MISSING'
     | 'ROLE_MISSING'
-    | 'PREFERENCE_MISSING';
+    | 'PREFERENCE_MISSING'
+    /** doctor only: a stored record that does not match its schema. */
+    | 'CORRUPT_RECORD';
   message: string;
 }
 
