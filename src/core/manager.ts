@@ -6,7 +6,7 @@
 import { err, fail, GolemError, ok, toGolemError, type Result } from './errors.js';
 import { uuidv7 } from './ids.js';
 import type { BlobStorage } from './blob-storage.js';
-import { encode } from './memory-store.js';
+import { appliedWrites, encodeWrites } from './stored-writes.js';
 import { stampWrites, streamCheck, type Lock, type Scope } from './streams.js';
 import { Follower } from './follower.js';
 import { Contention, decide } from './decide.js';
@@ -29,7 +29,7 @@ import {
 } from './plugin.js';
 import type { Turn } from './records.js';
 import { Serializer } from './serializer.js';
-import { ownerOf, WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
+import { WorkspaceIndex, type Indexer, type WorkspaceView } from './workspace-index.js';
 import { SessionCache, type Acquired, type CacheOptions } from './session-cache.js';
 
 /**
@@ -434,13 +434,10 @@ export class WorkspaceManager {
    */
   async #commit(command: Command, decided: number, writes: readonly Write[], scope: Scope, lock: Lock): Promise<Result<{ seq: number; applied: Write[] }>> {
     let stored: StoredWrite[];
+    let plain: Map<string, unknown>;
     try {
-      stored = writes.map((w) => {
-        // A deleted turn's owner is its session (the stream it belongs to); the index holds it (a command loads what it deletes).
-        if (w.op === 'delete') return w.collection === 'turn' ? { ...w, owner: this.#index.turns.get(w.key)?.sessionId ?? null } : w;
-        const stamp = w.collection === 'turn' && (w.value as Turn).seq === decided;
-        return { op: 'put', collection: w.collection, key: w.key, json: encode(w.value), owner: ownerOf(w.collection, w.value), ...(stamp && { stamp: true }) };
-      });
+      // A deleted turn's owner is its session (the stream it belongs to); the index holds it (a command loads what it deletes).
+      ({ stored, plain } = encodeWrites(writes, decided, (key) => this.#index.turns.get(key)?.sessionId ?? null));
     } catch (error) {
       return err(new GolemError('INTERNAL', `${command.type} produced a record that is not JSON: ${(error as Error).message}`, { cause: error }));
     }
@@ -455,9 +452,7 @@ export class WorkspaceManager {
     } catch (error) {
       return err(toGolemError(error, 'STORE_ERROR'));
     }
-    const applied: Write[] = stored.map((w) =>
-      w.op === 'put' ? { op: 'put', collection: w.collection, key: w.key, value: JSON.parse(w.json) as unknown } : w,
-    );
+    const applied = appliedWrites(stored, plain);
     try {
       await this.#follower.committed(seq, stored, applied, before);
     } catch (error) {

@@ -21,7 +21,8 @@ export class MemoryStore implements Store {
   readonly kind = 'memory';
   /** Each record's JSON text and owner (null: workspace-wide), by collection then key. */
   #collections = new Map<string, Map<string, { json: string; owner: string | null }>>();
-  #log: CommandLogEntry[] = [];
+  /** The log, each entry's payload kept as its JSON text (parsed when read). */
+  #log: (Omit<CommandLogEntry, 'payload'> & { payload: string })[] = [];
   #ids = new Set<string>();
   /** Stream -> the seq of the last command that wrote it (see `append`). */
   #streams = new Map<string, number>();
@@ -61,7 +62,7 @@ export class MemoryStore implements Store {
       if (w.op === 'put' && before !== undefined && before !== (w.owner ?? null)) throw ownerConflict(w.collection, w.key);
       owners.set(id, w.op === 'put' ? (w.owner ?? null) : undefined);
     }
-    const logged: CommandLogEntry = { ...entry, payload: JSON.parse(encode(entry.payload)) as unknown };
+    const logged = { ...entry, payload: encode(entry.payload) };
     for (const w of writes) {
       let collection = this.#collections.get(w.collection);
       if (collection === undefined) this.#collections.set(w.collection, (collection = new Map<string, { json: string; owner: string | null }>()));
@@ -108,7 +109,9 @@ export class MemoryStore implements Store {
   async commandLog(options: { after?: number; limit?: number } = {}): Promise<CommandLogEntry[]> {
     this.#assertOpen();
     const after = options.after ?? 0;
-    return this.#log.slice(after, options.limit === undefined ? undefined : after + options.limit).map((e) => structuredClone(e));
+    return this.#log
+      .slice(after, options.limit === undefined ? undefined : after + options.limit)
+      .map((e) => ({ ...e, payload: JSON.parse(e.payload) as unknown }));
   }
 
   async stats(): Promise<StoreStats> {
@@ -143,6 +146,74 @@ export function sizedRecord(collection: string, key: string, json: string): Stor
 
 /** JSON text of a value, refusing what JSON cannot carry faithfully. */
 export function encode(value: unknown): string {
+  return encodeRecord(value).json;
+}
+
+/**
+ * JSON text of a value, refusing what JSON cannot carry faithfully (a bigint, a function, a
+ * symbol, a number that is not finite), and whether reading the text back gives the value
+ * itself (`plain`): plain objects and arrays of strings, finite numbers, booleans and null,
+ * with no undefined member, hole, -0 or `__proto__` key. A plain value need not be parsed
+ * again to be what a store returns. One walk checks it, then the native `JSON.stringify`
+ * (a replacer would take it off its fast path, about twice as slow); a value with a
+ * `toJSON` is encoded the careful way.
+ */
+export function encodeRecord(value: unknown): { json: string; plain: boolean } {
+  const walked = walk(value, 0);
+  if (walked === 'careful') return { json: encodeCarefully(value), plain: false };
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (cause) {
+    throw new GolemError('STORE_ERROR', `cannot store this value: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+  if (json === undefined) throw new GolemError('STORE_ERROR', 'cannot store an undefined value');
+  return { json, plain: walked === 'plain' };
+}
+
+/** How deep the walk goes before it leaves the rest to the careful encoder (a cycle ends there too). */
+const WALK_DEPTH = 64;
+
+/** 'plain', 'lossy' (JSON drops or changes something, harmlessly), or 'careful' (encode with the checking replacer). */
+function walk(v: unknown, depth: number): 'plain' | 'lossy' | 'careful' {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return 'plain';
+    case 'number':
+      if (!Number.isFinite(v)) throw new GolemError('STORE_ERROR', `cannot store the number ${v}`);
+      return Object.is(v, -0) ? 'lossy' : 'plain';
+    case 'undefined':
+      return 'lossy';
+    case 'object': {
+      if (v === null) return 'plain';
+      if (depth > WALK_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === 'function') return 'careful';
+      let result: 'plain' | 'lossy' = 'plain';
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          if (!(i in v)) result = 'lossy';
+          const r = walk(v[i], depth + 1);
+          if (r === 'careful') return r;
+          if (r === 'lossy') result = r;
+        }
+        return result;
+      }
+      const proto = Object.getPrototypeOf(v) as unknown;
+      if (proto !== Object.prototype && proto !== null) result = 'lossy';
+      for (const key of Object.keys(v)) {
+        if (key === '__proto__') result = 'lossy';
+        const r = walk((v as Record<string, unknown>)[key], depth + 1);
+        if (r === 'careful') return r;
+        if (r === 'lossy') result = r;
+      }
+      return result;
+    }
+    default:
+      throw new GolemError('STORE_ERROR', `cannot store a ${typeof v} value`);
+  }
+}
+
+function encodeCarefully(value: unknown): string {
   const json = JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') {
       throw new GolemError('STORE_ERROR', `cannot store a ${typeof v} value`);
