@@ -15,4 +15,9 @@ describe('uuidv7', () => {
     const earlier = uuidv7(1_700_000_000_000);
     expect(earlier > later).toBe(true);
   });
+
+  it('writes all 48 bits of the milliseconds, big-endian', () => {
+    expect(uuidv7(2 ** 48 - 1).slice(0, 13)).toBe('ffffffff-ffff');
+    expect(uuidv7(2 ** 48 - 1).slice(14, 15)).toBe('7');
+  });
 });

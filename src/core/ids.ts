@@ -4,6 +4,8 @@ const pool = new Uint8Array(16 * 256);
 let offset = pool.length;
 let lastMs = -1;
 let counter = 0;
+/** Each byte's two hex digits. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /**
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits, with a
@@ -26,11 +28,22 @@ export function uuidv7(now: number = Date.now()): string {
     lastMs = now;
     counter = (bytes[6] as number) & 0x07; // start low, leaving room to count up
   }
-  const ms = BigInt(now);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  // 48 bits of milliseconds: exact in a double, taken apart without BigInt.
+  const high = Math.floor(now / 2 ** 24);
+  const low = now % 2 ** 24;
+  bytes[0] = (high >>> 16) & 0xff;
+  bytes[1] = (high >>> 8) & 0xff;
+  bytes[2] = high & 0xff;
+  bytes[3] = (low >>> 16) & 0xff;
+  bytes[4] = (low >>> 8) & 0xff;
+  bytes[5] = low & 0xff;
   bytes[6] = 0x70 | (counter >> 8);
   bytes[7] = counter & 0xff;
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = Buffer.from(bytes).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let id = '';
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) id += '-';
+    id += HEX[bytes[i] as number] as string;
+  }
+  return id;
 }
