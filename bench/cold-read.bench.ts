@@ -2,7 +2,8 @@
  * The first read of a cold session (`npm run bench:cold`; issue 38, section 3): a session of
  * BENCH_COLD_TURNS (default 1,000) turns of 130 characters, written and closed, then loaded
  * by a new handle (`manager.load`), on SQLite and PostgreSQL; the median of BENCH_COLD_RUNS
- * (default 15) opens. Then, in the same run and on the same stored turns, the read step the
+ * (default 15) opens; on PostgreSQL also by a handle that read another (one-turn) session first, so its
+ * new connections have run the query once. Then, in the same run and on the same stored turns, the read step the
  * index used to take (each turn parsed by the turn schema) against the one it takes now
  * (`validatedPuts`: a check of the fields the index relies on; doctor validates them whole).
  */
@@ -21,20 +22,25 @@ const PG_URL = process.env.GOLEM_BENCH_DATABASE_URL ?? 'postgres://postgres@127.
 
 type Open = () => Promise<Workspace>;
 
-async function written(open: Open): Promise<string> {
+/** The big session's id, and a one-turn session's, read first where the connections are to be warm. */
+async function written(open: Open): Promise<{ id: string; small: string }> {
   const ws = await open();
+  const small = await ws.sessions.create({ label: 'small' });
+  await small.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'warm' }] });
   const session = await ws.sessions.create({ label: 'cold' });
   for (let i = 0; i < TURNS; i++) {
     await session.addTurn({ role: i % 2 === 0 ? 'user' : 'assistant', blocks: [{ type: 'text', text: `${i} `.padEnd(130, 'x') }] });
   }
   await ws.close();
-  return session.id;
+  return { id: session.id, small: small.id };
 }
 
-async function coldReads(open: Open, sessionId: string): Promise<number[]> {
+/** Each read by a new handle; `warm`: after it read another session, so its connections have run the query once. */
+async function coldReads(open: Open, sessionId: string, warm?: string): Promise<number[]> {
   const times: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     const ws = await open();
+    if (warm !== undefined) await ws.manager.load([warm]);
     const t0 = performance.now();
     await ws.manager.load([sessionId]);
     times.push(performance.now() - t0);
@@ -52,14 +58,26 @@ try {
   log(`writing ${TURNS} turns on SQLite and PostgreSQL`);
   const onSqlite = await written(sqlite);
   const onPostgres = await written(postgres);
-  const sqliteMs = median(await coldReads(sqlite, onSqlite));
-  const postgresMs = median(await coldReads(postgres, onPostgres));
+  const sqliteMs = median(await coldReads(sqlite, onSqlite.id));
+  const postgresMs = median(await coldReads(postgres, onPostgres.id));
+  const warmMs = median(await coldReads(postgres, onPostgres.id, onPostgres.small));
   rows.push({ measure: `cold read of ${TURNS} turns, SQLite`, value: fmt(sqliteMs), target: '≤ 10 ms', ok: sqliteMs <= 10 });
-  rows.push({ measure: `cold read of ${TURNS} turns, PostgreSQL`, value: fmt(postgresMs), target: '≤ 20 ms', ok: postgresMs <= 20 });
+  rows.push({
+    measure: `cold read of ${TURNS} turns, PostgreSQL, the handle's first query of a session`,
+    value: fmt(postgresMs),
+    target: '≤ 20 ms',
+    ok: postgresMs <= 20,
+  });
+  rows.push({
+    measure: `cold read of ${TURNS} turns, PostgreSQL, after the handle read another session`,
+    value: fmt(warmMs),
+    target: '≤ 20 ms',
+    ok: warmMs <= 20,
+  });
 
   // The read step alone, on the stored records of the SQLite session: before (schema) and now.
   const ws = await sqlite();
-  const records = (await ws.manager.store.loadRecords?.({ owners: [onSqlite] }))?.records ?? [];
+  const records = (await ws.manager.store.loadRecords?.({ owners: [onSqlite.id] }))?.records ?? [];
   await ws.close();
   const turns = records.filter((r) => r.collection === 'turn');
   const step = (fn: () => void) => {
