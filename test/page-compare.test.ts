@@ -3,7 +3,7 @@
  * side by side, from `GET /api/sessions/:a/diff/:b`: main and its what-if fork chosen first,
  * their turns since the common ancestor in two columns (stacked on a phone), the environment
  * value that differs, the UI instances that differ as RFC 6902, each side's clearance; the
- * sides swapped, an unrelated session chosen, one deleted meanwhile refused in words. Checked
+ * sides swapped, an unrelated session chosen, one deleted meanwhile replaced. Checked
  * with axe-core at desktop and phone sizes, light and dark, with a screenshot of each.
  */
 import type { Page } from 'playwright-core';
@@ -91,13 +91,14 @@ describe('the Compare view', () => {
     expect(await columnTurns(page, 'b')).toEqual(['Youwhat is RFC 6902?']);
     expect(await view.locator('[data-testid="compare-turns-b"] strong').textContent()).toBe('RFC 6902');
     expect(await columnTurns(page, 'a')).toEqual(['Youplan a trip', 'GolemPorto for two nights?', 'Youwhat about Lisbon?', 'GolemLisbon for three nights.']);
-    expect(await view.getByTestId('compare-merge-button').isDisabled()).toBe(true);
+    expect(await view.getByTestId('compare-merge-button').getAttribute('aria-disabled')).toBe('true');
     expect(await view.locator('#compare-merge-why').textContent()).toBe('Unrelated sessions cannot be merged.');
 
-    // Deleted meanwhile: the server's refusal, in words, in the view.
+    // Deleted meanwhile: the side is replaced, as when the view opened (the fork's own parent), and compared again.
     await ws.sessions.delete(other.id);
-    await view.getByTestId('compare-swap').click();
-    await expect.poll(() => view.getByRole('alert').textContent()).toMatch(/^The comparison failed: no session with id/);
+    await expect.poll(() => view.getByTestId('compare-b').inputValue()).toBe(b.main);
+    await expect.poll(() => columnTurns(page, 'b')).toEqual(['Youyes, Porto']);
+    expect(await view.getByRole('alert').count()).toBe(0);
 
     // Escape closes it, and the chat is there as it was.
     await page.keyboard.press('Escape');
@@ -106,18 +107,23 @@ describe('the Compare view', () => {
 
     // Opened again on main: the fork merged into it, then nothing is left to bring.
     await page.getByTestId('compare-open').click();
+    // A turn the fork gets while the view is open is shown before anything is merged.
+    await (await ws.sessions.open(b.whatIf))?.addTurn({ role: 'user', blocks: [text('and a tram pass')] });
+    await expect.poll(() => columnTurns(page, 'b')).toEqual(['Youwhat about Lisbon?', 'GolemLisbon for three nights.', 'Youand a tram pass']);
     const merge = view.getByTestId('compare-merge-button');
     expect(await merge.textContent()).toBe('Merge what if Lisbon into main');
     await merge.click();
     await expect.poll(() => texts(page, '[data-testid="compare-turns-b"] p')).toEqual(['No turns since.']);
-    expect(await merge.isDisabled()).toBe(true);
+    expect(await merge.getAttribute('aria-disabled')).toBe('true');
+    expect(await view.getByTestId('compare-merge-status').textContent()).toBe('Merged what if Lisbon into main.');
     // The merge turn in words, without the session's id the model reads.
-    expect(await columnTurns(page, 'a')).toEqual(['Youyes, Porto', 'systemMerged 2 turns from the branch "what if Lisbon" into this conversation.']);
+    expect(await columnTurns(page, 'a')).toEqual(['Youyes, Porto', 'NoticeMerged 3 turns from the branch "what if Lisbon" into this conversation.']);
     expect(await view.locator('#compare-merge-why').textContent()).toBe('main already has everything what if Lisbon has.');
     await ws.manager.refresh();
     const head = ws.sessions.get(b.main)?.head();
+    const fromHead = ws.sessions.get(b.whatIf)?.head();
     expect(head === null || head === undefined ? undefined : ws.manager.workspace().turn(head)?.merge).toEqual({
-      from: { id: b.answered.id, version: b.answered.version },
+      from: fromHead,
       base: { id: b.parted.id, version: 0 },
       as: 'turns',
     });

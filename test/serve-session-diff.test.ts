@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWorkspace, type PatchInput } from '../src/index.js';
 import { createGolemHandler, serve } from '../src/serve/index.js';
-import type { MergeResult, SessionComparison, SessionSummary } from '../src/serve/api-types.js';
+import type { MergeResult, SessionComparison, SessionDetail, SessionSummary } from '../src/serve/api-types.js';
 import { whatIfBranches } from './fixtures/session-branches.js';
 import { scriptedModel, type ScriptStep } from '../src/test/index.js';
 import { text } from './helpers.js';
@@ -179,6 +179,9 @@ describe('GET /api/sessions/:a/diff/:b', () => {
     expect((await call('POST', `/api/sessions/${b.main}/messages`, { text: 'book Porto' })).status).toBe(202);
     const busy = await call('POST', `/api/sessions/${b.main}/merge`, { from: b.whatIf, as: 'summary' });
     expect([busy.status, busy.body.error?.code]).toEqual([409, 'SESSION_BUSY']);
+    // Nor is a branch merged while its own run is half-way.
+    const halfway = await call('POST', `/api/sessions/${b.whatIf}/merge`, { from: b.main });
+    expect([halfway.status, halfway.body.error?.code]).toEqual([409, 'SESSION_BUSY']);
     release();
     await server.settled(b.main);
     expect(ws.manager.workspace().turn(ws.sessions.get(b.main)?.head() ?? { id: '', version: 0 })?.merge).toBeUndefined();
@@ -188,5 +191,12 @@ describe('GET /api/sessions/:a/diff/:b', () => {
     const turn = ws.manager.workspace().turn(merged.body.turn);
     expect(turn?.merge?.as).toBe('summary');
     expect(JSON.stringify(turn?.blocks)).toContain('The branch weighed Lisbon for three nights instead.');
+    // The chat shows it in words, with the summary and without the session id the model is given.
+    const detail = (await (
+      await fetch(new URL(`/api/sessions/${b.main}`, server.url), { headers: { authorization: `Bearer ${server.token}` } })
+    ).json()) as SessionDetail;
+    expect(detail.turns.at(-1)?.text).toBe(
+      'Merged the branch "what if Lisbon", as a summary of its 2 turns: The branch weighed Lisbon for three nights instead.',
+    );
   });
 });

@@ -53,10 +53,16 @@ export function mountSessionDiffRoute(app: HonoApp, host: ServeHost, access: Ses
     await host.workspace.manager.refresh();
     const into = access.session(who, c.req.param('id'));
     const from = access.session(who, body.from).record();
-    if (host.runs.busyAnywhere(into.id)) throw new GolemError('SESSION_BUSY', "the session's agent is answering; merge once it has finished");
+    // Neither side may be mid-run (a run leases its root session; a worker's session runs under it): a merge turn
+    // between a call and its result would break the run, and a branch mid-run would bring in half an answer.
+    for (const id of new Set([into.id, from.id].flatMap((id) => [id, host.rootOf(id)]))) {
+      if (host.runs.busyAnywhere(id)) throw new GolemError('SESSION_BUSY', `session "${id}" has a run in progress; merge once it has finished`);
+    }
     const as = body.as ?? 'turns';
     const model = host.model;
-    const turn = await into.merge(from.id, model === undefined ? { as } : { as, model });
+    const options = { as, signal: c.req.raw.signal, ...(model !== undefined && { model }) };
+    // Reserved while the merge is written (a summary waits on the model): no run starts on it meanwhile.
+    const turn = await host.runs.reserving(host.rootOf(into.id), () => into.merge(from.id, options));
     const result: MergeResult = { turn: { id: turn.id, version: turn.version }, from: from.id, as };
     return c.json(result, 201);
   });

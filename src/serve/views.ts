@@ -55,7 +55,7 @@ export function turnView(turn: Turn, view: SessionView): TurnView {
     id: turn.id,
     version: turn.version,
     role: turn.role as TurnView['role'],
-    text: kind === 'notice' ? [...notices, ...text.map(noticeText)].join(' ') : joined,
+    text: kind === 'notice' ? (mergeNotice(turn) ?? [...notices, ...text.map(noticeText)].join(' ')) : joined,
     toolCalls,
     toolResults,
     branch,
@@ -85,10 +85,24 @@ function uiActionOf(text: string): TurnView['uiAction'] {
   return { label: match[1] as string, actionId: match[2] as string, instanceId: match[3] as string, values: values as Record<string, unknown> };
 }
 
+/**
+ * A merge turn in words, from what it records (`merge.as`, `meta.mergedBranch`): the text the
+ * model reads names the branch's session by id, which a person has no use for.
+ */
+function mergeNotice(turn: Turn): string | undefined {
+  const branch = turn.meta.mergedBranch;
+  if (turn.merge === undefined || typeof branch !== 'object' || branch === null || Array.isArray(branch)) return undefined;
+  const name = typeof branch.label === 'string' ? `the branch "${branch.label}"` : 'an unnamed branch';
+  const n = typeof branch.turns === 'number' ? branch.turns : 0;
+  const count = `${n} turn${n === 1 ? '' : 's'}`;
+  if (turn.merge.as === 'turns') return `Merged ${count} from ${name} into this conversation.`;
+  const first = turn.blocks[0];
+  const summary = first?.type === 'text' ? first.text.split('\n\n').slice(1).join('\n\n') : '';
+  return `Merged ${name}, as a summary of its ${count}: ${summary}`;
+}
+
 /** A system turn's text in a few words: a clearance decision without the item's id. */
 function noticeText(text: string): string {
-  // A merge names the branch's session for the model; a person reads the branch's label (an unlabeled one is "an unnamed branch").
-  if (text.startsWith('Merged ')) return text.replace(/ \(session [^)\s]+\)/, '').replace(/the branch of session [^\s,]+/, 'an unnamed branch');
   const decision = /^\[System: the user (pushed|discarded|deferred \(it stays staged\)) clearance item \S+: (.*)\]$/s.exec(text);
   if (decision === null) return text.replace(/^\[System: (.*)\]$/s, '$1');
   const verb = decision[1] === 'pushed' ? 'Pushed' : decision[1] === 'discarded' ? 'Discarded' : 'Deferred (it stays staged)';

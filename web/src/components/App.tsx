@@ -230,7 +230,8 @@ function Workspace({ token, onUnauthorized }: { token: string; onUnauthorized: (
           </UiContext.Provider>
         </aside>
         <StatusLine notice={notice} onDismiss={() => setNotice(null)} />
-        {comparing && (
+        {/* An approval comes first: the Compare dialog steps aside (it opens again once answered). */}
+        {comparing && approval === undefined && (
           <CompareView
             sessions={serve?.sessions ?? []}
             first={openId}

@@ -25,7 +25,7 @@ interface Props {
 
 const nameOf = (sessions: SessionSummary[], id: string) => plainText(sessions.find((s) => s.id === id)?.label ?? 'Untitled');
 
-/** What to set beside `a` first: its newest fork, else the session it was forked from, else the newest other. */
+/** What to set beside `a` first: its most recently updated fork (the list is newest first), else the session it was forked from, else the newest other. */
 export function partnerOf(sessions: SessionSummary[], a: string): string {
   const fork = sessions.find((s) => s.forkedFrom === a);
   const parent = sessions.find((s) => s.id === sessions.find((x) => x.id === a)?.forkedFrom);
@@ -46,8 +46,16 @@ export function CompareView({ sessions, first, compare, merge, canSummarize, onC
     if (d !== null && !d.open) d.showModal();
   }, []);
 
+  // Read again when either side changes (a turn added, a merge): what is shown is what a merge would bring.
+  const stamp = sessions
+    .filter((s) => s.id === a || s.id === b)
+    .map((s) => `${s.id}:${s.updatedAt}:${s.turns}`)
+    .join();
+  const pair = useRef('');
   useEffect(() => {
-    setResult(null);
+    // Another pair: the last one's result goes; the same pair read again keeps it meanwhile (and the focus in it).
+    if (pair.current !== `${a}|${b}`) setResult(null);
+    pair.current = `${a}|${b}`;
     setError(null);
     if (a === '' || b === '' || a === b) return;
     let live = true;
@@ -58,9 +66,15 @@ export function CompareView({ sessions, first, compare, merge, canSummarize, onC
     return () => {
       live = false;
     };
-  }, [a, b, compare, round]);
+  }, [a, b, compare, round, stamp]);
+  // A side deleted meanwhile is replaced, as when the view opened.
+  useEffect(() => {
+    if (sessions.length === 0) return;
+    if (!sessions.some((s) => s.id === a)) setA(sessions[0]?.id ?? '');
+    else if (!sessions.some((s) => s.id === b)) setB(partnerOf(sessions, a));
+  }, [sessions, a, b]);
 
-  const pick = (side: 'a' | 'b', id: string) => {
+  const chooseBranch = (side: 'a' | 'b', id: string) => {
     if (side === 'a') {
       setA(id);
       if (id === b) setB(partnerOf(sessions, id));
@@ -81,7 +95,7 @@ export function CompareView({ sessions, first, compare, merge, canSummarize, onC
         <p class="muted">Fork a session to have two branches to compare.</p>
       ) : (
         <div class="compare-pick">
-          <SessionSelect label="Branch" testId="compare-a" sessions={sessions} value={a} onPick={(id) => pick('a', id)} />
+          <SessionSelect label="First branch" testId="compare-a" sessions={sessions} value={a} onPick={(id) => chooseBranch('a', id)} />
           <button
             type="button"
             class="btn btn-secondary btn-small"
@@ -94,7 +108,13 @@ export function CompareView({ sessions, first, compare, merge, canSummarize, onC
           >
             ⇄
           </button>
-          <SessionSelect label="beside" testId="compare-b" sessions={sessions.filter((s) => s.id !== a)} value={b} onPick={(id) => pick('b', id)} />
+          <SessionSelect
+            label="second branch"
+            testId="compare-b"
+            sessions={sessions.filter((s) => s.id !== a)}
+            value={b}
+            onPick={(id) => chooseBranch('b', id)}
+          />
         </div>
       )}
       {error !== null && (
@@ -137,6 +157,7 @@ function MergeBar(props: {
   const [as, setAs] = useState<'turns' | 'summary'>('turns');
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const why = !props.related ? 'Unrelated sessions cannot be merged.' : props.nothing ? `${props.a} already has everything ${props.b} has.` : null;
   return (
     <div class="compare-merge" data-testid="compare-merge">
@@ -144,13 +165,20 @@ function MergeBar(props: {
         type="button"
         class="btn btn-primary btn-small"
         data-testid="compare-merge-button"
-        disabled={why !== null || busy}
+        // aria-disabled, not disabled: the button stays focusable, and its reason is read with it.
+        aria-disabled={why !== null || busy ? 'true' : undefined}
         aria-describedby={why === null ? undefined : 'compare-merge-why'}
         onClick={() => {
+          if (why !== null || busy) return;
           setBusy(true);
           setRefused(null);
+          setDone(null);
+          const merged = `Merged ${props.b} into ${props.a}.`;
           props.onMerge(as).then(
-            () => setBusy(false),
+            () => {
+              setBusy(false);
+              setDone(merged);
+            },
             (e: Error) => {
               setBusy(false);
               setRefused(e.message);
@@ -179,6 +207,9 @@ function MergeBar(props: {
           The merge failed: {refused}
         </span>
       )}
+      <span class="muted small" role="status" data-testid="compare-merge-status">
+        {done}
+      </span>
     </div>
   );
 }
@@ -313,6 +344,7 @@ function TurnColumn({ side, name, turns }: { side: 'a' | 'b'; name: string; turn
 function roleWord(t: TurnView): string {
   if (t.kind === 'ui-action') return 'You, on a UI';
   if (t.kind === 'results') return 'Results';
+  if (t.kind === 'notice') return 'Notice';
   return t.role === 'user' ? 'You' : t.role === 'assistant' ? 'Golem' : t.role;
 }
 
