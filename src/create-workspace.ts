@@ -26,6 +26,8 @@ import { UIApi } from './ui/ui-api.js';
 import { ApprovalApi, TrustApi } from './agent/agent-api.js';
 import { ClearanceApi } from './agent/clearance.js';
 import { TaskApi } from './agent/task-api.js';
+import { agentRetentionHolds } from './agent/retention-holds.js';
+import { parseRetentionPolicy, RetentionApi, retentionExtension, type RetentionPolicyInput } from './core/retention/index.js';
 import { RunService } from './agent/run-service.js';
 import { Worker, type WorkerOptions } from './agent/worker/index.js';
 import { Bm25Retriever, type ContextRetriever } from './prompt/context-retriever.js';
@@ -78,6 +80,11 @@ export interface CreateWorkspaceOptions {
    * with gpt-tokenizer, others at about four characters a token).
    */
   prompt?: { stages?: Partial<PromptStages>; retriever?: ContextRetriever; estimator?: (text: string) => number };
+  /**
+   * The retention policy `ws.retention.apply()` and `golem gc` use when given none: idle
+   * sessions deleted, turns off the path trimmed, the log compacted (INVALID_ARGUMENT when malformed).
+   */
+  retention?: RetentionPolicyInput;
 }
 
 /** What `golem status` prints. */
@@ -140,6 +147,12 @@ export interface Workspace {
    * read them (`get`, `list`), cancel one from any process (`cancel`).
    */
   readonly runs: RunService;
+  /**
+   * Retention: `apply(policy, { dryRun })` deletes idle sessions, trims turns off the path and
+   * compacts the log, never what a kept session sees, a pin, a pending approval or clearance
+   * item or an unfinished run holds.
+   */
+  readonly retention: RetentionApi;
   /** Every topic in use, with what carries it (derived from sessions, roles, preferences and context). */
   topics(): TopicUsage[];
   summary(): Promise<WorkspaceSummary>;
@@ -159,6 +172,7 @@ export interface Workspace {
 export async function createWorkspace(options: CreateWorkspaceOptions = {}): Promise<Workspace> {
   // Checked before anything opens, so a bad limit leaves nothing to close.
   const maxBlobBytes = options.maxBlobBytes === undefined ? undefined : checkMaxBlobBytes(options.maxBlobBytes);
+  if (options.retention !== undefined) parseRetentionPolicy(options.retention);
   const dir = options.dir === undefined ? undefined : resolve(options.dir);
   const env = options.env ?? process.env;
   const databaseUrl = env.GOLEM_DATABASE_URL === '' ? undefined : env.GOLEM_DATABASE_URL;
@@ -200,6 +214,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
   });
   manager.extend(environmentExtension);
   manager.extend(agentExtension);
+  manager.extend(retentionExtension([agentRetentionHolds]));
   manager.extend(sessionOwnersExtension);
   manager.extend(browserExtension);
   const catalog = new UICatalog();
@@ -265,6 +280,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions = {}): Pro
     browser,
     ui: new UIApi(manager, catalog),
     mcp,
+    retention: new RetentionApi(manager, { holds: [agentRetentionHolds], ...(options.retention !== undefined && { policy: options.retention }) }),
     get runs() {
       return runService();
     },

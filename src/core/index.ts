@@ -95,10 +95,22 @@ export { BlobApi, DEFAULT_MAX_BLOB_BYTES } from './blob-api.js';
 export { ContextApi, PreferenceApi, RoleApi } from './resource-api.js';
 export { checkInvariants, type InvariantViolation } from './invariants.js';
 export { doctor, type DoctorReport, type LapsedHolds } from './doctor.js';
+export {
+  PinRecord,
+  RetentionApi,
+  RetentionPolicy,
+  parseRetentionPolicy,
+  retentionExtension,
+  type RetentionHold,
+  type RetentionHolds,
+  type RetentionOptions,
+  type RetentionPolicyInput,
+  type RetentionReport,
+} from './retention/index.js';
 
 // ---- the store boundary ------------------------------------------------------
 export type { Appended, CommandLogEntry, CommandLogInput, Store, StoreChange, StoreStats, StoredRecord, StoredWrite, StreamCheck, Write } from './store.js';
-export { WORKSPACE_STREAM } from './store.js';
+export { LOG_CHECKPOINT, WORKSPACE_STREAM, type LogCheckpoint } from './store.js';
 export { stampSeq, stampWrites, streamConflict } from './streams.js';
 export { duplicateCommand, lockAwaited, ownerConflict, seqMismatch, streamMoved } from './store-errors.js';
 export { MemoryStore } from './memory-store.js';

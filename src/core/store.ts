@@ -176,4 +176,23 @@ export interface Store {
   append?(entry: CommandLogInput, writes: readonly StoredWrite[], check: StreamCheck): Promise<Appended>;
   /** Optional: calls `listener` with the seq of each command any process commits (NaN: some may have been missed). Returns the unsubscribe. */
   subscribe?(listener: (seq: number) => void): () => void;
+  /**
+   * Optional, for stores that can shrink their log (retention): replaces the oldest entries,
+   * up to `limit` of them and only while their timestamp is before `before`, by one checkpoint
+   * entry (`LOG_CHECKPOINT`) at the seq of the last one replaced, in one transaction. The last
+   * entry always stays (the log's seq), and a store that keeps each command's writes keeps the
+   * replaced last one's, so a process one command behind still catches up (further behind, it
+   * sees a gap and rebuilds). With `dryRun`, counts without writing.
+   */
+  compactLog?(options: { before: string; limit: number; dryRun?: boolean }): Promise<{ removed: number; bytes: number }>;
+}
+
+/** The type of the log entry that stands for the entries compaction removed (`Store.compactLog`). */
+export const LOG_CHECKPOINT = 'log:checkpoint';
+
+/** A checkpoint's payload: the seqs it stands for and how many commands they were. */
+export interface LogCheckpoint {
+  from: number;
+  to: number;
+  commands: number;
 }

@@ -189,6 +189,35 @@ export class SqliteStore implements Store {
     if (this.#statements === undefined) throw closed();
     return this.#statements;
   }
+
+  /** Retention: replaces the oldest log entries before `before` by a checkpoint, in one transaction (see `Store.compactLog`). */
+  async compactLog(options: { before: string; limit: number; dryRun?: boolean }): Promise<{ removed: number; bytes: number }> {
+    this.#open();
+    const db = this.#db as BetterSqlite3.Database;
+    // Loaded here, so that this block is the store's only change for retention.
+    const { planCompaction } = await import('../core/retention/log-compaction.js');
+    return db.transaction(() => {
+      const rows = db
+        .prepare<[number], { seq: number; type: string; payload: string; timestamp: string; bytes: number }>(
+          `SELECT seq, type, payload, timestamp, length(payload) + length(id) + length(type) + length(timestamp) + coalesce(length(actor), 0) AS bytes
+             FROM command_log WHERE seq < (SELECT max(seq) FROM command_log) ORDER BY seq LIMIT ?`,
+        )
+        .all(options.limit + 1);
+      const plan = planCompaction(rows, options.before, options.limit);
+      if (plan === undefined) return { removed: 0, bytes: 0 };
+      if (options.dryRun !== true) {
+        const remove = db.prepare<[number]>('DELETE FROM command_log WHERE seq = ?');
+        for (const seq of plan.deleted) remove.run(seq);
+        db.prepare<[string, string, string, number]>('UPDATE command_log SET id = ?, type = ?, payload = ?, actor = NULL WHERE seq = ?').run(
+          plan.id,
+          plan.type,
+          plan.payload,
+          plan.to,
+        );
+      }
+      return { removed: plan.removed, bytes: plan.bytes };
+    })();
+  }
 }
 
 /** Brings `db` up to the newest migration, each in its own transaction. */

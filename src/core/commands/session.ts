@@ -19,6 +19,7 @@ import {
   withLength,
 } from './kit.js';
 import { pathLength } from '../turn-tree.js';
+import type { WorkspaceView } from '../workspace-index.js';
 import { removal } from './turn.js';
 
 /** The id a caller chose for a new session, if any. */
@@ -154,18 +155,27 @@ export const sessionDelete = defineCommand({
   description: 'Deletes a session and every turn no other session needs, releasing their blobs.',
   payload: z.strictObject({ sessionId: Id }),
   sessions: forkFamily,
-  reduce(payload, ctx) {
-    const { index } = ctx;
-    const session = requireSession(index, payload.sessionId);
-    const start = [...index.createdIn(session.id)].map((key) => index.turns.get(key) as Turn);
-    for (const ref of [session.head, session.forkedFrom?.turn ?? null]) {
-      const turn = ref === null ? undefined : index.turn(ref);
-      if (turn !== undefined) start.push(turn);
-    }
-    const deleted = collect(index, start, new Set(), { session, dying: session.id });
-    return removal(ctx, deleted, [{ op: 'delete', collection: 'session', key: session.id }]);
-  },
+  reduce: (payload, ctx) => deleteSession(ctx, requireSession(ctx.index, payload.sessionId)),
 });
+
+/**
+ * The change that deletes a session and every turn no other session needs, releasing their
+ * blobs (`session:delete`'s, which a retention sweep uses too). The reducer must hold the
+ * session's fork family (`sessions: forkFamily`).
+ */
+export function deleteSession(ctx: ReducerContext, session: Session): ReturnType<typeof removal> {
+  return removal(ctx, turnsDeletedWith(ctx.index, session), [{ op: 'delete', collection: 'session', key: session.id }]);
+}
+
+/** The keys of the turns that go when `session` is deleted: those no other session needs. */
+export function turnsDeletedWith(index: WorkspaceView, session: Session): Set<string> {
+  const start = [...index.createdIn(session.id)].map((key) => index.turns.get(key) as Turn);
+  for (const ref of [session.head, session.forkedFrom?.turn ?? null]) {
+    const turn = ref === null ? undefined : index.turn(ref);
+    if (turn !== undefined) start.push(turn);
+  }
+  return collect(index, start, new Set(), { session, dying: session.id });
+}
 
 export const sessionRoleSwitch = defineCommand({
   type: 'session:role:switch',

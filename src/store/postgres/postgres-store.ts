@@ -370,6 +370,41 @@ export class PostgresStore implements Store {
     if (this.#pool === undefined) throw new GolemError('STORE_ERROR', 'the PostgreSQL store is not open');
     return this.#pool;
   }
+
+  /**
+   * Retention: replaces the oldest log entries before `before` by a checkpoint, in one
+   * transaction under a lock of its own (see `Store.compactLog`). The checkpoint keeps the
+   * writes of the entry it replaces, so a process one command behind still catches up.
+   */
+  async compactLog(options: { before: string; limit: number; dryRun?: boolean }): Promise<{ removed: number; bytes: number }> {
+    // Loaded here, so that this block is the store's only change for retention.
+    const { planCompaction } = await import('../../core/retention/log-compaction.js');
+    return transaction(this.#requirePool(), 'the log compaction', async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#lockKey}:compact`]);
+      const { rows } = await client.query<{ seq: string; type: string; payload: string; timestamp: string; bytes: string }>(
+        `SELECT seq, type, payload, timestamp,
+                octet_length(payload) + octet_length(writes) + octet_length(id) + octet_length(type) + octet_length(timestamp) + coalesce(octet_length(actor), 0) AS bytes
+           FROM ${this.#s}.command_log WHERE seq < (SELECT max(seq) FROM ${this.#s}.command_log) ORDER BY seq LIMIT $1`,
+        [options.limit + 1],
+      );
+      const plan = planCompaction(
+        rows.map((r) => ({ ...r, seq: Number(r.seq), bytes: Number(r.bytes) })),
+        options.before,
+        options.limit,
+      );
+      if (plan === undefined) return { removed: 0, bytes: 0 };
+      if (options.dryRun !== true) {
+        await client.query(`DELETE FROM ${this.#s}.command_log WHERE seq = ANY($1::bigint[])`, [plan.deleted]);
+        await client.query(`UPDATE ${this.#s}.command_log SET id = $1, type = $2, payload = $3, actor = NULL WHERE seq = $4`, [
+          plan.id,
+          plan.type,
+          plan.payload,
+          plan.to,
+        ]);
+      }
+      return { removed: plan.removed, bytes: plan.bytes };
+    });
+  }
 }
 
 /** The SQLSTATEs golem_append raises (class GL, Golem's own). */
