@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unwrap, type SessionRecord, type StoredRecord, type Turn, type TurnRef, type Workspace } from '../src/index.js';
+import { mulberry32 } from '../test/web-tasks/tasks.js';
 
 export interface RetentionFixtureOptions {
   /** Turn versions to write in all. */
@@ -32,23 +33,11 @@ export interface RetentionFixture {
   pinnedTurn: TurnRef;
 }
 
-/** mulberry32: a small deterministic generator. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const HOUR = 3_600_000;
 
 /** Builds the fixture in `ws` (a fresh workspace whose clock `advance` moves). */
 export async function buildRetentionFixture(ws: Workspace, options: RetentionFixtureOptions): Promise<RetentionFixture> {
-  const rng = random(options.seed ?? 38);
+  const rng = mulberry32(options.seed ?? 38);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
   const dispatch = async (type: string, payload: unknown): Promise<unknown> => unwrap(await ws.manager.dispatch({ type, payload } as never));
   const text = (t: string) => ({ type: 'text' as const, text: t });

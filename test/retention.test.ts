@@ -104,4 +104,43 @@ describe.each(['sqlite', 'postgres'] as const)('retention on %s', (kind) => {
     expect(ws.manager.workspace().lastSeq).toBe(seq);
     await ws.close();
   });
+
+  it('compacts the log: entries older than keepFor become one checkpoint, the seq stays, a reopen and doctor find it sound', async () => {
+    const time = movableClock();
+    const open = opener(kind, time.clock);
+    let ws = await open();
+    const session = await ws.sessions.create({ label: 'long' });
+    for (let i = 0; i < 30; i++) await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `old ${i}` }] });
+    time.advance(48 * HOUR);
+    for (let i = 0; i < 5; i++) await session.addTurn({ role: 'user', blocks: [{ type: 'text', text: `new ${i}` }] });
+    const lastSeq = ws.manager.workspace().lastSeq;
+    const oldEntries = (await ws.manager.store.commandLog()).filter((e) => Date.parse(e.timestamp) < time.clock().getTime() - 24 * HOUR);
+
+    const dry = await ws.retention.apply({ log: { keepFor: '1d' } }, { dryRun: true });
+    expect((await ws.manager.store.commandLog()).length).toBe(lastSeq); // a dry run writes nothing
+    const report = await ws.retention.apply({ log: { keepFor: '1d' } });
+    expect(report.log).toMatchObject({ count: oldEntries.length, supported: true });
+    expect(dry.log.count).toBe(report.log.count);
+    expect(report.log.bytes).toBeGreaterThan(0);
+    await ws.close();
+
+    ws = await open();
+    const log = await ws.manager.store.commandLog();
+    expect(log[0]).toMatchObject({
+      type: 'log:checkpoint',
+      seq: oldEntries.at(-1)?.seq,
+      payload: { from: 1, to: oldEntries.at(-1)?.seq, commands: oldEntries.length },
+    });
+    expect(log).toHaveLength(lastSeq - oldEntries.length + 1);
+    expect(log.slice(1).every((e) => e.type !== 'log:checkpoint' && Date.parse(e.timestamp) >= Date.parse(oldEntries.at(-1)?.timestamp ?? ''))).toBe(true);
+    expect(log.at(-1)?.seq).toBe(lastSeq);
+    const reopened = await ws.sessions.open(session.id);
+    expect(reopened?.record().length).toBe(35);
+    expect((await doctor(ws.manager)).healthy).toBe(true);
+    // Again: nothing more is old enough, and what a new command gets is the next seq.
+    expect((await ws.retention.apply({ log: { keepFor: '1d' } })).log.count).toBe(0);
+    await reopened?.addTurn({ role: 'user', blocks: [{ type: 'text', text: 'after' }] });
+    expect(ws.manager.workspace().lastSeq).toBe(lastSeq + 1);
+    await ws.close();
+  });
 });

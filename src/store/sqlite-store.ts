@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { GolemError } from '../core/errors.js';
 import { encode, sizedRecord } from '../core/memory-store.js';
 import { duplicateCommand, ownerConflict, seqMismatch } from '../core/store-errors.js';
+import { planCompaction } from '../core/retention/log-compaction.js';
 import { SQLITE_MIGRATIONS, type Migration } from './sqlite-migrations.js';
 import type { CommandLogEntry, CommandLogInput, Store, StoreStats, StoredRecord, StoredWrite } from '../core/store.js';
 
@@ -194,8 +195,6 @@ export class SqliteStore implements Store {
   async compactLog(options: { before: string; limit: number; dryRun?: boolean }): Promise<{ removed: number; bytes: number }> {
     this.#open();
     const db = this.#db as BetterSqlite3.Database;
-    // Loaded here, so that this block is the store's only change for retention.
-    const { planCompaction } = await import('../core/retention/log-compaction.js');
     return db.transaction(() => {
       const rows = db
         .prepare<[number], { seq: number; type: string; payload: string; timestamp: string; bytes: number }>(
@@ -206,8 +205,7 @@ export class SqliteStore implements Store {
       const plan = planCompaction(rows, options.before, options.limit);
       if (plan === undefined) return { removed: 0, bytes: 0 };
       if (options.dryRun !== true) {
-        const remove = db.prepare<[number]>('DELETE FROM command_log WHERE seq = ?');
-        for (const seq of plan.deleted) remove.run(seq);
+        db.prepare<[string]>('DELETE FROM command_log WHERE seq IN (SELECT value FROM json_each(?))').run(JSON.stringify(plan.deleted));
         db.prepare<[string, string, string, number]>('UPDATE command_log SET id = ?, type = ?, payload = ?, actor = NULL WHERE seq = ?').run(
           plan.id,
           plan.type,

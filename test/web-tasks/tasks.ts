@@ -37,7 +37,7 @@ export const TASKS: readonly WebTask[] = [
 type Rng = () => number;
 
 /** mulberry32: a small 32-bit PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): Rng {
+export function mulberry32(seed: number): Rng {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -28,6 +28,22 @@ export function pinKey(target: { sessionId: string; turn?: TurnRef | null }): st
   return target.turn == null ? `session:${target.sessionId}` : `turn:${turnKey(target.turn)}`;
 }
 
+type PinContext = { index: { collection(name: 'pin'): ReadonlyMap<string, PinRecord> }; now: string };
+
+/** The pin of `key` (the one there, if any): writes and result of a pin command. */
+function pinned(ctx: PinContext, key: string, sessionId: string, turn: TurnRef | null) {
+  const existing = ctx.index.collection('pin').get(key);
+  if (existing !== undefined) return { writes: [], result: existing };
+  const pin: PinRecord = { key, sessionId, turn, createdAt: ctx.now };
+  return { writes: [{ op: 'put' as const, collection: 'pin', key, value: pin }], result: pin };
+}
+
+/** The pin of `key` removed, if there is one: writes and result of an unpin command. */
+function unpinned(ctx: PinContext, key: string) {
+  const removed = ctx.index.collection('pin').has(key);
+  return { writes: removed ? [{ op: 'delete' as const, collection: 'pin', key }] : [], result: { removed } };
+}
+
 const TurnTarget = z.strictObject({ sessionId: Id, turnId: Id, version: z.number().int().nonnegative().optional() });
 
 export const turnPin = defineCommand({
@@ -39,11 +55,7 @@ export const turnPin = defineCommand({
     const view = viewOf(ctx.index, session);
     const version = payload.version ?? view.currentVersion(payload.turnId)?.version ?? 0;
     const turn = view.require({ id: payload.turnId, version });
-    const key = pinKey({ sessionId: session.id, turn });
-    const existing = ctx.index.collection('pin').get(key);
-    if (existing !== undefined) return { writes: [], result: existing };
-    const pin: PinRecord = { key, sessionId: session.id, turn: { id: turn.id, version: turn.version }, createdAt: ctx.now };
-    return { writes: [{ op: 'put', collection: 'pin', key, value: pin }], result: pin };
+    return pinned(ctx, pinKey({ sessionId: session.id, turn }), session.id, { id: turn.id, version: turn.version });
   },
 });
 
@@ -52,9 +64,7 @@ export const turnUnpin = defineCommand({
   description: 'Removes the pin of a turn version; a retention policy may remove it again.',
   payload: z.strictObject({ turnId: Id, version: z.number().int().nonnegative() }),
   reduce(payload, ctx) {
-    const key = pinKey({ sessionId: '', turn: { id: payload.turnId, version: payload.version } });
-    const removed = ctx.index.collection('pin').has(key);
-    return { writes: removed ? [{ op: 'delete', collection: 'pin', key }] : [], result: { removed } };
+    return unpinned(ctx, pinKey({ sessionId: '', turn: { id: payload.turnId, version: payload.version } }));
   },
 });
 
@@ -64,11 +74,7 @@ export const sessionPin = defineCommand({
   payload: z.strictObject({ sessionId: Id }),
   reduce(payload, ctx) {
     const session = requireSession(ctx.index, payload.sessionId);
-    const key = pinKey({ sessionId: session.id });
-    const existing = ctx.index.collection('pin').get(key);
-    if (existing !== undefined) return { writes: [], result: existing };
-    const pin: PinRecord = { key, sessionId: session.id, turn: null, createdAt: ctx.now };
-    return { writes: [{ op: 'put', collection: 'pin', key, value: pin }], result: pin };
+    return pinned(ctx, pinKey({ sessionId: session.id }), session.id, null);
   },
 });
 
@@ -77,8 +83,6 @@ export const sessionUnpin = defineCommand({
   description: "Removes a session's pin; a retention policy may remove it again.",
   payload: z.strictObject({ sessionId: Id }),
   reduce(payload, ctx) {
-    const key = pinKey({ sessionId: payload.sessionId });
-    const removed = ctx.index.collection('pin').has(key);
-    return { writes: removed ? [{ op: 'delete', collection: 'pin', key }] : [], result: { removed } };
+    return unpinned(ctx, pinKey({ sessionId: payload.sessionId }));
   },
 });

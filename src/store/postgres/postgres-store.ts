@@ -15,6 +15,7 @@ import type { Pool, PoolClient } from 'pg';
 import { GolemError } from '../../core/errors.js';
 import { checkout, checkSchemaName, migrate, openPool, transaction, unavailable } from './postgres-common.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { planCompaction } from '../../core/retention/log-compaction.js';
 import { encode, sizedRecord } from '../../core/memory-store.js';
 import { duplicateCommand, lockAwaited, ownerConflict, seqMismatch, streamMoved } from '../../core/store-errors.js';
 import {
@@ -377,8 +378,6 @@ export class PostgresStore implements Store {
    * writes of the entry it replaces, so a process one command behind still catches up.
    */
   async compactLog(options: { before: string; limit: number; dryRun?: boolean }): Promise<{ removed: number; bytes: number }> {
-    // Loaded here, so that this block is the store's only change for retention.
-    const { planCompaction } = await import('../../core/retention/log-compaction.js');
     return transaction(this.#requirePool(), 'the log compaction', async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.#lockKey}:compact`]);
       const { rows } = await client.query<{ seq: string; type: string; payload: string; timestamp: string; bytes: string }>(
